@@ -1,0 +1,86 @@
+import { randomUUID } from "node:crypto";
+import cookie from "@fastify/cookie";
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import Fastify, { type FastifyServerOptions } from "fastify";
+import Type from "typebox";
+import { AppError } from "./lib/errors.ts";
+import { installDocs } from "./lib/http/docs.ts";
+import { installErrorHandling } from "./lib/http/error-handler.ts";
+import { installJsonBody } from "./lib/http/json-body.ts";
+import { Envelope, errorResponses } from "./lib/http/schemas.ts";
+import type { App } from "./lib/http/types.ts";
+import { installValidators } from "./lib/http/validation.ts";
+import { registerDashboardRoutes } from "./modules/dashboard-routes.ts";
+import type { Platform } from "./platform.ts";
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** Builds the HTTP application on already-open dependencies. No I/O happens here beyond registering routes. */
+export async function buildApp(
+  platform: Platform,
+  options: { logger?: FastifyServerOptions["logger"] } = {},
+): Promise<App> {
+  const { config } = platform;
+  const app = Fastify({
+    logger: options.logger ?? false,
+    bodyLimit: config.BODY_LIMIT_BYTES,
+    trustProxy: config.TRUST_PROXY,
+    requestIdHeader: false,
+    genReqId: (req) => {
+      const given = req.headers["x-request-id"];
+      return typeof given === "string" && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+    ajv: { customOptions: { removeAdditional: false } },
+    routerOptions: { maxParamLength: 200 },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  installValidators(app);
+  installErrorHandling(app);
+  installJsonBody(app);
+  app.addHook("onSend", async (request, reply) => {
+    reply.header("x-request-id", request.id);
+  });
+  app.decorateRequest("account", null);
+  await app.register(cookie);
+  await installDocs(app, config.PUBLIC_BASE_URL);
+
+  app.get(
+    "/healthz",
+    {
+      schema: {
+        operationId: "healthz",
+        tags: ["Operations"],
+        summary: "Liveness: the process is serving",
+        response: { 200: Envelope(Type.Object({ status: Type.Literal("ok") })) },
+      },
+    },
+    async () => ({ success: true as const, data: { status: "ok" as const } }),
+  );
+  app.get(
+    "/readyz",
+    {
+      schema: {
+        operationId: "readyz",
+        tags: ["Operations"],
+        summary: "Readiness: the database (and Redis, when configured) answer",
+        response: {
+          200: Envelope(Type.Object({ status: Type.Literal("ready") })),
+          ...errorResponses("SERVICE_UNAVAILABLE"),
+        },
+      },
+    },
+    async () => {
+      try {
+        await platform.ping();
+      } catch {
+        throw new AppError("SERVICE_UNAVAILABLE");
+      }
+      return { success: true as const, data: { status: "ready" as const } };
+    },
+  );
+
+  await app.register(async (scope) => registerDashboardRoutes(scope, platform), {
+    prefix: "/api/v1/dashboard",
+  });
+  return app;
+}

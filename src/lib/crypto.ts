@@ -1,0 +1,39 @@
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+
+const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+
+/** Base62 text of `bytes` random bytes, by rejection sampling so every character is uniform. */
+export function randomBase62(length: number): string {
+  let out = "";
+  while (out.length < length) {
+    for (const byte of randomBytes(length * 2)) {
+      // 248 = 4 * 62: values above it would bias the first characters of the alphabet.
+      if (byte < 248) out += BASE62[byte % 62];
+      if (out.length === length) break;
+    }
+  }
+  return out;
+}
+
+/**
+ * An opaque credential with a recognisable prefix (so secret scanners can find leaked ones).
+ * 43 base62 characters carry 256 bits.
+ */
+export function newSecret(prefix: string): string {
+  return `${prefix}_${randomBase62(43)}`;
+}
+
+export function sha256Hex(value: string): string {
+  return createHash("sha256").update(value, "utf8").digest("hex");
+}
+
+/** Constant-time string equality (the length check leaks only the length, which is public). */
+export function safeEqual(a: string, b: string): boolean {
+  const ab = Buffer.from(a, "utf8");
+  const bb = Buffer.from(b, "utf8");
+  if (ab.length !== bb.length) {
+    timingSafeEqual(ab, ab);
+    return false;
+  }
+  return timingSafeEqual(ab, bb);
+}

@@ -1,0 +1,52 @@
+import swagger from "@fastify/swagger";
+import swaggerUi from "@fastify/swagger-ui";
+import type { FastifyInstance } from "fastify";
+import { ERROR_CODES } from "../errors.ts";
+
+const errorTable = Object.entries(ERROR_CODES)
+  .map(([code, { status, description }]) => `| \`${code}\` | ${status} | ${description} |`)
+  .join("\n");
+
+export const API_DESCRIPTION = `Merchant Platform API.
+
+Every JSON response is an envelope. Success: \`{ "success": true, "data": ..., "meta": ... }\` (\`meta\` on lists).
+Failure: \`{ "success": false, "message": "...", "error": { "code": "...", "message": "...", "details": ... } }\`.
+Check \`success\` first, then branch on \`error.code\`, which is always one of:
+
+| code | HTTP status | meaning |
+|---|---|---|
+${errorTable}
+
+Another tenant's resource always answers \`NOT_FOUND\`, never \`FORBIDDEN\`.`;
+
+/** Registers the OpenAPI 3.1 generator (fed by every route's schema) and the offline Swagger UI. */
+export async function installDocs(app: FastifyInstance, publicBaseUrl: string): Promise<void> {
+  await app.register(swagger, {
+    openapi: {
+      openapi: "3.1.0",
+      info: { title: "Merchant Platform API", version: "1.0.0", description: API_DESCRIPTION },
+      servers: [{ url: publicBaseUrl }],
+      tags: [
+        { name: "Dashboard: account", description: "Merchant sign-up and sessions (cookie `mp_session`)." },
+        { name: "Dashboard: stores", description: "The merchant's stores." },
+        { name: "Dashboard: products", description: "A store's catalogue." },
+        { name: "Dashboard: customers", description: "A store's customers." },
+        { name: "Dashboard: orders", description: "A store's orders and their status." },
+        { name: "Operations", description: "Health and readiness probes." },
+      ],
+      components: {
+        securitySchemes: {
+          sessionCookie: {
+            type: "apiKey",
+            in: "cookie",
+            name: "mp_session",
+            description:
+              "Dashboard session, set by login or signup. State-changing requests must send `Content-Type: application/json`.",
+          },
+        },
+      },
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: "/api/docs/ui", uiConfig: { deepLinking: true } });
+  app.get("/api/docs/openapi.json", { schema: { hide: true } }, async () => app.swagger());
+}

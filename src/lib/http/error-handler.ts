@@ -1,0 +1,97 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { AppError, ERROR_CODES, type ErrorCode } from "../errors.ts";
+
+/** Writes the failure envelope. The only place that turns an error into a response. */
+export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
+  for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
+  return reply.status(error.status).send({
+    success: false,
+    message: error.message,
+    error: {
+      code: error.code,
+      message: error.message,
+      ...(error.details !== undefined ? { details: error.details } : {}),
+    },
+  });
+}
+
+type ValidationIssue = {
+  instancePath: string;
+  message?: string | undefined;
+  keyword: string;
+  params: Record<string, unknown>;
+};
+
+/** Ajv issues -> [{field, message}] naming the field as the client wrote it (`perPage`, `lineItems.0.quantity`). */
+export function validationDetails(issues: ValidationIssue[], context?: string) {
+  const out: Array<{ field: string; message: string }> = [];
+  for (const issue of issues) {
+    let path = issue.instancePath.replace(/^\//, "").replaceAll("/", ".");
+    let message = issue.message ?? "is invalid";
+    if (issue.keyword === "required") {
+      path = [path, String(issue.params.missingProperty)].filter(Boolean).join(".");
+      message = "is required";
+    } else if (issue.keyword === "additionalProperties") {
+      path = [path, String(issue.params.additionalProperty)].filter(Boolean).join(".");
+      message = "is not a known field";
+    }
+    const field = path || (context === "body" ? "body" : (context ?? "request"));
+    if (!out.some((d) => d.field === field && d.message === message)) out.push({ field, message });
+  }
+  return out.slice(0, 20);
+}
+
+const FASTIFY_CODES: Record<string, ErrorCode> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: "UNSUPPORTED_MEDIA_TYPE",
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: "BAD_REQUEST",
+  FST_ERR_CTP_BODY_TOO_LARGE: "PAYLOAD_TOO_LARGE",
+  FST_ERR_CTP_EMPTY_JSON_BODY: "BAD_REQUEST",
+  FST_ERR_CTP_INVALID_JSON_BODY: "BAD_REQUEST",
+};
+
+// PostgreSQL SQLSTATEs that a request can provoke despite validation (e.g. two racing inserts).
+const PG_CODES: Record<string, ErrorCode> = { "23505": "CONFLICT", "40001": "CONFLICT", "40P01": "CONFLICT" };
+
+export function toAppError(error: FastifyError & { validationContext?: string }): AppError {
+  if (error instanceof AppError) return error;
+  if (error.validation) {
+    return new AppError("VALIDATION_FAILED", {
+      details: validationDetails(error.validation as ValidationIssue[], error.validationContext),
+    });
+  }
+  const mapped = (error.code && FASTIFY_CODES[error.code]) || undefined;
+  if (mapped === "BAD_REQUEST" && /JSON/i.test(error.code ?? "")) {
+    return new AppError("BAD_REQUEST", { message: "The request body is not valid JSON." });
+  }
+  if (mapped) return new AppError(mapped);
+  if (error instanceof SyntaxError && error.statusCode === 400) {
+    return new AppError("BAD_REQUEST", { message: "The request body is not valid JSON." });
+  }
+  const pgCode = (error as { code?: string }).code;
+  if (pgCode && PG_CODES[pgCode]) return new AppError(PG_CODES[pgCode]);
+  if (pgCode === "ECONNREFUSED" || pgCode === "57P01") return new AppError("SERVICE_UNAVAILABLE");
+  const status = error.statusCode ?? 500;
+  if (status === 404) return new AppError("NOT_FOUND");
+  if (status === 413) return new AppError("PAYLOAD_TOO_LARGE");
+  if (status === 415) return new AppError("UNSUPPORTED_MEDIA_TYPE");
+  if (status >= 400 && status < 500) return new AppError("BAD_REQUEST");
+  return new AppError("INTERNAL");
+}
+
+export function installErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    const appError = toAppError(error);
+    if (ERROR_CODES[appError.code].status >= 500) {
+      request.log.error({ err: error }, "request failed");
+    } else {
+      request.log.info({ code: appError.code, status: appError.status }, "request rejected");
+    }
+    return sendError(reply, appError);
+  });
+  app.setNotFoundHandler((request, reply) =>
+    sendError(
+      reply,
+      new AppError("NOT_FOUND", { message: `No route for ${request.method} ${request.url.split("?")[0]}.` }),
+    ),
+  );
+}

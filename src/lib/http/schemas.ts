@@ -1,0 +1,104 @@
+import Type, { type TObject, type TProperties, type TSchema } from "typebox";
+import { ERROR_CODES, type ErrorCode } from "../errors.ts";
+import { type IdKind, idPattern } from "../ids.ts";
+
+/** Shared building blocks of every route schema: envelopes, error responses, ids, timestamps, pagination. */
+
+export const Timestamp = Type.String({ format: "date-time", examples: ["2026-11-22T10:00:00.000Z"] });
+
+export function Id(kind: IdKind, description?: string) {
+  return Type.String({ pattern: idPattern(kind), maxLength: 64, ...(description ? { description } : {}) });
+}
+
+/** A strict request body: unknown fields are a validation error, not silently dropped. */
+export function Body<P extends TProperties>(properties: P, options: { description?: string } = {}) {
+  return Type.Object(properties, { additionalProperties: false, ...options });
+}
+
+export const ErrorEnvelope = Type.Object(
+  {
+    success: Type.Literal(false),
+    message: Type.String(),
+    error: Type.Object({
+      code: Type.Union(
+        (Object.keys(ERROR_CODES) as ErrorCode[]).map((c) => Type.Literal(c)),
+        { description: "One of the platform's closed list of error codes." },
+      ),
+      message: Type.String(),
+      details: Type.Optional(
+        Type.Union([
+          Type.Array(Type.Object({ field: Type.String(), message: Type.String() })),
+          Type.Object({}, { additionalProperties: true }),
+        ]),
+      ),
+    }),
+  },
+  { title: "ErrorEnvelope" },
+);
+
+/** Error responses of a route, grouped by status, each documenting which codes it can carry. */
+export function errorResponses(...codes: ErrorCode[]): Record<number, TSchema> {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of new Set<ErrorCode>([...codes, "VALIDATION_FAILED", "RATE_LIMITED", "INTERNAL"])) {
+    const status = ERROR_CODES[code].status;
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  const out: Record<number, TSchema> = {};
+  for (const [status, list] of byStatus) {
+    const description = list.map((c) => `\`${c}\`: ${ERROR_CODES[c].description}`).join(" ");
+    out[status] = Type.Object(ErrorEnvelope.properties, {
+      description,
+      examples: [
+        {
+          success: false,
+          message: ERROR_CODES[list[0]!].description,
+          error: { code: list[0], message: ERROR_CODES[list[0]!].description },
+        },
+      ],
+    });
+  }
+  return out;
+}
+
+export function Envelope<T extends TSchema>(data: T, description = "Success") {
+  return Type.Object({ success: Type.Literal(true), data }, { description });
+}
+
+export const CursorMeta = Type.Object({
+  nextCursor: Type.Union([Type.String(), Type.Null()], {
+    description: "Pass as `cursor` to get the next page; null on the last page.",
+  }),
+  limit: Type.Integer(),
+});
+
+export function CursorPage<T extends TSchema>(item: T, description = "One page of results") {
+  return Type.Object(
+    { success: Type.Literal(true), data: Type.Array(item), meta: CursorMeta },
+    { description },
+  );
+}
+
+export const CursorQuery = {
+  limit: Type.Integer({ minimum: 1, maximum: 250, default: 50, description: "Page size, 1 to 250." }),
+  cursor: Type.Optional(
+    Type.String({
+      maxLength: 512,
+      description: "Opaque cursor from `meta.nextCursor` of the previous page.",
+    }),
+  ),
+  updatedSince: Type.Optional(
+    Type.String({ format: "date-time", description: "Only records updated at or after this instant." }),
+  ),
+};
+
+export function Params<P extends TProperties>(properties: P): TObject<P> {
+  return Type.Object(properties, { additionalProperties: false });
+}
+
+export const StoreSlug = Type.String({
+  pattern: "^[a-z0-9](?:[a-z0-9-]{1,46}[a-z0-9])$",
+  minLength: 3,
+  maxLength: 48,
+  description: "The store's unique slug: 3-48 lowercase letters, digits and inner hyphens.",
+  examples: ["demo-store"],
+});

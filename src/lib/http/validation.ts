@@ -1,0 +1,20 @@
+import { Ajv } from "ajv";
+import addFormats from "ajv-formats";
+import type { FastifyInstance } from "fastify";
+
+/**
+ * Two validators: bodies are checked exactly as sent (a number where a string belongs is an error,
+ * unknown fields are errors), while path and query strings are coerced, since they are text on the wire.
+ */
+export function installValidators(app: FastifyInstance): void {
+  const common = { allErrors: true, strict: false, removeAdditional: false, useDefaults: true } as const;
+  const bodyAjv = new Ajv({ ...common, coerceTypes: false });
+  const textAjv = new Ajv({ ...common, coerceTypes: "array" });
+  for (const ajv of [bodyAjv, textAjv]) {
+    addFormats.default(ajv);
+  }
+  app.setValidatorCompiler(({ schema, httpPart }) => {
+    const ajv = httpPart === "body" ? bodyAjv : textAjv;
+    return ajv.compile(schema);
+  });
+}

@@ -1,0 +1,35 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { createMemoryWindowStore, decide } from "./sliding-window.ts";
+
+describe("sliding window (memory store)", () => {
+  it("accepts `limit` hits in any window and refuses the next", async () => {
+    const store = createMemoryWindowStore();
+    for (let i = 0; i < 180; i++) assert.equal((await store.hit("k", 180, 60_000, 1000 + i)).allowed, true);
+    const refused = await store.hit("k", 180, 60_000, 1500);
+    assert.equal(refused.allowed, false);
+    assert.equal(refused.count, 180);
+    const d = decide(refused, 180, 60_000, 1500);
+    assert.deepEqual(d, { allowed: false, limit: 180, remaining: 0, resetSeconds: 60 });
+  });
+
+  it("frees slots one by one as the oldest hits leave the window (no boundary burst)", async () => {
+    const store = createMemoryWindowStore();
+    await store.hit("k", 2, 60_000, 0);
+    await store.hit("k", 2, 60_000, 30_000);
+    assert.equal((await store.hit("k", 2, 60_000, 59_999)).allowed, false);
+    assert.equal((await store.hit("k", 2, 60_000, 60_000)).allowed, true);
+    assert.equal((await store.hit("k", 2, 60_000, 60_001)).allowed, false);
+    assert.equal((await store.hit("k", 2, 60_000, 90_000)).allowed, true);
+  });
+
+  it("keeps keys apart and reports remaining capacity", async () => {
+    const store = createMemoryWindowStore();
+    await store.hit("a", 3, 1000, 0);
+    const b = await store.hit("b", 3, 1000, 0);
+    assert.deepEqual(decide(b, 3, 1000, 0), { allowed: true, limit: 3, remaining: 2, resetSeconds: 0 });
+    assert.equal((await store.peek("a", 1000, 10)).count, 1);
+    await store.clear("a");
+    assert.equal((await store.peek("a", 1000, 10)).count, 0);
+  });
+});

@@ -1,0 +1,98 @@
+import { mkdirSync } from "node:fs";
+import { resolve } from "node:path";
+import pino from "pino";
+import { buildApp } from "./app.ts";
+import { type Config, ConfigError, loadConfig } from "./config.ts";
+import { openDatabase } from "./db/client.ts";
+import { migrate } from "./db/migrate.ts";
+import { demoCredentialsFile, seedDemo } from "./modules/demo/demo-seed.ts";
+import { connectRedis, createPlatform } from "./platform.ts";
+
+const LOG_REDACT = ["req.headers.authorization", "req.headers.cookie", 'req.headers["x-api-secret"]'];
+
+async function start(config: Config) {
+  const logger = pino({ level: config.LOG_LEVEL, redact: LOG_REDACT });
+  const dataDir = resolve(config.DATA_DIR);
+  if (!config.DATABASE_URL) mkdirSync(dataDir, { recursive: true });
+  const database = await openDatabase({
+    url: config.DATABASE_URL,
+    dataDir,
+    schema: config.DATABASE_SCHEMA,
+    poolSize: config.DATABASE_POOL_SIZE,
+  });
+  const applied = await migrate(database);
+  if (applied.length) logger.info({ applied }, "migrations applied");
+  const redis = config.REDIS_URL ? connectRedis(config.REDIS_URL) : null;
+  const platform = createPlatform({ config, database, redis });
+
+  let demo: Awaited<ReturnType<typeof seedDemo>> | null = null;
+  if (config.DEMO_SEED && config.RUN_MODE !== "worker") {
+    demo = await seedDemo(platform, {
+      credentialsFile: config.DATABASE_URL ? undefined : demoCredentialsFile(dataDir),
+    });
+  }
+
+  const app = await buildApp(platform, { logger: { level: config.LOG_LEVEL, redact: LOG_REDACT } });
+  if (config.RUN_MODE !== "worker") {
+    await app.listen({ port: config.PORT, host: config.HOST });
+  } else {
+    await app.ready();
+  }
+
+  const base = config.PUBLIC_BASE_URL;
+  logger.info(
+    {
+      mode: config.RUN_MODE,
+      database: config.DATABASE_URL ? "postgresql" : `embedded (${dataDir})`,
+      redis: Boolean(redis),
+    },
+    "merchant platform started",
+  );
+  if (config.RUN_MODE !== "worker") {
+    // One record per line so both humans tailing the log and log pipelines read them.
+    logger.info({ url: `${base}/` }, `Dashboard:    ${base}/`);
+    logger.info({ url: `${base}/api/docs/ui` }, `API docs:     ${base}/api/docs/ui`);
+    logger.info({ url: `${base}/api/docs/openapi.json` }, `OpenAPI JSON: ${base}/api/docs/openapi.json`);
+    if (demo) {
+      const password = demo.password ?? "(printed by the first start only)";
+      logger.info(
+        { email: demo.email, store: demo.storeSlug },
+        `Demo login:   ${demo.email} / ${password} (store "${demo.storeSlug}")`,
+      );
+    }
+  }
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, "shutting down: draining in-flight requests");
+    const force = setTimeout(() => {
+      logger.error("shutdown took over 25 s; exiting");
+      process.exit(1);
+    }, 25_000);
+    force.unref();
+    try {
+      await app.close();
+      await platform.close();
+      logger.info("stopped");
+      process.exit(0);
+    } catch (error) {
+      logger.error({ err: error }, "error during shutdown");
+      process.exit(1);
+    }
+  };
+  process.on("SIGTERM", () => void stop("SIGTERM"));
+  process.on("SIGINT", () => void stop("SIGINT"));
+}
+
+try {
+  await start(loadConfig());
+} catch (error) {
+  if (error instanceof ConfigError) {
+    console.error(error.message);
+    process.exit(78);
+  }
+  console.error(error);
+  process.exit(1);
+}

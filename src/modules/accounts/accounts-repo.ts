@@ -1,0 +1,49 @@
+import { sql } from "kysely";
+import type { Executor } from "../../db/client.ts";
+
+export function createAccountRepo(db: Executor) {
+  return {
+    async insert(row: { id: string; email: string; name: string; password_hash: string }, tx: Executor = db) {
+      return tx.insertInto("accounts").values(row).returningAll().executeTakeFirstOrThrow();
+    },
+    async findByEmail(email: string, tx: Executor = db) {
+      return tx
+        .selectFrom("accounts")
+        .selectAll()
+        .where(sql<string>`lower(email)`, "=", email.toLowerCase())
+        .executeTakeFirst();
+    },
+    async findById(id: string, tx: Executor = db) {
+      return tx.selectFrom("accounts").selectAll().where("id", "=", id).executeTakeFirst();
+    },
+    async insertSession(
+      row: { token_hash: string; account_id: string; expires_at: Date },
+      tx: Executor = db,
+    ) {
+      await tx.insertInto("sessions").values(row).execute();
+    },
+    /** The account behind a live session, or undefined. */
+    async findSessionAccount(tokenHash: string, now: Date, tx: Executor = db) {
+      return tx
+        .selectFrom("sessions")
+        .innerJoin("accounts", "accounts.id", "sessions.account_id")
+        .select([
+          "accounts.id",
+          "accounts.email",
+          "accounts.name",
+          "accounts.created_at",
+          "sessions.expires_at",
+        ])
+        .where("sessions.token_hash", "=", tokenHash)
+        .where("sessions.expires_at", ">", now)
+        .executeTakeFirst();
+    },
+    async deleteSession(tokenHash: string, tx: Executor = db) {
+      await tx.deleteFrom("sessions").where("token_hash", "=", tokenHash).execute();
+    },
+    async deleteExpiredSessions(now: Date, tx: Executor = db) {
+      await tx.deleteFrom("sessions").where("expires_at", "<=", now).execute();
+    },
+  };
+}
+export type AccountRepo = ReturnType<typeof createAccountRepo>;

@@ -1,0 +1,76 @@
+import type { Clock } from "../../lib/clock.ts";
+import { newSecret, sha256Hex } from "../../lib/crypto.ts";
+import { AppError } from "../../lib/errors.ts";
+import { newId } from "../../lib/ids.ts";
+import type { FailureThrottle } from "../../lib/rate-limit/limiters.ts";
+import type { AccountRepo } from "./accounts-repo.ts";
+import { dummyPasswordHash, hashPassword, verifyPassword } from "./password.ts";
+
+export const SESSION_TOKEN_PREFIX = "mps";
+
+export type SessionAccount = { id: string; email: string; name: string; created_at: Date };
+
+export function createAccountService(deps: {
+  repo: AccountRepo;
+  clock: Clock;
+  sessionTtlSeconds: number;
+  /** Failures per e-mail address. */
+  emailThrottle: FailureThrottle;
+  /** Failures per client IP (a looser limit: many people can share an address). */
+  ipThrottle: FailureThrottle;
+}) {
+  const { repo, clock } = deps;
+
+  async function startSession(accountId: string) {
+    const token = newSecret(SESSION_TOKEN_PREFIX);
+    const expiresAt = new Date(clock.now().getTime() + deps.sessionTtlSeconds * 1000);
+    await repo.insertSession({ token_hash: sha256Hex(token), account_id: accountId, expires_at: expiresAt });
+    return { token, expiresAt };
+  }
+
+  return {
+    async signup(input: { email: string; password: string; name: string }) {
+      if (await repo.findByEmail(input.email)) {
+        throw new AppError("CONFLICT", {
+          message: "An account with this e-mail address already exists.",
+          details: [{ field: "email", message: "is already registered" }],
+        });
+      }
+      const account = await repo.insert({
+        id: newId("account"),
+        email: input.email.trim(),
+        name: input.name.trim(),
+        password_hash: await hashPassword(input.password),
+      });
+      return { account, session: await startSession(account.id) };
+    },
+
+    async login(input: { email: string; password: string }, ip: string) {
+      const emailKey = `login:email:${input.email.toLowerCase()}`;
+      const ipKey = `login:ip:${ip}`;
+      await deps.emailThrottle.assertAllowed(emailKey);
+      await deps.ipThrottle.assertAllowed(ipKey);
+      const account = await repo.findByEmail(input.email);
+      const ok = await verifyPassword(account?.password_hash ?? (await dummyPasswordHash()), input.password);
+      if (!account || !ok) {
+        await deps.emailThrottle.recordFailure(emailKey);
+        await deps.ipThrottle.recordFailure(ipKey);
+        throw new AppError("INVALID_CREDENTIALS", { message: "The e-mail address or password is wrong." });
+      }
+      await deps.emailThrottle.clear(emailKey);
+      return { account, session: await startSession(account.id) };
+    },
+
+    async logout(token: string) {
+      await repo.deleteSession(sha256Hex(token));
+    },
+
+    /** The account of a session cookie value, or null when it is unknown or expired. */
+    async authenticate(token: string): Promise<SessionAccount | null> {
+      if (!token.startsWith(`${SESSION_TOKEN_PREFIX}_`) || token.length > 100) return null;
+      const row = await repo.findSessionAccount(sha256Hex(token), clock.now());
+      return row ? { id: row.id, email: row.email, name: row.name, created_at: row.created_at } : null;
+    },
+  };
+}
+export type AccountService = ReturnType<typeof createAccountService>;

@@ -1,0 +1,86 @@
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { randomBase62 } from "../../lib/crypto.ts";
+import type { Platform } from "../../platform.ts";
+
+export const DEMO_EMAIL = "demo@example.com";
+export const DEMO_STORE_SLUG = "demo-store";
+
+const PRODUCTS = [
+  {
+    title: "Linen shirt",
+    price: "39.00",
+    sku: "SHIRT-LIN",
+    stock: 40,
+    description: "Pre-washed linen, relaxed fit.",
+  },
+  { title: "Canvas tote", price: "18.50", sku: "TOTE-CNV", stock: 120, description: "Heavy cotton canvas." },
+  { title: "Ceramic mug", price: "12.00", sku: "MUG-CER", stock: 65, description: "Stoneware, 350 ml." },
+  {
+    title: "Leather wallet",
+    price: "54.90",
+    sku: "WAL-LTH",
+    stock: 15,
+    description: "Vegetable-tanned leather.",
+  },
+  {
+    title: "Gift card",
+    price: "25.00",
+    sku: null,
+    stock: 0,
+    description: "Coming soon.",
+    status: "draft" as const,
+  },
+];
+
+const CUSTOMERS = [
+  { email: "layla@example.com", firstName: "Layla", lastName: "Haddad", phone: "+966 50 123 4567" },
+  { email: "omar@example.com", firstName: "Omar", lastName: "Nasser" },
+  { email: "grace@example.com", firstName: "Grace", lastName: "Hopper" },
+];
+
+/**
+ * Creates the demo merchant, store, products, customers and orders through the same services as
+ * the API (so the outbox holds their events too). Idempotent: does nothing once the demo account
+ * exists. The password is random, kept in DATA_DIR (or returned) so the start-up log can show it.
+ */
+export async function seedDemo(platform: Platform, options: { credentialsFile?: string | undefined } = {}) {
+  const { services, repos } = platform;
+  const existing = await repos.accounts.findByEmail(DEMO_EMAIL);
+  if (existing) {
+    const file = options.credentialsFile;
+    const password = file && existsSync(file) ? readFileSync(file, "utf8").trim() : null;
+    return { created: false, email: DEMO_EMAIL, password, storeSlug: DEMO_STORE_SLUG };
+  }
+  const password = `demo-${randomBase62(12)}`;
+  const { account } = await services.accounts.signup({ email: DEMO_EMAIL, password, name: "Demo Merchant" });
+  const store = await services.stores.create(account.id, {
+    name: "Demo Store",
+    slug: DEMO_STORE_SLUG,
+    currency: "USD",
+  });
+  const products = [];
+  for (const p of PRODUCTS) products.push(await services.products.create(store, p));
+  const customers = [];
+  for (const c of CUSTOMERS) customers.push(await services.customers.create(store, c));
+  const [shirt, tote, mug] = products;
+  const [layla, omar] = customers;
+  const first = await services.orders.create(store, {
+    customerId: layla!.id,
+    lineItems: [
+      { productId: shirt!.id, quantity: 1 },
+      { productId: mug!.id, quantity: 2 },
+    ],
+  });
+  await services.orders.setStatus(store, first.id, "paid");
+  await services.orders.create(store, {
+    customerId: omar!.id,
+    lineItems: [{ productId: tote!.id, quantity: 3 }],
+  });
+  if (options.credentialsFile) writeFileSync(options.credentialsFile, `${password}\n`, { mode: 0o600 });
+  return { created: true, email: DEMO_EMAIL, password, storeSlug: DEMO_STORE_SLUG };
+}
+
+export function demoCredentialsFile(dataDir: string): string {
+  return join(dataDir, "demo-password.txt");
+}

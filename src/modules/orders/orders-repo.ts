@@ -1,0 +1,105 @@
+import type { Executor } from "../../db/client.ts";
+import type { Order, OrderLineItem, OrderStatus, Product } from "../../db/schema.ts";
+import { keyset, type PagePlan } from "../../lib/pagination.ts";
+
+export function createOrderRepo(db: Executor) {
+  return {
+    async insert(order: Order, items: OrderLineItem[], tx: Executor) {
+      await tx.insertInto("orders").values(order).execute();
+      await tx.insertInto("order_line_items").values(items).execute();
+    },
+    async find(storeId: string, id: string, tx: Executor = db) {
+      return tx
+        .selectFrom("orders")
+        .selectAll()
+        .where("store_id", "=", storeId)
+        .where("id", "=", id)
+        .executeTakeFirst();
+    },
+    async findForUpdate(storeId: string, id: string, tx: Executor) {
+      return tx
+        .selectFrom("orders")
+        .selectAll()
+        .where("store_id", "=", storeId)
+        .where("id", "=", id)
+        .forUpdate()
+        .executeTakeFirst();
+    },
+    async setStatus(storeId: string, id: string, status: OrderStatus, now: Date, tx: Executor) {
+      return tx
+        .updateTable("orders")
+        .set({ status, updated_at: now })
+        .where("store_id", "=", storeId)
+        .where("id", "=", id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+    },
+    /** Line items of several orders in one query, grouped by order id. */
+    async lineItems(storeId: string, orderIds: string[], tx: Executor = db) {
+      const byOrder = new Map<string, OrderLineItem[]>();
+      if (orderIds.length === 0) return byOrder;
+      const rows = await tx
+        .selectFrom("order_line_items")
+        .selectAll()
+        .where("store_id", "=", storeId)
+        .where("order_id", "in", orderIds)
+        .orderBy("order_id")
+        .orderBy("position")
+        .execute();
+      for (const row of rows) byOrder.set(row.order_id, [...(byOrder.get(row.order_id) ?? []), row]);
+      return byOrder;
+    },
+    async list(
+      storeId: string,
+      plan: PagePlan,
+      filter: { status?: OrderStatus | undefined },
+      tx: Executor = db,
+    ) {
+      const { where, column, direction } = keyset(plan);
+      let q = tx.selectFrom("orders").selectAll().where("store_id", "=", storeId);
+      if (filter.status) q = q.where("status", "=", filter.status);
+      for (const w of where) q = q.where(w);
+      return q
+        .orderBy(column, direction)
+        .orderBy("id", direction)
+        .limit(plan.limit + 1)
+        .execute();
+    },
+    /** Takes `quantity` from an active product's stock; undefined when it is missing, inactive or short. */
+    async takeStock(
+      storeId: string,
+      productId: string,
+      quantity: number,
+      now: Date,
+      tx: Executor,
+    ): Promise<Product | undefined> {
+      return tx
+        .updateTable("products")
+        .set((eb) => ({ stock: eb("stock", "-", quantity), updated_at: now }))
+        .where("store_id", "=", storeId)
+        .where("id", "=", productId)
+        .where("status", "=", "active")
+        .where("stock", ">=", quantity)
+        .returningAll()
+        .executeTakeFirst();
+    },
+    async productAvailability(storeId: string, productId: string, tx: Executor = db) {
+      return tx
+        .selectFrom("products")
+        .select(["status", "stock"])
+        .where("store_id", "=", storeId)
+        .where("id", "=", productId)
+        .executeTakeFirst();
+    },
+    async returnStock(storeId: string, productId: string, quantity: number, now: Date, tx: Executor) {
+      return tx
+        .updateTable("products")
+        .set((eb) => ({ stock: eb("stock", "+", quantity), updated_at: now }))
+        .where("store_id", "=", storeId)
+        .where("id", "=", productId)
+        .returningAll()
+        .executeTakeFirst();
+    },
+  };
+}
+export type OrderRepo = ReturnType<typeof createOrderRepo>;

@@ -1,0 +1,91 @@
+import type { Executor } from "../../db/client.ts";
+import type { NewProduct, Product, ProductUpdate } from "../../db/schema.ts";
+import { keyset, type PagePlan } from "../../lib/pagination.ts";
+
+export function createProductRepo(db: Executor) {
+  return {
+    async insert(row: NewProduct, tx: Executor = db) {
+      return tx.insertInto("products").values(row).returningAll().executeTakeFirstOrThrow();
+    },
+    async find(storeId: string, id: string, tx: Executor = db) {
+      return tx
+        .selectFrom("products")
+        .selectAll()
+        .where("store_id", "=", storeId)
+        .where("id", "=", id)
+        .executeTakeFirst();
+    },
+    /** Locks the row until the transaction ends, so concurrent edits of one product apply one after another. */
+    async findForUpdate(storeId: string, id: string, tx: Executor) {
+      return tx
+        .selectFrom("products")
+        .selectAll()
+        .where("store_id", "=", storeId)
+        .where("id", "=", id)
+        .forUpdate()
+        .executeTakeFirst();
+    },
+    async findSku(storeId: string, sku: string, tx: Executor = db) {
+      return tx
+        .selectFrom("products")
+        .select("id")
+        .where("store_id", "=", storeId)
+        .where("sku", "=", sku)
+        .executeTakeFirst();
+    },
+    async update(storeId: string, id: string, changes: ProductUpdate, tx: Executor = db) {
+      return tx
+        .updateTable("products")
+        .set(changes)
+        .where("store_id", "=", storeId)
+        .where("id", "=", id)
+        .returningAll()
+        .executeTakeFirst();
+    },
+    async delete(storeId: string, id: string, tx: Executor = db) {
+      return tx
+        .deleteFrom("products")
+        .where("store_id", "=", storeId)
+        .where("id", "=", id)
+        .returningAll()
+        .executeTakeFirst();
+    },
+    async list(
+      storeId: string,
+      plan: PagePlan,
+      filter: { status?: Product["status"] | undefined },
+      tx: Executor = db,
+    ) {
+      const { where, column, direction } = keyset(plan);
+      let q = tx.selectFrom("products").selectAll().where("store_id", "=", storeId);
+      if (filter.status) q = q.where("status", "=", filter.status);
+      for (const w of where) q = q.where(w);
+      return q
+        .orderBy(column, direction)
+        .orderBy("id", direction)
+        .limit(plan.limit + 1)
+        .execute();
+    },
+    async count(storeId: string, tx: Executor = db) {
+      const row = await tx
+        .selectFrom("products")
+        .select((eb) => eb.fn.countAll<number>().as("n"))
+        .where("store_id", "=", storeId)
+        .executeTakeFirstOrThrow();
+      return Number(row.n);
+    },
+    /** Offset page for the developer API's page/perPage contract (bounded: perPage <= 100). */
+    async listPage(storeId: string, offset: number, limit: number, tx: Executor = db) {
+      return tx
+        .selectFrom("products")
+        .selectAll()
+        .where("store_id", "=", storeId)
+        .orderBy("created_at", "desc")
+        .orderBy("id", "desc")
+        .offset(offset)
+        .limit(limit)
+        .execute();
+    },
+  };
+}
+export type ProductRepo = ReturnType<typeof createProductRepo>;

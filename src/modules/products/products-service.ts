@@ -1,0 +1,151 @@
+import type { Db } from "../../db/client.ts";
+import type { Product, ProductUpdate, Store } from "../../db/schema.ts";
+import type { Clock } from "../../lib/clock.ts";
+import { AppError, notFound } from "../../lib/errors.ts";
+import { newId } from "../../lib/ids.ts";
+import { toMinorUnits } from "../../lib/money.ts";
+import { finishPage, type PageQuery, planPage } from "../../lib/pagination.ts";
+import type { RecordEvent } from "../events/events-repo.ts";
+import type { ProductRepo } from "./products-repo.ts";
+import { toProductResource } from "./products-schemas.ts";
+
+export interface ProductInput {
+  title?: string | undefined;
+  description?: string | undefined;
+  price?: string | undefined;
+  sku?: string | null | undefined;
+  stock?: number | undefined;
+  status?: Product["status"] | undefined;
+}
+
+function priceOrThrow(price: string, currency: string): number {
+  const minor = toMinorUnits(price, currency);
+  if (minor === null) {
+    throw new AppError("VALIDATION_FAILED", {
+      details: [{ field: "price", message: `is not a valid amount in ${currency}` }],
+    });
+  }
+  return minor;
+}
+
+const skuTaken = () =>
+  new AppError("CONFLICT", {
+    message: "Another product in this store has this SKU.",
+    details: [{ field: "sku", message: "is already used in this store" }],
+  });
+
+/** Catalogue rules shared by the dashboard, the Admin API and the developer API. Every write emits its event. */
+export function createProductService(deps: {
+  db: Db;
+  repo: ProductRepo;
+  recordEvent: RecordEvent;
+  clock: Clock;
+}) {
+  const { db, repo } = deps;
+
+  return {
+    async create(store: Store, input: ProductInput & { title: string; price: string }) {
+      const now = deps.clock.now();
+      const priceMinor = priceOrThrow(input.price, store.currency);
+      return db.transaction().execute(async (tx) => {
+        if (input.sku && (await repo.findSku(store.id, input.sku, tx))) throw skuTaken();
+        const product = await repo.insert(
+          {
+            store_id: store.id,
+            id: newId("product"),
+            title: input.title.trim(),
+            description: input.description ?? "",
+            price_minor: priceMinor,
+            sku: input.sku ?? null,
+            stock: input.stock ?? 0,
+            status: input.status ?? "active",
+            created_at: now,
+            updated_at: now,
+          },
+          tx,
+        );
+        const view = toProductResource(product, store.currency);
+        await deps.recordEvent(tx, {
+          storeId: store.id,
+          topic: "product.created",
+          resourceId: product.id,
+          payload: view,
+        });
+        return view;
+      });
+    },
+
+    async update(store: Store, id: string, input: ProductInput) {
+      const changes: ProductUpdate = {};
+      if (input.title !== undefined) changes.title = input.title.trim();
+      if (input.description !== undefined) changes.description = input.description;
+      if (input.price !== undefined) changes.price_minor = priceOrThrow(input.price, store.currency);
+      if (input.sku !== undefined) changes.sku = input.sku;
+      if (input.stock !== undefined) changes.stock = input.stock;
+      if (input.status !== undefined) changes.status = input.status;
+      return db.transaction().execute(async (tx) => {
+        const current = await repo.findForUpdate(store.id, id, tx);
+        if (!current) throw notFound("Product");
+        if (input.sku && input.sku !== current.sku) {
+          const other = await repo.findSku(store.id, input.sku, tx);
+          if (other && other.id !== id) throw skuTaken();
+        }
+        const changed = (Object.keys(changes) as Array<keyof ProductUpdate>).some(
+          (k) => changes[k] !== current[k],
+        );
+        // A PATCH that changes nothing is answered with the product as is, and emits no event.
+        if (!changed) return toProductResource(current, store.currency);
+        const product = await repo.update(store.id, id, { ...changes, updated_at: deps.clock.now() }, tx);
+        if (!product) throw notFound("Product");
+        const view = toProductResource(product, store.currency);
+        await deps.recordEvent(tx, {
+          storeId: store.id,
+          topic: "product.updated",
+          resourceId: id,
+          payload: view,
+        });
+        return view;
+      });
+    },
+
+    async remove(store: Store, id: string) {
+      return db.transaction().execute(async (tx) => {
+        const product = await repo.delete(store.id, id, tx);
+        if (!product) throw notFound("Product");
+        const view = toProductResource(product, store.currency);
+        await deps.recordEvent(tx, {
+          storeId: store.id,
+          topic: "product.deleted",
+          resourceId: id,
+          payload: view,
+        });
+        return view;
+      });
+    },
+
+    async get(store: Store, id: string) {
+      const product = await repo.find(store.id, id);
+      if (!product) throw notFound("Product");
+      return toProductResource(product, store.currency);
+    },
+
+    async list(store: Store, query: PageQuery & { status?: Product["status"] | undefined }) {
+      const plan = planPage(query);
+      const page = finishPage(await repo.list(store.id, plan, { status: query.status }), plan);
+      return { items: page.items.map((p) => toProductResource(p, store.currency)), meta: page.meta };
+    },
+
+    /** page/perPage listing with totals (developer API contract). */
+    async listByPage(store: Store, page: number, perPage: number) {
+      const [total, rows] = await Promise.all([
+        repo.count(store.id),
+        repo.listPage(store.id, (page - 1) * perPage, perPage),
+      ]);
+      return {
+        items: rows.map((p) => toProductResource(p, store.currency)),
+        meta: { page, perPage, total, totalPages: Math.ceil(total / perPage) },
+      };
+    },
+  };
+}
+export type ProductService = ReturnType<typeof createProductService>;

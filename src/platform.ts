@@ -1,0 +1,102 @@
+import { Redis } from "ioredis";
+import { sql } from "kysely";
+import type { Config } from "./config.ts";
+import type { DatabaseHandle } from "./db/client.ts";
+import { type Clock, systemClock } from "./lib/clock.ts";
+import { createFailureThrottle } from "./lib/rate-limit/limiters.ts";
+import { createRedisWindowStore } from "./lib/rate-limit/redis-window-store.ts";
+import { createMemoryWindowStore, type SlidingWindowStore } from "./lib/rate-limit/sliding-window.ts";
+import { createAccountRepo } from "./modules/accounts/accounts-repo.ts";
+import { createAccountService } from "./modules/accounts/accounts-service.ts";
+import { createSessionGuard } from "./modules/accounts/session-auth.ts";
+import { createCustomerRepo } from "./modules/customers/customers-repo.ts";
+import { createCustomerService } from "./modules/customers/customers-service.ts";
+import { createEventRecorder } from "./modules/events/events-repo.ts";
+import { createOrderRepo } from "./modules/orders/orders-repo.ts";
+import { createOrderService } from "./modules/orders/orders-service.ts";
+import { createProductRepo } from "./modules/products/products-repo.ts";
+import { createProductService } from "./modules/products/products-service.ts";
+import { createStoreRepo } from "./modules/stores/stores-repo.ts";
+import { createStoreService } from "./modules/stores/stores-service.ts";
+
+/**
+ * The one place where repositories and services are wired together. main.ts and the test harness
+ * both build the application from this.
+ */
+export function createPlatform(input: {
+  config: Config;
+  database: DatabaseHandle;
+  clock?: Clock;
+  redis?: Redis | null;
+}) {
+  const { config, database } = input;
+  const db = database.db;
+  const clock = input.clock ?? systemClock;
+  const redis = input.redis ?? null;
+  const windowStore: SlidingWindowStore = redis ? createRedisWindowStore(redis) : createMemoryWindowStore();
+
+  const recordEvent = createEventRecorder({ clock });
+  const repos = {
+    accounts: createAccountRepo(db),
+    stores: createStoreRepo(db),
+    products: createProductRepo(db),
+    customers: createCustomerRepo(db),
+    orders: createOrderRepo(db),
+  };
+  const loginWindowMs = config.LOGIN_FAILURE_WINDOW_SECONDS * 1000;
+  const accounts = createAccountService({
+    repo: repos.accounts,
+    clock,
+    sessionTtlSeconds: config.SESSION_TTL_SECONDS,
+    emailThrottle: createFailureThrottle(
+      { store: windowStore, clock },
+      config.LOGIN_MAX_FAILURES,
+      loginWindowMs,
+    ),
+    ipThrottle: createFailureThrottle(
+      { store: windowStore, clock },
+      config.LOGIN_MAX_FAILURES * 5,
+      loginWindowMs,
+    ),
+  });
+  const services = {
+    accounts,
+    stores: createStoreService({ repo: repos.stores, clock }),
+    products: createProductService({ db, repo: repos.products, recordEvent, clock }),
+    customers: createCustomerService({ db, repo: repos.customers, recordEvent, clock }),
+    orders: createOrderService({
+      db,
+      repo: repos.orders,
+      customers: repos.customers,
+      stores: repos.stores,
+      recordEvent,
+      clock,
+    }),
+  };
+
+  return {
+    config,
+    database,
+    db,
+    clock,
+    redis,
+    repos,
+    services,
+    requireSession: createSessionGuard(accounts),
+    /** Readiness: the database answers (and Redis, when configured). */
+    async ping() {
+      await sql`SELECT 1`.execute(db);
+      if (redis) await redis.ping();
+    },
+    async close() {
+      if (redis) redis.disconnect();
+      await database.close();
+    },
+  };
+}
+export type Platform = ReturnType<typeof createPlatform>;
+
+export function connectRedis(url: string): Redis {
+  // Fail fast rather than queue commands forever while Redis is down: requests then answer 503.
+  return new Redis(url, { maxRetriesPerRequest: 2, enableOfflineQueue: true, lazyConnect: false });
+}
