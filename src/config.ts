@@ -78,6 +78,64 @@ export const ConfigSchema = Type.Object({
     default: 900,
     description: "Window of the login failure throttle.",
   }),
+  RATE_LIMIT_PER_MINUTE: Type.Integer({
+    minimum: 1,
+    default: 180,
+    description: "Accepted requests per installation (Admin API) and per key pair (developer API) in any 60 seconds.",
+  }),
+  ACCESS_TOKEN_TTL_SECONDS: Type.Integer({ minimum: 1, default: 3600, description: "Lifetime of an app access token." }),
+  REFRESH_TOKEN_TTL_SECONDS: Type.Integer({
+    minimum: 1,
+    default: 30 * 24 * 3600,
+    description: "Lifetime of an app refresh token.",
+  }),
+  AUTH_CODE_TTL_SECONDS: Type.Integer({
+    minimum: 1,
+    maximum: 600,
+    default: 600,
+    description: "Lifetime of an OAuth authorization code (at most 10 minutes).",
+  }),
+  CREDENTIAL_MAX_FAILURES: Type.Integer({
+    minimum: 1,
+    default: 20,
+    description:
+      "Failed client-secret or API-key-secret checks allowed per client id / key id and per IP within CREDENTIAL_FAILURE_WINDOW_SECONDS.",
+  }),
+  CREDENTIAL_FAILURE_WINDOW_SECONDS: Type.Integer({
+    minimum: 1,
+    default: 900,
+    description: "Window of the credential failure throttle.",
+  }),
+  SECRETS_KEY: Type.Optional(
+    Type.String({
+      pattern: "^[A-Za-z0-9+/=_-]{43,88}$",
+      description:
+        "32-byte key (base64 or base64url) encrypting webhook subscription secrets (AES-256-GCM). Unset on the embedded default: generated once into DATA_DIR/secrets.key. Required with DATABASE_URL.",
+    }),
+  ),
+  WEBHOOK_RETRY_BASE_MS: Type.Integer({
+    minimum: 1,
+    default: 60_000,
+    description: "Delay before the 2nd delivery attempt; it doubles for each later attempt.",
+  }),
+  WEBHOOK_MAX_ATTEMPTS: Type.Integer({ minimum: 1, maximum: 8, default: 8, description: "Attempts per delivery." }),
+  WEBHOOK_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 10_000, description: "Per-attempt time-out of a delivery." }),
+  WEBHOOK_CONCURRENCY: Type.Integer({ minimum: 1, default: 32, description: "Deliveries in flight per worker process." }),
+  WEBHOOK_PER_TARGET_CONCURRENCY: Type.Integer({
+    minimum: 1,
+    default: 4,
+    description: "Deliveries in flight per target host per worker, so one slow receiver cannot hold the others up.",
+  }),
+  WEBHOOK_LEASE_MS: Type.Integer({
+    minimum: 1000,
+    default: 60_000,
+    description: "How long a worker owns a claimed delivery; after that a crashed worker's delivery is taken again.",
+  }),
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: Type.Boolean({
+    default: false,
+    description:
+      "Allow webhook targets on loopback/private/link-local addresses (local development and tests only).",
+  }),
   BODY_LIMIT_BYTES: Type.Integer({
     minimum: 1024,
     default: 1_048_576,

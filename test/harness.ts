@@ -1,0 +1,168 @@
+import { randomBytes } from "node:crypto";
+import type { LightMyRequestResponse } from "fastify";
+import { Redis } from "ioredis";
+import pg from "pg";
+import { buildApp } from "../src/app.ts";
+import { loadConfig } from "../src/config.ts";
+import { openDatabase } from "../src/db/client.ts";
+import { migrate } from "../src/db/migrate.ts";
+import type { Clock } from "../src/lib/clock.ts";
+import type { App } from "../src/lib/http/types.ts";
+import { createPlatform, type Platform } from "../src/platform.ts";
+
+/**
+ * Test harness: a real application on a real database. By default an in-memory embedded
+ * PostgreSQL (PGlite); with TEST_DATABASE_URL, a fresh schema on that server, dropped afterwards.
+ */
+export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || undefined;
+export const TEST_REDIS_URL = process.env.TEST_REDIS_URL || "redis://127.0.0.1:6379";
+
+/** A clock the test can move forward; starts at the real time. */
+export function createTestClock(): Clock & { advance(ms: number): void } {
+  let offset = 0;
+  return {
+    now: () => new Date(Date.now() + offset),
+    advance: (ms: number) => {
+      offset += ms;
+    },
+  };
+}
+
+export interface TestContext {
+  app: App;
+  platform: Platform;
+  clock: ReturnType<typeof createTestClock>;
+  schema: string;
+  close(): Promise<void>;
+}
+
+export async function createTestContext(
+  env: Record<string, string> = {},
+  options: { redis?: boolean; schema?: string } = {},
+): Promise<TestContext> {
+  const schema = options.schema ?? (TEST_DATABASE_URL ? `test_${randomBytes(6).toString("hex")}` : "public");
+  const config = loadConfig({
+    LOG_LEVEL: "silent",
+    DEMO_SEED: "false",
+    ...(TEST_DATABASE_URL ? { DATABASE_URL: TEST_DATABASE_URL } : {}),
+    DATABASE_SCHEMA: schema,
+    ...env,
+  });
+  const database = await openDatabase({ url: config.DATABASE_URL, schema, poolSize: 5 });
+  await migrate(database);
+  const clock = createTestClock();
+  const redis = options.redis ? new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: 2 }) : null;
+  const platform = createPlatform({ config, database, clock, redis });
+  const app = await buildApp(platform);
+  await app.ready();
+  return {
+    app,
+    platform,
+    clock,
+    schema,
+    async close() {
+      await app.close();
+      await platform.close();
+      if (TEST_DATABASE_URL && !options.schema) await dropSchema(schema);
+    },
+  };
+}
+
+export async function dropSchema(schema: string): Promise<void> {
+  if (!TEST_DATABASE_URL) return;
+  const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+  await client.connect();
+  try {
+    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  } finally {
+    await client.end();
+  }
+}
+
+export type Json = Record<string, any>; // biome-ignore lint/suspicious/noExplicitAny: test bodies are read loosely.
+
+/** A JSON client over app.inject that keeps a session cookie, like a browser. */
+export class Client {
+  cookie: string | undefined;
+  readonly app: App;
+  readonly headers: Record<string, string>;
+  constructor(app: App, headers: Record<string, string> = {}) {
+    this.app = app;
+    this.headers = headers;
+  }
+
+  async request(method: string, url: string, body?: unknown, headers: Record<string, string> = {}) {
+    const res = await this.app.inject({
+      method: method as "GET",
+      url,
+      headers: {
+        ...(method !== "GET" ? { "content-type": "application/json" } : {}),
+        ...(this.cookie ? { cookie: this.cookie } : {}),
+        ...this.headers,
+        ...headers,
+      },
+      ...(body !== undefined ? { payload: typeof body === "string" ? body : JSON.stringify(body) } : {}),
+    });
+    const setCookie = res.cookies.find((c) => c.name === "mp_session");
+    if (setCookie) this.cookie = setCookie.value ? `mp_session=${setCookie.value}` : undefined;
+    return new Response_(res);
+  }
+  get = (url: string, headers?: Record<string, string>) => this.request("GET", url, undefined, headers);
+  post = (url: string, body?: unknown, headers?: Record<string, string>) => this.request("POST", url, body ?? {}, headers);
+  patch = (url: string, body?: unknown) => this.request("PATCH", url, body);
+  delete = (url: string) => this.request("DELETE", url);
+}
+
+export class Response_ {
+  readonly status: number;
+  readonly body: Json;
+  readonly headers: LightMyRequestResponse["headers"];
+  readonly raw: LightMyRequestResponse;
+  constructor(raw: LightMyRequestResponse) {
+    this.raw = raw;
+    this.status = raw.statusCode;
+    this.headers = raw.headers;
+    try {
+      this.body = raw.json();
+    } catch {
+      this.body = { text: raw.body };
+    }
+  }
+  get data(): Json {
+    return this.body.data;
+  }
+}
+
+let counter = 0;
+export function uniqueEmail(prefix = "merchant"): string {
+  return `${prefix}-${Date.now()}-${counter++}@example.com`;
+}
+
+/** Signs up a merchant with a store; returns the logged-in client and the store's slug. */
+export async function merchantWithStore(app: App, slug?: string) {
+  const client = new Client(app);
+  const email = uniqueEmail();
+  const password = "correct horse battery";
+  const signup = await client.post("/api/v1/dashboard/auth/signup", { email, password, name: "Test Merchant" });
+  if (signup.status !== 201) throw new Error(`signup failed: ${signup.status} ${JSON.stringify(signup.body)}`);
+  const storeSlug = slug ?? `store-${randomBytes(4).toString("hex")}`;
+  const store = await client.post("/api/v1/dashboard/stores", { name: "Test Store", slug: storeSlug });
+  if (store.status !== 201) throw new Error(`store failed: ${store.status} ${JSON.stringify(store.body)}`);
+  return { client, email, password, slug: storeSlug, store: store.data, base: `/api/v1/dashboard/stores/${storeSlug}` };
+}
+
+/** Rows of the outbox, oldest first. */
+export async function outbox(platform: Platform, storeId?: string) {
+  let q = platform.db.selectFrom("events").selectAll().orderBy("seq");
+  if (storeId) q = q.where("store_id", "=", storeId);
+  return q.execute();
+}
+
+/** Asserts the failure envelope shape; returns the error code. */
+export function errorCode(res: Response_): string {
+  const b = res.body;
+  if (b.success !== false || typeof b.message !== "string" || typeof b.error?.code !== "string" || typeof b.error?.message !== "string") {
+    throw new Error(`not a failure envelope (${res.status}): ${JSON.stringify(b).slice(0, 300)}`);
+  }
+  return b.error.code;
+}
