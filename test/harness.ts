@@ -108,7 +108,8 @@ export class Client {
     return new Response_(res);
   }
   get = (url: string, headers?: Record<string, string>) => this.request("GET", url, undefined, headers);
-  post = (url: string, body?: unknown, headers?: Record<string, string>) => this.request("POST", url, body ?? {}, headers);
+  post = (url: string, body?: unknown, headers?: Record<string, string>) =>
+    this.request("POST", url, body ?? {}, headers);
   patch = (url: string, body?: unknown) => this.request("PATCH", url, body);
   delete = (url: string) => this.request("DELETE", url);
 }
@@ -143,12 +144,24 @@ export async function merchantWithStore(app: App, slug?: string) {
   const client = new Client(app);
   const email = uniqueEmail();
   const password = "correct horse battery";
-  const signup = await client.post("/api/v1/dashboard/auth/signup", { email, password, name: "Test Merchant" });
-  if (signup.status !== 201) throw new Error(`signup failed: ${signup.status} ${JSON.stringify(signup.body)}`);
+  const signup = await client.post("/api/v1/dashboard/auth/signup", {
+    email,
+    password,
+    name: "Test Merchant",
+  });
+  if (signup.status !== 201)
+    throw new Error(`signup failed: ${signup.status} ${JSON.stringify(signup.body)}`);
   const storeSlug = slug ?? `store-${randomBytes(4).toString("hex")}`;
   const store = await client.post("/api/v1/dashboard/stores", { name: "Test Store", slug: storeSlug });
   if (store.status !== 201) throw new Error(`store failed: ${store.status} ${JSON.stringify(store.body)}`);
-  return { client, email, password, slug: storeSlug, store: store.data, base: `/api/v1/dashboard/stores/${storeSlug}` };
+  return {
+    client,
+    email,
+    password,
+    slug: storeSlug,
+    store: store.data,
+    base: `/api/v1/dashboard/stores/${storeSlug}`,
+  };
 }
 
 /** Rows of the outbox, oldest first. */
@@ -161,7 +174,12 @@ export async function outbox(platform: Platform, storeId?: string) {
 /** Asserts the failure envelope shape; returns the error code. */
 export function errorCode(res: Response_): string {
   const b = res.body;
-  if (b.success !== false || typeof b.message !== "string" || typeof b.error?.code !== "string" || typeof b.error?.message !== "string") {
+  if (
+    b.success !== false ||
+    typeof b.message !== "string" ||
+    typeof b.error?.code !== "string" ||
+    typeof b.error?.message !== "string"
+  ) {
     throw new Error(`not a failure envelope (${res.status}): ${JSON.stringify(b).slice(0, 300)}`);
   }
   return b.error.code;
