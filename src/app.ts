@@ -10,7 +10,11 @@ import { installJsonBody } from "./lib/http/json-body.ts";
 import { Envelope, errorResponses } from "./lib/http/schemas.ts";
 import type { App } from "./lib/http/types.ts";
 import { installValidators } from "./lib/http/validation.ts";
+import { createAdminFamily } from "./modules/admin-api/admin-family.ts";
+import { registerAdminRoutes } from "./modules/admin-api/admin-routes.ts";
 import { registerDashboardRoutes } from "./modules/dashboard-routes.ts";
+import { registerConsentRoutes } from "./modules/oauth/consent-routes.ts";
+import { registerTokenRoutes } from "./modules/oauth/oauth-routes.ts";
 import type { Platform } from "./platform.ts";
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -79,6 +83,29 @@ export async function buildApp(
     },
   );
 
+  const { integration } = platform;
+  registerTokenRoutes(app, {
+    apps: integration.apps,
+    tokens: integration.tokens,
+    issuer: config.PUBLIC_BASE_URL,
+  });
+  registerConsentRoutes(app, {
+    consent: integration.consent,
+    accounts: platform.services.accounts,
+    stores: platform.services.stores,
+    requireSession: platform.requireSession,
+    issuer: config.PUBLIC_BASE_URL,
+  });
+  app.decorateRequest("access", null);
+  await app.register(
+    async (scope) =>
+      registerAdminRoutes(
+        scope.withTypeProvider<TypeBoxTypeProvider>(),
+        createAdminFamily({ tokens: integration.tokens, limiter: integration.adminLimiter }),
+        platform.services,
+      ),
+    { prefix: "/api/v1/apps/api" },
+  );
   await app.register(async (scope) => registerDashboardRoutes(scope, platform), {
     prefix: "/api/v1/dashboard",
   });

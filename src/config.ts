@@ -81,9 +81,14 @@ export const ConfigSchema = Type.Object({
   RATE_LIMIT_PER_MINUTE: Type.Integer({
     minimum: 1,
     default: 180,
-    description: "Accepted requests per installation (Admin API) and per key pair (developer API) in any 60 seconds.",
+    description:
+      "Accepted requests per installation (Admin API) and per key pair (developer API) in any 60 seconds.",
   }),
-  ACCESS_TOKEN_TTL_SECONDS: Type.Integer({ minimum: 1, default: 3600, description: "Lifetime of an app access token." }),
+  ACCESS_TOKEN_TTL_SECONDS: Type.Integer({
+    minimum: 1,
+    default: 3600,
+    description: "Lifetime of an app access token.",
+  }),
   REFRESH_TOKEN_TTL_SECONDS: Type.Integer({
     minimum: 1,
     default: 30 * 24 * 3600,
@@ -118,18 +123,33 @@ export const ConfigSchema = Type.Object({
     default: 60_000,
     description: "Delay before the 2nd delivery attempt; it doubles for each later attempt.",
   }),
-  WEBHOOK_MAX_ATTEMPTS: Type.Integer({ minimum: 1, maximum: 8, default: 8, description: "Attempts per delivery." }),
-  WEBHOOK_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 10_000, description: "Per-attempt time-out of a delivery." }),
-  WEBHOOK_CONCURRENCY: Type.Integer({ minimum: 1, default: 32, description: "Deliveries in flight per worker process." }),
+  WEBHOOK_MAX_ATTEMPTS: Type.Integer({
+    minimum: 1,
+    maximum: 8,
+    default: 8,
+    description: "Attempts per delivery.",
+  }),
+  WEBHOOK_TIMEOUT_MS: Type.Integer({
+    minimum: 100,
+    default: 10_000,
+    description: "Per-attempt time-out of a delivery.",
+  }),
+  WEBHOOK_CONCURRENCY: Type.Integer({
+    minimum: 1,
+    default: 32,
+    description: "Deliveries in flight per worker process.",
+  }),
   WEBHOOK_PER_TARGET_CONCURRENCY: Type.Integer({
     minimum: 1,
     default: 4,
-    description: "Deliveries in flight per target host per worker, so one slow receiver cannot hold the others up.",
+    description:
+      "Deliveries in flight per target host per worker, so one slow receiver cannot hold the others up.",
   }),
   WEBHOOK_LEASE_MS: Type.Integer({
     minimum: 1000,
     default: 60_000,
-    description: "How long a worker owns a claimed delivery; after that a crashed worker's delivery is taken again.",
+    description:
+      "How long a worker owns a claimed delivery; after that a crashed worker's delivery is taken again.",
   }),
   WEBHOOK_ALLOW_PRIVATE_TARGETS: Type.Boolean({
     default: false,

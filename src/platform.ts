@@ -3,15 +3,25 @@ import { sql } from "kysely";
 import type { Config } from "./config.ts";
 import type { DatabaseHandle } from "./db/client.ts";
 import { type Clock, systemClock } from "./lib/clock.ts";
-import { createFailureThrottle } from "./lib/rate-limit/limiters.ts";
+import { createFailureThrottle, createRateLimiter } from "./lib/rate-limit/limiters.ts";
 import { createRedisWindowStore } from "./lib/rate-limit/redis-window-store.ts";
 import { createMemoryWindowStore, type SlidingWindowStore } from "./lib/rate-limit/sliding-window.ts";
 import { createAccountRepo } from "./modules/accounts/accounts-repo.ts";
 import { createAccountService } from "./modules/accounts/accounts-service.ts";
 import { createSessionGuard } from "./modules/accounts/session-auth.ts";
+import { createAppRepo } from "./modules/apps/apps-repo.ts";
+import { createAppService } from "./modules/apps/apps-service.ts";
 import { createCustomerRepo } from "./modules/customers/customers-repo.ts";
 import { createCustomerService } from "./modules/customers/customers-service.ts";
 import { createEventRecorder } from "./modules/events/events-repo.ts";
+import { createInstallationRepo } from "./modules/installations/installations-repo.ts";
+import {
+  createInstallationService,
+  type UninstallHook,
+} from "./modules/installations/installations-service.ts";
+import { createConsentService } from "./modules/oauth/consent-service.ts";
+import { createOAuthRepo } from "./modules/oauth/oauth-repo.ts";
+import { createTokenService } from "./modules/oauth/token-service.ts";
 import { createOrderRepo } from "./modules/orders/orders-repo.ts";
 import { createOrderService } from "./modules/orders/orders-service.ts";
 import { createProductRepo } from "./modules/products/products-repo.ts";
@@ -74,6 +84,49 @@ export function createPlatform(input: {
     }),
   };
 
+  // App integration: apps, installations, the token rules and consent.
+  const appRepo = createAppRepo(db);
+  const credentialThrottle = createFailureThrottle(
+    { store: windowStore, clock },
+    config.CREDENTIAL_MAX_FAILURES,
+    config.CREDENTIAL_FAILURE_WINDOW_SECONDS * 1000,
+  );
+  const uninstallHooks: UninstallHook[] = [];
+  const tokens = createTokenService({
+    db,
+    repo: createOAuthRepo(db),
+    clock,
+    ttl: {
+      accessSeconds: config.ACCESS_TOKEN_TTL_SECONDS,
+      refreshSeconds: config.REFRESH_TOKEN_TTL_SECONDS,
+      codeSeconds: config.AUTH_CODE_TTL_SECONDS,
+      retrySeconds: 120,
+    },
+  });
+  const installations = createInstallationService({
+    db,
+    repo: createInstallationRepo(db),
+    apps: appRepo,
+    clock,
+    onUninstall: uninstallHooks,
+  });
+  const integration = {
+    apps: createAppService({ repo: appRepo, clock, throttle: credentialThrottle }),
+    installations,
+    tokens,
+    consent: createConsentService({
+      db,
+      apps: appRepo,
+      installations,
+      tokens,
+      issuer: config.PUBLIC_BASE_URL,
+    }),
+    /** Admin API quota: RATE_LIMIT_PER_MINUTE accepted requests per installation in any 60 s. */
+    adminLimiter: createRateLimiter({ store: windowStore, clock }, config.RATE_LIMIT_PER_MINUTE, 60_000),
+    /** Hooks run inside the uninstall transaction (the webhook engine adds `app/uninstalled`). */
+    uninstallHooks,
+  };
+
   return {
     config,
     database,
@@ -82,6 +135,9 @@ export function createPlatform(input: {
     redis,
     repos,
     services,
+    integration,
+    windowStore,
+    credentialThrottle,
     requireSession: createSessionGuard(accounts),
     /** Readiness: the database answers (and Redis, when configured). */
     async ping() {

@@ -1,4 +1,5 @@
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from "kysely";
+import type { Scope } from "../lib/scopes.ts";
 
 /**
  * Row types of every table, kept in step with db/migrations by hand (one file, reviewed with the
@@ -96,6 +97,79 @@ export interface EventsTable {
   created_at: Timestamp;
 }
 
+export interface AppsTable {
+  id: string;
+  client_id: string;
+  owner_account_id: string;
+  name: string;
+  redirect_uris: Json<string[]>;
+  scopes: Json<Scope[]>;
+  client_secret_hash: string;
+  secret_rotated_at: Date | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface InstallationsTable {
+  store_id: string;
+  id: string;
+  app_id: string;
+  scopes: Json<Scope[]>;
+  status: "active" | "uninstalled";
+  installed_by: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  uninstalled_at: Date | null;
+}
+
+export interface AuthorizationCodesTable {
+  code_hash: string;
+  store_id: string;
+  installation_id: string;
+  app_id: string;
+  redirect_uri: string;
+  scopes: Json<Scope[]>;
+  code_challenge: string | null;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  redeemed_at: Date | null;
+}
+
+export interface TokenGrantsTable {
+  store_id: string;
+  id: string;
+  installation_id: string;
+  app_id: string;
+  scopes: Json<Scope[]>;
+  code_hash: string;
+  created_at: Timestamp;
+  revoked_at: Date | null;
+  revoked_reason: string | null;
+}
+
+export interface AccessTokensTable {
+  token_hash: string;
+  store_id: string;
+  grant_id: string;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  first_used_at: Date | null;
+  revoked_at: Date | null;
+}
+
+export interface RefreshTokensTable {
+  token_hash: string;
+  store_id: string;
+  grant_id: string;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  used_at: Date | null;
+  successor_access_hash: string | null;
+  successor_refresh_hash: string | null;
+  retry_idempotency_hash: string | null;
+  retry_ciphertext: string | null;
+}
+
 export interface DB {
   accounts: AccountsTable;
   sessions: SessionsTable;
@@ -105,6 +179,12 @@ export interface DB {
   orders: OrdersTable;
   order_line_items: OrderLineItemsTable;
   events: EventsTable;
+  apps: AppsTable;
+  installations: InstallationsTable;
+  authorization_codes: AuthorizationCodesTable;
+  token_grants: TokenGrantsTable;
+  access_tokens: AccessTokensTable;
+  refresh_tokens: RefreshTokensTable;
 }
 
 export type Account = Selectable<AccountsTable>;
@@ -115,3 +195,5 @@ export type ProductUpdate = Updateable<ProductsTable>;
 export type Customer = Selectable<CustomersTable>;
 export type Order = Selectable<OrdersTable>;
 export type OrderLineItem = Selectable<OrderLineItemsTable>;
+export type AppRow = Selectable<AppsTable>;
+export type Installation = Selectable<InstallationsTable>;

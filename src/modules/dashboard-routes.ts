@@ -6,7 +6,9 @@ import type { App } from "../lib/http/types.ts";
 import type { Platform } from "../platform.ts";
 import { registerAccountRoutes } from "./accounts/accounts-routes.ts";
 import { currentAccount } from "./accounts/session-auth.ts";
+import { registerAppRoutes } from "./apps/apps-routes.ts";
 import { registerCustomerRoutes } from "./customers/customers-routes.ts";
+import { registerInstallationRoutes } from "./installations/installations-routes.ts";
 import { registerOrderRoutes } from "./orders/orders-routes.ts";
 import { registerProductRoutes } from "./products/products-routes.ts";
 import { CreateStoreBody, SlugParams, StoreResource, toStoreResource } from "./stores/stores-schemas.ts";
@@ -109,6 +111,8 @@ export function registerDashboardRoutes(app: App, platform: Platform) {
     async (request) => ({ success: true as const, data: toStoreResource(request.store!) }),
   );
 
+  registerAppRoutes(app, { apps: platform.integration.apps, requireSession });
+  registerInstallationRoutes(app, family, platform.integration.installations);
   registerProductRoutes(app, family, services.products, { list: true, write: true });
   registerCustomerRoutes(app, family, services.customers, { write: true });
   registerOrderRoutes(app, family, services.orders, { write: true });

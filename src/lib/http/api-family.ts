@@ -10,7 +10,9 @@ declare module "fastify" {
   }
 }
 
-export type Scope = "read_products" | "write_products" | "read_orders" | "read_customers" | "manage_webhooks";
+import type { Scope } from "../scopes.ts";
+
+export type { Scope };
 
 /**
  * One API family (dashboard, Admin API, developer API): how a store-scoped request is

@@ -32,10 +32,34 @@ export async function installDocs(app: FastifyInstance, publicBaseUrl: string): 
         { name: "Dashboard: products", description: "A store's catalogue." },
         { name: "Dashboard: customers", description: "A store's customers." },
         { name: "Dashboard: orders", description: "A store's orders and their status." },
+        { name: "Dashboard: apps", description: "Register apps and rotate their client secrets." },
+        { name: "Dashboard: installed apps", description: "Apps installed in a store; uninstall." },
+        {
+          name: "App integration: consent",
+          description: "The authorization code flow's merchant side: consent page and decision.",
+        },
+        {
+          name: "App integration: tokens",
+          description: "Token exchange and refresh for apps (spec 4.1, 4.2), in the platform envelope.",
+        },
+        {
+          name: "OAuth 2.0 (standard)",
+          description:
+            "RFC 6749 / 7636 / 7009 / 8414 endpoints for off-the-shelf OAuth clients. They answer RFC shapes, not the envelope.",
+        },
+        { name: "Admin API: products", description: "Bearer token with `read_products` / `write_products`." },
+        { name: "Admin API: orders", description: "Bearer token with `read_orders`." },
+        { name: "Admin API: customers", description: "Bearer token with `read_customers`." },
         { name: "Operations", description: "Health and readiness probes." },
       ],
       components: {
         securitySchemes: {
+          bearerAuth: {
+            type: "http",
+            scheme: "bearer",
+            description:
+              "An app access token (`mpat_…`) from the token endpoint: 1 hour, bound to one installation and its approved scopes. Admin API responses carry `X-RateLimit-Limit`, `X-RateLimit-Remaining` and `X-RateLimit-Reset` (seconds until a request will be accepted again; 0 while requests remain); 180 accepted requests per installation in any 60 seconds, then 429 with `Retry-After`.",
+          },
           sessionCookie: {
             type: "apiKey",
             in: "cookie",

@@ -4,8 +4,14 @@ import type { RateLimiter } from "../rate-limit/limiters.ts";
 
 /** Headers every rate-limited response carries, documented once for the OpenAPI document. */
 export const RATE_LIMIT_HEADERS = {
-  "X-RateLimit-Limit": { description: "Requests allowed in any 60-second window.", schema: { type: "integer" } },
-  "X-RateLimit-Remaining": { description: "Requests left in the current window.", schema: { type: "integer" } },
+  "X-RateLimit-Limit": {
+    description: "Requests allowed in any 60-second window.",
+    schema: { type: "integer" },
+  },
+  "X-RateLimit-Remaining": {
+    description: "Requests left in the current window.",
+    schema: { type: "integer" },
+  },
   "X-RateLimit-Reset": {
     description:
       "Seconds until a request will be accepted again: 0 while requests remain, otherwise the seconds until the oldest counted request leaves the window.",

@@ -1,0 +1,126 @@
+import type { FastifyReply, FastifyRequest } from "fastify";
+import Type from "typebox";
+import { Envelope, errorResponses, Params } from "../../lib/http/schemas.ts";
+import type { App } from "../../lib/http/types.ts";
+import type { Scope } from "../../lib/scopes.ts";
+import { currentAccount } from "../accounts/session-auth.ts";
+import {
+  AppResource,
+  AppWithSecret,
+  ClientId,
+  CreateAppBody,
+  SecretResource,
+  toAppResource,
+} from "./apps-schemas.ts";
+import type { AppService } from "./apps-service.ts";
+
+const tags = ["Dashboard: apps"];
+const security = [{ sessionCookie: [] }];
+
+/** App registration for developers (any account): create, list, get, rotate the client secret. */
+export function registerAppRoutes(
+  app: App,
+  deps: { apps: AppService; requireSession: (request: FastifyRequest, reply: FastifyReply) => Promise<void> },
+) {
+  const { apps, requireSession } = deps;
+  const clientParams = Params({ clientId: ClientId });
+
+  app.post(
+    "/apps",
+    {
+      preHandler: requireSession,
+      schema: {
+        operationId: "dashboardCreateApp",
+        tags,
+        summary: "Register an app",
+        description:
+          "Answers the client id and the client secret. The secret is shown only in this response.",
+        security,
+        body: CreateAppBody,
+        response: {
+          201: Envelope(AppWithSecret, "Created; store the secret now"),
+          ...errorResponses("UNAUTHENTICATED"),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { app: row, secret } = await apps.register(currentAccount(request).id, {
+        ...request.body,
+        scopes: request.body.scopes as Scope[],
+      });
+      reply.header("cache-control", "no-store");
+      return reply
+        .status(201)
+        .send({ success: true as const, data: { ...toAppResource(row), clientSecret: secret } });
+    },
+  );
+
+  app.get(
+    "/apps",
+    {
+      preHandler: requireSession,
+      schema: {
+        operationId: "dashboardListApps",
+        tags,
+        summary: "List the apps you registered (never their secrets)",
+        security,
+        response: { 200: Envelope(Type.Array(AppResource)), ...errorResponses("UNAUTHENTICATED") },
+      },
+    },
+    async (request) => ({
+      success: true as const,
+      data: (await apps.listOwned(currentAccount(request).id)).map(toAppResource),
+    }),
+  );
+
+  app.get(
+    "/apps/:clientId",
+    {
+      preHandler: requireSession,
+      schema: {
+        operationId: "dashboardGetApp",
+        tags,
+        summary: "Get one of your apps",
+        security,
+        params: clientParams,
+        response: { 200: Envelope(AppResource), ...errorResponses("UNAUTHENTICATED", "NOT_FOUND") },
+      },
+    },
+    async (request) => ({
+      success: true as const,
+      data: toAppResource(await apps.getOwned(currentAccount(request).id, request.params.clientId)),
+    }),
+  );
+
+  app.post(
+    "/apps/:clientId/secret",
+    {
+      preHandler: requireSession,
+      schema: {
+        operationId: "dashboardRotateAppSecret",
+        tags,
+        summary: "Rotate the client secret",
+        description:
+          "Issues a new secret, shown only in this response. The old secret is refused from now on, on every instance. Tokens already issued stay valid.",
+        security,
+        params: clientParams,
+        response: { 200: Envelope(SecretResource), ...errorResponses("UNAUTHENTICATED", "NOT_FOUND") },
+      },
+    },
+    async (request, reply) => {
+      const { app: row, secret } = await apps.rotateSecret(
+        currentAccount(request).id,
+        request.params.clientId,
+      );
+      reply.header("cache-control", "no-store");
+      return {
+        success: true as const,
+        data: {
+          clientId: row.client_id,
+          clientSecret: secret,
+          secretRotatedAt: row.secret_rotated_at!.toISOString(),
+        },
+      };
+    },
+  );
+}

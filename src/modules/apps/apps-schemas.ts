@@ -1,0 +1,75 @@
+import Type from "typebox";
+import type { AppRow } from "../../db/schema.ts";
+import { Body, Timestamp } from "../../lib/http/schemas.ts";
+import { ScopeSchema } from "../../lib/scopes.ts";
+
+export const CLIENT_ID_PREFIX = "mpc";
+export const CLIENT_SECRET_PREFIX = "mpcs";
+
+export const ClientId = Type.String({
+  pattern: `^${CLIENT_ID_PREFIX}_[0-9A-Za-z]{24}$`,
+  maxLength: 40,
+  description: "The app's public client id.",
+  examples: ["mpc_3kTMd9Qx2LwZ7bPq5RvY8nHa"],
+});
+
+const RedirectUri = Type.String({
+  format: "uri",
+  pattern: "^https://[^\\s#]+$",
+  maxLength: 2000,
+  description: "An https URL without a fragment. Compared string for string at authorization.",
+  examples: ["https://app.example.com/oauth/callback"],
+});
+
+export const CreateAppBody = Body({
+  name: Type.String({ minLength: 1, maxLength: 100, examples: ["Inventory Sync"] }),
+  redirectUris: Type.Array(RedirectUri, { minItems: 1, maxItems: 10, uniqueItems: true }),
+  scopes: Type.Array(ScopeSchema, {
+    minItems: 1,
+    maxItems: 5,
+    uniqueItems: true,
+    description: "The most the app may ask a merchant for. Ask for the least you need.",
+  }),
+});
+
+export const AppResource = Type.Object(
+  {
+    clientId: ClientId,
+    name: Type.String(),
+    redirectUris: Type.Array(Type.String()),
+    scopes: Type.Array(ScopeSchema),
+    createdAt: Timestamp,
+    secretRotatedAt: Type.Union([Timestamp, Type.Null()]),
+  },
+  { title: "App" },
+);
+
+export const AppWithSecret = Type.Object(
+  {
+    ...AppResource.properties,
+    clientSecret: Type.String({
+      description: "Shown only in this response. Only its SHA-256 hash is stored; if lost, rotate it.",
+      examples: ["mpcs_9fJ2kLmN4pQrS6tUvW8xYz0aBcDeFgHiJkLmNoPqRsT"],
+    }),
+  },
+  { title: "AppWithSecret" },
+);
+
+export const SecretResource = Type.Object({
+  clientId: ClientId,
+  clientSecret: Type.String({
+    description: "The new secret, shown only here. The old one is refused from now on.",
+  }),
+  secretRotatedAt: Timestamp,
+});
+
+export function toAppResource(app: AppRow) {
+  return {
+    clientId: app.client_id,
+    name: app.name,
+    redirectUris: app.redirect_uris,
+    scopes: app.scopes,
+    createdAt: app.created_at.toISOString(),
+    secretRotatedAt: app.secret_rotated_at ? app.secret_rotated_at.toISOString() : null,
+  };
+}

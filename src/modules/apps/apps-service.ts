@@ -1,0 +1,76 @@
+import type { AppRow } from "../../db/schema.ts";
+import type { Clock } from "../../lib/clock.ts";
+import { newSecret, randomBase62, safeEqual, sha256Hex } from "../../lib/crypto.ts";
+import { AppError, notFound } from "../../lib/errors.ts";
+import type { FailureThrottle } from "../../lib/rate-limit/limiters.ts";
+import type { Scope } from "../../lib/scopes.ts";
+import type { AppRepo } from "./apps-repo.ts";
+import { CLIENT_ID_PREFIX, CLIENT_SECRET_PREFIX } from "./apps-schemas.ts";
+
+// Compared against when the client id is unknown, so that answer takes as long as a wrong secret.
+const UNKNOWN_CLIENT_HASH = sha256Hex(newSecret(CLIENT_SECRET_PREFIX));
+
+/** App registration, secret rotation and client authentication. */
+export function createAppService(deps: {
+  repo: AppRepo;
+  clock: Clock;
+  /** Failures per client id and per IP: guessing a secret is throttled. */
+  throttle: FailureThrottle;
+}) {
+  const { repo, clock } = deps;
+  return {
+    async register(ownerId: string, input: { name: string; redirectUris: string[]; scopes: Scope[] }) {
+      const secret = newSecret(CLIENT_SECRET_PREFIX);
+      const now = clock.now();
+      const app = await repo.insert({
+        id: `app_${randomBase62(22)}`,
+        client_id: `${CLIENT_ID_PREFIX}_${randomBase62(24)}`,
+        owner_account_id: ownerId,
+        name: input.name.trim(),
+        redirect_uris: input.redirectUris,
+        scopes: [...new Set(input.scopes)].sort(),
+        client_secret_hash: sha256Hex(secret),
+        secret_rotated_at: null,
+        created_at: now,
+        updated_at: now,
+      });
+      return { app, secret };
+    },
+
+    listOwned: (ownerId: string) => repo.listByOwner(ownerId),
+
+    async getOwned(ownerId: string, clientId: string): Promise<AppRow> {
+      const app = await repo.findByClientId(clientId);
+      if (!app || app.owner_account_id !== ownerId) throw notFound("App");
+      return app;
+    },
+
+    /** Replaces the secret; the old one fails from the next request on, on every instance (it is checked in the database). */
+    async rotateSecret(ownerId: string, clientId: string) {
+      const app = await this.getOwned(ownerId, clientId);
+      const secret = newSecret(CLIENT_SECRET_PREFIX);
+      const updated = await repo.setSecretHash(app.id, sha256Hex(secret), clock.now());
+      return { app: updated, secret };
+    },
+
+    /**
+     * Client authentication for the token endpoints. Unknown client and wrong secret give the same
+     * INVALID_CLIENT after the same work; repeated failures per client id or IP answer 429.
+     */
+    async authenticateClient(clientId: string, clientSecret: string, ip: string): Promise<AppRow> {
+      const keys = [`client:${clientId.slice(0, 64)}`, `client-ip:${ip}`];
+      await deps.throttle.assertAllowed(...keys);
+      const app = /^[A-Za-z0-9_]{1,64}$/.test(clientId) ? await repo.findByClientId(clientId) : undefined;
+      const ok = safeEqual(sha256Hex(clientSecret), app?.client_secret_hash ?? UNKNOWN_CLIENT_HASH);
+      if (!app || !ok) {
+        await deps.throttle.recordFailure(...keys);
+        throw new AppError("INVALID_CLIENT", {
+          message: "Client authentication failed.",
+          headers: { "www-authenticate": 'Basic realm="merchant-platform"' },
+        });
+      }
+      return app;
+    },
+  };
+}
+export type AppService = ReturnType<typeof createAppService>;

@@ -1,0 +1,72 @@
+import type { Db, Executor } from "../../db/client.ts";
+import type { Installation, Store } from "../../db/schema.ts";
+import type { Clock } from "../../lib/clock.ts";
+import { randomBase62 } from "../../lib/crypto.ts";
+import { notFound } from "../../lib/errors.ts";
+import type { Scope } from "../../lib/scopes.ts";
+import type { AppRepo } from "../apps/apps-repo.ts";
+import type { InstallationRepo } from "./installations-repo.ts";
+
+/** Runs inside the uninstall transaction, before it commits (e.g. to write `app/uninstalled`). */
+export type UninstallHook = (tx: Executor, installation: Installation, store: Store) => Promise<void>;
+
+export function createInstallationService(deps: {
+  db: Db;
+  repo: InstallationRepo;
+  apps: Pick<AppRepo, "findByClientId">;
+  clock: Clock;
+  onUninstall?: UninstallHook[];
+}) {
+  const { repo, clock } = deps;
+  return {
+    /**
+     * Installs the app in the store with `scopes`, or widens the active installation to include
+     * them (scopes already approved are kept). Runs in the caller's transaction.
+     */
+    async installOrWiden(
+      tx: Executor,
+      input: { store: Store; appId: string; scopes: Scope[]; accountId: string },
+    ) {
+      const now = clock.now();
+      const current = await repo.findActiveForUpdate(input.store.id, input.appId, tx);
+      if (current) {
+        const merged = [...new Set([...current.scopes, ...input.scopes])].sort();
+        if (merged.length === current.scopes.length) return current;
+        return repo.setScopes(input.store.id, current.id, merged, now, tx);
+      }
+      return repo.insert(
+        {
+          store_id: input.store.id,
+          id: `inst_${randomBase62(22)}`,
+          app_id: input.appId,
+          scopes: [...input.scopes].sort(),
+          status: "active",
+          installed_by: input.accountId,
+          created_at: now,
+          updated_at: now,
+          uninstalled_at: null,
+        },
+        tx,
+      );
+    },
+
+    list: (store: Store) => repo.listActiveWithApps(store.id),
+
+    /** Ends the installation and revokes every token of the app in the store, in one transaction. */
+    async uninstall(store: Store, clientId: string) {
+      const app = await deps.apps.findByClientId(clientId);
+      if (!app) throw notFound("Installation");
+      const now = clock.now();
+      return deps.db.transaction().execute(async (tx) => {
+        const active = await repo.findActiveForUpdate(store.id, app.id, tx);
+        if (!active) throw notFound("Installation");
+        const ended = await repo.markUninstalled(store.id, active.id, now, tx);
+        if (!ended) throw notFound("Installation");
+        await repo.revokeGrants(store.id, active.id, "uninstalled", now, tx);
+        for (const hook of deps.onUninstall ?? []) await hook(tx, ended, store);
+        return { clientId, name: app.name, uninstalledAt: now.toISOString() };
+      });
+    },
+  };
+}
+export type InstallationService = ReturnType<typeof createInstallationService>;

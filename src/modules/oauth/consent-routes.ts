@@ -1,0 +1,161 @@
+import { randomBytes } from "node:crypto";
+import type { FastifyReply, FastifyRequest } from "fastify";
+import Type from "typebox";
+import { Envelope, errorResponses } from "../../lib/http/schemas.ts";
+import type { App } from "../../lib/http/types.ts";
+import type { AccountService } from "../accounts/accounts-service.ts";
+import { currentAccount, SESSION_COOKIE } from "../accounts/session-auth.ts";
+import type { StoreService } from "../stores/stores-service.ts";
+import { consentPage, errorPage, loginPage } from "./consent-page.ts";
+import {
+  buildRedirect,
+  type ConsentService,
+  RedirectableAuthorizationError,
+  UnsafeAuthorizationError,
+} from "./consent-service.ts";
+import { AuthorizeQuery, ConsentBody } from "./oauth-schemas.ts";
+
+function sendPage(reply: FastifyReply, status: number, render: (nonce: string) => string) {
+  const nonce = randomBytes(16).toString("base64");
+  return reply
+    .status(status)
+    .header("content-type", "text/html; charset=utf-8")
+    .header("cache-control", "no-store")
+    .header("x-frame-options", "DENY")
+    .header("referrer-policy", "no-referrer")
+    .header(
+      "content-security-policy",
+      `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`,
+    )
+    .send(render(nonce));
+}
+
+/** The merchant-facing half of the authorization code flow: the consent page and its decision. */
+export function registerConsentRoutes(
+  app: App,
+  deps: {
+    consent: ConsentService;
+    accounts: Pick<AccountService, "authenticate">;
+    stores: Pick<StoreService, "listOwned" | "getOwned">;
+    requireSession: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+    issuer: string;
+  },
+) {
+  app.get(
+    "/api/v1/apps/authorize",
+    {
+      schema: {
+        operationId: "appsAuthorize",
+        tags: ["App integration: consent"],
+        summary: "Consent page (OAuth authorization endpoint)",
+        description:
+          "Shows the merchant (after logging in) the app, each requested scope in plain words and the store to install into. The decision redirects to `redirect_uri` with `code`, `slug`, `state` and `iss`, or `error=access_denied`. An unknown client or unregistered redirect URI is shown as an error and never redirected.",
+        querystring: AuthorizeQuery,
+        produces: ["text/html"],
+        response: {
+          200: Type.String({ description: "HTML consent (or login) page" }),
+          302: Type.Null({
+            description: "Redirect to the app with an OAuth error (invalid_scope, invalid_request)",
+          }),
+          400: Type.String({ description: "HTML error page" }),
+        },
+      },
+    },
+    async (request, reply) => {
+      const q = request.query;
+      const authRequest = {
+        clientId: q.client_id,
+        redirectUri: q.redirect_uri,
+        scope: q.scope,
+        state: q.state,
+        codeChallenge: q.code_challenge,
+        codeChallengeMethod: q.code_challenge_method,
+      };
+      let checked: Awaited<ReturnType<ConsentService["validate"]>>;
+      try {
+        checked = await deps.consent.validate(authRequest);
+      } catch (error) {
+        if (error instanceof RedirectableAuthorizationError) {
+          return reply.redirect(
+            buildRedirect(q.redirect_uri, {
+              error: error.oauthError,
+              error_description: error.message,
+              state: q.state,
+              iss: deps.issuer,
+            }),
+            302,
+          );
+        }
+        if (error instanceof UnsafeAuthorizationError)
+          return sendPage(reply, 400, (n) => errorPage(error.message, n));
+        throw error;
+      }
+      const token = request.cookies[SESSION_COOKIE];
+      const account = token ? await deps.accounts.authenticate(token) : null;
+      if (!account) return sendPage(reply, 200, loginPage);
+      const stores = await deps.stores.listOwned(account.id);
+      return sendPage(reply, 200, (nonce) =>
+        consentPage(
+          {
+            appName: checked.app.name,
+            scopes: checked.scopes,
+            stores: stores.map((s) => ({ slug: s.slug, name: s.name })),
+            preselect: q.store,
+            request: {
+              clientId: q.client_id,
+              redirectUri: q.redirect_uri,
+              scopes: checked.scopes,
+              state: q.state,
+              codeChallenge: q.code_challenge,
+              codeChallengeMethod: q.code_challenge_method,
+            },
+          },
+          nonce,
+        ),
+      );
+    },
+  );
+
+  app.post(
+    "/api/v1/dashboard/oauth/consent",
+    {
+      preHandler: deps.requireSession,
+      schema: {
+        operationId: "dashboardOAuthConsent",
+        tags: ["App integration: consent"],
+        summary: "Record the merchant's consent decision",
+        description:
+          "On approval the app is installed in the store (or its installation widened to the new scopes) and a single-use authorization code, valid 10 minutes, is bound to the client, store, redirect URI, scopes and PKCE challenge. Answers where to send the browser.",
+        security: [{ sessionCookie: [] }],
+        body: ConsentBody,
+        response: {
+          200: Envelope(
+            Type.Object({
+              redirectTo: Type.String({
+                examples: ["https://app.example.com/cb?code=mpac_…&slug=demo-store&state=xyz"],
+              }),
+            }),
+          ),
+          ...errorResponses("UNAUTHENTICATED", "NOT_FOUND"),
+        },
+      },
+    },
+    async (request) => {
+      const body = request.body;
+      const account = currentAccount(request);
+      const store = await deps.stores.getOwned(account.id, body.storeSlug);
+      const redirectTo = await deps.consent.decide({
+        clientId: body.clientId,
+        redirectUri: body.redirectUri,
+        scope: Array.isArray(body.scopes) ? body.scopes.join(" ") : body.scopes,
+        state: body.state,
+        codeChallenge: body.codeChallenge,
+        codeChallengeMethod: body.codeChallengeMethod,
+        store,
+        approve: body.approve,
+        accountId: account.id,
+      });
+      return { success: true as const, data: { redirectTo } };
+    },
+  );
+}

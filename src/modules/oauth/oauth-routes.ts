@@ -1,0 +1,287 @@
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import type { FastifyRequest } from "fastify";
+import Type from "typebox";
+import { AppError } from "../../lib/errors.ts";
+import { toAppError } from "../../lib/http/error-handler.ts";
+import { Envelope, errorResponses } from "../../lib/http/schemas.ts";
+import type { App } from "../../lib/http/types.ts";
+import { SCOPE_NAMES } from "../../lib/scopes.ts";
+import type { AppService } from "../apps/apps-service.ts";
+import {
+  ExchangeCodeBody,
+  IdempotencyHeaders,
+  OAuthErrorResponse,
+  OAuthTokenResponse,
+  RefreshBody,
+  TokenPairResource,
+} from "./oauth-schemas.ts";
+import type { TokenPair, TokenService } from "./token-service.ts";
+
+const NO_STORE = { "cache-control": "no-store", pragma: "no-cache" };
+
+/**
+ * Token endpoints of the spec (`/api/v1/apps/token`, `/token/refresh`, in the platform envelope)
+ * and the standard OAuth 2.0 ones (`/api/v1/oauth/token`, `/revoke`, RFC 8414 metadata) that speak
+ * the RFC formats so off-the-shelf client libraries work unchanged. Same tokens, same rules.
+ */
+export function registerTokenRoutes(
+  app: App,
+  deps: { apps: AppService; tokens: TokenService; issuer: string },
+) {
+  const { apps, tokens } = deps;
+  const tags = ["App integration: tokens"];
+
+  app.post(
+    "/api/v1/apps/token",
+    {
+      schema: {
+        operationId: "appsExchangeCode",
+        tags,
+        summary: "Exchange an authorization code for a token pair",
+        description:
+          "Called by the app's server. The code is single use: presenting it again fails and revokes every token issued from it. Bad client credentials answer 401 INVALID_CLIENT (throttled after repeated failures).",
+        body: ExchangeCodeBody,
+        response: { 200: Envelope(TokenPairResource), ...errorResponses("INVALID_CLIENT", "INVALID_GRANT") },
+      },
+    },
+    async (request, reply) => {
+      const client = await apps.authenticateClient(
+        request.body.clientId,
+        request.body.clientSecret,
+        request.ip,
+      );
+      const pair = await tokens.exchangeCode(client, request.body);
+      reply.headers(NO_STORE);
+      return { success: true as const, data: pair };
+    },
+  );
+
+  app.post(
+    "/api/v1/apps/token/refresh",
+    {
+      schema: {
+        operationId: "appsRefreshToken",
+        tags,
+        summary: "Refresh a token pair",
+        description:
+          "The presented refresh token is spent. Presenting a spent refresh token again fails with INVALID_GRANT and revokes the whole token family, unless it is an idempotent retry (see the Idempotency-Key header).",
+        headers: IdempotencyHeaders,
+        body: RefreshBody,
+        response: { 200: Envelope(TokenPairResource), ...errorResponses("INVALID_CLIENT", "INVALID_GRANT") },
+      },
+    },
+    async (request, reply) => {
+      const client = await apps.authenticateClient(
+        request.body.clientId,
+        request.body.clientSecret,
+        request.ip,
+      );
+      const pair = await tokens.refresh(client, {
+        refreshToken: request.body.refreshToken,
+        slug: request.body.slug,
+        idempotencyKey: request.headers["idempotency-key"],
+      });
+      reply.headers(NO_STORE);
+      return { success: true as const, data: pair };
+    },
+  );
+
+  app.get(
+    "/.well-known/oauth-authorization-server",
+    {
+      schema: {
+        operationId: "oauthMetadata",
+        tags: ["OAuth 2.0 (standard)"],
+        summary: "Authorization server metadata (RFC 8414)",
+        response: { 200: Type.Object({}, { additionalProperties: true, description: "RFC 8414 metadata" }) },
+      },
+    },
+    async () => ({
+      issuer: deps.issuer,
+      authorization_endpoint: `${deps.issuer}/api/v1/apps/authorize`,
+      token_endpoint: `${deps.issuer}/api/v1/oauth/token`,
+      revocation_endpoint: `${deps.issuer}/api/v1/oauth/revoke`,
+      response_types_supported: ["code"],
+      response_modes_supported: ["query"],
+      grant_types_supported: ["authorization_code", "refresh_token"],
+      code_challenge_methods_supported: ["S256"],
+      token_endpoint_auth_methods_supported: ["client_secret_basic", "client_secret_post"],
+      revocation_endpoint_auth_methods_supported: ["client_secret_basic", "client_secret_post"],
+      scopes_supported: SCOPE_NAMES,
+      authorization_response_iss_parameter_supported: true,
+      service_documentation: `${deps.issuer}/api/docs/ui`,
+    }),
+  );
+
+  app.register(async (instance) => {
+    const oauth = instance.withTypeProvider<TypeBoxTypeProvider>();
+    oauth.addContentTypeParser(
+      "application/x-www-form-urlencoded",
+      { parseAs: "string" },
+      (_req, body, done) => {
+        done(null, Object.fromEntries(new URLSearchParams(String(body))));
+      },
+    );
+    // RFC 6749 5.2 error bodies here, not the envelope: OAuth client libraries parse `error` as a string.
+    oauth.setErrorHandler((error, request, reply) => {
+      const appError = toAppError(error as never);
+      if (appError.status >= 500) request.log.error({ err: error }, "token endpoint failed");
+      const oauthError =
+        appError.code === "INVALID_CLIENT"
+          ? "invalid_client"
+          : appError.code === "INVALID_GRANT"
+            ? "invalid_grant"
+            : appError.code === "RATE_LIMITED"
+              ? "slow_down"
+              : appError.status >= 500
+                ? "server_error"
+                : "invalid_request";
+      for (const [name, value] of Object.entries(appError.headers)) reply.header(name, value);
+      return reply
+        .status(
+          appError.status === 400 || appError.status === 401 || appError.status === 429
+            ? appError.status
+            : appError.status >= 500
+              ? 500
+              : 400,
+        )
+        .headers(NO_STORE)
+        .send({ error: oauthError, error_description: appError.message });
+    });
+
+    const FormBody = Type.Object(
+      {
+        grant_type: Type.String({ maxLength: 100 }),
+        code: Type.Optional(Type.String({ maxLength: 200 })),
+        redirect_uri: Type.Optional(Type.String({ maxLength: 2000 })),
+        code_verifier: Type.Optional(Type.String({ maxLength: 128 })),
+        refresh_token: Type.Optional(Type.String({ maxLength: 200 })),
+        client_id: Type.Optional(Type.String({ maxLength: 64 })),
+        client_secret: Type.Optional(Type.String({ maxLength: 200 })),
+        scope: Type.Optional(Type.String({ maxLength: 500 })),
+      },
+      { additionalProperties: true },
+    );
+
+    const authenticate = (
+      request: FastifyRequest,
+      body: { client_id?: string | undefined; client_secret?: string | undefined },
+    ) => {
+      const basic = /^Basic +([A-Za-z0-9+/=]+)$/i.exec(request.headers.authorization ?? "");
+      let id = body.client_id;
+      let secret = body.client_secret;
+      if (basic) {
+        const decoded = Buffer.from(basic[1]!, "base64").toString("utf8");
+        const colon = decoded.indexOf(":");
+        if (colon > 0) {
+          // RFC 6749 2.3.1: both parts are form-urlencoded before being joined.
+          id = decodeURIComponent(decoded.slice(0, colon).replace(/\+/g, " "));
+          secret = decodeURIComponent(decoded.slice(colon + 1).replace(/\+/g, " "));
+        }
+      }
+      if (!id || !secret)
+        throw new AppError("INVALID_CLIENT", {
+          headers: { "www-authenticate": 'Basic realm="merchant-platform"' },
+        });
+      return apps.authenticateClient(id, secret, request.ip);
+    };
+
+    const rfcPair = (pair: TokenPair) => ({
+      access_token: pair.accessToken,
+      token_type: "Bearer" as const,
+      expires_in: pair.expiresIn,
+      refresh_token: pair.refreshToken,
+      refresh_token_expires_in: pair.refreshTokenExpiresIn,
+      scope: pair.scopes.join(" "),
+      store_slug: pair.store.slug,
+    });
+
+    oauth.post(
+      "/api/v1/oauth/token",
+      {
+        schema: {
+          operationId: "oauthToken",
+          tags: ["OAuth 2.0 (standard)"],
+          summary: "Token endpoint (RFC 6749, PKCE RFC 7636)",
+          description:
+            "Form-encoded `grant_type=authorization_code` (code, redirect_uri, code_verifier) or `grant_type=refresh_token` (refresh_token). Client authentication by HTTP Basic or client_id/client_secret in the body. Answers RFC 6749 shapes, not the platform envelope. Same tokens and rules as /api/v1/apps/token.",
+          consumes: ["application/x-www-form-urlencoded"],
+          headers: IdempotencyHeaders,
+          body: FormBody,
+          response: {
+            200: OAuthTokenResponse,
+            400: OAuthErrorResponse,
+            401: OAuthErrorResponse,
+            429: OAuthErrorResponse,
+            500: OAuthErrorResponse,
+          },
+        },
+      },
+      async (request, reply) => {
+        const body = request.body;
+        if (body.grant_type !== "authorization_code" && body.grant_type !== "refresh_token") {
+          return reply
+            .status(400)
+            .headers(NO_STORE)
+            .send({
+              error: "unsupported_grant_type",
+              error_description: "Use authorization_code or refresh_token.",
+            });
+        }
+        const client = await authenticate(request, body);
+        let pair: TokenPair;
+        if (body.grant_type === "authorization_code") {
+          if (!body.code || !body.redirect_uri)
+            throw new AppError("VALIDATION_FAILED", { message: "code and redirect_uri are required." });
+          pair = await tokens.exchangeCode(client, {
+            code: body.code,
+            redirectUri: body.redirect_uri,
+            codeVerifier: body.code_verifier,
+          });
+        } else {
+          if (!body.refresh_token)
+            throw new AppError("VALIDATION_FAILED", { message: "refresh_token is required." });
+          pair = await tokens.refresh(client, {
+            refreshToken: body.refresh_token,
+            idempotencyKey: request.headers["idempotency-key"],
+          });
+        }
+        return reply.headers(NO_STORE).send(rfcPair(pair));
+      },
+    );
+
+    oauth.post(
+      "/api/v1/oauth/revoke",
+      {
+        schema: {
+          operationId: "oauthRevoke",
+          tags: ["OAuth 2.0 (standard)"],
+          summary: "Token revocation (RFC 7009)",
+          description:
+            "Form-encoded `token` (and optional `token_type_hint`). Revoking a refresh token revokes its whole family; revoking an access token revokes that token. Answers 200 for unknown tokens too.",
+          consumes: ["application/x-www-form-urlencoded"],
+          body: Type.Object(
+            {
+              token: Type.String({ minLength: 1, maxLength: 200 }),
+              token_type_hint: Type.Optional(Type.String({ maxLength: 50 })),
+              client_id: Type.Optional(Type.String({ maxLength: 64 })),
+              client_secret: Type.Optional(Type.String({ maxLength: 200 })),
+            },
+            { additionalProperties: true },
+          ),
+          response: {
+            200: Type.Object({}),
+            400: OAuthErrorResponse,
+            401: OAuthErrorResponse,
+            429: OAuthErrorResponse,
+          },
+        },
+      },
+      async (request, reply) => {
+        const client = await authenticate(request, request.body);
+        await tokens.revoke(client, request.body.token);
+        return reply.headers(NO_STORE).send({});
+      },
+    );
+  });
+}

@@ -1,0 +1,320 @@
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from "node:crypto";
+import type { Db, Executor } from "../../db/client.ts";
+import type { AppRow, Store } from "../../db/schema.ts";
+import type { Clock } from "../../lib/clock.ts";
+import { newSecret, randomBase62, sha256Hex } from "../../lib/crypto.ts";
+import { AppError } from "../../lib/errors.ts";
+import type { Scope } from "../../lib/scopes.ts";
+import type { OAuthRepo } from "./oauth-repo.ts";
+import { verifyPkce } from "./pkce.ts";
+
+export const TOKEN_PREFIX = { access: "mpat", refresh: "mprt", code: "mpac" } as const;
+
+export interface TokenPair {
+  accessToken: string;
+  refreshToken: string;
+  tokenType: "Bearer";
+  expiresIn: number;
+  refreshTokenExpiresIn: number;
+  scopes: Scope[];
+  store: { slug: string };
+}
+
+export interface AccessContext {
+  store: Store;
+  installationId: string;
+  appId: string;
+  grantId: string;
+  scopes: Scope[];
+}
+
+export interface TokenTtls {
+  accessSeconds: number;
+  refreshSeconds: number;
+  codeSeconds: number;
+  /** How long after a refresh an idempotent retry may fetch the same pair again. */
+  retrySeconds: number;
+}
+
+const invalidGrant = (message: string) => new AppError("INVALID_GRANT", { message });
+
+/**
+ * Encrypts the pair issued by a refresh under a key only the refresher can derive (the refresh
+ * token it presented and its Idempotency-Key, neither of which is stored), so a retry after a
+ * lost response can be answered with the very same pair.
+ */
+function retryKey(refreshToken: string, idempotencyKey: string): Buffer {
+  return Buffer.from(hkdfSync("sha256", refreshToken, idempotencyKey, "mp-refresh-retry-v1", 32));
+}
+function sealPair(key: Buffer, pair: TokenPair): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv("aes-256-gcm", key, iv);
+  const body = Buffer.concat([cipher.update(JSON.stringify(pair), "utf8"), cipher.final()]);
+  return [iv, cipher.getAuthTag(), body].map((b) => b.toString("base64url")).join(".");
+}
+function openPair(key: Buffer, sealed: string): TokenPair | null {
+  try {
+    const [iv, tag, body] = sealed.split(".").map((p) => Buffer.from(p, "base64url"));
+    const decipher = createDecipheriv("aes-256-gcm", key, iv!);
+    decipher.setAuthTag(tag!);
+    return JSON.parse(Buffer.concat([decipher.update(body!), decipher.final()]).toString("utf8"));
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The token rules: authorization codes (10 minutes, single use, bound to client, store, redirect
+ * URI, scopes and PKCE challenge), access tokens (1 hour) and single-use refresh tokens (30 days)
+ * in families, reuse detection that revokes a family, and access-token authentication.
+ */
+export function createTokenService(deps: { db: Db; repo: OAuthRepo; clock: Clock; ttl: TokenTtls }) {
+  const { db, repo, clock, ttl } = deps;
+
+  async function issuePair(
+    tx: Executor,
+    grant: { store_id: string; id: string; scopes: string[] },
+    slug: string,
+    now: Date,
+  ): Promise<{ pair: TokenPair; accessHash: string; refreshHash: string }> {
+    const accessToken = newSecret(TOKEN_PREFIX.access);
+    const refreshToken = newSecret(TOKEN_PREFIX.refresh);
+    const accessHash = sha256Hex(accessToken);
+    const refreshHash = sha256Hex(refreshToken);
+    await repo.insertTokens(
+      {
+        token_hash: accessHash,
+        store_id: grant.store_id,
+        grant_id: grant.id,
+        created_at: now,
+        expires_at: new Date(now.getTime() + ttl.accessSeconds * 1000),
+      },
+      {
+        token_hash: refreshHash,
+        store_id: grant.store_id,
+        grant_id: grant.id,
+        created_at: now,
+        expires_at: new Date(now.getTime() + ttl.refreshSeconds * 1000),
+      },
+      tx,
+    );
+    return {
+      pair: {
+        accessToken,
+        refreshToken,
+        tokenType: "Bearer",
+        expiresIn: ttl.accessSeconds,
+        refreshTokenExpiresIn: ttl.refreshSeconds,
+        scopes: grant.scopes as Scope[],
+        store: { slug },
+      },
+      accessHash,
+      refreshHash,
+    };
+  }
+
+  return {
+    /** Stores a new authorization code for an approved consent; returns the code (shown once, in the redirect). */
+    async createCode(
+      input: {
+        storeId: string;
+        installationId: string;
+        appId: string;
+        redirectUri: string;
+        scopes: Scope[];
+        codeChallenge: string | null;
+      },
+      tx: Executor = db,
+    ): Promise<string> {
+      const code = newSecret(TOKEN_PREFIX.code);
+      const now = clock.now();
+      await repo.insertCode(
+        {
+          code_hash: sha256Hex(code),
+          store_id: input.storeId,
+          installation_id: input.installationId,
+          app_id: input.appId,
+          redirect_uri: input.redirectUri,
+          scopes: input.scopes,
+          code_challenge: input.codeChallenge,
+          created_at: now,
+          expires_at: new Date(now.getTime() + ttl.codeSeconds * 1000),
+        },
+        tx,
+      );
+      return code;
+    },
+
+    /**
+     * Trades an authorization code for a token pair. The code is consumed only when every binding
+     * matches; presenting a consumed code again revokes every token issued from it (RFC 6749 4.1.2).
+     */
+    async exchangeCode(
+      app: AppRow,
+      input: {
+        code: string;
+        redirectUri: string;
+        slug?: string | undefined;
+        codeVerifier?: string | undefined;
+      },
+    ): Promise<TokenPair> {
+      const codeHash = sha256Hex(input.code);
+      const now = clock.now();
+      const outcome = await db.transaction().execute(async (tx) => {
+        const code = await repo.redeemCode(codeHash, now, tx);
+        if (!code) return null;
+        const fail = (message: string): never => {
+          // Throwing rolls the redemption back: a request with a wrong binding does not burn the code.
+          throw invalidGrant(message);
+        };
+        if (code.app_id !== app.id) fail("The authorization code was not issued to this client.");
+        if (code.expires_at.getTime() <= now.getTime()) fail("The authorization code has expired.");
+        if (code.redirect_uri !== input.redirectUri)
+          fail("The redirect URI does not match the authorization request.");
+        if (code.code_challenge && !verifyPkce(code.code_challenge, input.codeVerifier)) {
+          fail("The PKCE code verifier does not match the code challenge.");
+        }
+        const grantId = `grant_${randomBase62(22)}`;
+        await repo.insertGrant(
+          {
+            store_id: code.store_id,
+            id: grantId,
+            installation_id: code.installation_id,
+            app_id: app.id,
+            scopes: code.scopes,
+            code_hash: codeHash,
+            created_at: now,
+          },
+          tx,
+        );
+        const grant = await repo.findGrantForUpdate(code.store_id, grantId, tx);
+        if (!grant || grant.installation_status !== "active")
+          fail("The app is no longer installed in this store.");
+        if (input.slug !== undefined && grant!.slug !== input.slug)
+          fail("The store slug does not match the authorization.");
+        return (await issuePair(tx, grant!, grant!.slug, now)).pair;
+      });
+      if (outcome) return outcome;
+      const existing = await repo.findCode(codeHash);
+      if (existing?.redeemed_at && existing.app_id === app.id) {
+        await repo.revokeGrantsOfCode(codeHash, "code_reuse", now);
+        throw invalidGrant("The authorization code was already used; tokens issued from it are revoked.");
+      }
+      throw invalidGrant("The authorization code is invalid.");
+    },
+
+    /**
+     * Trades a refresh token for a new pair; the presented token is spent. Presenting a spent token
+     * again revokes its whole family (RFC 9700 reuse detection), with one exception: a retry that
+     * carries the same Idempotency-Key as the exchange, within `retrySeconds`, while the pair that
+     * exchange issued is still completely unused, is answered with that same pair. No second pair
+     * ever exists, so single use holds; an app whose refresh response was lost simply retries.
+     */
+    async refresh(
+      app: AppRow,
+      input: { refreshToken: string; slug?: string | undefined; idempotencyKey?: string | undefined },
+    ): Promise<TokenPair> {
+      const tokenHash = sha256Hex(input.refreshToken);
+      const now = clock.now();
+      const fresh = await db.transaction().execute(async (tx) => {
+        const token = await repo.useRefreshToken(tokenHash, now, tx);
+        if (!token) return null;
+        const grant = await repo.findGrantForUpdate(token.store_id, token.grant_id, tx);
+        // Each failure below rolls the use back, so a wrong client or slug cannot spend the token.
+        if (!grant || grant.app_id !== app.id)
+          throw invalidGrant("The refresh token was not issued to this client.");
+        if (grant.revoked_at) throw invalidGrant("The refresh token has been revoked.");
+        if (grant.installation_status !== "active")
+          throw invalidGrant("The app is no longer installed in this store.");
+        if (input.slug !== undefined && grant.slug !== input.slug)
+          throw invalidGrant("The store slug does not match the token.");
+        const issued = await issuePair(tx, grant, grant.slug, now);
+        const key = input.idempotencyKey ? retryKey(input.refreshToken, input.idempotencyKey) : null;
+        await repo.recordSuccessor(
+          tokenHash,
+          {
+            access: issued.accessHash,
+            refresh: issued.refreshHash,
+            idempotencyHash: input.idempotencyKey ? sha256Hex(input.idempotencyKey) : null,
+            ciphertext: key ? sealPair(key, issued.pair) : null,
+          },
+          tx,
+        );
+        return issued.pair;
+      });
+      if (fresh) return fresh;
+
+      const token = await repo.findRefreshToken(tokenHash);
+      if (!token || token.app_id !== app.id) throw invalidGrant("The refresh token is invalid.");
+      if (!token.used_at) throw invalidGrant("The refresh token has expired.");
+      if (token.grant_revoked_at) throw invalidGrant("The refresh token has been revoked.");
+      const retryable =
+        input.idempotencyKey !== undefined &&
+        token.retry_idempotency_hash === sha256Hex(input.idempotencyKey) &&
+        token.retry_ciphertext !== null &&
+        now.getTime() - token.used_at.getTime() <= ttl.retrySeconds * 1000 &&
+        token.successor_access_hash !== null &&
+        token.successor_refresh_hash !== null &&
+        (await repo.pairUnused(token.store_id, token.successor_access_hash, token.successor_refresh_hash));
+      if (retryable) {
+        const pair = openPair(retryKey(input.refreshToken, input.idempotencyKey!), token.retry_ciphertext!);
+        if (pair && (input.slug === undefined || pair.store.slug === input.slug)) return pair;
+      }
+      await repo.revokeGrant(token.store_id, token.grant_id, "refresh_token_reuse", now);
+      throw invalidGrant("The refresh token was already used; its token family is revoked.");
+    },
+
+    /** RFC 7009: revokes a refresh token's family, or one access token. Unknown tokens are ignored. */
+    async revoke(app: AppRow, token: string): Promise<void> {
+      const hash = sha256Hex(token);
+      const now = clock.now();
+      if (token.startsWith(`${TOKEN_PREFIX.refresh}_`)) {
+        const refresh = await repo.findRefreshToken(hash);
+        if (refresh && refresh.app_id === app.id)
+          await repo.revokeGrant(refresh.store_id, refresh.grant_id, "revoked_by_client", now);
+        return;
+      }
+      if (token.startsWith(`${TOKEN_PREFIX.access}_`)) await repo.revokeAccessToken(hash, app.id, now);
+    },
+
+    /** The store, installation and scopes behind a bearer token; INVALID_TOKEN for anything else. */
+    async authenticate(token: string): Promise<AccessContext> {
+      const invalid = () =>
+        new AppError("INVALID_TOKEN", {
+          headers: { "www-authenticate": 'Bearer realm="merchant-platform", error="invalid_token"' },
+        });
+      if (!token.startsWith(`${TOKEN_PREFIX.access}_`) || token.length > 100) throw invalid();
+      const hash = sha256Hex(token);
+      const row = await repo.findAccessToken(hash);
+      const now = clock.now();
+      if (
+        !row ||
+        row.token_revoked_at ||
+        row.grant_revoked_at ||
+        row.installation_status !== "active" ||
+        row.token_expires_at.getTime() <= now.getTime()
+      ) {
+        throw invalid();
+      }
+      if (!row.token_first_used_at) await repo.markAccessTokenUsed(hash, now);
+      const store: Store = {
+        id: row.id,
+        slug: row.slug,
+        name: row.name,
+        currency: row.currency,
+        owner_account_id: row.owner_account_id,
+        next_order_number: row.next_order_number,
+        created_at: row.created_at,
+        updated_at: row.updated_at,
+      };
+      return {
+        store,
+        installationId: row.installation_id,
+        appId: row.app_id,
+        grantId: row.grant_id,
+        scopes: row.grant_scopes as Scope[],
+      };
+    },
+  };
+}
+export type TokenService = ReturnType<typeof createTokenService>;

@@ -1,0 +1,366 @@
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { consent, exchange, installedApp, REDIRECT, registerApp } from "./apps-harness.ts";
+import { Client, createTestContext, errorCode, merchantWithStore, type TestContext } from "./harness.ts";
+
+describe("app integration: the whole life of an app", () => {
+  let ctx: TestContext;
+  before(async () => {
+    ctx = await createTestContext({ ACCESS_TOKEN_TTL_SECONDS: "60" });
+  });
+  after(() => ctx.close());
+  const API = "/api/v1/apps/api";
+
+  it("registers, installs, calls, refreshes, detects reuse, rotates, expires, uninstalls and reinstalls", async () => {
+    // Register: the secret is shown once and never listed.
+    const { dev, clientId, clientSecret } = await registerApp(ctx.app, [
+      "read_products",
+      "write_products",
+      "read_orders",
+    ]);
+    assert.match(clientId, /^mpc_[0-9A-Za-z]{24}$/);
+    assert.match(clientSecret, /^mpcs_[0-9A-Za-z]{43}$/);
+    const listed = await dev.client.get("/api/v1/dashboard/apps");
+    assert.equal(listed.data.length, 1);
+    assert.equal(listed.data[0].clientSecret, undefined);
+    assert.ok(!JSON.stringify(listed.body).includes(clientSecret));
+
+    // A merchant with data, and another store the app must never see.
+    const merchant = await merchantWithStore(ctx.app);
+    const other = await merchantWithStore(ctx.app);
+    const product = (
+      await merchant.client.post(`${merchant.base}/products`, { title: "Mine", price: "5.00", stock: 2 })
+    ).data;
+    const foreign = (await other.client.post(`${other.base}/products`, { title: "Theirs", price: "1.00" }))
+      .data;
+
+    // Consent and exchange.
+    const { code, url } = await consent(merchant, clientId, ["read_products", "read_orders"]);
+    assert.equal(url.origin + url.pathname, REDIRECT);
+    assert.equal(url.searchParams.get("slug"), merchant.slug);
+    assert.equal(url.searchParams.get("state"), "st-123");
+    assert.match(code, /^mpac_/);
+    const tokenRes = await exchange(ctx.app, {
+      slug: merchant.slug,
+      code,
+      redirectUri: REDIRECT,
+      clientId,
+      clientSecret,
+    });
+    assert.equal(tokenRes.status, 200);
+    assert.equal(tokenRes.headers["cache-control"], "no-store");
+    const t1 = tokenRes.data;
+    assert.match(t1.accessToken, /^mpat_[0-9A-Za-z]{43}$/);
+    assert.match(t1.refreshToken, /^mprt_[0-9A-Za-z]{43}$/);
+    assert.equal(t1.tokenType, "Bearer");
+    assert.equal(t1.expiresIn, 60);
+    assert.equal(t1.refreshTokenExpiresIn, 2592000);
+    assert.deepEqual(t1.scopes, ["read_orders", "read_products"]);
+    assert.deepEqual(t1.store, { slug: merchant.slug });
+
+    // Admin API: 200 in scope, 403 out of scope, 404 for another store's id.
+    const api = new Client(ctx.app, { authorization: `Bearer ${t1.accessToken}` });
+    const products = await api.get(`${API}/products`);
+    assert.equal(products.status, 200);
+    assert.deepEqual(
+      products.data.map((p: { id: string }) => p.id),
+      [product.id],
+    );
+    assert.equal(products.headers["x-ratelimit-limit"], "180");
+    assert.equal(products.headers["x-ratelimit-remaining"], "179");
+    assert.equal(products.headers["x-ratelimit-reset"], "0");
+    assert.equal((await api.get(`${API}/products/${product.id}`)).data.title, "Mine");
+    assert.equal((await api.get(`${API}/orders`)).status, 200);
+    const forbidden = await api.get(`${API}/customers`);
+    assert.equal(forbidden.status, 403);
+    assert.equal(errorCode(forbidden), "INSUFFICIENT_SCOPE");
+    assert.equal(forbidden.body.error.details.requiredScope, "read_customers");
+    assert.match(String(forbidden.headers["www-authenticate"]), /insufficient_scope/);
+    const write = await api.post(`${API}/products`, { title: "New", price: "1" });
+    assert.equal(write.status, 403, "write_products was registered but not approved");
+    const cross = await api.get(`${API}/products/${foreign.id}`);
+    assert.equal(cross.status, 404);
+    assert.equal(errorCode(cross), "NOT_FOUND");
+
+    // Code reuse fails and kills the tokens issued from it.
+    const reused = await exchange(ctx.app, {
+      slug: merchant.slug,
+      code,
+      redirectUri: REDIRECT,
+      clientId,
+      clientSecret,
+    });
+    assert.equal(reused.status, 400);
+    assert.equal(errorCode(reused), "INVALID_GRANT");
+    const dead = await api.get(`${API}/products`);
+    assert.equal(dead.status, 401);
+    assert.equal(errorCode(dead), "INVALID_TOKEN");
+    assert.match(String(dead.headers["www-authenticate"]), /^Bearer/);
+
+    // A fresh consent, then refresh; the old refresh token is spent.
+    const second = await consent(merchant, clientId, ["read_products"]);
+    const t2 = (
+      await exchange(ctx.app, {
+        slug: merchant.slug,
+        code: second.code,
+        redirectUri: REDIRECT,
+        clientId,
+        clientSecret,
+      })
+    ).data;
+    const refresh = (token: string, secret = clientSecret) =>
+      new Client(ctx.app).post("/api/v1/apps/token/refresh", {
+        slug: merchant.slug,
+        refreshToken: token,
+        clientId,
+        clientSecret: secret,
+      });
+    const r1 = await refresh(t2.refreshToken);
+    assert.equal(r1.status, 200);
+    const t3 = r1.data;
+    assert.notEqual(t3.accessToken, t2.accessToken);
+    assert.equal(
+      (await new Client(ctx.app, { authorization: `Bearer ${t3.accessToken}` }).get(`${API}/products`))
+        .status,
+      200,
+    );
+    // Reusing the spent refresh token fails and revokes the whole family, including t3.
+    const again = await refresh(t2.refreshToken);
+    assert.equal(again.status, 400);
+    assert.equal(errorCode(again), "INVALID_GRANT");
+    assert.equal(
+      (await new Client(ctx.app, { authorization: `Bearer ${t3.accessToken}` }).get(`${API}/products`))
+        .status,
+      401,
+    );
+    assert.equal((await refresh(t3.refreshToken)).status, 400);
+
+    // Secret rotation: the old secret is refused at once, without telling whether the client exists.
+    const third = await consent(merchant, clientId, ["read_products"]);
+    const rotated = await dev.client.post(`/api/v1/dashboard/apps/${clientId}/secret`);
+    assert.equal(rotated.status, 200);
+    const newSecret = rotated.data.clientSecret;
+    const oldSecret = await exchange(ctx.app, {
+      slug: merchant.slug,
+      code: third.code,
+      redirectUri: REDIRECT,
+      clientId,
+      clientSecret,
+    });
+    assert.equal(oldSecret.status, 401);
+    assert.equal(errorCode(oldSecret), "INVALID_CLIENT");
+    const unknownClient = await exchange(ctx.app, {
+      slug: merchant.slug,
+      code: third.code,
+      redirectUri: REDIRECT,
+      clientId: `mpc_${"x".repeat(24)}`,
+      clientSecret,
+    });
+    assert.deepEqual(unknownClient.body, oldSecret.body);
+    const t4Res = await exchange(ctx.app, {
+      slug: merchant.slug,
+      code: third.code,
+      redirectUri: REDIRECT,
+      clientId,
+      clientSecret: newSecret,
+    });
+    assert.equal(t4Res.status, 200, "the code survived the failed attempts");
+    const t4 = t4Res.data;
+    const api4 = new Client(ctx.app, { authorization: `Bearer ${t4.accessToken}` });
+
+    // Expiry: the access token dies after its TTL; the refresh token still works.
+    ctx.clock.advance(61_000);
+    assert.equal((await api4.get(`${API}/products`)).status, 401);
+    const r4 = await refresh(t4.refreshToken, newSecret);
+    assert.equal(r4.status, 200);
+    const t5 = r4.data;
+    const api5 = new Client(ctx.app, { authorization: `Bearer ${t5.accessToken}` });
+    assert.equal((await api5.get(`${API}/products`)).status, 200);
+
+    // Uninstall: 401 at once; the refresh token is dead too.
+    const installs = await merchant.client.get(`${merchant.base}/installations`);
+    assert.deepEqual(
+      installs.data.map((i: { clientId: string; scopes: string[] }) => [i.clientId, i.scopes]),
+      [[clientId, ["read_orders", "read_products"]]],
+    );
+    const un = await merchant.client.delete(`${merchant.base}/installations/${clientId}`);
+    assert.equal(un.status, 200);
+    assert.equal((await api5.get(`${API}/products`)).status, 401);
+    assert.equal((await refresh(t5.refreshToken, newSecret)).status, 400);
+    assert.equal((await merchant.client.get(`${merchant.base}/installations`)).data.length, 0);
+    assert.equal((await merchant.client.delete(`${merchant.base}/installations/${clientId}`)).status, 404);
+
+    // Reinstall: a new installation works; old tokens stay dead.
+    const fourth = await consent(merchant, clientId, ["read_products", "write_products"]);
+    const t6 = (
+      await exchange(ctx.app, {
+        slug: merchant.slug,
+        code: fourth.code,
+        redirectUri: REDIRECT,
+        clientId,
+        clientSecret: newSecret,
+      })
+    ).data;
+    const api6 = new Client(ctx.app, { authorization: `Bearer ${t6.accessToken}` });
+    assert.equal((await api6.get(`${API}/products`)).status, 200);
+    const created = await api6.post(`${API}/products`, { title: "From app", price: "9.99" });
+    assert.equal(created.status, 201);
+    assert.equal((await api5.get(`${API}/products`)).status, 401);
+  });
+
+  it("widens an installation when the merchant approves more scopes", async () => {
+    const { clientId, merchant } = await installedApp(
+      ctx.app,
+      ["read_products"],
+      ["read_products", "read_customers"],
+    );
+    await consent(merchant, clientId, ["read_customers"]);
+    const installs = await merchant.client.get(`${merchant.base}/installations`);
+    assert.deepEqual(installs.data[0].scopes, ["read_customers", "read_products"]);
+  });
+
+  it("binds the code to client, redirect URI, store slug and PKCE", async () => {
+    const a = await registerApp(ctx.app, ["read_products"]);
+    const b = await registerApp(ctx.app, ["read_products"]);
+    const merchant = await merchantWithStore(ctx.app);
+    const verifier = "v".repeat(50);
+    const { createHash } = await import("node:crypto");
+    const challenge = createHash("sha256").update(verifier).digest("base64url");
+    const { code } = await consent(merchant, a.clientId, ["read_products"], {
+      codeChallenge: challenge,
+      codeChallengeMethod: "S256",
+    });
+    const base = {
+      slug: merchant.slug,
+      code,
+      redirectUri: REDIRECT,
+      clientId: a.clientId,
+      clientSecret: a.clientSecret,
+      codeVerifier: verifier,
+    };
+    const tries = [
+      { ...base, clientId: b.clientId, clientSecret: b.clientSecret },
+      { ...base, redirectUri: `${REDIRECT}/other` },
+      { ...base, slug: "some-other-store" },
+      { ...base, codeVerifier: "w".repeat(50) },
+      { ...base, codeVerifier: undefined },
+    ];
+    for (const body of tries) {
+      const res = await exchange(ctx.app, body);
+      assert.equal(res.status, 400, JSON.stringify(body));
+      assert.equal(errorCode(res), "INVALID_GRANT");
+    }
+    assert.equal((await exchange(ctx.app, base)).status, 200);
+    ctx.clock.advance(0);
+  });
+
+  it("expires codes after 10 minutes", async () => {
+    const a = await registerApp(ctx.app, ["read_products"]);
+    const merchant = await merchantWithStore(ctx.app);
+    const { code } = await consent(merchant, a.clientId, ["read_products"]);
+    ctx.clock.advance(601_000);
+    const res = await exchange(ctx.app, {
+      slug: merchant.slug,
+      code,
+      redirectUri: REDIRECT,
+      clientId: a.clientId,
+      clientSecret: a.clientSecret,
+    });
+    assert.equal(res.status, 400);
+    assert.equal(errorCode(res), "INVALID_GRANT");
+  });
+
+  it("refuses consent for unregistered scopes or redirect URIs, and redirects a denial", async () => {
+    const a = await registerApp(ctx.app, ["read_products"]);
+    const merchant = await merchantWithStore(ctx.app);
+    const base = {
+      clientId: a.clientId,
+      redirectUri: REDIRECT,
+      scopes: ["read_products"],
+      state: "s",
+      storeSlug: merchant.slug,
+      approve: true,
+    };
+    const wider = await merchant.client.post("/api/v1/dashboard/oauth/consent", {
+      ...base,
+      scopes: ["read_orders"],
+    });
+    assert.match(wider.data.redirectTo, /error=invalid_scope/);
+    const badRedirect = await merchant.client.post("/api/v1/dashboard/oauth/consent", {
+      ...base,
+      redirectUri: "https://evil.example.com/cb",
+    });
+    assert.equal(badRedirect.status, 400);
+    assert.equal(badRedirect.body.data, undefined);
+    const denied = await merchant.client.post("/api/v1/dashboard/oauth/consent", { ...base, approve: false });
+    const url = new URL(denied.data.redirectTo);
+    assert.equal(url.searchParams.get("error"), "access_denied");
+    assert.equal(url.searchParams.get("state"), "s");
+    assert.equal(url.searchParams.get("code"), null);
+    const notMine = await merchantWithStore(ctx.app);
+    const foreign = await merchant.client.post("/api/v1/dashboard/oauth/consent", {
+      ...base,
+      storeSlug: notMine.slug,
+    });
+    assert.equal(foreign.status, 404);
+  });
+
+  it("shows a consent page with the scopes in plain words, and an error page for unknown clients", async () => {
+    const a = await registerApp(ctx.app, ["read_products", "read_orders"], "Shelf <Sync>");
+    const merchant = await merchantWithStore(ctx.app);
+    const q = new URLSearchParams({
+      client_id: a.clientId,
+      redirect_uri: REDIRECT,
+      scope: "read_products read_orders",
+      state: "x",
+    });
+    const anonymous = await new Client(ctx.app).get(`/api/v1/apps/authorize?${q}`);
+    assert.equal(anonymous.status, 200);
+    assert.match(anonymous.raw.body, /Log in to continue/);
+    const page = await merchant.client.get(`/api/v1/apps/authorize?${q}`);
+    assert.equal(page.status, 200);
+    assert.match(page.raw.body, /Shelf &#60;Sync&#62;/);
+    assert.match(page.raw.body, /See your products and stock/);
+    assert.match(page.raw.body, /See your orders/);
+    assert.match(page.raw.body, new RegExp(merchant.slug));
+    assert.equal(page.headers["x-frame-options"], "DENY");
+    const unknown = await merchant.client.get(
+      `/api/v1/apps/authorize?${new URLSearchParams({ client_id: "mpc_nope", redirect_uri: REDIRECT, scope: "read_products" })}`,
+    );
+    assert.equal(unknown.status, 400);
+    assert.equal(unknown.headers.location, undefined);
+    const badUri = await merchant.client.get(
+      `/api/v1/apps/authorize?${new URLSearchParams({ client_id: a.clientId, redirect_uri: "https://evil.example.com", scope: "read_products" })}`,
+    );
+    assert.equal(badUri.status, 400);
+    assert.equal(badUri.headers.location, undefined);
+    const badScope = await merchant.client.get(
+      `/api/v1/apps/authorize?${new URLSearchParams({ client_id: a.clientId, redirect_uri: REDIRECT, scope: "write_products", state: "z" })}`,
+    );
+    assert.equal(badScope.status, 302);
+    assert.match(
+      String(badScope.headers.location),
+      /^https:\/\/app\.example\.com\/oauth\/callback\?error=invalid_scope/,
+    );
+  });
+
+  it("throttles client-secret guessing", async () => {
+    const local = await createTestContext({ CREDENTIAL_MAX_FAILURES: "3" });
+    try {
+      const a = await registerApp(local.app, ["read_products"]);
+      const body = {
+        slug: "any-store",
+        code: "mpac_x",
+        redirectUri: REDIRECT,
+        clientId: a.clientId,
+        clientSecret: "wrong",
+      };
+      for (let i = 0; i < 3; i++) assert.equal((await exchange(local.app, body)).status, 401);
+      const blocked = await exchange(local.app, { ...body, clientSecret: a.clientSecret });
+      assert.equal(blocked.status, 429);
+      assert.equal(errorCode(blocked), "RATE_LIMITED");
+    } finally {
+      await local.close();
+    }
+  });
+});
