@@ -79,7 +79,8 @@ export async function dropSchema(schema: string): Promise<void> {
   }
 }
 
-export type Json = Record<string, any>; // biome-ignore lint/suspicious/noExplicitAny: test bodies are read loosely.
+// biome-ignore lint/suspicious/noExplicitAny: test code reads response bodies loosely.
+export type Json = Record<string, any>;
 
 /** A JSON client over app.inject that keeps a session cookie, like a browser. */
 export class Client {

@@ -220,13 +220,10 @@ export function registerTokenRoutes(
       async (request, reply) => {
         const body = request.body;
         if (body.grant_type !== "authorization_code" && body.grant_type !== "refresh_token") {
-          return reply
-            .status(400)
-            .headers(NO_STORE)
-            .send({
-              error: "unsupported_grant_type",
-              error_description: "Use authorization_code or refresh_token.",
-            });
+          return reply.status(400).headers(NO_STORE).send({
+            error: "unsupported_grant_type",
+            error_description: "Use authorization_code or refresh_token.",
+          });
         }
         const client = await authenticate(request, body);
         let pair: TokenPair;

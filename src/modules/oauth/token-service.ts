@@ -188,8 +188,7 @@ export function createTokenService(deps: { db: Db; repo: OAuthRepo; clock: Clock
           tx,
         );
         const grant = await repo.findGrantForUpdate(code.store_id, grantId, tx);
-        if (!grant || grant.installation_status !== "active")
-          fail("The app is no longer installed in this store.");
+        if (grant?.installation_status !== "active") fail("The app is no longer installed in this store.");
         if (input.slug !== undefined && grant!.slug !== input.slug)
           fail("The store slug does not match the authorization.");
         return (await issuePair(tx, grant!, grant!.slug, now)).pair;

@@ -1,0 +1,110 @@
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { Redis } from "ioredis";
+import { buildApp } from "../src/app.ts";
+import type { App } from "../src/lib/http/types.ts";
+import { createPlatform } from "../src/platform.ts";
+import { installedApp } from "./apps-harness.ts";
+import { Client, createTestContext, errorCode, TEST_REDIS_URL, type TestContext } from "./harness.ts";
+
+const LIMIT = 180;
+
+async function burst(clients: Client[], path: string, n: number) {
+  const statuses: number[] = [];
+  let last: Awaited<ReturnType<Client["get"]>> | undefined;
+  for (let i = 0; i < n; i++) {
+    last = await clients[i % clients.length]!.get(path);
+    statuses.push(last.status);
+  }
+  return { statuses, last: last! };
+}
+
+function assertQuota(statuses: number[]) {
+  assert.equal(statuses.filter((s) => s === 200).length, LIMIT, "exactly the limit is accepted");
+  assert.equal(
+    statuses.slice(0, LIMIT).every((s) => s === 200),
+    true,
+  );
+  assert.equal(statuses[LIMIT], 429);
+}
+
+describe("Admin API rate limit: in-process (one instance)", () => {
+  let ctx: TestContext;
+  before(async () => {
+    ctx = await createTestContext();
+  });
+  after(() => ctx.close());
+
+  it("accepts 180 per installation per minute, answers the 181st with 429 and consistent headers, and spares other installations", async () => {
+    const a = await installedApp(ctx.app, ["read_products"]);
+    const b = await installedApp(ctx.app, ["read_products"]);
+    const { statuses, last } = await burst([a.api], "/api/v1/apps/api/products", LIMIT + 1);
+    assertQuota(statuses);
+    assert.equal(errorCode(last), "RATE_LIMITED");
+    assert.equal(last.headers["x-ratelimit-limit"], "180");
+    assert.equal(last.headers["x-ratelimit-remaining"], "0");
+    const reset = Number(last.headers["x-ratelimit-reset"]);
+    assert.ok(reset >= 59 && reset <= 60, `reset ${reset}`);
+    assert.equal(last.headers["retry-after"], String(reset));
+    // Another installation is untouched.
+    const other = await b.api.get("/api/v1/apps/api/products");
+    assert.equal(other.status, 200);
+    assert.equal(other.headers["x-ratelimit-remaining"], "179");
+    // A minute later the window has moved on.
+    ctx.clock.advance(60_001);
+    const later = await a.api.get("/api/v1/apps/api/products");
+    assert.equal(later.status, 200);
+    assert.equal(later.headers["x-ratelimit-remaining"], "179");
+  });
+});
+
+describe("Admin API rate limit: Redis, two service instances", () => {
+  let ctx: TestContext;
+  let second: { app: App; redis: Redis };
+  before(async () => {
+    ctx = await createTestContext({ REDIS_URL: TEST_REDIS_URL }, { redis: true });
+    // A second instance: its own process state and Redis connection, the same database.
+    const redis = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: 2 });
+    const platform = createPlatform({
+      config: ctx.platform.config,
+      database: ctx.platform.database,
+      clock: ctx.clock,
+      redis,
+    });
+    const app = await buildApp(platform);
+    await app.ready();
+    second = { app, redis };
+  });
+  after(async () => {
+    await second.app.close();
+    second.redis.disconnect();
+    await ctx.close();
+  });
+
+  it("shares one quota per installation across both instances", async () => {
+    const a = await installedApp(ctx.app, ["read_products"]);
+    const b = await installedApp(ctx.app, ["read_products"]);
+    const onFirst = new Client(ctx.app, { authorization: `Bearer ${a.tokens.accessToken}` });
+    const onSecond = new Client(second.app, { authorization: `Bearer ${a.tokens.accessToken}` });
+    const { statuses, last } = await burst([onFirst, onSecond], "/api/v1/apps/api/products", LIMIT + 1);
+    assertQuota(statuses);
+    assert.equal(errorCode(last), "RATE_LIMITED");
+    assert.equal(last.headers["x-ratelimit-remaining"], "0");
+    assert.ok(Number(last.headers["retry-after"]) >= 59);
+    // Both instances now refuse it...
+    assert.equal((await onFirst.get("/api/v1/apps/api/products")).status, 429);
+    // ...and another installation is unaffected on either.
+    const bOnSecond = new Client(second.app, { authorization: `Bearer ${b.tokens.accessToken}` });
+    const res = await bOnSecond.get("/api/v1/apps/api/products");
+    assert.equal(res.status, 200);
+    assert.equal(res.headers["x-ratelimit-remaining"], "179");
+  });
+
+  it("revokes on every instance at once (uninstall seen by the other instance)", async () => {
+    const a = await installedApp(ctx.app, ["read_products"]);
+    const onSecond = new Client(second.app, { authorization: `Bearer ${a.tokens.accessToken}` });
+    assert.equal((await onSecond.get("/api/v1/apps/api/products")).status, 200);
+    await a.merchant.client.delete(`${a.merchant.base}/installations/${a.clientId}`);
+    assert.equal((await onSecond.get("/api/v1/apps/api/products")).status, 401);
+  });
+});
