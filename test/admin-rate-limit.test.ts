@@ -6,6 +6,7 @@ import type { App } from "../src/lib/http/types.ts";
 import { createPlatform } from "../src/platform.ts";
 import { installedApp } from "./apps-harness.ts";
 import { Client, createTestContext, errorCode, TEST_REDIS_URL, type TestContext } from "./harness.ts";
+import { redisSkipReason } from "./requirements.ts";
 
 const LIMIT = 180;
 
@@ -58,7 +59,7 @@ describe("Admin API rate limit: in-process (one instance)", () => {
   });
 });
 
-describe("Admin API rate limit: Redis, two service instances", () => {
+describe("Admin API rate limit: Redis, two service instances", { skip: await redisSkipReason() }, () => {
   let ctx: TestContext;
   let second: { app: App; redis: Redis };
   before(async () => {

@@ -2,6 +2,7 @@ import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
 import type { FastifyInstance } from "fastify";
 import { ERROR_CODES } from "../errors.ts";
+import { ErrorEnvelope } from "./schemas.ts";
 
 const errorTable = Object.entries(ERROR_CODES)
   .map(([code, { status, description }]) => `| \`${code}\` | ${status} | ${description} |`)
@@ -21,7 +22,10 @@ Another tenant's resource always answers \`NOT_FOUND\`, never \`FORBIDDEN\`.`;
 
 /** Registers the OpenAPI 3.1 generator (fed by every route's schema) and the offline Swagger UI. */
 export async function installDocs(app: FastifyInstance, publicBaseUrl: string): Promise<void> {
+  app.addSchema(ErrorEnvelope);
   await app.register(swagger, {
+    // Shared schemas keep their own names in components.schemas.
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
     openapi: {
       openapi: "3.1.0",
       info: { title: "Merchant Platform API", version: "1.0.0", description: API_DESCRIPTION },

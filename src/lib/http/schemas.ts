@@ -20,10 +20,11 @@ export const ErrorEnvelope = Type.Object(
     success: Type.Literal(false),
     message: Type.String(),
     error: Type.Object({
-      code: Type.Union(
-        (Object.keys(ERROR_CODES) as ErrorCode[]).map((c) => Type.Literal(c)),
-        { description: "One of the platform's closed list of error codes." },
-      ),
+      code: Type.Unsafe<ErrorCode>({
+        type: "string",
+        enum: Object.keys(ERROR_CODES),
+        description: "One of the platform's closed list of error codes.",
+      }),
       message: Type.String(),
       details: Type.Optional(
         Type.Union([
@@ -33,7 +34,7 @@ export const ErrorEnvelope = Type.Object(
       ),
     }),
   },
-  { title: "ErrorEnvelope" },
+  { $id: "ErrorEnvelope", title: "ErrorEnvelope" },
 );
 
 /** Error responses of a route, grouped by status, each documenting which codes it can carry. */
@@ -46,16 +47,8 @@ export function errorResponses(...codes: ErrorCode[]): Record<number, TSchema> {
   const out: Record<number, TSchema> = {};
   for (const [status, list] of byStatus) {
     const description = list.map((c) => `\`${c}\`: ${ERROR_CODES[c].description}`).join(" ");
-    out[status] = Type.Object(ErrorEnvelope.properties, {
-      description,
-      examples: [
-        {
-          success: false,
-          message: ERROR_CODES[list[0]!].description,
-          error: { code: list[0], message: ERROR_CODES[list[0]!].description },
-        },
-      ],
-    });
+    // A reference to the one shared schema (registered by installDocs), described per status.
+    out[status] = Type.Unsafe({ $ref: "ErrorEnvelope#", description });
   }
   return out;
 }
