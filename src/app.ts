@@ -15,6 +15,9 @@ import { registerAdminRoutes } from "./modules/admin-api/admin-routes.ts";
 import { registerDashboardRoutes } from "./modules/dashboard-routes.ts";
 import { registerConsentRoutes } from "./modules/oauth/consent-routes.ts";
 import { registerTokenRoutes } from "./modules/oauth/oauth-routes.ts";
+import { registerDeliveryRoutes } from "./modules/webhooks/deliveries-routes.ts";
+import { registerSubscriptionRoutes } from "./modules/webhooks/subscriptions-routes.ts";
+import { webhooksDocument } from "./modules/webhooks/webhooks-schemas.ts";
 import type { Platform } from "./platform.ts";
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -46,7 +49,7 @@ export async function buildApp(
   });
   app.decorateRequest("account", null);
   await app.register(cookie);
-  await installDocs(app, config.PUBLIC_BASE_URL);
+  await installDocs(app, config.PUBLIC_BASE_URL, { webhooks: webhooksDocument() });
 
   app.get(
     "/healthz",
@@ -98,16 +101,30 @@ export async function buildApp(
   });
   app.decorateRequest("access", null);
   await app.register(
-    async (scope) =>
-      registerAdminRoutes(
-        scope.withTypeProvider<TypeBoxTypeProvider>(),
-        createAdminFamily({ tokens: integration.tokens, limiter: integration.adminLimiter }),
-        platform.services,
-      ),
+    async (scope) => {
+      const admin = scope.withTypeProvider<TypeBoxTypeProvider>();
+      const family = createAdminFamily({ tokens: integration.tokens, limiter: integration.adminLimiter });
+      registerAdminRoutes(admin, family, platform.services);
+      registerSubscriptionRoutes(admin, family, platform.webhooks.subscriptions);
+    },
     { prefix: "/api/v1/apps/api" },
   );
-  await app.register(async (scope) => registerDashboardRoutes(scope, platform), {
-    prefix: "/api/v1/dashboard",
+  await app.register(
+    async (scope) => {
+      registerDashboardRoutes(scope, platform);
+      registerDeliveryRoutes(scope.withTypeProvider<TypeBoxTypeProvider>(), {
+        db: platform.db,
+        apps: integration.apps,
+        clock: platform.clock,
+        requireSession: platform.requireSession,
+      });
+    },
+    { prefix: "/api/v1/dashboard" },
+  );
+
+  app.get("/metrics", { schema: { hide: true } }, async (_request, reply) => {
+    const registry = platform.webhooks.metrics.registry;
+    return reply.header("content-type", registry.contentType).send(await registry.metrics());
   });
   return app;
 }

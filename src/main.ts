@@ -5,7 +5,9 @@ import { buildApp } from "./app.ts";
 import { type Config, ConfigError, loadConfig } from "./config.ts";
 import { openDatabase } from "./db/client.ts";
 import { migrate } from "./db/migrate.ts";
+import { loadSecretsKey } from "./lib/secret-box.ts";
 import { demoCredentialsFile, seedDemo } from "./modules/demo/demo-seed.ts";
+import { listenForEvents } from "./modules/webhooks/delivery/notifications.ts";
 import { connectRedis, createPlatform } from "./platform.ts";
 
 const LOG_REDACT = ["req.headers.authorization", "req.headers.cookie", 'req.headers["x-api-secret"]'];
@@ -23,7 +25,11 @@ async function start(config: Config) {
   const applied = await migrate(database);
   if (applied.length) logger.info({ applied }, "migrations applied");
   const redis = config.REDIS_URL ? connectRedis(config.REDIS_URL) : null;
-  const platform = createPlatform({ config, database, redis });
+  const secretsKey = loadSecretsKey({
+    secretsKey: config.SECRETS_KEY,
+    dataDir: config.DATABASE_URL ? undefined : dataDir,
+  });
+  const platform = createPlatform({ config, database, redis, secretsKey });
 
   let demo: Awaited<ReturnType<typeof seedDemo>> | null = null;
   if (config.DEMO_SEED && config.RUN_MODE !== "worker") {
@@ -37,6 +43,19 @@ async function start(config: Config) {
     await app.listen({ port: config.PORT, host: config.HOST });
   } else {
     await app.ready();
+  }
+
+  let stopWorker = async () => {};
+  if (config.RUN_MODE !== "api") {
+    const worker = platform.webhooks.createWorker(app.log);
+    const unlisten = await listenForEvents(database, worker.poke, (error) =>
+      app.log.warn({ err: error }, "event notifications interrupted; polling meanwhile"),
+    );
+    worker.start();
+    stopWorker = async () => {
+      await unlisten();
+      await worker.stop();
+    };
   }
 
   const base = config.PUBLIC_BASE_URL;
@@ -74,6 +93,7 @@ async function start(config: Config) {
     force.unref();
     try {
       await app.close();
+      await stopWorker();
       await platform.close();
       logger.info("stopped");
       process.exit(0);

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { Redis } from "ioredis";
 import { sql } from "kysely";
 import type { Config } from "./config.ts";
@@ -6,6 +7,7 @@ import { type Clock, systemClock } from "./lib/clock.ts";
 import { createFailureThrottle, createRateLimiter } from "./lib/rate-limit/limiters.ts";
 import { createRedisWindowStore } from "./lib/rate-limit/redis-window-store.ts";
 import { createMemoryWindowStore, type SlidingWindowStore } from "./lib/rate-limit/sliding-window.ts";
+import { createSecretBox, parseSecretsKey } from "./lib/secret-box.ts";
 import { createAccountRepo } from "./modules/accounts/accounts-repo.ts";
 import { createAccountService } from "./modules/accounts/accounts-service.ts";
 import { createSessionGuard } from "./modules/accounts/session-auth.ts";
@@ -28,6 +30,7 @@ import { createProductRepo } from "./modules/products/products-repo.ts";
 import { createProductService } from "./modules/products/products-service.ts";
 import { createStoreRepo } from "./modules/stores/stores-repo.ts";
 import { createStoreService } from "./modules/stores/stores-service.ts";
+import { createWebhooksModule } from "./modules/webhooks/webhooks-module.ts";
 
 /**
  * The one place where repositories and services are wired together. main.ts and the test harness
@@ -38,6 +41,8 @@ export function createPlatform(input: {
   database: DatabaseHandle;
   clock?: Clock;
   redis?: Redis | null;
+  /** The AES-256 key for webhook secrets (loadSecretsKey). */
+  secretsKey?: Buffer;
 }) {
   const { config, database } = input;
   const db = database.db;
@@ -91,7 +96,18 @@ export function createPlatform(input: {
     config.CREDENTIAL_MAX_FAILURES,
     config.CREDENTIAL_FAILURE_WINDOW_SECONDS * 1000,
   );
-  const uninstallHooks: UninstallHook[] = [];
+  const webhooks = createWebhooksModule({
+    db,
+    config,
+    clock,
+    // Without a configured key (in-memory databases: tests, the OpenAPI generator) secrets live as
+    // long as the process; main.ts always passes a persistent key.
+    secretBox: createSecretBox(
+      input.secretsKey ?? (config.SECRETS_KEY ? parseSecretsKey(config.SECRETS_KEY) : randomBytes(32)),
+    ),
+    recordEvent,
+  });
+  const uninstallHooks: UninstallHook[] = [webhooks.onUninstall];
   const tokens = createTokenService({
     db,
     repo: createOAuthRepo(db),
@@ -136,6 +152,7 @@ export function createPlatform(input: {
     repos,
     services,
     integration,
+    webhooks,
     windowStore,
     credentialThrottle,
     requireSession: createSessionGuard(accounts),

@@ -95,6 +95,8 @@ export interface EventsTable {
   resource_id: string;
   payload: Json<unknown>;
   created_at: Timestamp;
+  installation_id: ColumnType<string | null, string | null | undefined, string | null>;
+  dispatched_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
 export interface AppsTable {
@@ -170,6 +172,56 @@ export interface RefreshTokensTable {
   retry_ciphertext: string | null;
 }
 
+export interface WebhookSubscriptionsTable {
+  store_id: string;
+  id: string;
+  installation_id: string;
+  app_id: string;
+  event_name: string;
+  target_url: string;
+  secret_ciphertext: string;
+  status: "active" | "stopped";
+  created_at: Timestamp;
+  stopped_at: Date | null;
+}
+
+export type DeliveryStatus = "pending" | "delivered" | "failed" | "cancelled";
+
+export interface WebhookDeliveriesTable {
+  store_id: string;
+  id: string;
+  event_id: string;
+  event_name: string;
+  subscription_id: string;
+  installation_id: string;
+  app_id: string;
+  target_url: string;
+  target_host: string;
+  body: string;
+  status: DeliveryStatus;
+  attempts: ColumnType<number, number | undefined, number>;
+  next_attempt_at: Timestamp;
+  lease_until: Date | null;
+  lease_token: string | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  redelivery_of: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  completed_at: Date | null;
+}
+
+export interface WebhookAttemptsTable {
+  store_id: string;
+  delivery_id: string;
+  attempt: number;
+  started_at: Timestamp;
+  duration_ms: number;
+  status_code: number | null;
+  error: string | null;
+  response_body: string | null;
+}
+
 export interface DB {
   accounts: AccountsTable;
   sessions: SessionsTable;
@@ -185,6 +237,9 @@ export interface DB {
   token_grants: TokenGrantsTable;
   access_tokens: AccessTokensTable;
   refresh_tokens: RefreshTokensTable;
+  webhook_subscriptions: WebhookSubscriptionsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
 }
 
 export type Account = Selectable<AccountsTable>;
@@ -197,3 +252,5 @@ export type Order = Selectable<OrdersTable>;
 export type OrderLineItem = Selectable<OrderLineItemsTable>;
 export type AppRow = Selectable<AppsTable>;
 export type Installation = Selectable<InstallationsTable>;
+export type WebhookSubscription = Selectable<WebhookSubscriptionsTable>;
+export type WebhookDelivery = Selectable<WebhookDeliveriesTable>;

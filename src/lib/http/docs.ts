@@ -21,7 +21,11 @@ ${errorTable}
 Another tenant's resource always answers \`NOT_FOUND\`, never \`FORBIDDEN\`.`;
 
 /** Registers the OpenAPI 3.1 generator (fed by every route's schema) and the offline Swagger UI. */
-export async function installDocs(app: FastifyInstance, publicBaseUrl: string): Promise<void> {
+export async function installDocs(
+  app: FastifyInstance,
+  publicBaseUrl: string,
+  extra: { webhooks?: Record<string, unknown> } = {},
+): Promise<void> {
   app.addSchema(ErrorEnvelope);
   await app.register(swagger, {
     // Shared schemas keep their own names in components.schemas.
@@ -30,6 +34,7 @@ export async function installDocs(app: FastifyInstance, publicBaseUrl: string): 
       openapi: "3.1.0",
       info: { title: "Merchant Platform API", version: "1.0.0", description: API_DESCRIPTION },
       servers: [{ url: publicBaseUrl }],
+      ...(extra.webhooks ? { webhooks: extra.webhooks } : {}),
       tags: [
         { name: "Dashboard: account", description: "Merchant sign-up and sessions (cookie `mp_session`)." },
         { name: "Dashboard: stores", description: "The merchant's stores." },
@@ -54,7 +59,12 @@ export async function installDocs(app: FastifyInstance, publicBaseUrl: string): 
         { name: "Admin API: products", description: "Bearer token with `read_products` / `write_products`." },
         { name: "Admin API: orders", description: "Bearer token with `read_orders`." },
         { name: "Admin API: customers", description: "Bearer token with `read_customers`." },
-        { name: "Operations", description: "Health and readiness probes." },
+        {
+          name: "Admin API: webhooks",
+          description:
+            "Bearer token with `manage_webhooks` (and the event's own scope). The deliveries themselves are described in the `webhooks` section.",
+        },
+        { name: "Operations", description: "Health and readiness probes. Prometheus metrics at `/metrics`." },
       ],
       components: {
         securitySchemes: {

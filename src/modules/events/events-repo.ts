@@ -1,3 +1,4 @@
+import { sql } from "kysely";
 import type { Executor } from "../../db/client.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { newId } from "../../lib/ids.ts";
@@ -9,7 +10,14 @@ export interface OutboxEvent {
   resourceId: string;
   /** The resource as the APIs return it, frozen at the time of the change. */
   payload: unknown;
+  /** Targets the event at one installation's subscriptions only (app/uninstalled). */
+  installationId?: string;
+  /** Set when the caller has already created the event's deliveries itself. */
+  dispatchedAt?: Date;
 }
+
+/** The channel a committed event is announced on, so delivery workers wake at once. */
+export const EVENTS_CHANNEL = "mp_events";
 
 /**
  * Appends events to the outbox. Call it with the transaction of the change itself, so the event
@@ -27,8 +35,12 @@ export function createEventRecorder(deps: { clock: Clock }) {
         resource_id: event.resourceId,
         payload: JSON.stringify(event.payload),
         created_at: deps.clock.now(),
+        installation_id: event.installationId ?? null,
+        dispatched_at: event.dispatchedAt ?? null,
       })
       .execute();
+    // Sent by PostgreSQL only if and when the transaction commits.
+    await sql`SELECT pg_notify(${EVENTS_CHANNEL}, '')`.execute(tx);
     return id;
   };
 }

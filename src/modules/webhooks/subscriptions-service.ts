@@ -1,0 +1,82 @@
+import type { WebhookSubscription } from "../../db/schema.ts";
+import type { Clock } from "../../lib/clock.ts";
+import { newSecret, randomBase62 } from "../../lib/crypto.ts";
+import { AppError, notFound } from "../../lib/errors.ts";
+import { EVENT_SCOPES, type EventName } from "../events/event-names.ts";
+import type { AccessContext } from "../oauth/token-service.ts";
+import type { SubscriptionRepo } from "./subscriptions-repo.ts";
+import {
+  MAX_SUBSCRIPTIONS_PER_INSTALLATION,
+  SUBSCRIPTION_PREFIX,
+  WEBHOOK_SECRET_PREFIX,
+} from "./webhooks-schemas.ts";
+
+export function toSubscriptionResource(s: WebhookSubscription) {
+  return {
+    id: s.id,
+    eventName: s.event_name as EventName,
+    targetUrl: s.target_url,
+    createdAt: s.created_at.toISOString(),
+  };
+}
+
+/** An installation's webhook subscriptions (Admin API, scope manage_webhooks). */
+export function createSubscriptionService(deps: {
+  repo: SubscriptionRepo;
+  clock: Clock;
+  /** Encrypts a subscription secret for storage (AES-256-GCM). */
+  sealSecret(secret: string): string;
+  /** Refuses non-https targets and targets resolving to internal addresses (SSRF). */
+  assertSafeTarget(url: string): Promise<void>;
+}) {
+  const { repo, clock } = deps;
+  return {
+    async create(access: AccessContext, input: { eventName: EventName; targetUrl: string }) {
+      const needed = EVENT_SCOPES[input.eventName];
+      if (needed && !access.scopes.includes(needed)) {
+        throw new AppError("INSUFFICIENT_SCOPE", {
+          message: `Subscribing to ${input.eventName} needs the ${needed} scope.`,
+          details: { requiredScope: needed, grantedScopes: access.scopes },
+        });
+      }
+      await deps.assertSafeTarget(input.targetUrl);
+      if (
+        (await repo.countActive(access.store.id, access.installationId)) >= MAX_SUBSCRIPTIONS_PER_INSTALLATION
+      ) {
+        throw new AppError("CONFLICT", {
+          message: `An installation can have at most ${MAX_SUBSCRIPTIONS_PER_INSTALLATION} subscriptions.`,
+        });
+      }
+      const secret = newSecret(WEBHOOK_SECRET_PREFIX);
+      const row = await repo.insert({
+        store_id: access.store.id,
+        id: `${SUBSCRIPTION_PREFIX}_${randomBase62(22)}`,
+        installation_id: access.installationId,
+        app_id: access.appId,
+        event_name: input.eventName,
+        target_url: input.targetUrl,
+        secret_ciphertext: deps.sealSecret(secret),
+        status: "active",
+        created_at: clock.now(),
+        stopped_at: null,
+      });
+      if (!row) {
+        throw new AppError("CONFLICT", {
+          message: "This installation already subscribes this URL to this event.",
+          details: [{ field: "targetUrl", message: "is already subscribed to this event" }],
+        });
+      }
+      return { ...toSubscriptionResource(row), secret };
+    },
+    async list(access: AccessContext) {
+      return (await repo.listActive(access.store.id, access.installationId)).map(toSubscriptionResource);
+    },
+    /** Another app's or store's subscription id is NOT_FOUND. */
+    async remove(access: AccessContext, id: string) {
+      const row = await repo.stop(access.store.id, access.installationId, id, clock.now());
+      if (!row) throw notFound("Subscription");
+      return toSubscriptionResource(row);
+    },
+  };
+}
+export type SubscriptionService = ReturnType<typeof createSubscriptionService>;

@@ -1,0 +1,118 @@
+import type { FastifyBaseLogger } from "fastify";
+import type { Config } from "../../config.ts";
+import type { Db, Executor } from "../../db/client.ts";
+import type { Installation, Store } from "../../db/schema.ts";
+import type { Clock } from "../../lib/clock.ts";
+import type { SecretBox } from "../../lib/secret-box.ts";
+import type { RecordEvent } from "../events/events-repo.ts";
+import { createDeliveryRepo, stopInstallationWebhooks } from "./delivery/delivery-repo.ts";
+import { createWebhookMetrics } from "./delivery/metrics.ts";
+import { classify, nextAttemptDelayMs } from "./delivery/retry-policy.ts";
+import { createWebhookAgent, sendWebhook } from "./delivery/sender.ts";
+import { signWebhook, webhookHeaders } from "./delivery/signing.ts";
+import { assertSafeTargetUrl } from "./delivery/ssrf.ts";
+import { createDeliveryWorker } from "./delivery/worker.ts";
+import { createSubscriptionRepo } from "./subscriptions-repo.ts";
+import { createSubscriptionService } from "./subscriptions-service.ts";
+
+/** Wires subscriptions, the delivery engine and its metrics. */
+export function createWebhooksModule(deps: {
+  db: Db;
+  config: Config;
+  clock: Clock;
+  secretBox: SecretBox;
+  recordEvent: RecordEvent;
+}) {
+  const { db, config, clock, secretBox } = deps;
+  const allowPrivate = config.WEBHOOK_ALLOW_PRIVATE_TARGETS;
+  const deliveries = createDeliveryRepo(db);
+  const metrics = createWebhookMetrics({ repo: deliveries, clock });
+  const subscriptions = createSubscriptionService({
+    repo: createSubscriptionRepo(db),
+    clock,
+    sealSecret: (secret) => secretBox.seal(secret),
+    assertSafeTarget: (url) => assertSafeTargetUrl(url, { allowPrivate }),
+  });
+
+  /** Uninstall hook: `app/uninstalled` is queued first, then the installation's webhooks stop. */
+  async function onUninstall(tx: Executor, installation: Installation, store: Store) {
+    const app = await tx
+      .selectFrom("apps")
+      .select(["client_id", "name"])
+      .where("id", "=", installation.app_id)
+      .executeTakeFirstOrThrow();
+    const now = clock.now();
+    const payload = { clientId: app.client_id, appName: app.name, uninstalledAt: now.toISOString() };
+    const eventId = await deps.recordEvent(tx, {
+      storeId: store.id,
+      topic: "app/uninstalled",
+      resourceId: installation.id,
+      payload,
+      installationId: installation.id,
+      dispatchedAt: now,
+    });
+    await stopInstallationWebhooks(tx, {
+      storeId: store.id,
+      installationId: installation.id,
+      event: { id: eventId, created_at: now, payload },
+      slug: store.slug,
+      now,
+    });
+  }
+
+  function createWorker(logger: FastifyBaseLogger) {
+    const agent = createWebhookAgent(config.WEBHOOK_CONCURRENCY);
+    return createDeliveryWorker({
+      repo: deliveries,
+      clock,
+      logger,
+      settings: {
+        concurrency: config.WEBHOOK_CONCURRENCY,
+        perTargetConcurrency: config.WEBHOOK_PER_TARGET_CONCURRENCY,
+        leaseMs: config.WEBHOOK_LEASE_MS,
+        maxAttempts: config.WEBHOOK_MAX_ATTEMPTS,
+        timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+        retryBaseMs: config.WEBHOOK_RETRY_BASE_MS,
+        pollMs: 1000,
+        dispatchBatch: 200,
+      },
+      openSecret: (ciphertext) => secretBox.open(ciphertext),
+      async attempt({ delivery, secret, timeoutMs }) {
+        // Each attempt is signed with its own timestamp; the body bytes never change.
+        const timestamp = Math.floor(clock.now().getTime() / 1000);
+        const headers = webhookHeaders({
+          event: delivery.event_name,
+          deliveryId: delivery.id,
+          attempt: delivery.attempts,
+          timestampSeconds: timestamp,
+          signature: signWebhook(secret, timestamp, delivery.body),
+        });
+        const result = await sendWebhook({
+          url: delivery.target_url,
+          headers,
+          body: delivery.body,
+          timeoutMs,
+          allowPrivate,
+          agent,
+        });
+        return {
+          status: result.status,
+          retryAfter: result.retryAfter,
+          responseBody:
+            result.responseBody === null
+              ? null
+              : `${result.responseBody}${result.truncated ? "\n…[truncated]" : ""}`,
+          durationMs: result.durationMs,
+          error: result.error,
+        };
+      },
+      classify,
+      nextDelayMs: (made, base, retryAfter) =>
+        nextAttemptDelayMs(made, base, retryAfter, clock.now().getTime()),
+      metrics,
+    });
+  }
+
+  return { subscriptions, deliveries, metrics, onUninstall, createWorker };
+}
+export type WebhooksModule = ReturnType<typeof createWebhooksModule>;

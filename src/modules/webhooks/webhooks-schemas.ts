@@ -1,0 +1,126 @@
+import Type, { type TSchema } from "typebox";
+import { Body, Timestamp } from "../../lib/http/schemas.ts";
+import { CustomerResource } from "../customers/customers-schemas.ts";
+import { EVENT_NAMES, EVENT_SCOPES, type EventName } from "../events/event-names.ts";
+import { OrderResource } from "../orders/orders-schemas.ts";
+import { ProductResource } from "../products/products-schemas.ts";
+
+export const SUBSCRIPTION_PREFIX = "whsub";
+export const WEBHOOK_SECRET_PREFIX = "whsec";
+/** Active subscriptions one installation may hold (the spec leaves the cap open). */
+export const MAX_SUBSCRIPTIONS_PER_INSTALLATION = 100;
+
+export const EventNameSchema = Type.Unsafe<EventName>({
+  type: "string",
+  enum: EVENT_NAMES,
+  description: `One of the event names of spec 6.1. Scope needed: ${Object.entries(EVENT_SCOPES)
+    .map(([e, s]) => `\`${e}\` ${s ?? "none"}`)
+    .join(", ")}.`,
+});
+
+export const SubscriptionId = Type.String({
+  pattern: `^${SUBSCRIPTION_PREFIX}_[0-9A-Za-z]{22}$`,
+  maxLength: 40,
+});
+
+export const CreateSubscriptionBody = Body({
+  eventName: EventNameSchema,
+  targetUrl: Type.String({
+    maxLength: 2000,
+    description: "https only; it must not resolve to a loopback, private, link-local or metadata address.",
+    examples: ["https://app.example.com/webhooks/orders"],
+  }),
+});
+
+const subscriptionFields = {
+  id: SubscriptionId,
+  eventName: EventNameSchema,
+  targetUrl: Type.String(),
+  createdAt: Timestamp,
+};
+
+export const SubscriptionResource = Type.Object(subscriptionFields, { title: "WebhookSubscription" });
+
+export const SubscriptionWithSecret = Type.Object(
+  {
+    ...subscriptionFields,
+    secret: Type.String({
+      description:
+        "HMAC-SHA256 key for `x-webhook-signature`. Shown only in this response; store it now. Verify lowercase hex of HMAC(secret, `<x-webhook-timestamp>.<raw body>`) with a constant-time compare.",
+      examples: ["whsec_5Rt8YpLm2Qx7NvB4Kc9Zw1Hd6Jf3Gs0Ta8Ue2Vi7Wo4"],
+    }),
+  },
+  { title: "WebhookSubscriptionWithSecret" },
+);
+
+const UninstalledData = Type.Object({
+  clientId: Type.String(),
+  appName: Type.String(),
+  uninstalledAt: Timestamp,
+});
+
+const DATA_BY_EVENT: Record<EventName, TSchema> = {
+  "order.created": OrderResource,
+  "order.paid": OrderResource,
+  "order.confirmed": OrderResource,
+  "order.shipped": OrderResource,
+  "order.delivered": OrderResource,
+  "order.cancelled": OrderResource,
+  "product.created": ProductResource,
+  "product.updated": ProductResource,
+  "product.deleted": ProductResource,
+  "customer.created": CustomerResource,
+  "app/uninstalled": UninstalledData,
+};
+
+const DELIVERY_HEADERS = {
+  "x-webhook-event": { description: "The event name.", schema: { type: "string" } },
+  "x-webhook-timestamp": {
+    description: "Unix seconds; signed together with the body.",
+    schema: { type: "string" },
+  },
+  "x-webhook-signature": {
+    description: "Lowercase hex HMAC-SHA256 of `<timestamp>.<raw body>` keyed with the subscription secret.",
+    schema: { type: "string" },
+  },
+  "x-webhook-id": {
+    description: "The delivery id, the same on every attempt: use it to drop duplicates.",
+    schema: { type: "string" },
+  },
+  "x-webhook-attempt": {
+    description: "1 for the first attempt, then 2, 3, … up to 8.",
+    schema: { type: "string" },
+  },
+};
+
+/** The OpenAPI 3.1 `webhooks` section: one entry per event with its body and delivery headers. */
+export function webhooksDocument(): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const name of EVENT_NAMES) {
+    const body = Type.Object({
+      id: Type.String({ description: "The event id (the same for every subscription that receives it)." }),
+      event: Type.Literal(name),
+      createdAt: Timestamp,
+      store: Type.Object({ slug: Type.String() }),
+      data: DATA_BY_EVENT[name],
+    });
+    out[name] = {
+      post: {
+        summary: `${name}`,
+        description: `Sent to subscriptions of \`${name}\`${EVENT_SCOPES[name] ? ` (scope \`${EVENT_SCOPES[name]}\`)` : ""}. Answer 2xx within 10 s. 5xx, 408, 429 and network errors are retried (8 attempts, 1 min doubling); other statuses are final; redirects are not followed.`,
+        parameters: Object.entries(DELIVERY_HEADERS).map(([name, h]) => ({
+          in: "header",
+          name,
+          required: true,
+          ...h,
+        })),
+        requestBody: {
+          required: true,
+          content: { "application/json": { schema: JSON.parse(JSON.stringify(body)) } },
+        },
+        responses: { "200": { description: "Received." } },
+      },
+    };
+  }
+  return out;
+}

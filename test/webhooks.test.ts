@@ -1,0 +1,324 @@
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { installedApp } from "./apps-harness.ts";
+import { errorCode } from "./harness.ts";
+import { startReceiver } from "./receiver.ts";
+import { createWebhookContext, waitUntil } from "./webhooks-harness.ts";
+
+/** An independent verifier, as a receiver would write it: WebCrypto HMAC and a constant-time compare. */
+async function verify(
+  secret: string,
+  timestamp: string,
+  rawBody: string,
+  signature: string,
+): Promise<boolean> {
+  const key = await crypto.subtle.importKey(
+    "raw",
+    new TextEncoder().encode(secret),
+    { name: "HMAC", hash: "SHA-256" },
+    false,
+    ["verify"],
+  );
+  return crypto.subtle.verify(
+    "HMAC",
+    key,
+    Buffer.from(signature, "hex"),
+    new TextEncoder().encode(`${timestamp}.${rawBody}`),
+  );
+}
+
+const ALL = ["read_products", "write_products", "read_orders", "read_customers", "manage_webhooks"];
+
+describe("webhooks: subscriptions and signed, retried deliveries to real HTTPS receivers", () => {
+  let ctx: Awaited<ReturnType<typeof createWebhookContext>>;
+  let rx: Awaited<ReturnType<typeof startReceiver>>;
+  before(async () => {
+    ctx = await createWebhookContext();
+    rx = await startReceiver();
+  });
+  after(async () => {
+    await rx.close();
+    await ctx.close();
+  });
+
+  it("manages subscriptions under scope rules: https only, secret once, own subscriptions only", async () => {
+    const a = await installedApp(ctx.app, ["read_products", "manage_webhooks"]);
+    const b = await installedApp(ctx.app, ALL);
+    const created = await a.api.post("/api/v1/apps/api/webhooks", {
+      eventName: "product.created",
+      targetUrl: `${rx.url}/a`,
+    });
+    assert.equal(created.status, 201);
+    assert.match(created.data.id, /^whsub_/);
+    assert.match(created.data.secret, /^whsec_[0-9A-Za-z]{43}$/);
+    const list = await a.api.get("/api/v1/apps/api/webhooks");
+    assert.equal(list.data.length, 1);
+    assert.equal(list.data[0].secret, undefined);
+    const noScope = await a.api.post("/api/v1/apps/api/webhooks", {
+      eventName: "order.paid",
+      targetUrl: `${rx.url}/a`,
+    });
+    assert.equal(noScope.status, 403);
+    assert.equal(noScope.body.error.details.requiredScope, "read_orders");
+    const uninstalledEvent = await a.api.post("/api/v1/apps/api/webhooks", {
+      eventName: "app/uninstalled",
+      targetUrl: `${rx.url}/a`,
+    });
+    assert.equal(uninstalledEvent.status, 201, "app/uninstalled needs no scope");
+    const http = await a.api.post("/api/v1/apps/api/webhooks", {
+      eventName: "product.created",
+      targetUrl: "http://example.com/hook",
+    });
+    assert.equal(http.status, 400);
+    assert.equal(errorCode(http), "VALIDATION_FAILED");
+    const badName = await a.api.post("/api/v1/apps/api/webhooks", {
+      eventName: "order.exploded",
+      targetUrl: `${rx.url}/a`,
+    });
+    assert.equal(badName.status, 400);
+    const dup = await a.api.post("/api/v1/apps/api/webhooks", {
+      eventName: "product.created",
+      targetUrl: `${rx.url}/a`,
+    });
+    assert.equal(dup.status, 409);
+    assert.equal(
+      (await b.api.delete(`/api/v1/apps/api/webhooks/${created.data.id}`)).status,
+      404,
+      "another app's id",
+    );
+    assert.equal((await a.api.delete(`/api/v1/apps/api/webhooks/${created.data.id}`)).status, 200);
+    assert.equal((await a.api.delete(`/api/v1/apps/api/webhooks/${created.data.id}`)).status, 404);
+    const noManage = await installedApp(ctx.app, ["read_products"]);
+    assert.equal((await noManage.api.get("/api/v1/apps/api/webhooks")).status, 403);
+  });
+
+  it("delivers a signed body with the spec's headers, verifiable by an independent implementation", async () => {
+    rx.setResponder((_r, res) => res.end("thanks"));
+    const inst = await installedApp(ctx.app, ALL);
+    const sub = (
+      await inst.api.post("/api/v1/apps/api/webhooks", {
+        eventName: "product.created",
+        targetUrl: `${rx.url}/signed`,
+      })
+    ).data;
+    const start = Date.now();
+    const before = rx.received.length;
+    const product = (
+      await inst.merchant.client.post(`${inst.merchant.base}/products`, { title: "Hooked", price: "3.50" })
+    ).data;
+    await rx.waitFor(before + 1);
+    const got = rx.received[before]!;
+    const latency = got.at - start;
+    assert.ok(latency < 1500, `first attempt took ${latency} ms`);
+    assert.equal(got.path, "/signed");
+    assert.equal(got.headers["x-webhook-event"], "product.created");
+    assert.equal(got.headers["x-webhook-attempt"], "1");
+    assert.match(String(got.headers["x-webhook-id"]), /^whd_/);
+    assert.match(String(got.headers["x-webhook-signature"]), /^[0-9a-f]{64}$/);
+    const ts = String(got.headers["x-webhook-timestamp"]);
+    assert.ok(Math.abs(Number(ts) - Date.now() / 1000) < 10);
+    assert.equal(await verify(sub.secret, ts, got.body, String(got.headers["x-webhook-signature"])), true);
+    assert.equal(
+      await verify(sub.secret, ts, `${got.body} `, String(got.headers["x-webhook-signature"])),
+      false,
+    );
+    const body = JSON.parse(got.body);
+    assert.equal(body.event, "product.created");
+    assert.match(body.id, /^evt_/);
+    assert.deepEqual(body.store, { slug: inst.merchant.slug });
+    assert.deepEqual(body.data, product, "data is the resource as the API returns it");
+    // Events before the subscription existed are not delivered; other events are not either.
+    await inst.merchant.client.post(`${inst.merchant.base}/customers`, {
+      email: "c@example.com",
+      firstName: "C",
+    });
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(rx.received.length, before + 1);
+  });
+
+  it("retries 5xx on the doubling schedule, stops at 8 attempts, keeps the body and id, and shows the attempts", async () => {
+    const inst = await installedApp(ctx.app, ALL);
+    const sub = (
+      await inst.api.post("/api/v1/apps/api/webhooks", {
+        eventName: "customer.created",
+        targetUrl: `${rx.url}/flaky`,
+      })
+    ).data;
+    const mine = () => rx.received.filter((r) => r.path === "/flaky");
+    rx.setResponder((r, res) => res.writeHead(r.path === "/flaky" ? 503 : 200).end("down"));
+    await inst.merchant.client.post(`${inst.merchant.base}/customers`, {
+      email: "retry@example.com",
+      firstName: "R",
+    });
+    await waitUntil(() => mine().length >= 8, 60_000, "8 attempts");
+    await new Promise((r) => setTimeout(r, 1200));
+    const attempts = mine();
+    assert.equal(attempts.length, 8, "never more than 8 attempts");
+    assert.deepEqual(
+      attempts.map((a) => a.headers["x-webhook-attempt"]),
+      ["1", "2", "3", "4", "5", "6", "7", "8"],
+    );
+    assert.equal(new Set(attempts.map((a) => a.headers["x-webhook-id"])).size, 1);
+    assert.equal(new Set(attempts.map((a) => a.body)).size, 1, "identical bytes on every attempt");
+    // Offsets from the first attempt, in units of the 200 ms base: 0, 1, 3, 7, 15, 31, 63, 127.
+    const units = attempts.map((a) => (a.at - attempts[0]!.at) / 200);
+    const expected = [0, 1, 3, 7, 15, 31, 63, 127];
+    units.forEach((u, i) => {
+      assert.ok(
+        u >= expected[i]! - 0.05 && u <= expected[i]! + 2.5,
+        `attempt ${i + 1} at ${u.toFixed(2)} base units, want ${expected[i]}`,
+      );
+    });
+    const deliveries = await inst.dev.client.get(
+      `/api/v1/dashboard/apps/${inst.clientId}/deliveries?status=failed`,
+    );
+    assert.equal(deliveries.status, 200);
+    const d = deliveries.data.find((x: { subscriptionId: string }) => x.subscriptionId === sub.id);
+    assert.equal(d.attempts, 8);
+    assert.equal(d.attemptLog.length, 8);
+    assert.equal(d.attemptLog[0].statusCode, 503);
+    assert.equal(d.attemptLog[0].responseBody, "down");
+    // Redeliver: a new delivery, attempted at once.
+    rx.setResponder((_r, res) => res.end("ok"));
+    const count = mine().length;
+    const again = await inst.dev.client.post(
+      `/api/v1/dashboard/apps/${inst.clientId}/deliveries/${d.id}/redeliver`,
+    );
+    assert.equal(again.status, 201);
+    assert.equal(again.data.redeliveryOf, d.id);
+    await rx.waitFor(rx.received.length + 1);
+    await waitUntil(() => mine().length === count + 1, 5000, "redelivery");
+    assert.equal(mine().at(-1)!.body, attempts[0]!.body);
+  });
+
+  it("does not retry 410, 400 or redirects; honours a longer Retry-After on 429; counts a time-out as a failure", async () => {
+    const inst = await installedApp(ctx.app, ALL);
+    const paths = { "/gone": 410, "/bad": 400, "/moved": 301 } as Record<string, number>;
+    for (const path of Object.keys(paths)) {
+      await inst.api.post("/api/v1/apps/api/webhooks", {
+        eventName: "product.created",
+        targetUrl: `${rx.url}${path}`,
+      });
+    }
+    await inst.api.post("/api/v1/apps/api/webhooks", {
+      eventName: "product.created",
+      targetUrl: `${rx.url}/busy`,
+    });
+    await inst.api.post("/api/v1/apps/api/webhooks", {
+      eventName: "product.created",
+      targetUrl: `${rx.url}/slow`,
+    });
+    let busyCalls = 0;
+    let slowCalls = 0;
+    rx.setResponder((r, res) => {
+      if (paths[r.path])
+        return res
+          .writeHead(paths[r.path]!, r.path === "/moved" ? { location: `${rx.url}/elsewhere` } : {})
+          .end();
+      if (r.path === "/busy")
+        return busyCalls++ === 0 ? res.writeHead(429, { "retry-after": "2" }).end() : res.end("ok");
+      if (r.path === "/slow") {
+        if (slowCalls++ === 0) return; // never answers: the 1 s time-out fires
+        return res.end("ok");
+      }
+      res.end("ok");
+    });
+    await inst.merchant.client.post(`${inst.merchant.base}/products`, { title: "Edge cases", price: "1" });
+    const of = (p: string) => rx.received.filter((r) => r.path === p);
+    await waitUntil(
+      () => of("/busy").length >= 2 && of("/slow").length >= 2,
+      15_000,
+      "retries of /busy and /slow",
+    );
+    await new Promise((r) => setTimeout(r, 800));
+    for (const p of ["/gone", "/bad", "/moved"]) assert.equal(of(p).length, 1, `${p} attempted once`);
+    assert.equal(of("/elsewhere").length, 0, "redirect not followed");
+    const busy = of("/busy");
+    assert.ok(busy[1]!.at - busy[0]!.at >= 1900, `Retry-After honoured: ${busy[1]!.at - busy[0]!.at} ms`);
+    const slow = of("/slow");
+    assert.equal(slow[1]!.headers["x-webhook-attempt"], "2");
+    const list = await inst.dev.client.get(`/api/v1/dashboard/apps/${inst.clientId}/deliveries?limit=100`);
+    const byUrl = Object.fromEntries(
+      list.data.map((d: { targetUrl: string }) => [new URL(d.targetUrl).pathname, d]),
+    );
+    assert.equal(byUrl["/gone"].status, "failed");
+    assert.equal(byUrl["/moved"].status, "failed");
+    assert.equal(byUrl["/slow"].status, "delivered");
+    assert.match(byUrl["/slow"].attemptLog[0].error, /^timeout/);
+  });
+
+  it("on uninstall delivers app/uninstalled, then nothing more for that installation", async () => {
+    const inst = await installedApp(ctx.app, ALL);
+    for (const eventName of ["app/uninstalled", "product.created", "product.updated", "order.created"]) {
+      await inst.api.post("/api/v1/apps/api/webhooks", {
+        eventName,
+        targetUrl: `${rx.url}/u-${eventName.replace("/", "-")}`,
+      });
+    }
+    rx.setResponder((_r, res) => res.end("ok"));
+    const mine = () =>
+      rx.received.filter(
+        (r) => r.path.startsWith("/u-") && JSON.parse(r.body).store.slug === inst.merchant.slug,
+      );
+    const p = (
+      await inst.merchant.client.post(`${inst.merchant.base}/products`, { title: "Before", price: "1" })
+    ).data;
+    await waitUntil(() => mine().length === 1, 5000, "product.created before uninstall");
+    await inst.merchant.client.delete(`${inst.merchant.base}/installations/${inst.clientId}`);
+    await inst.merchant.client.patch(`${inst.merchant.base}/products/${p.id}`, { title: "After" });
+    await inst.merchant.client.post(`${inst.merchant.base}/products`, { title: "After 2", price: "1" });
+    await waitUntil(
+      () => mine().some((r) => r.headers["x-webhook-event"] === "app/uninstalled"),
+      8000,
+      "app/uninstalled",
+    );
+    await new Promise((r) => setTimeout(r, 800));
+    const events = mine().map((r) => r.headers["x-webhook-event"]);
+    assert.deepEqual(events, ["product.created", "app/uninstalled"]);
+    const body = JSON.parse(mine().at(-1)!.body);
+    assert.equal(body.data.clientId, inst.clientId);
+    assert.equal((await inst.api.get("/api/v1/apps/api/webhooks")).status, 401);
+  });
+
+  it("exposes Prometheus metrics", async () => {
+    const res = await ctx.app.inject({ method: "GET", url: "/metrics" });
+    assert.equal(res.statusCode, 200);
+    for (const name of [
+      "webhook_delivery_attempts_total",
+      "webhook_delivery_attempt_duration_seconds",
+      "webhook_deliveries_pending",
+      "webhook_oldest_pending_delivery_age_seconds",
+    ]) {
+      assert.match(res.body, new RegExp(name));
+    }
+    assert.match(res.body, /webhook_delivery_attempts_total\{outcome="delivered"\} [1-9]/);
+  });
+});
+
+describe("webhooks: SSRF protection by default", () => {
+  let ctx: Awaited<ReturnType<typeof createWebhookContext>>;
+  before(async () => {
+    ctx = await createWebhookContext({ WEBHOOK_ALLOW_PRIVATE_TARGETS: "false" });
+  });
+  after(() => ctx.close());
+
+  it("refuses loopback, private, link-local and metadata targets, and names resolving to loopback", async () => {
+    const inst = await installedApp(ctx.app, ALL);
+    for (const targetUrl of [
+      "https://127.0.0.1/hook",
+      "https://[::1]/hook",
+      "https://10.0.0.1/hook",
+      "https://169.254.169.254/latest/meta-data",
+      "https://localhost/hook",
+      "https://[::ffff:127.0.0.1]/hook",
+    ]) {
+      const res = await inst.api.post("/api/v1/apps/api/webhooks", {
+        eventName: "product.created",
+        targetUrl,
+      });
+      assert.equal(res.status, 400, targetUrl);
+      assert.equal(errorCode(res), "VALIDATION_FAILED");
+      assert.equal(res.body.error.details[0].field, "targetUrl");
+    }
+  });
+});
