@@ -13,6 +13,8 @@ import { installValidators } from "./lib/http/validation.ts";
 import { createAdminFamily } from "./modules/admin-api/admin-family.ts";
 import { registerAdminRoutes } from "./modules/admin-api/admin-routes.ts";
 import { registerDashboardRoutes } from "./modules/dashboard-routes.ts";
+import { createDeveloperFamily } from "./modules/developer/developer-family.ts";
+import { registerDeveloperRoutes } from "./modules/developer/developer-routes.ts";
 import { registerConsentRoutes } from "./modules/oauth/consent-routes.ts";
 import { registerTokenRoutes } from "./modules/oauth/oauth-routes.ts";
 import { registerDeliveryRoutes } from "./modules/webhooks/deliveries-routes.ts";
@@ -100,6 +102,16 @@ export async function buildApp(
     issuer: config.PUBLIC_BASE_URL,
   });
   app.decorateRequest("access", null);
+  app.decorateRequest("apiKey", null);
+  await app.register(
+    async (scope) =>
+      registerDeveloperRoutes(
+        scope.withTypeProvider<TypeBoxTypeProvider>(),
+        createDeveloperFamily({ keys: platform.developer.keys, limiter: platform.developer.limiter }),
+        platform.services.products,
+      ),
+    { prefix: "/api/v1/developer" },
+  );
   await app.register(
     async (scope) => {
       const admin = scope.withTypeProvider<TypeBoxTypeProvider>();

@@ -4,13 +4,15 @@ import { sql } from "kysely";
 import type { Config } from "./config.ts";
 import type { DatabaseHandle } from "./db/client.ts";
 import { type Clock, systemClock } from "./lib/clock.ts";
-import { createFailureThrottle, createRateLimiter } from "./lib/rate-limit/limiters.ts";
+import { createCredentialGuard, createRateLimiter } from "./lib/rate-limit/limiters.ts";
 import { createRedisWindowStore } from "./lib/rate-limit/redis-window-store.ts";
 import { createMemoryWindowStore, type SlidingWindowStore } from "./lib/rate-limit/sliding-window.ts";
 import { createSecretBox, parseSecretsKey } from "./lib/secret-box.ts";
 import { createAccountRepo } from "./modules/accounts/accounts-repo.ts";
 import { createAccountService } from "./modules/accounts/accounts-service.ts";
 import { createSessionGuard } from "./modules/accounts/session-auth.ts";
+import { createApiKeyRepo } from "./modules/api-keys/api-keys-repo.ts";
+import { createApiKeyService } from "./modules/api-keys/api-keys-service.ts";
 import { createAppRepo } from "./modules/apps/apps-repo.ts";
 import { createAppService } from "./modules/apps/apps-service.ts";
 import { createCustomerRepo } from "./modules/customers/customers-repo.ts";
@@ -58,20 +60,13 @@ export function createPlatform(input: {
     customers: createCustomerRepo(db),
     orders: createOrderRepo(db),
   };
-  const loginWindowMs = config.LOGIN_FAILURE_WINDOW_SECONDS * 1000;
   const accounts = createAccountService({
     repo: repos.accounts,
     clock,
     sessionTtlSeconds: config.SESSION_TTL_SECONDS,
-    emailThrottle: createFailureThrottle(
+    guard: createCredentialGuard(
       { store: windowStore, clock },
-      config.LOGIN_MAX_FAILURES,
-      loginWindowMs,
-    ),
-    ipThrottle: createFailureThrottle(
-      { store: windowStore, clock },
-      config.LOGIN_MAX_FAILURES * 5,
-      loginWindowMs,
+      { maxFailures: config.LOGIN_MAX_FAILURES, windowMs: config.LOGIN_FAILURE_WINDOW_SECONDS * 1000 },
     ),
   });
   const services = {
@@ -91,10 +86,12 @@ export function createPlatform(input: {
 
   // App integration: apps, installations, the token rules and consent.
   const appRepo = createAppRepo(db);
-  const credentialThrottle = createFailureThrottle(
+  const credentialGuard = createCredentialGuard(
     { store: windowStore, clock },
-    config.CREDENTIAL_MAX_FAILURES,
-    config.CREDENTIAL_FAILURE_WINDOW_SECONDS * 1000,
+    {
+      maxFailures: config.CREDENTIAL_MAX_FAILURES,
+      windowMs: config.CREDENTIAL_FAILURE_WINDOW_SECONDS * 1000,
+    },
   );
   const webhooks = createWebhooksModule({
     db,
@@ -108,6 +105,11 @@ export function createPlatform(input: {
     recordEvent,
   });
   const uninstallHooks: UninstallHook[] = [webhooks.onUninstall];
+  const developer = {
+    keys: createApiKeyService({ repo: createApiKeyRepo(db), clock, guard: credentialGuard }),
+    /** Developer API quota: RATE_LIMIT_PER_MINUTE accepted requests per key pair in any 60 s. */
+    limiter: createRateLimiter({ store: windowStore, clock }, config.RATE_LIMIT_PER_MINUTE, 60_000),
+  };
   const tokens = createTokenService({
     db,
     repo: createOAuthRepo(db),
@@ -127,7 +129,7 @@ export function createPlatform(input: {
     onUninstall: uninstallHooks,
   });
   const integration = {
-    apps: createAppService({ repo: appRepo, clock, throttle: credentialThrottle }),
+    apps: createAppService({ repo: appRepo, clock, guard: credentialGuard }),
     installations,
     tokens,
     consent: createConsentService({
@@ -153,8 +155,8 @@ export function createPlatform(input: {
     services,
     integration,
     webhooks,
+    developer,
     windowStore,
-    credentialThrottle,
     requireSession: createSessionGuard(accounts),
     /** Readiness: the database answers (and Redis, when configured). */
     async ping() {

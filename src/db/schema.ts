@@ -222,6 +222,19 @@ export interface WebhookAttemptsTable {
   response_body: string | null;
 }
 
+export interface ApiKeysTable {
+  store_id: string;
+  id: string;
+  name: string;
+  secret_hash: string;
+  scopes: Json<Scope[]>;
+  created_by: string | null;
+  created_at: Timestamp;
+  last_used_at: Date | null;
+  expires_at: Date | null;
+  revoked_at: Date | null;
+}
+
 export interface DB {
   accounts: AccountsTable;
   sessions: SessionsTable;
@@ -240,6 +253,7 @@ export interface DB {
   webhook_subscriptions: WebhookSubscriptionsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
+  api_keys: ApiKeysTable;
 }
 
 export type Account = Selectable<AccountsTable>;
@@ -254,3 +268,4 @@ export type AppRow = Selectable<AppsTable>;
 export type Installation = Selectable<InstallationsTable>;
 export type WebhookSubscription = Selectable<WebhookSubscriptionsTable>;
 export type WebhookDelivery = Selectable<WebhookDeliveriesTable>;
+export type ApiKey = Selectable<ApiKeysTable>;

@@ -6,6 +6,7 @@ import type { App } from "../lib/http/types.ts";
 import type { Platform } from "../platform.ts";
 import { registerAccountRoutes } from "./accounts/accounts-routes.ts";
 import { currentAccount } from "./accounts/session-auth.ts";
+import { registerApiKeyRoutes } from "./api-keys/api-keys-routes.ts";
 import { registerAppRoutes } from "./apps/apps-routes.ts";
 import { registerCustomerRoutes } from "./customers/customers-routes.ts";
 import { registerInstallationRoutes } from "./installations/installations-routes.ts";
@@ -113,6 +114,7 @@ export function registerDashboardRoutes(app: App, platform: Platform) {
 
   registerAppRoutes(app, { apps: platform.integration.apps, requireSession });
   registerInstallationRoutes(app, family, platform.integration.installations);
+  registerApiKeyRoutes(app, family, platform.developer.keys);
   registerProductRoutes(app, family, services.products, { list: true, write: true });
   registerCustomerRoutes(app, family, services.customers, { write: true });
   registerOrderRoutes(app, family, services.orders, { write: true });

@@ -64,10 +64,30 @@ export async function installDocs(
           description:
             "Bearer token with `manage_webhooks` (and the event's own scope). The deliveries themselves are described in the `webhooks` section.",
         },
+        { name: "Dashboard: API keys", description: "Key pairs for the developer API." },
+        { name: "Developer API: store", description: "`x-api-key` + `x-api-secret`." },
+        {
+          name: "Developer API: products",
+          description: "`read_products` to read; `write_products` to create, change and delete.",
+        },
         { name: "Operations", description: "Health and readiness probes. Prometheus metrics at `/metrics`." },
       ],
       components: {
         securitySchemes: {
+          developerKey: {
+            type: "apiKey",
+            in: "header",
+            name: "x-api-key",
+            description:
+              "Developer API key id (`mpk_…`), created in the dashboard. Always sent with `x-api-secret`.",
+          },
+          developerSecret: {
+            type: "apiKey",
+            in: "header",
+            name: "x-api-secret",
+            description:
+              "Developer API key secret (`mpsk_…`), shown once at creation. Responses carry the `X-RateLimit-*` headers: 180 requests per key pair in any 60 seconds.",
+          },
           bearerAuth: {
             type: "http",
             scheme: "bearer",

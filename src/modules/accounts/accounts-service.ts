@@ -2,7 +2,7 @@ import type { Clock } from "../../lib/clock.ts";
 import { newSecret, sha256Hex } from "../../lib/crypto.ts";
 import { AppError } from "../../lib/errors.ts";
 import { newId } from "../../lib/ids.ts";
-import type { FailureThrottle } from "../../lib/rate-limit/limiters.ts";
+import type { CredentialGuard } from "../../lib/rate-limit/limiters.ts";
 import type { AccountRepo } from "./accounts-repo.ts";
 import { dummyPasswordHash, hashPassword, verifyPassword } from "./password.ts";
 
@@ -14,10 +14,8 @@ export function createAccountService(deps: {
   repo: AccountRepo;
   clock: Clock;
   sessionTtlSeconds: number;
-  /** Failures per e-mail address. */
-  emailThrottle: FailureThrottle;
-  /** Failures per client IP (a looser limit: many people can share an address). */
-  ipThrottle: FailureThrottle;
+  /** Failed logins per e-mail address and per client IP. */
+  guard: CredentialGuard;
 }) {
   const { repo, clock } = deps;
 
@@ -46,18 +44,15 @@ export function createAccountService(deps: {
     },
 
     async login(input: { email: string; password: string }, ip: string) {
-      const emailKey = `login:email:${input.email.toLowerCase()}`;
-      const ipKey = `login:ip:${ip}`;
-      await deps.emailThrottle.assertAllowed(emailKey);
-      await deps.ipThrottle.assertAllowed(ipKey);
+      const emailKey = `login:${input.email.toLowerCase()}`;
+      await deps.guard.check(emailKey, ip);
       const account = await repo.findByEmail(input.email);
       const ok = await verifyPassword(account?.password_hash ?? (await dummyPasswordHash()), input.password);
       if (!account || !ok) {
-        await deps.emailThrottle.recordFailure(emailKey);
-        await deps.ipThrottle.recordFailure(ipKey);
+        await deps.guard.fail(emailKey, ip);
         throw new AppError("INVALID_CREDENTIALS", { message: "The e-mail address or password is wrong." });
       }
-      await deps.emailThrottle.clear(emailKey);
+      await deps.guard.succeed(emailKey);
       return { account, session: await startSession(account.id) };
     },
 

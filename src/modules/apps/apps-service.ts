@@ -2,7 +2,7 @@ import type { AppRow } from "../../db/schema.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { newSecret, randomBase62, safeEqual, sha256Hex } from "../../lib/crypto.ts";
 import { AppError, notFound } from "../../lib/errors.ts";
-import type { FailureThrottle } from "../../lib/rate-limit/limiters.ts";
+import type { CredentialGuard } from "../../lib/rate-limit/limiters.ts";
 import type { Scope } from "../../lib/scopes.ts";
 import type { AppRepo } from "./apps-repo.ts";
 import { CLIENT_ID_PREFIX, CLIENT_SECRET_PREFIX } from "./apps-schemas.ts";
@@ -15,7 +15,7 @@ export function createAppService(deps: {
   repo: AppRepo;
   clock: Clock;
   /** Failures per client id and per IP: guessing a secret is throttled. */
-  throttle: FailureThrottle;
+  guard: CredentialGuard;
 }) {
   const { repo, clock } = deps;
   return {
@@ -58,17 +58,18 @@ export function createAppService(deps: {
      * INVALID_CLIENT after the same work; repeated failures per client id or IP answer 429.
      */
     async authenticateClient(clientId: string, clientSecret: string, ip: string): Promise<AppRow> {
-      const keys = [`client:${clientId.slice(0, 64)}`, `client-ip:${ip}`];
-      await deps.throttle.assertAllowed(...keys);
+      const id = `client:${clientId.slice(0, 64)}`;
+      await deps.guard.check(id, ip);
       const app = /^[A-Za-z0-9_]{1,64}$/.test(clientId) ? await repo.findByClientId(clientId) : undefined;
       const ok = safeEqual(sha256Hex(clientSecret), app?.client_secret_hash ?? UNKNOWN_CLIENT_HASH);
       if (!app || !ok) {
-        await deps.throttle.recordFailure(...keys);
+        await deps.guard.fail(id, ip);
         throw new AppError("INVALID_CLIENT", {
           message: "Client authentication failed.",
           headers: { "www-authenticate": 'Basic realm="merchant-platform"' },
         });
       }
+      await deps.guard.succeed(id);
       return app;
     },
   };

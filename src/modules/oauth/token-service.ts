@@ -5,6 +5,7 @@ import type { Clock } from "../../lib/clock.ts";
 import { newSecret, randomBase62, sha256Hex } from "../../lib/crypto.ts";
 import { AppError } from "../../lib/errors.ts";
 import type { Scope } from "../../lib/scopes.ts";
+import { pickStore } from "../stores/stores-repo.ts";
 import type { OAuthRepo } from "./oauth-repo.ts";
 import { verifyPkce } from "./pkce.ts";
 
@@ -296,16 +297,7 @@ export function createTokenService(deps: { db: Db; repo: OAuthRepo; clock: Clock
         throw invalid();
       }
       if (!row.token_first_used_at) await repo.markAccessTokenUsed(hash, now);
-      const store: Store = {
-        id: row.id,
-        slug: row.slug,
-        name: row.name,
-        currency: row.currency,
-        owner_account_id: row.owner_account_id,
-        next_order_number: row.next_order_number,
-        created_at: row.created_at,
-        updated_at: row.updated_at,
-      };
+      const store = pickStore(row);
       return {
         store,
         installationId: row.installation_id,

@@ -50,3 +50,17 @@ export function createStoreRepo(db: Executor) {
   };
 }
 export type StoreRepo = ReturnType<typeof createStoreRepo>;
+
+/** The store columns of a row that joined `stores` with `selectAll("s")`. */
+export function pickStore(row: Store): Store {
+  return {
+    id: row.id,
+    slug: row.slug,
+    name: row.name,
+    currency: row.currency,
+    owner_account_id: row.owner_account_id,
+    next_order_number: row.next_order_number,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}

@@ -1,0 +1,91 @@
+import type { Store } from "../../db/schema.ts";
+import type { Clock } from "../../lib/clock.ts";
+import { newSecret, randomBase62, safeEqual, sha256Hex } from "../../lib/crypto.ts";
+import { AppError, notFound } from "../../lib/errors.ts";
+import type { CredentialGuard } from "../../lib/rate-limit/limiters.ts";
+import type { Scope } from "../../lib/scopes.ts";
+import { pickStore } from "../stores/stores-repo.ts";
+import type { ApiKeyRepo } from "./api-keys-repo.ts";
+import { KEY_ID_PREFIX, KEY_SECRET_PREFIX } from "./api-keys-schemas.ts";
+
+// Compared against when the key id is unknown, so that answer costs the same as a wrong secret.
+const UNKNOWN_KEY_HASH = sha256Hex(newSecret(KEY_SECRET_PREFIX));
+const TOUCH_INTERVAL_MS = 60_000;
+
+export interface KeyContext {
+  store: Store;
+  keyId: string;
+  scopes: Scope[];
+}
+
+/** Developer key pairs: created in the dashboard, used by the developer API. */
+export function createApiKeyService(deps: { repo: ApiKeyRepo; clock: Clock; guard: CredentialGuard }) {
+  const { repo, clock } = deps;
+  const invalid = () =>
+    new AppError("INVALID_CREDENTIALS", { message: "The API key pair is invalid, revoked or expired." });
+
+  return {
+    async create(
+      store: Store,
+      accountId: string,
+      input: { name: string; scopes: Scope[]; expiresAt?: string | undefined },
+    ) {
+      const now = clock.now();
+      const expiresAt = input.expiresAt ? new Date(input.expiresAt) : null;
+      if (expiresAt && expiresAt.getTime() <= now.getTime()) {
+        throw new AppError("VALIDATION_FAILED", {
+          details: [{ field: "expiresAt", message: "must be in the future" }],
+        });
+      }
+      const secret = newSecret(KEY_SECRET_PREFIX);
+      const key = await repo.insert({
+        store_id: store.id,
+        id: `${KEY_ID_PREFIX}_${randomBase62(24)}`,
+        name: input.name.trim(),
+        secret_hash: sha256Hex(secret),
+        scopes: [...new Set(input.scopes)].sort(),
+        created_by: accountId,
+        created_at: now,
+        last_used_at: null,
+        expires_at: expiresAt,
+        revoked_at: null,
+      });
+      return { key, secret };
+    },
+
+    list: (store: Store) => repo.listByStore(store.id),
+
+    async revoke(store: Store, keyId: string) {
+      const key = (await repo.revoke(store.id, keyId, clock.now())) ?? (await repo.find(store.id, keyId));
+      if (!key) throw notFound("API key");
+      return key;
+    },
+
+    /**
+     * Checks a key pair. Unknown key, wrong secret, revoked and expired all answer the same
+     * INVALID_CREDENTIALS after the same work; failures are throttled per key id and per IP.
+     */
+    async authenticate(keyId: string, secret: string, ip: string): Promise<KeyContext> {
+      const id = `apikey:${keyId.slice(0, 64)}`;
+      await deps.guard.check(id, ip);
+      const row = /^[A-Za-z0-9_]{1,64}$/.test(keyId) ? await repo.findWithStore(keyId) : undefined;
+      const matches = safeEqual(sha256Hex(secret), row?.secret_hash ?? UNKNOWN_KEY_HASH);
+      const now = clock.now();
+      if (
+        !row ||
+        !matches ||
+        row.revoked_at ||
+        (row.expires_at && row.expires_at.getTime() <= now.getTime())
+      ) {
+        await deps.guard.fail(id, ip);
+        throw invalid();
+      }
+      if (!row.last_used_at || now.getTime() - row.last_used_at.getTime() > TOUCH_INTERVAL_MS) {
+        await repo.touch(row.id, row.key_id, now);
+      }
+      const store = pickStore(row);
+      return { store, keyId: row.key_id, scopes: row.scopes };
+    },
+  };
+}
+export type ApiKeyService = ReturnType<typeof createApiKeyService>;
