@@ -5,7 +5,7 @@ import Fastify, { type FastifyServerOptions } from "fastify";
 import Type from "typebox";
 import { AppError } from "./lib/errors.ts";
 import { installDocs } from "./lib/http/docs.ts";
-import { installErrorHandling } from "./lib/http/error-handler.ts";
+import { installErrorHandling, sendError } from "./lib/http/error-handler.ts";
 import { installJsonBody } from "./lib/http/json-body.ts";
 import { Envelope, errorResponses } from "./lib/http/schemas.ts";
 import type { App } from "./lib/http/types.ts";
@@ -41,6 +41,10 @@ export async function buildApp(
     },
     ajv: { customOptions: { removeAdditional: false } },
     routerOptions: { maxParamLength: 200 },
+    // Errors the router raises before any route runs (over-long or malformed URLs) get the envelope too.
+    frameworkErrors: (_error, _request, reply) => {
+      sendError(reply, new AppError("BAD_REQUEST", { message: "The URL is malformed or too long." }));
+    },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   installValidators(app);
@@ -60,7 +64,7 @@ export async function buildApp(
         operationId: "healthz",
         tags: ["Operations"],
         summary: "Liveness: the process is serving",
-        response: { 200: Envelope(Type.Object({ status: Type.Literal("ok") })) },
+        response: { 200: Envelope(Type.Object({ status: Type.Literal("ok") })), ...errorResponses() },
       },
     },
     async () => ({ success: true as const, data: { status: "ok" as const } }),

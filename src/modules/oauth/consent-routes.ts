@@ -44,6 +44,8 @@ export function registerConsentRoutes(
   app.get(
     "/api/v1/apps/authorize",
     {
+      // A browser lands here: a malformed request gets the HTML error page, not a JSON envelope.
+      attachValidation: true,
       schema: {
         operationId: "appsAuthorize",
         tags: ["App integration: consent"],
@@ -62,6 +64,11 @@ export function registerConsentRoutes(
       },
     },
     async (request, reply) => {
+      if (request.validationError) {
+        return sendPage(reply, 400, (n) =>
+          errorPage("The authorization link is incomplete or malformed.", n),
+        );
+      }
       const q = request.query;
       const authRequest = {
         clientId: q.client_id,

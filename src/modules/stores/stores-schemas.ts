@@ -4,6 +4,7 @@ import { Body, Id, StoreSlug, Timestamp } from "../../lib/http/schemas.ts";
 
 export const Currency = Type.String({
   pattern: "^[A-Z]{3}$",
+  maxLength: 3,
   description: "ISO 4217 currency code of the store; every price in the store is in it.",
   examples: ["USD", "SAR"],
 });
