@@ -1,5 +1,7 @@
 import { randomUUID } from "node:crypto";
+import { join } from "node:path";
 import cookie from "@fastify/cookie";
+import fastifyStatic from "@fastify/static";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import Fastify, { type FastifyServerOptions } from "fastify";
 import Type from "typebox";
@@ -137,6 +139,22 @@ export async function buildApp(
     },
     { prefix: "/api/v1/dashboard" },
   );
+
+  // The merchant dashboard: static files, no inline script, nothing from another origin.
+  await app.register(fastifyStatic, {
+    root: join(import.meta.dirname, "..", "public"),
+    prefix: "/",
+    wildcard: false,
+    index: "index.html",
+    setHeaders: (res) => {
+      res.header(
+        "content-security-policy",
+        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+      );
+      res.header("x-content-type-options", "nosniff");
+      res.header("referrer-policy", "same-origin");
+    },
+  });
 
   app.get("/metrics", { schema: { hide: true } }, async (_request, reply) => {
     const registry = platform.webhooks.metrics.registry;
