@@ -2,27 +2,12 @@ import assert from "node:assert/strict";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { createTestContext, type TestContext, uniqueEmail } from "../harness.ts";
-import { CHROMIUM_PATH, chromiumSkipReason } from "../requirements.ts";
+import { chromiumSkipReason } from "../requirements.ts";
+import { launchChromium } from "./browser.ts";
 
 const SHOTS = join(import.meta.dirname, "..", "..", ".tmp");
-
-export async function launchChromium(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: CHROMIUM_PATH,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
-  });
-}
 
 describe("merchant dashboard in a real browser", { skip: chromiumSkipReason() }, () => {
   let ctx: TestContext;

@@ -3,7 +3,7 @@ import { after, before, describe, it } from "node:test";
 import type { Browser } from "playwright-core";
 import { createTestContext, type TestContext } from "../harness.ts";
 import { chromiumSkipReason } from "../requirements.ts";
-import { launchChromium } from "./dashboard.test.ts";
+import { launchChromium } from "./browser.ts";
 
 describe("interactive API docs, offline, in a real browser", { skip: chromiumSkipReason() }, () => {
   let ctx: TestContext;
