@@ -1,11 +1,12 @@
 import Type from "typebox";
-import { type ApiFamily, storeOf } from "../../lib/http/api-family.ts";
-import { Envelope, errorResponses } from "../../lib/http/schemas.ts";
+import { storeOf } from "../../lib/http/api-family.ts";
+import { errorResponses } from "../../lib/http/schemas.ts";
 import type { App } from "../../lib/http/types.ts";
 import { registerProductRoutes } from "../products/products-routes.ts";
 import { ProductResource } from "../products/products-schemas.ts";
 import type { ProductService } from "../products/products-service.ts";
 import { StoreResource, toStoreResource } from "../stores/stores-schemas.ts";
+import type { DeveloperFamily } from "./developer-family.ts";
 
 const PageMeta = Type.Object({
   page: Type.Integer({ minimum: 1 }),
@@ -14,22 +15,49 @@ const PageMeta = Type.Object({
   totalPages: Type.Integer({ minimum: 0, description: "0 for an empty store." }),
 });
 
-/** The developer API (`/api/v1/developer`, spec 4.4): the store and its products with a key pair. */
-export function registerDeveloperRoutes(app: App, family: ApiFamily, products: ProductService) {
+/**
+ * The developer API (`/api/v1/developer`, spec 4.4): the store and its products with a key pair.
+ * Register inside its own scope: the authentication hook covers every route of that scope.
+ */
+export function registerDeveloperRoutes(app: App, family: DeveloperFamily, products: ProductService) {
+  // onRequest, not preHandler: a request without valid credentials answers 401 before its body is
+  // parsed or its query validated, and malformed requests still spend the key's quota.
+  app.addHook("onRequest", family.authenticate);
   const errors = (...codes: Parameters<typeof errorResponses>) =>
     errorResponses(...family.authErrors, ...codes);
 
   app.get(
     "/store",
     {
-      preHandler: family.guard("read_products"),
+      preHandler: family.authenticate,
       schema: {
         operationId: "developerGetStore",
         tags: ["Developer API: store"],
         summary: "The key's store",
-        description: "Needs any key of the store with `read_products`.",
+        description:
+          "Any valid key pair of the store, whatever its scopes: it tells an integration which store it is talking to.",
         security: family.security,
-        response: { 200: Envelope(StoreResource), ...errors() },
+        response: {
+          200: Type.Object(
+            { success: Type.Literal(true), data: StoreResource },
+            {
+              description: "Success",
+              examples: [
+                {
+                  success: true,
+                  data: {
+                    id: "store_4Fq9Lm2Xb7Kd1Rt8Vw3Yz6",
+                    slug: "demo-store",
+                    name: "Demo Store",
+                    currency: "USD",
+                    createdAt: "2026-11-22T10:00:00.000Z",
+                  },
+                },
+              ],
+            },
+          ),
+          ...errors(),
+        },
       },
     },
     async (request) => ({ success: true as const, data: toStoreResource(storeOf(request)) }),

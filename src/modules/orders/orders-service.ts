@@ -1,5 +1,5 @@
-import type { Db } from "../../db/client.ts";
-import type { OrderLineItem, OrderStatus, Store } from "../../db/schema.ts";
+import type { Db, Executor } from "../../db/client.ts";
+import type { OrderLineItem, OrderStatus, Product, Store } from "../../db/schema.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { AppError, notFound } from "../../lib/errors.ts";
 import { newId } from "../../lib/ids.ts";
@@ -32,6 +32,15 @@ export function createOrderService(deps: {
   clock: Clock;
 }) {
   const { db, repo } = deps;
+
+  /** A stock change is a product change: apps syncing inventory hear of it as `product.updated`. */
+  const stockChanged = (tx: Executor, store: Store, product: Product) =>
+    deps.recordEvent(tx, {
+      storeId: store.id,
+      topic: "product.updated",
+      resourceId: product.id,
+      payload: toProductResource(product, store.currency),
+    });
 
   return {
     async create(store: Store, input: CreateOrderInput) {
@@ -105,14 +114,7 @@ export function createOrderService(deps: {
           updated_at: now,
         };
         await repo.insert(order, items, tx);
-        for (const product of touched) {
-          await deps.recordEvent(tx, {
-            storeId: store.id,
-            topic: "product.updated",
-            resourceId: product.id,
-            payload: toProductResource(product, store.currency),
-          });
-        }
+        for (const product of touched) await stockChanged(tx, store, product);
         const view = toOrderResource(order, items);
         await deps.recordEvent(tx, {
           storeId: store.id,
@@ -141,14 +143,7 @@ export function createOrderService(deps: {
           for (const li of items) {
             if (!li.product_id) continue;
             const product = await repo.returnStock(store.id, li.product_id, li.quantity, now, tx);
-            if (product) {
-              await deps.recordEvent(tx, {
-                storeId: store.id,
-                topic: "product.updated",
-                resourceId: product.id,
-                payload: toProductResource(product, store.currency),
-              });
-            }
+            if (product) await stockChanged(tx, store, product);
           }
         }
         const view = toOrderResource(order, items);
