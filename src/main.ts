@@ -4,6 +4,7 @@ import pino from "pino";
 import { buildApp } from "./app.ts";
 import { type Config, ConfigError, loadConfig } from "./config.ts";
 import { openDatabase } from "./db/client.ts";
+import { startEmbeddedMaintenance } from "./db/maintenance.ts";
 import { migrate } from "./db/migrate.ts";
 import { loadSecretsKey } from "./lib/secret-box.ts";
 import { demoCredentialsFile, seedDemo } from "./modules/demo/demo-seed.ts";
@@ -24,6 +25,9 @@ async function start(config: Config) {
   });
   const applied = await migrate(database);
   if (applied.length) logger.info({ applied }, "migrations applied");
+  const stopMaintenance = startEmbeddedMaintenance(database, (error) =>
+    logger.warn({ err: error }, "ANALYZE failed"),
+  );
   const redis = config.REDIS_URL ? connectRedis(config.REDIS_URL) : null;
   const secretsKey = loadSecretsKey({
     secretsKey: config.SECRETS_KEY,
@@ -94,6 +98,7 @@ async function start(config: Config) {
     try {
       await app.close();
       await stopWorker();
+      stopMaintenance();
       await platform.close();
       logger.info("stopped");
       process.exit(0);

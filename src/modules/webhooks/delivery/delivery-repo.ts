@@ -18,6 +18,8 @@ export interface ClaimedDelivery {
   body: string;
   attempts: number;
   lease_token: string;
+  /** The subscription's signing secret, still encrypted. */
+  secret_ciphertext: string;
 }
 
 export function webhookBody(
@@ -42,7 +44,7 @@ export function createDeliveryRepo(db: Db) {
   return {
     /**
      * Turns up to `limit` undispatched events into deliveries, one per matching active
-     * subscription created before the event, in one transaction. SKIP LOCKED lets several
+     * subscription created before the event, in one transaction; answers how many events. SKIP LOCKED lets several
      * dispatchers work side by side; the unique key makes a retried dispatch harmless.
      */
     async dispatchEvents(now: Date, limit: number): Promise<number> {
@@ -67,7 +69,6 @@ export function createDeliveryRepo(db: Db) {
           .skipLocked()
           .execute();
         if (events.length === 0) return 0;
-        let created = 0;
         for (const event of events) {
           let subs = tx
             .selectFrom("webhook_subscriptions as s")
@@ -98,7 +99,7 @@ export function createDeliveryRepo(db: Db) {
             updated_at: now,
           }));
           if (rows.length) {
-            const inserted = await tx
+            await tx
               .insertInto("webhook_deliveries")
               .values(rows)
               .onConflict((oc) =>
@@ -107,9 +108,7 @@ export function createDeliveryRepo(db: Db) {
                   .where("redelivery_of", "is", null)
                   .doNothing(),
               )
-              .returning("id")
               .execute();
-            created += inserted.length;
           }
         }
         await tx
@@ -121,7 +120,7 @@ export function createDeliveryRepo(db: Db) {
             events.map((e) => e.seq),
           )
           .execute();
-        return created;
+        return events.length;
       });
     },
 
@@ -154,23 +153,12 @@ export function createDeliveryRepo(db: Db) {
              ORDER BY next_attempt_at
              LIMIT ${limit}
              FOR UPDATE SKIP LOCKED
-          ) AS due
+          ) AS due, webhook_subscriptions AS s
          WHERE d.store_id = due.store_id AND d.id = due.id
-        RETURNING d.store_id, d.id, d.event_name, d.subscription_id, d.target_url, d.target_host, d.body, d.attempts, d.lease_token`.execute(
-        db,
-      );
+           AND s.store_id = d.store_id AND s.id = d.subscription_id
+        RETURNING d.store_id, d.id, d.event_name, d.subscription_id, d.target_url, d.target_host, d.body,
+                  d.attempts, d.lease_token, s.secret_ciphertext`.execute(db);
       return result.rows;
-    },
-
-    /** The subscription secret (still encrypted) for a claimed delivery. */
-    async secretOf(storeId: string, subscriptionId: string) {
-      const row = await db
-        .selectFrom("webhook_subscriptions")
-        .select("secret_ciphertext")
-        .where("store_id", "=", storeId)
-        .where("id", "=", subscriptionId)
-        .executeTakeFirst();
-      return row?.secret_ciphertext ?? null;
     },
 
     /**

@@ -13,7 +13,8 @@ const NOW = Date.parse("2026-11-22T10:00:00Z");
 
 describe("retry policy: classification", () => {
   it("delivers on 2xx", () => {
-    for (const status of [200, 201, 202, 204, 299]) assert.equal(classify({ status }), "delivered", String(status));
+    for (const status of [200, 201, 202, 204, 299])
+      assert.equal(classify({ status }), "delivered", String(status));
   });
 
   it("retries 5xx, 408, 429 and attempts without a status (network error, time-out)", () => {
@@ -24,7 +25,9 @@ describe("retry policy: classification", () => {
   });
 
   it("fails for good on every other status, 3xx included (redirects are not followed)", () => {
-    for (const status of [100, 199, 300, 301, 302, 303, 304, 307, 308, 400, 401, 403, 404, 405, 409, 410, 413, 422])
+    for (const status of [
+      100, 199, 300, 301, 302, 303, 304, 307, 308, 400, 401, 403, 404, 405, 409, 410, 413, 422,
+    ])
       assert.equal(classify({ status }), "failed", String(status));
   });
 });
@@ -88,10 +91,14 @@ describe("retry policy: decision after an attempt", () => {
   it("fails for good after the 8th failed attempt, and never plans a 9th", () => {
     assert.equal(MAX_ATTEMPTS, 8);
     const outcomes = [];
-    for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) outcomes.push(decide(attempt, { status: 503 }).outcome);
+    for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++)
+      outcomes.push(decide(attempt, { status: 503 }).outcome);
     assert.deepEqual(outcomes, ["retry", "retry", "retry", "retry", "retry", "retry", "retry", "failed"]);
     assert.deepEqual(decide(8, { status: 503 }), { outcome: "failed", reason: "attempts_exhausted" });
     assert.deepEqual(decide(8, { status: 200 }), { outcome: "delivered" });
-    assert.equal(decideAfterAttempt({ attempt: 3, result: {}, baseMs: 1, nowMs: NOW, maxAttempts: 3 }).outcome, "failed");
+    assert.equal(
+      decideAfterAttempt({ attempt: 3, result: {}, baseMs: 1, nowMs: NOW, maxAttempts: 3 }).outcome,
+      "failed",
+    );
   });
 });

@@ -146,7 +146,11 @@ describe("SSRF guard: subscription-time target check", () => {
 
   it("refuses a name if ANY of its addresses is blocked", async () => {
     await refusedBecause("https://sneaky.example.com/hook", /private/, answer("93.184.215.14", "10.1.2.3"));
-    await refusedBecause("https://sneaky.example.com/hook", /unique-local/, answer("2606:4700::1", "fd00::1"));
+    await refusedBecause(
+      "https://sneaky.example.com/hook",
+      /unique-local/,
+      answer("2606:4700::1", "fd00::1"),
+    );
   });
 
   it("refuses other spellings of internal addresses", async () => {
@@ -192,9 +196,15 @@ describe("SSRF guard: subscription-time target check", () => {
       asked.push(host);
       return [{ address: "2606:4700:4700::1111", family: 6 }];
     };
-    await assertSafeTargetUrl("https://hooks.example.com:8443/x?y=1", { allowPrivate: false, resolve: recording });
+    await assertSafeTargetUrl("https://hooks.example.com:8443/x?y=1", {
+      allowPrivate: false,
+      resolve: recording,
+    });
     await assertSafeTargetUrl("https://93.184.215.14/x", { allowPrivate: false, resolve: recording });
-    await assertSafeTargetUrl("https://[2606:4700:4700::1111]/x", { allowPrivate: false, resolve: recording });
+    await assertSafeTargetUrl("https://[2606:4700:4700::1111]/x", {
+      allowPrivate: false,
+      resolve: recording,
+    });
     assert.deepEqual(asked, ["hooks.example.com"]);
   });
 

@@ -51,11 +51,21 @@ export function createDeliveryWorker(deps: WorkerDeps) {
   const inFlight = new Map<string, number>();
   let running = 0;
   let stopped = true;
+  // Fan-out and sweeps run when an event was announced or the poll interval passed, not after
+  // every finished attempt: on a busy worker that would be extra queries per delivery.
+  let housekeepingDue = true;
+  let lastHousekeeping = 0;
   let wake: (() => void) | null = null;
   let loop: Promise<void> | null = null;
   const attempts = new Set<Promise<void>>();
 
+  /** A new event was committed: dispatch it and claim its deliveries now. */
   function poke() {
+    housekeepingDue = true;
+    wake?.();
+  }
+
+  function attemptFinished() {
     wake?.();
   }
 
@@ -63,11 +73,9 @@ export function createDeliveryWorker(deps: WorkerDeps) {
     const startedAt = clock.now();
     let result: AttemptResult;
     try {
-      const ciphertext = await repo.secretOf(d.store_id, d.subscription_id);
-      if (!ciphertext) throw new Error("subscription is gone");
       result = await deps.attempt({
         delivery: d,
-        secret: deps.openSecret(ciphertext),
+        secret: deps.openSecret(d.secret_ciphertext),
         timeoutMs: settings.timeoutMs,
       });
     } catch (error) {
@@ -104,8 +112,14 @@ export function createDeliveryWorker(deps: WorkerDeps) {
 
   async function tick(): Promise<number> {
     const now = clock.now();
-    await repo.dispatchEvents(now, settings.dispatchBatch);
-    await repo.failExhausted(now, settings.maxAttempts);
+    if (housekeepingDue || now.getTime() - lastHousekeeping >= settings.pollMs) {
+      housekeepingDue = false;
+      lastHousekeeping = now.getTime();
+      // A full batch means more events may be waiting: keep dispatching on the next tick.
+      if ((await repo.dispatchEvents(now, settings.dispatchBatch)) >= settings.dispatchBatch)
+        housekeepingDue = true;
+      await repo.failExhausted(now, settings.maxAttempts);
+    }
     const free = settings.concurrency - running;
     if (free <= 0) return 0;
     const busy = [...inFlight.entries()]
@@ -125,7 +139,7 @@ export function createDeliveryWorker(deps: WorkerDeps) {
           if (n <= 0) inFlight.delete(d.target_host);
           else inFlight.set(d.target_host, n);
           attempts.delete(p);
-          poke();
+          attemptFinished();
         });
       attempts.add(p);
     }
