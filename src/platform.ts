@@ -106,7 +106,7 @@ export function createPlatform(input: {
   });
   const uninstallHooks: UninstallHook[] = [webhooks.onUninstall];
   const developer = {
-    keys: createApiKeyService({ repo: createApiKeyRepo(db), clock, guard: credentialGuard }),
+    keys: createApiKeyService({ db, repo: createApiKeyRepo(db), clock, guard: credentialGuard }),
     /** Developer API quota: RATE_LIMIT_PER_MINUTE accepted requests per key pair in any 60 s. */
     limiter: createRateLimiter({ store: windowStore, clock }, config.RATE_LIMIT_PER_MINUTE, 60_000),
   };

@@ -1,209 +1,441 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { Client, createTestContext, errorCode, merchantWithStore, type TestContext } from "./harness.ts";
+import {
+  Client,
+  createTestContext,
+  errorCode,
+  merchantWithStore,
+  Response_,
+  type TestContext,
+} from "./harness.ts";
 import { openApiChecker } from "./openapi-assert.ts";
 
 type Checker = Awaited<ReturnType<typeof openApiChecker>>;
+
+const RATE_LIMIT = 25;
+const MAX_FAILURES = 6;
+/** createCredentialGuard's default: the per-IP budget is five times the per-identifier one. */
+const MAX_FAILURES_PER_IP = MAX_FAILURES * 5;
+const DEV = "/api/v1/developer";
 
 describe("developer key API", () => {
   let ctx: TestContext;
   let spec: Checker;
   before(async () => {
-    ctx = await createTestContext({ RATE_LIMIT_PER_MINUTE: "25", CREDENTIAL_MAX_FAILURES: "6" });
+    ctx = await createTestContext({
+      RATE_LIMIT_PER_MINUTE: String(RATE_LIMIT),
+      CREDENTIAL_MAX_FAILURES: String(MAX_FAILURES),
+      CREDENTIAL_FAILURE_WINDOW_SECONDS: "900",
+    });
     spec = await openApiChecker(ctx.app);
   });
   after(() => ctx.close());
 
-  async function merchantWithKey(scopes: string[], extra: Record<string, unknown> = {}) {
-    const m = await merchantWithStore(ctx.app);
-    const created = await m.client.post(`${m.base}/api-keys`, { name: "Export", scopes, ...extra });
-    assert.equal(created.status, 201, JSON.stringify(created.body));
-    spec.check("POST", "/api/v1/dashboard/stores/{slug}/api-keys", created);
-    const api = new Client(ctx.app, { "x-api-key": created.data.keyId, "x-api-secret": created.data.secret });
-    /** A GET that is also checked against the document. */
-    const get = async (path: string, template = path.split("?")[0]!) => {
-      const res = await api.get(`/api/v1/developer${path}`);
-      spec.check("GET", `/api/v1/developer${template}`, res);
-      return res;
-    };
-    return { m, key: created.data, api, get };
+  /** A client whose every response is checked against the OpenAPI document. */
+  const client = (headers: Record<string, string> = {}) => spec.watch(new Client(ctx.app, headers));
+
+  /** A request from a given client IP (the throttle's second axis), checked against the document. */
+  async function fromIp(ip: string, url: string, headers: Record<string, string>) {
+    const res = new Response_(await ctx.app.inject({ method: "GET", url, headers, remoteAddress: ip }));
+    spec.checkUrl("GET", url, res);
+    return res;
   }
 
-  it("creates key pairs shown once, lists them without secrets, and reads the store", async () => {
-    const { m, key, get } = await merchantWithKey(["read_products"]);
-    assert.match(key.keyId, /^mpk_[0-9A-Za-z]{24}$/);
-    assert.match(key.secret, /^mpsk_[0-9A-Za-z]{43}$/);
-    const list = await m.client.get(`${m.base}/api-keys`);
-    spec.check("GET", "/api/v1/dashboard/stores/{slug}/api-keys", list);
-    assert.equal(list.data.length, 1);
-    assert.ok(!JSON.stringify(list.body).includes(key.secret));
-    const store = await get("/store");
-    assert.equal(store.status, 200);
-    assert.equal(store.body.success, true);
-    assert.deepEqual(Object.keys(store.data).sort(), ["createdAt", "currency", "id", "name", "slug"]);
-    assert.equal(store.data.slug, m.slug);
-    const after = await m.client.get(`${m.base}/api-keys`);
-    assert.ok(after.data[0].lastUsedAt, "last use recorded");
+  async function merchant() {
+    const m = await merchantWithStore(ctx.app);
+    return { ...m, client: spec.watch(m.client) };
+  }
+
+  async function keyFor(m: Awaited<ReturnType<typeof merchant>>, scopes: string[], extra = {}) {
+    const created = await m.client.post(`${m.base}/api-keys`, { name: "Export", scopes, ...extra });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    const headers = { "x-api-key": created.data.keyId, "x-api-secret": created.data.secret };
+    return { key: created.data, headers, api: client(headers) };
+  }
+
+  async function merchantWithKey(scopes: string[], extra = {}) {
+    const m = await merchant();
+    return { m, ...(await keyFor(m, scopes, extra)) };
+  }
+
+  /** Creates products one clock tick apart (so "newest first" is unambiguous); returns ids, oldest first. */
+  async function seedProducts(m: Awaited<ReturnType<typeof merchant>>, n: number, prefix = "P") {
+    const ids: string[] = [];
+    for (let i = 0; i < n; i++) {
+      ctx.clock.advance(1);
+      const res = await m.client.post(`${m.base}/products`, { title: `${prefix}${i}`, price: "2.50" });
+      assert.equal(res.status, 201);
+      ids.push(res.data.id);
+    }
+    return ids;
+  }
+
+  it("has a response checker that rejects what the document does not say", async () => {
+    const res = await new Client(ctx.app).get(`${DEV}/store`);
+    spec.check("GET", `${DEV}/store`, res);
+    const as = (changes: Partial<Response_>) =>
+      Object.assign(Object.create(Response_.prototype), res, changes);
+    assert.throws(() => spec.check("GET", `${DEV}/store`, as({ status: 200 })), /does not match/);
+    assert.throws(() => spec.check("GET", `${DEV}/store`, as({ status: 418 })), /not documented/);
+    assert.throws(
+      () => spec.check("GET", `${DEV}/store`, as({ body: { ...res.body, error: { code: "OOPS" } } })),
+      /does not match/,
+    );
+    assert.equal(spec.operationPath("PATCH", `${DEV}/products/prod_x?y=1`), `${DEV}/products/{id}`);
   });
 
-  it("requires both headers, and answers every wrong credential with the same 401 envelope", async () => {
-    const { key } = await merchantWithKey(["read_products"]);
-    const other = await merchantWithKey(["read_products"]);
-    const call = (headers: Record<string, string>) =>
-      new Client(ctx.app, headers).get("/api/v1/developer/store");
+  it("documents the developer API and the key routes with examples that match their own schemas", () => {
+    const dev = spec.checkExamples(DEV);
+    const keys = spec.checkExamples("/api/v1/dashboard/stores/{slug}/api-keys");
+    assert.deepEqual([...dev.problems, ...keys.problems], []);
+    assert.ok(dev.checked >= 3 && keys.checked >= 1, `${dev.checked} + ${keys.checked} examples`);
+    for (const op of ["get", "post"])
+      assert.deepEqual(spec.doc.paths[`${DEV}/products`][op].security, [
+        { developerKey: [], developerSecret: [] },
+      ]);
+    const { developerKey, developerSecret } = spec.doc.components.securitySchemes;
+    assert.deepEqual(
+      [developerKey, developerSecret].map((s) => [s.type, s.in, s.name]),
+      [
+        ["apiKey", "header", "x-api-key"],
+        ["apiKey", "header", "x-api-secret"],
+      ],
+    );
+  });
+
+  it("reads the key's store with any valid key pair, whatever its scopes", async () => {
+    const { m, key, api } = await merchantWithKey(["read_products"]);
+    assert.match(key.keyId, /^mpk_[0-9A-Za-z]{24}$/);
+    assert.match(key.secret, /^mpsk_[0-9A-Za-z]{43}$/);
+    const store = await api.get(`${DEV}/store`);
+    assert.equal(store.status, 200);
+    assert.equal(store.body.success, true);
+    assert.deepEqual(store.data, {
+      id: m.store.id,
+      slug: m.slug,
+      name: "Test Store",
+      currency: "USD",
+      createdAt: m.store.createdAt,
+    });
+    const ordersOnly = await keyFor(m, ["read_orders"]);
+    assert.equal((await ordersOnly.api.get(`${DEV}/store`)).status, 200);
+    assert.equal((await ordersOnly.api.get(`${DEV}/products`)).status, 403);
+  });
+
+  it("requires both headers, before anything else about the request is looked at", async () => {
+    const { key } = await merchantWithKey(["read_products", "write_products"]);
     const partial: Array<Record<string, string>> = [
       {},
       { "x-api-key": key.keyId },
       { "x-api-secret": key.secret },
+      { "x-api-key": "", "x-api-secret": key.secret },
+      { "x-api-key": key.keyId, "x-api-secret": "" },
     ];
     for (const headers of partial) {
-      const res = await call(headers);
+      const res = await client(headers).get(`${DEV}/store`);
+      assert.equal(res.status, 401, JSON.stringify(headers));
+      assert.equal(errorCode(res), "UNAUTHENTICATED");
+      assert.equal(res.headers["x-ratelimit-limit"], undefined, "no quota without a key");
+    }
+    // A malformed request without credentials is still a 401, not a 400/415 (and it was a 400/415
+    // when authentication ran after validation).
+    const anonymous = client();
+    for (const res of [
+      await anonymous.get(`${DEV}/products?page=0`),
+      await anonymous.post(`${DEV}/products`, "{not json"),
+      await anonymous.request("POST", `${DEV}/products`, "x", { "content-type": "text/plain" }),
+      await anonymous.patch(`${DEV}/products/not-an-id`, { stock: 1 }),
+    ]) {
       assert.equal(res.status, 401);
       assert.equal(errorCode(res), "UNAUTHENTICATED");
-      spec.check("GET", "/api/v1/developer/store", res);
     }
-    const wrongSecret = await call({ "x-api-key": key.keyId, "x-api-secret": `${key.secret.slice(0, -1)}x` });
-    const unknownKey = await call({ "x-api-key": `mpk_${"z".repeat(24)}`, "x-api-secret": key.secret });
-    const crossed = await call({ "x-api-key": key.keyId, "x-api-secret": other.key.secret });
-    const junk = await call({ "x-api-key": "'; DROP TABLE api_keys; --", "x-api-secret": "x" });
-    for (const res of [wrongSecret, unknownKey, crossed, junk]) {
-      assert.equal(res.status, 401);
-      assert.deepEqual(res.body, wrongSecret.body);
-      spec.check("GET", "/api/v1/developer/store", res);
+  });
+
+  it("answers every wrong credential with the same 401 envelope", async () => {
+    const { m, key, headers } = await merchantWithKey(["read_products"]);
+    const other = await merchantWithKey(["read_products"]);
+    const revoked = await keyFor(m, ["read_products"]);
+    assert.equal((await m.client.delete(`${m.base}/api-keys/${revoked.key.keyId}`)).status, 200);
+    const expiring = await keyFor(m, ["read_products"], {
+      expiresAt: new Date(ctx.clock.now().getTime() + 1000).toISOString(),
+    });
+    assert.equal((await expiring.api.get(`${DEV}/store`)).status, 200);
+    ctx.clock.advance(1000);
+
+    const call = (h: Record<string, string>) => client(h).get(`${DEV}/store`);
+    const failures = {
+      wrongSecret: await call({ ...headers, "x-api-secret": `${key.secret.slice(0, -1)}x` }),
+      shortSecret: await call({ ...headers, "x-api-secret": "mpsk_x" }),
+      unknownKey: await call({ "x-api-key": `mpk_${"z".repeat(24)}`, "x-api-secret": key.secret }),
+      otherStoresSecret: await call({ ...headers, "x-api-secret": other.key.secret }),
+      malformedKey: await call({ "x-api-key": "'; DROP TABLE api_keys; --", "x-api-secret": key.secret }),
+      revoked: await call(revoked.headers),
+      expired: await call(expiring.headers),
+    };
+    const reference = failures.wrongSecret;
+    assert.equal(reference.status, 401);
+    assert.equal(errorCode(reference), "INVALID_CREDENTIALS");
+    const shape = (res: Response_) =>
+      Object.keys(res.headers)
+        .filter((h) => !["date", "x-request-id"].includes(h))
+        .sort()
+        .map((h) => `${h}: ${h === "content-length" ? "" : res.headers[h]}`);
+    for (const [name, res] of Object.entries(failures)) {
+      assert.equal(res.status, 401, name);
+      assert.deepEqual(res.body, reference.body, name);
+      assert.deepEqual(shape(res), shape(reference), name);
     }
-    assert.equal(errorCode(wrongSecret), "INVALID_CREDENTIALS");
+    assert.ok(
+      !JSON.stringify(reference.body).match(/revoked key|expired key|unknown/i),
+      "the answer does not say which part was wrong",
+    );
+    // And the right pair still works (7 failures here are far below the per-IP budget).
+    assert.equal((await call(headers)).status, 200);
   });
 
   it("rejects calls outside the key's scopes with 403 naming the scope", async () => {
-    const { api } = await merchantWithKey(["read_products"]);
-    const res = await api.post("/api/v1/developer/products", { title: "Nope", price: "1" });
-    assert.equal(res.status, 403);
-    assert.equal(errorCode(res), "INSUFFICIENT_SCOPE");
-    assert.equal(res.body.error.details.requiredScope, "write_products");
-    spec.check("POST", "/api/v1/developer/products", res);
-    const readless = await merchantWithKey(["read_orders"]);
-    const store = await readless.get("/store");
-    assert.equal(store.status, 403);
+    const readOnly = await merchantWithKey(["read_products"]);
+    const write = await readOnly.api.post(`${DEV}/products`, { title: "Nope", price: "1" });
+    assert.equal(write.status, 403);
+    assert.equal(errorCode(write), "INSUFFICIENT_SCOPE");
+    assert.equal(write.body.error.details.requiredScope, "write_products");
+    assert.equal(write.headers["x-ratelimit-limit"], String(RATE_LIMIT), "a 403 is counted");
+    for (const res of [
+      await readOnly.api.patch(`${DEV}/products/prod_${"a".repeat(22)}`, { stock: 1 }),
+      await readOnly.api.delete(`${DEV}/products/prod_${"a".repeat(22)}`),
+    ]) {
+      assert.equal(res.status, 403);
+      assert.equal(res.body.error.details.requiredScope, "write_products");
+    }
+    // Scopes are exact: write_products does not imply read_products.
+    const writeOnly = await merchantWithKey(["write_products"]);
+    const created = await writeOnly.api.post(`${DEV}/products`, { title: "Mine", price: "1" });
+    assert.equal(created.status, 201);
+    for (const res of [
+      await writeOnly.api.get(`${DEV}/products`),
+      await writeOnly.api.get(`${DEV}/products/${created.data.id}`),
+    ]) {
+      assert.equal(res.status, 403);
+      assert.equal(res.body.error.details.requiredScope, "read_products");
+    }
+    const rows = await ctx.platform.db
+      .selectFrom("products")
+      .select("id")
+      .where("title", "=", "Nope")
+      .execute();
+    assert.deepEqual(rows, [], "a refused write changed nothing");
   });
 
   it("pages products with correct meta at the edges", async () => {
-    const { m, get } = await merchantWithKey(["read_products"]);
-    const empty = await get("/products");
+    const { m, api } = await merchantWithKey(["read_products"]);
+    const page = (query: string) => api.get(`${DEV}/products${query}`);
+
+    const empty = await page("");
+    assert.equal(empty.status, 200);
     assert.deepEqual(empty.body.meta, { page: 1, perPage: 20, total: 0, totalPages: 0 });
     assert.deepEqual(empty.data, []);
-    const ids: string[] = [];
-    for (let i = 0; i < 7; i++)
-      ids.push((await m.client.post(`${m.base}/products`, { title: `P${i}`, price: "2.50" })).data.id);
-    const newestFirst = [...ids].reverse();
-    const p1 = await get("/products?page=1&perPage=3", "/products");
-    assert.deepEqual(p1.body.meta, { page: 1, perPage: 3, total: 7, totalPages: 3 });
-    assert.deepEqual(
-      p1.data.map((p: { id: string }) => p.id),
-      newestFirst.slice(0, 3),
-    );
-    const last = await get("/products?page=3&perPage=3", "/products");
-    assert.deepEqual(
-      last.data.map((p: { id: string }) => p.id),
-      newestFirst.slice(6),
-    );
-    const exact = await get("/products?page=1&perPage=7", "/products");
-    assert.deepEqual(exact.body.meta, { page: 1, perPage: 7, total: 7, totalPages: 1 });
-    assert.equal(exact.data.length, 7);
-    const past = await get("/products?page=9&perPage=3", "/products");
-    assert.equal(past.status, 200);
-    assert.deepEqual(past.data, []);
-    assert.deepEqual(past.body.meta, { page: 9, perPage: 3, total: 7, totalPages: 3 });
+    const emptyLater = await page("?page=2&perPage=5");
+    assert.deepEqual(emptyLater.body.meta, { page: 2, perPage: 5, total: 0, totalPages: 0 });
+    assert.deepEqual(emptyLater.data, []);
+
+    const newestFirst = (await seedProducts(m, 6)).reverse();
+    const ids = (res: Response_) => res.data.map((p: { id: string }) => p.id);
+    const first = await page("?page=1&perPage=3");
+    assert.deepEqual(first.body.meta, { page: 1, perPage: 3, total: 6, totalPages: 2 });
+    assert.deepEqual(ids(first), newestFirst.slice(0, 3));
+    const exactLast = await page("?page=2&perPage=3");
+    assert.deepEqual(exactLast.body.meta, { page: 2, perPage: 3, total: 6, totalPages: 2 });
+    assert.deepEqual(ids(exactLast), newestFirst.slice(3, 6));
+    const pastEnd = await page("?page=3&perPage=3");
+    assert.equal(pastEnd.status, 200);
+    assert.deepEqual(pastEnd.data, []);
+    assert.deepEqual(pastEnd.body.meta, { page: 3, perPage: 3, total: 6, totalPages: 2 });
+    const farPast = await page("?page=1000000&perPage=100");
+    assert.deepEqual(farPast.body.meta, { page: 1_000_000, perPage: 100, total: 6, totalPages: 1 });
+    assert.deepEqual(farPast.data, []);
+
+    newestFirst.unshift(...(await seedProducts(m, 1, "Q")));
+    const partialLast = await page("?page=3&perPage=3");
+    assert.deepEqual(partialLast.body.meta, { page: 3, perPage: 3, total: 7, totalPages: 3 });
+    assert.deepEqual(ids(partialLast), newestFirst.slice(6));
+    const all = await page("?perPage=100");
+    assert.deepEqual(all.body.meta, { page: 1, perPage: 100, total: 7, totalPages: 1 });
+    assert.deepEqual(ids(all), newestFirst);
+    const defaults = await page("?page=1");
+    assert.equal(defaults.body.meta.perPage, 20);
+    assert.equal(defaults.data[0].currency, "USD");
+
     for (const [query, field] of [
-      ["page=0", "page"],
-      ["page=-1", "page"],
-      ["page=1.5", "page"],
-      ["page=abc", "page"],
-      ["perPage=0", "perPage"],
-      ["perPage=101", "perPage"],
-      ["perPage=ten", "perPage"],
-    ]) {
-      const res = await get(`/products?${query}`, "/products");
+      ["?page=0", "page"],
+      ["?page=-1", "page"],
+      ["?page=1.5", "page"],
+      ["?page=abc", "page"],
+      ["?page=", "page"],
+      ["?page=1000001", "page"],
+      ["?perPage=0", "perPage"],
+      ["?perPage=101", "perPage"],
+      ["?perPage=2.5", "perPage"],
+      ["?perPage=ten", "perPage"],
+      ["?page=1&per_page=5", "per_page"],
+    ] as const) {
+      const res = await page(query);
       assert.equal(res.status, 400, query);
       assert.equal(errorCode(res), "VALIDATION_FAILED");
       assert.equal(res.body.error.details[0].field, field, query);
     }
   });
 
-  it("writes products with write_products through the outbox, and never crosses stores", async () => {
+  it("keeps each key inside its own store", async () => {
+    const a = await merchantWithKey(["read_products", "write_products"]);
+    const b = await merchant();
+    const mine = await seedProducts(a.m, 2, "A");
+    const theirs = await seedProducts(b, 3, "B");
+    const list = await a.api.get(`${DEV}/products?perPage=100`);
+    assert.deepEqual(list.body.meta.total, 2);
+    assert.deepEqual(list.data.map((p: { id: string }) => p.id).sort(), [...mine].sort());
+    assert.equal((await a.api.get(`${DEV}/store`)).data.id, a.m.store.id);
+    for (const id of theirs) {
+      for (const res of [
+        await a.api.get(`${DEV}/products/${id}`),
+        await a.api.patch(`${DEV}/products/${id}`, { stock: 1 }),
+        await a.api.delete(`${DEV}/products/${id}`),
+      ]) {
+        assert.equal(res.status, 404, "another store's product is NOT_FOUND, never FORBIDDEN");
+        assert.equal(errorCode(res), "NOT_FOUND");
+      }
+    }
+    const untouched = await b.client.get(`${b.base}/products/${theirs[0]}`);
+    assert.equal(untouched.data.stock, 0);
+  });
+
+  it("writes products with write_products through the same outbox as the dashboard", async () => {
     const { m, api } = await merchantWithKey(["read_products", "write_products"]);
-    const other = await merchantWithStore(ctx.app);
-    const foreign = (await other.client.post(`${other.base}/products`, { title: "Theirs", price: "1" })).data;
-    const created = await api.post("/api/v1/developer/products", {
-      title: "Via key",
-      price: "4.00",
-      stock: 3,
-    });
+    const created = await api.post(`${DEV}/products`, { title: "Via key", price: "4.00", stock: 3 });
     assert.equal(created.status, 201);
-    spec.check("POST", "/api/v1/developer/products", created);
     const id = created.data.id;
-    const patched = await api.patch(`/api/v1/developer/products/${id}`, { stock: 5 });
-    spec.check("PATCH", "/api/v1/developer/products/{id}", patched);
+    const patched = await api.patch(`${DEV}/products/${id}`, { stock: 5 });
     assert.equal(patched.data.stock, 5);
-    const got = await api.get(`/api/v1/developer/products/${id}`);
-    spec.check("GET", "/api/v1/developer/products/{id}", got);
-    assert.equal((await api.get(`/api/v1/developer/products/${foreign.id}`)).status, 404);
-    assert.equal((await api.patch(`/api/v1/developer/products/${foreign.id}`, { stock: 1 })).status, 404);
-    assert.equal((await api.delete(`/api/v1/developer/products/${foreign.id}`)).status, 404);
-    const deleted = await api.delete(`/api/v1/developer/products/${id}`);
+    assert.equal((await api.get(`${DEV}/products/${id}`)).data.stock, 5);
+    assert.equal((await m.client.get(`${m.base}/products/${id}`)).data.stock, 5, "the dashboard sees it");
+    const deleted = await api.delete(`${DEV}/products/${id}`);
     assert.equal(deleted.status, 200, JSON.stringify(deleted.body));
-    spec.check("DELETE", "/api/v1/developer/products/{id}", deleted);
-    const topics = (
-      await ctx.platform.db
-        .selectFrom("events")
-        .select("topic")
-        .where("resource_id", "=", id)
-        .orderBy("seq")
-        .execute()
-    ).map((e) => e.topic);
-    assert.deepEqual(topics, ["product.created", "product.updated", "product.deleted"]);
-    assert.equal((await m.client.get(`${m.base}/products/${foreign.id}`)).status, 404);
+    assert.equal((await api.get(`${DEV}/products/${id}`)).status, 404);
+    const events = await ctx.platform.db
+      .selectFrom("events")
+      .select(["topic", "store_id"])
+      .where("resource_id", "=", id)
+      .orderBy("seq")
+      .execute();
+    assert.deepEqual(
+      events.map((e) => e.topic),
+      ["product.created", "product.updated", "product.deleted"],
+    );
+    assert.ok(events.every((e) => e.store_id === m.store.id));
   });
 
-  it("revokes at once and honours expiry", async () => {
-    const { m, key, get } = await merchantWithKey(["read_products"]);
-    assert.equal((await get("/store")).status, 200);
+  it("revokes at once, and honours expiry", async () => {
+    const { m, key, api } = await merchantWithKey(["read_products", "write_products"]);
+    assert.equal((await api.get(`${DEV}/store`)).status, 200);
     const revoked = await m.client.delete(`${m.base}/api-keys/${key.keyId}`);
-    spec.check("DELETE", "/api/v1/dashboard/stores/{slug}/api-keys/{keyId}", revoked);
     assert.ok(revoked.data.revokedAt);
-    const after = await get("/store");
-    assert.equal(after.status, 401);
-    assert.equal(errorCode(after), "INVALID_CREDENTIALS");
-    const soon = await merchantWithKey(["read_products"], {
-      expiresAt: new Date(Date.now() + 60_000).toISOString(),
+    const afterRevoke = await api.get(`${DEV}/store`);
+    assert.equal(afterRevoke.status, 401);
+    assert.equal(errorCode(afterRevoke), "INVALID_CREDENTIALS");
+    assert.equal((await api.post(`${DEV}/products`, { title: "x", price: "1" })).status, 401);
+
+    const soon = await keyFor(m, ["read_products"], {
+      expiresAt: new Date(ctx.clock.now().getTime() + 60_000).toISOString(),
     });
-    assert.equal((await soon.get("/store")).status, 200);
-    ctx.clock.advance(61_000);
-    assert.equal((await soon.get("/store")).status, 401);
-    const past = await soon.m.client.post(`${soon.m.base}/api-keys`, {
-      name: "x",
-      scopes: ["read_products"],
-      expiresAt: "2000-01-01T00:00:00Z",
-    });
-    assert.equal(past.status, 400);
+    assert.equal(soon.key.expiresAt, new Date(Date.parse(soon.key.expiresAt)).toISOString());
+    assert.equal((await soon.api.get(`${DEV}/store`)).status, 200);
+    ctx.clock.advance(58_000);
+    assert.equal((await soon.api.get(`${DEV}/store`)).status, 200, "shortly before expiry");
+    ctx.clock.advance(2_000);
+    const expired = await soon.api.get(`${DEV}/store`);
+    assert.equal(expired.status, 401, "from the expiry instant on");
+    assert.equal(errorCode(expired), "INVALID_CREDENTIALS");
   });
 
-  it("rate-limits per key with the X-RateLimit headers, and throttles secret guessing", async () => {
+  it("records last use at most once a minute per key", async () => {
+    const { m, key, api } = await merchantWithKey(["read_products"]);
+    const lastUsed = async (): Promise<string | null> =>
+      (await m.client.get(`${m.base}/api-keys`)).data.find((k: { keyId: string }) => k.keyId === key.keyId)
+        .lastUsedAt;
+    assert.equal(await lastUsed(), null);
+    const before = ctx.clock.now().getTime();
+    await api.get(`${DEV}/store`);
+    const first = await lastUsed();
+    assert.ok(first && Date.parse(first) >= before);
+    ctx.clock.advance(30_000);
+    await api.get(`${DEV}/store`);
+    assert.equal(await lastUsed(), first, "not rewritten within the minute");
+    ctx.clock.advance(31_000);
+    await api.get(`${DEV}/store`);
+    const second = await lastUsed();
+    assert.ok(second && Date.parse(second) - Date.parse(first!) >= 61_000);
+    ctx.clock.advance(61_000);
+    const failed = await client({ "x-api-key": key.keyId, "x-api-secret": "mpsk_bad" }).get(`${DEV}/store`);
+    assert.equal(failed.status, 401);
+    assert.equal(await lastUsed(), second, "a failed attempt is not a use");
+  });
+
+  it("rate-limits per key pair with the X-RateLimit headers, counting malformed requests too", async () => {
     const a = await merchantWithKey(["read_products"]);
     const b = await merchantWithKey(["read_products"]);
-    let last = await a.get("/store");
-    assert.equal(last.headers["x-ratelimit-limit"], "25");
-    assert.equal(last.headers["x-ratelimit-remaining"], "24");
-    for (let i = 1; i < 26; i++) last = await a.get("/store");
-    assert.equal(last.status, 429);
-    assert.equal(errorCode(last), "RATE_LIMITED");
+    let last = await a.api.get(`${DEV}/store`);
+    assert.equal(last.headers["x-ratelimit-limit"], String(RATE_LIMIT));
+    assert.equal(last.headers["x-ratelimit-remaining"], String(RATE_LIMIT - 1));
+    assert.equal(last.headers["x-ratelimit-reset"], "0");
+    // Invalid requests spend the quota too, so they cannot be used to hammer the service for free.
+    assert.equal((await a.api.get(`${DEV}/products?page=0`)).status, 400);
+    for (let i = 2; i < RATE_LIMIT; i++) last = await a.api.get(`${DEV}/store`);
+    assert.equal(last.status, 200);
     assert.equal(last.headers["x-ratelimit-remaining"], "0");
-    assert.ok(Number(last.headers["retry-after"]) >= 1);
-    assert.equal((await b.get("/store")).status, 200, "another key is unaffected");
+    const limited = await a.api.get(`${DEV}/store`);
+    assert.equal(limited.status, 429);
+    assert.equal(errorCode(limited), "RATE_LIMITED");
+    assert.equal(limited.headers["x-ratelimit-remaining"], "0");
+    assert.ok(Number(limited.headers["retry-after"]) >= 1);
+    assert.equal(limited.headers["x-ratelimit-reset"], limited.headers["retry-after"]);
+    assert.equal((await b.api.get(`${DEV}/store`)).status, 200, "another key is unaffected");
+    ctx.clock.advance(60_000);
+    const again = await a.api.get(`${DEV}/store`);
+    assert.equal(again.status, 200, "a sliding minute later");
+  });
 
+  it("throttles repeated failures per key id, even for the right secret, until the window passes", async () => {
     const c = await merchantWithKey(["read_products"]);
-    const guess = new Client(ctx.app, { "x-api-key": c.key.keyId, "x-api-secret": "mpsk_guess" });
-    for (let i = 0; i < 6; i++) assert.equal((await guess.get("/api/v1/developer/store")).status, 401);
-    const blocked = await c.get("/store");
+    const guess = client({ "x-api-key": c.key.keyId, "x-api-secret": "mpsk_guess" });
+    for (let i = 0; i < MAX_FAILURES; i++) assert.equal((await guess.get(`${DEV}/store`)).status, 401);
+    const blocked = await c.api.get(`${DEV}/store`);
     assert.equal(blocked.status, 429, "even the right secret waits out the throttle");
+    assert.equal(errorCode(blocked), "RATE_LIMITED");
+    assert.ok(Number(blocked.headers["retry-after"]) >= 1);
+    assert.equal((await guess.get(`${DEV}/store`)).status, 429);
+    const other = await keyFor(c.m, ["read_products"]);
+    assert.equal((await other.api.get(`${DEV}/store`)).status, 200, "the store's other keys are unaffected");
+    ctx.clock.advance(900_000);
+    assert.equal((await c.api.get(`${DEV}/store`)).status, 200);
+  });
+
+  it("throttles repeated failures per client IP across key ids", async () => {
+    const d = await merchantWithKey(["read_products"]);
+    const attacker = "203.0.113.9";
+    for (let i = 0; i < MAX_FAILURES_PER_IP; i++) {
+      const res = await fromIp(attacker, `${DEV}/store`, {
+        "x-api-key": `mpk_${String(i).padStart(24, "q")}`,
+        "x-api-secret": "mpsk_guess",
+      });
+      assert.equal(res.status, 401, `attempt ${i}`);
+    }
+    const fresh = await fromIp(attacker, `${DEV}/store`, {
+      "x-api-key": `mpk_${"w".repeat(24)}`,
+      "x-api-secret": "mpsk_guess",
+    });
+    assert.equal(fresh.status, 429, "a new key id from the same IP is refused");
+    assert.equal((await fromIp(attacker, `${DEV}/store`, d.headers)).status, 429);
+    assert.equal((await fromIp("198.51.100.4", `${DEV}/store`, d.headers)).status, 200, "other IPs are not");
+    ctx.clock.advance(900_000);
+    assert.equal((await fromIp(attacker, `${DEV}/store`, d.headers)).status, 200);
   });
 });

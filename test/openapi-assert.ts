@@ -1,32 +1,55 @@
 import { Ajv, type ValidateFunction } from "ajv";
 import addFormats from "ajv-formats";
 import type { App } from "../src/lib/http/types.ts";
-import type { Json, Response_ } from "./harness.ts";
+import type { Client, Json, Response_ } from "./harness.ts";
+import { fetchDocument, inlineRefs, operationsOf } from "./openapi-doc.ts";
 
 /**
- * Checks real responses against the served OpenAPI document: the body of every response a test
- * sees must match the schema documented for that operation and status.
+ * Checks real responses against the served OpenAPI document (/api/docs/openapi.json): the body of
+ * every response a test sees must match the schema documented for that operation and status, and
+ * the status itself must be documented.
+ *
+ *   const spec = await openApiChecker(ctx.app);
+ *   const api = spec.watch(new Client(ctx.app, headers)); // every response it gets is checked
+ *   spec.check("GET", "/api/v1/developer/store", res);    // or one response, by path template
  */
 export async function openApiChecker(app: App) {
-  const doc = (await app.inject({ method: "GET", url: "/api/docs/openapi.json" })).json() as Json;
+  const doc = await fetchDocument(app);
   const ajv = new Ajv({ strict: false, allErrors: true });
   addFormats.default(ajv);
-  const resolve = (node: unknown): unknown => {
-    if (Array.isArray(node)) return node.map(resolve);
-    if (node && typeof node === "object") {
-      const ref = (node as { $ref?: string }).$ref;
-      if (ref?.startsWith("#/components/schemas/")) return resolve(doc.components.schemas[ref.slice(21)]);
-      return Object.fromEntries(
-        Object.entries(node)
-          .filter(([k]) => k !== "examples" && k !== "example")
-          .map(([k, v]) => [k, resolve(v)]),
-      );
-    }
-    return node;
-  };
   const cache = new Map<string, ValidateFunction>();
-  return {
+  const validator = (key: string, schema: unknown) => {
+    let validate = cache.get(key);
+    if (!validate) {
+      validate = ajv.compile(inlineRefs(doc, schema) as object);
+      cache.set(key, validate);
+    }
+    return validate;
+  };
+
+  // Path templates as patterns; a literal segment beats a parameter, so fewer parameters win.
+  const templates = Object.keys(doc.paths as Json)
+    .map((path) => ({
+      path,
+      params: (path.match(/\{/g) ?? []).length,
+      pattern: new RegExp(
+        `^${path
+          .split(/\{[^}]+\}/)
+          .map((part) => part.replace(/[.*+?^$()|[\]\\]/g, "\\$&"))
+          .join("[^/]+")}$`,
+      ),
+    }))
+    .sort((a, b) => a.params - b.params);
+
+  const checker = {
     doc,
+    /** The documented path template of a concrete URL: `/api/v1/developer/products/prod_x?a=1` -> `.../{id}`. */
+    operationPath(method: string, url: string): string {
+      const path = url.split("?")[0]!;
+      const found = templates.find((t) => t.pattern.test(path) && doc.paths[t.path][method.toLowerCase()]);
+      if (!found) throw new Error(`no operation ${method} ${path} in the OpenAPI document`);
+      return found.path;
+    },
     /** Throws when `res` does not match the documented response of `method path` (path as in the document). */
     check(method: string, path: string, res: Response_) {
       const op = doc.paths[path]?.[method.toLowerCase()];
@@ -36,16 +59,59 @@ export async function openApiChecker(app: App) {
       const schema = response.content?.["application/json"]?.schema;
       if (!schema) return;
       const key = `${method} ${path} ${res.status}`;
-      let validate = cache.get(key);
-      if (!validate) {
-        validate = ajv.compile(resolve(schema) as object);
-        cache.set(key, validate);
-      }
+      const validate = validator(key, schema);
       if (!validate(res.body)) {
         throw new Error(
           `${key}: body does not match the document: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(res.body).slice(0, 400)}`,
         );
       }
     },
+    /** check() for a concrete URL. */
+    checkUrl(method: string, url: string, res: Response_) {
+      checker.check(method, checker.operationPath(method, url), res);
+    },
+    /** Makes `client` check every response it receives against the document; returns it. */
+    watch<C extends Client>(client: C): C {
+      const request = client.request.bind(client);
+      client.request = async (method, url, body, headers) => {
+        const res = await request(method, url, body, headers);
+        checker.checkUrl(method, url, res);
+        return res;
+      };
+      return client;
+    },
+    /**
+     * The documented examples of every response (and request body) of the operations whose path
+     * starts with `prefix`, each checked against its own schema. Returns the problems found and
+     * how many examples were checked.
+     */
+    checkExamples(prefix: string): { problems: string[]; checked: number } {
+      const problems: string[] = [];
+      let checked = 0;
+      for (const { method, path, op, name } of operationsOf(doc)) {
+        if (!path.startsWith(prefix)) continue;
+        const media: Array<[string, Json | undefined]> = Object.entries(op.responses as Json).map(
+          ([status, r]) => [status, (r as Json).content?.["application/json"]],
+        );
+        media.push(["request", op.requestBody?.content?.["application/json"]]);
+        for (const [where, content] of media) {
+          if (!content?.schema) continue;
+          // fastify-swagger hoists a schema's `examples` to the media type: one as `example`,
+          // several as an `examples` map of {value}.
+          const examples = [
+            ...(content.example !== undefined ? [content.example] : []),
+            ...Object.values((content.examples ?? {}) as Json).map((e) => (e as Json).value),
+            ...(content.schema.examples ?? []),
+          ];
+          for (const example of examples) {
+            checked++;
+            const validate = validator(`example ${method} ${path} ${where}`, content.schema);
+            if (!validate(example)) problems.push(`${name} ${where}: ${ajv.errorsText(validate.errors)}`);
+          }
+        }
+      }
+      return { problems, checked };
+    },
   };
+  return checker;
 }

@@ -34,6 +34,30 @@ export function encodeCursor(order: ListOrder, t: Date, id: string): string {
   );
 }
 
+/** The position a cursor from encodeCursor() names; anything else is a 400, never a query. */
+export function decodeCursor(cursor: string, order: ListOrder): { t: Date; id: string } {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
+  } catch {
+    throw badCursor();
+  }
+  if (
+    !Array.isArray(parsed) ||
+    parsed.length !== 3 ||
+    parsed[0] !== (order === "created_desc" ? "c" : "u") ||
+    !Number.isSafeInteger(parsed[1]) ||
+    typeof parsed[2] !== "string" ||
+    parsed[2].length > 64
+  ) {
+    throw badCursor();
+  }
+  const t = new Date(parsed[1] as number);
+  // A safe integer can still lie outside the Date range (±8.64e15 ms): that would reach SQL as NaN.
+  if (Number.isNaN(t.getTime())) throw badCursor();
+  return { t, id: parsed[2] };
+}
+
 export function planPage(query: PageQuery): PagePlan {
   const updatedSince = query.updatedSince ? new Date(query.updatedSince) : null;
   if (updatedSince && Number.isNaN(updatedSince.getTime())) {
@@ -42,26 +66,7 @@ export function planPage(query: PageQuery): PagePlan {
     });
   }
   const order: ListOrder = updatedSince ? "updated_asc" : "created_desc";
-  let after: PagePlan["after"] = null;
-  if (query.cursor) {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(Buffer.from(query.cursor, "base64url").toString("utf8"));
-    } catch {
-      throw badCursor();
-    }
-    if (
-      !Array.isArray(parsed) ||
-      parsed.length !== 3 ||
-      parsed[0] !== (order === "created_desc" ? "c" : "u") ||
-      !Number.isSafeInteger(parsed[1]) ||
-      typeof parsed[2] !== "string" ||
-      parsed[2].length > 64
-    ) {
-      throw badCursor();
-    }
-    after = { t: new Date(parsed[1] as number), id: parsed[2] };
-  }
+  const after = query.cursor ? decodeCursor(query.cursor, order) : null;
   return { limit: query.limit, order, after, updatedSince };
 }
 

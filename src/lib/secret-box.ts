@@ -1,59 +1,50 @@
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+
+// The key loader lives in secrets-key.ts; re-exported for the modules that import it from here.
+export { loadSecretsKey, parseSecretsKey } from "./secrets-key.ts";
+
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+const PART = /^[A-Za-z0-9_-]*$/;
 
 /**
  * AES-256-GCM for secrets the service must read back (webhook signing secrets). Text format:
- * `v1.<iv>.<tag>.<ciphertext>`, base64url parts; a wrong key or any tampering throws.
+ * `v1.<iv>.<tag>.<ciphertext>`, each part base64url; a fresh random 12-byte IV per seal. A wrong
+ * key, any change to any part, or a format it does not know throws. The version prefix leaves
+ * room for a later key id (rotation) without re-encrypting what is stored.
  */
 export function createSecretBox(key: Buffer) {
   if (key.length !== 32) throw new Error("The secrets key must be 32 bytes.");
+  const secretKey = Buffer.from(key); // a private copy: the caller may reuse or zero its buffer
   return {
     seal(plaintext: string): string {
-      const iv = randomBytes(12);
-      const cipher = createCipheriv("aes-256-gcm", key, iv);
+      const iv = randomBytes(IV_BYTES);
+      const cipher = createCipheriv("aes-256-gcm", secretKey, iv, { authTagLength: TAG_BYTES });
       const body = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final()]);
-      return ["v1", iv, cipher.getAuthTag(), body]
-        .map((p) => (typeof p === "string" ? p : p.toString("base64url")))
-        .join(".");
+      return ["v1", ...[iv, cipher.getAuthTag(), body].map((b) => b.toString("base64url"))].join(".");
     },
     open(sealed: string): string {
-      const [version, iv, tag, body] = sealed.split(".");
-      if (version !== "v1" || !iv || !tag || body === undefined) throw new Error("Unknown secret format.");
-      const decipher = createDecipheriv("aes-256-gcm", key, Buffer.from(iv, "base64url"));
-      decipher.setAuthTag(Buffer.from(tag, "base64url"));
-      return Buffer.concat([decipher.update(Buffer.from(body, "base64url")), decipher.final()]).toString(
-        "utf8",
-      );
+      const parts = sealed.split(".");
+      const [version, ivText, tagText, bodyText] = parts;
+      if (parts.length !== 4 || version !== "v1" || !parts.slice(1).every((p) => PART.test(p))) {
+        throw new Error("Unknown sealed secret format.");
+      }
+      const iv = Buffer.from(ivText!, "base64url");
+      const tag = Buffer.from(tagText!, "base64url");
+      // GCM would accept a tag as short as 4 bytes, and a short tag is far easier to forge.
+      if (iv.length !== IV_BYTES || tag.length !== TAG_BYTES)
+        throw new Error("Unknown sealed secret format.");
+      const decipher = createDecipheriv("aes-256-gcm", secretKey, iv, { authTagLength: TAG_BYTES });
+      decipher.setAuthTag(tag);
+      try {
+        return Buffer.concat([
+          decipher.update(Buffer.from(bodyText!, "base64url")),
+          decipher.final(),
+        ]).toString("utf8");
+      } catch {
+        throw new Error("Sealed secret could not be opened: wrong SECRETS_KEY or altered value.");
+      }
     },
   };
 }
 export type SecretBox = ReturnType<typeof createSecretBox>;
-
-/** Decodes a configured key (base64 or base64url of 32 bytes). */
-export function parseSecretsKey(text: string): Buffer {
-  const key = Buffer.from(text.replace(/-/g, "+").replace(/_/g, "/"), "base64");
-  if (key.length !== 32)
-    throw new Error("SECRETS_KEY must be 32 bytes, base64-encoded (e.g. `openssl rand -base64 32`).");
-  return key;
-}
-
-/**
- * The key from SECRETS_KEY, or on the embedded default one generated into DATA_DIR/secrets.key
- * (mode 0600) on first start and reused after. A server database needs an explicit key, because
- * several instances must share it and it must not live beside a copy of the data.
- */
-export function loadSecretsKey(input: {
-  secretsKey?: string | undefined;
-  dataDir?: string | undefined;
-}): Buffer {
-  if (input.secretsKey) return parseSecretsKey(input.secretsKey);
-  if (!input.dataDir) throw new Error("SECRETS_KEY is required when DATABASE_URL is set.");
-  const file = join(input.dataDir, "secrets.key");
-  if (existsSync(file)) return parseSecretsKey(readFileSync(file, "utf8").trim());
-  mkdirSync(input.dataDir, { recursive: true });
-  const key = randomBytes(32);
-  writeFileSync(file, `${key.toString("base64")}\n`, { mode: 0o600, flag: "wx" });
-  chmodSync(file, 0o600);
-  return key;
-}

@@ -2,160 +2,420 @@ import assert from "node:assert/strict";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import type { Browser, Page } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
 import { createTestContext, type TestContext, uniqueEmail } from "../harness.ts";
 import { chromiumSkipReason } from "../requirements.ts";
 import { launchChromium } from "./browser.ts";
 
 const SHOTS = join(import.meta.dirname, "..", "..", ".tmp");
+const PASSWORD = "a long password";
+
+/** The few page globals the tests read inside page.evaluate (the project's tsconfig has no DOM types). */
+type PageGlobals = {
+  __xss?: number;
+  innerWidth: number;
+  navigator: { clipboard: { readText(): Promise<string> } };
+  document: { documentElement: { scrollWidth: number } };
+};
 
 describe("merchant dashboard in a real browser", { skip: chromiumSkipReason() }, () => {
   let ctx: TestContext;
   let browser: Browser;
-  let page: Page;
   let base: string;
-  const pageErrors: string[] = [];
+  const contexts: BrowserContext[] = [];
+
   before(async () => {
     mkdirSync(SHOTS, { recursive: true });
     ctx = await createTestContext();
     base = await ctx.app.listen({ port: 0, host: "127.0.0.1" });
     browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    page.on("pageerror", (e) => pageErrors.push(e.message));
-    page.on(
-      "console",
-      (m) => m.type() === "error" && !/Failed to load resource/.test(m.text()) && pageErrors.push(m.text()),
-    );
-    page.on("dialog", (d) => d.accept());
   });
   after(async () => {
+    for (const c of contexts) await c.close().catch(() => {});
     await browser?.close();
     await ctx?.close();
   });
 
-  it("signs up, creates a store, a product, a customer and an order, moves it on, and logs out", async () => {
+  /** A fresh browser profile (own cookies) and a page that records script errors and CSP violations. */
+  async function openPage(viewport = { width: 1280, height: 900 }) {
+    const context = await browser.newContext({ viewport });
+    contexts.push(context);
+    const page = await context.newPage();
+    page.setDefaultTimeout(15_000);
+    const errors: string[] = [];
+    page.on("pageerror", (e) => errors.push(e.message));
+    // 4xx answers are expected in some steps; every other console error (CSP included) is a defect.
+    page.on("console", (m) => {
+      if (m.type() === "error" && !/Failed to load resource/.test(m.text())) errors.push(m.text());
+    });
+    return { context, page, errors };
+  }
+
+  /** Signs up and opens a store through the API (the context keeps the session cookie). */
+  async function merchantViaApi(context: BrowserContext, slug: string) {
+    const signup = await context.request.post(`${base}/api/v1/dashboard/auth/signup`, {
+      data: { email: uniqueEmail("ui"), password: PASSWORD, name: "Api Merchant" },
+    });
+    assert.equal(signup.status(), 201);
+    const store = await context.request.post(`${base}/api/v1/dashboard/stores`, {
+      data: { name: `Shop ${slug}`, slug },
+    });
+    assert.equal(store.status(), 201);
+    const post = async (path: string, data: unknown) => {
+      const res = await context.request.post(`${base}/api/v1/dashboard/stores/${slug}${path}`, { data });
+      assert.equal(res.status(), 201, await res.text());
+      return (await res.json()).data;
+    };
+    return { post };
+  }
+
+  function row(page: Page, text: string | RegExp) {
+    return page.locator("tbody tr", { hasText: text });
+  }
+
+  async function buttonsIn(locator: ReturnType<Page["locator"]>) {
+    return (await locator.getByRole("button").allTextContents()).map((t) => t.trim());
+  }
+
+  it("serves the dashboard with a strict Content-Security-Policy and nosniff", async () => {
+    for (const file of ["/", "/app.js", "/styles.css"]) {
+      const res = await fetch(`${base}${file}`);
+      assert.equal(res.status, 200, file);
+      const csp = res.headers.get("content-security-policy") ?? "";
+      assert.match(csp, /default-src 'self'/, file);
+      assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval/, file);
+      assert.equal(res.headers.get("x-content-type-options"), "nosniff", file);
+    }
+    assert.match((await fetch(`${base}/app.js`)).headers.get("content-type") ?? "", /javascript/);
+    const html = await (await fetch(`${base}/`)).text();
+    assert.doesNotMatch(html, /<script(?![^>]*\bsrc=)[^>]*>/, "no inline script in the page");
+    const doc = (await (await fetch(`${base}/api/docs/openapi.json`)).json()) as { paths: object };
+    assert.ok(
+      !Object.keys(doc.paths).some((p) => p === "/" || p.includes("*") || p.endsWith(".js")),
+      "static files are not in the API document",
+    );
+  });
+
+  it("signs up, creates a store, a product, a customer and an order, marks it paid, and logs out", async () => {
+    const { page, errors } = await openPage();
+    const email = uniqueEmail("browser");
     await page.goto(`${base}/`);
-    await page.getByText("Create an account").click();
+    await page.getByRole("heading", { name: "Log in" }).waitFor();
+    await page.getByRole("link", { name: "Create an account" }).click();
     await page.getByLabel("Your name").fill("Browser Merchant");
-    await page.getByLabel("E-mail").fill(uniqueEmail("browser"));
-    await page.getByLabel("Password").fill("a long password");
+    await page.getByLabel("E-mail").fill(email);
+    await page.getByLabel("Password").fill(PASSWORD);
     await page.getByRole("button", { name: "Create account" }).click();
     await page.getByRole("heading", { name: "Your stores" }).waitFor();
+    await page.getByText("You have no store yet").waitFor();
 
-    await page.getByLabel("Name").fill("Browser Shop");
-    await page.getByLabel("Slug (used in URLs)").fill("browser-shop");
+    // The slug follows the name until it is edited.
+    await page.getByLabel("Store name").fill("Browser Shop");
+    assert.equal(await page.getByLabel("Slug").inputValue(), "browser-shop");
     await page.getByRole("button", { name: "Create store" }).click();
-    await page.getByRole("heading", { name: /Browser Shop/ }).waitFor();
+    await page.getByRole("heading", { name: "Products" }).waitFor();
+    await page.getByLabel("Store", { exact: true }).waitFor();
+    assert.equal(await page.getByLabel("Store", { exact: true }).inputValue(), "browser-shop");
+    await page.getByText("No products yet").waitFor();
 
-    await page.getByLabel("Title").fill("Canvas <b>tote</b>");
+    // Product text that looks like markup stays text.
+    const title = 'Canvas <b>tote</b> <img src=x onerror="window.__xss=1">';
+    await page.getByLabel("Title").fill(title);
     await page.getByLabel("Price (USD)").fill("18.5");
     await page.getByLabel("Stock").fill("10");
     await page.getByRole("button", { name: "Create product" }).click();
-    const row = page.locator("tr", { hasText: "Canvas <b>tote</b>" });
-    await row.waitFor();
-    assert.match(await row.innerText(), /18\.50 USD/);
-    assert.equal(
-      await page.locator("b", { hasText: "tote" }).count(),
-      0,
-      "user text is never parsed as HTML",
-    );
+    const product = row(page, "Canvas <b>tote</b>");
+    await product.waitFor();
+    assert.match(await product.innerText(), /18\.50 USD/);
+    assert.equal(await page.locator("main b, main img").count(), 0, "user text is never parsed as HTML");
+    assert.equal(await page.evaluate(() => (globalThis as unknown as PageGlobals).__xss), undefined);
+    assert.equal(await page.getByLabel("Title").inputValue(), "", "the create form is cleared");
 
-    await row.getByRole("button", { name: "Edit" }).click();
-    await page
-      .locator("form")
-      .filter({ has: page.getByRole("button", { name: "Save changes" }) })
-      .getByLabel("Stock")
-      .fill("12");
-    await page.getByRole("button", { name: "Save changes" }).click();
-    await page.locator("tr", { hasText: "Canvas" }).filter({ hasText: "12" }).waitFor();
-
-    // A validation error is shown from the envelope, per field.
-    await page.getByLabel("Title").last().fill("Broken");
-    await page.getByLabel("Price (USD)").last().fill("1.999");
-    await page
-      .locator("input[name=price]")
-      .last()
-      .evaluate((el) => el.removeAttribute("pattern"));
-    await page.getByRole("button", { name: "Create product" }).click();
-    await page.getByRole("alert").filter({ hasText: "price" }).waitFor();
+    // Edit in a dialog.
+    await product.getByRole("button", { name: "Edit" }).click();
+    const dialog = page.getByRole("dialog");
+    await dialog.waitFor();
+    assert.equal(await dialog.getByLabel("Title").inputValue(), title, "the form starts from the product");
+    await dialog.getByLabel("Stock").fill("12");
+    await dialog.getByLabel("Price (USD)").fill("20");
+    await dialog.getByRole("button", { name: "Save changes" }).click();
+    await dialog.waitFor({ state: "detached" });
+    await row(page, "Canvas").filter({ hasText: "20.00 USD" }).waitFor();
+    assert.match(await row(page, "Canvas").locator("td.num").first().innerText(), /^12$/);
 
     await page.getByRole("link", { name: "Customers" }).click();
+    await page.getByRole("heading", { name: "Customers" }).waitFor();
     await page.getByLabel("First name").fill("Layla");
+    await page.getByLabel("Last name").fill("Haddad");
     await page.getByLabel("E-mail").fill("layla@example.com");
     await page.getByRole("button", { name: "Add customer" }).click();
-    await page.locator("tr", { hasText: "layla@example.com" }).waitFor();
+    await row(page, "layla@example.com").filter({ hasText: "Layla Haddad" }).waitFor();
 
     await page.getByRole("link", { name: "Orders" }).click();
+    await page.getByRole("heading", { name: "Orders" }).waitFor();
+    await page.getByText("No orders yet").waitFor();
+    assert.match(await page.getByLabel("Customer").locator("option:checked").innerText(), /Layla Haddad/);
     await page.getByLabel("Quantity").fill("2");
     await page.getByRole("button", { name: "Place order" }).click();
-    const order = page.locator("tr", { hasText: "#1001" });
+    const order = row(page, "#1001");
     await order.waitFor();
-    assert.match(await order.innerText(), /37\.00 USD/);
-    assert.match(await order.innerText(), /pending/);
-    await order.getByRole("button", { name: "Mark paid" }).click();
-    await page
-      .locator("tr", { hasText: "#1001" })
-      .filter({ hasText: "paid" })
-      .getByRole("button", { name: "Mark confirmed" })
-      .waitFor();
-    await page.screenshot({ path: join(SHOTS, "dashboard-orders.png"), fullPage: true });
+    assert.match(await order.innerText(), /40\.00 USD/);
+    assert.match(await order.innerText(), /Layla Haddad/);
+    assert.match(await order.innerText(), /2 × Canvas/);
+    assert.equal(await order.locator(".badge").textContent(), "pending");
+    assert.deepEqual(await buttonsIn(order), ["Mark paid", "Cancel order"]);
 
-    await page.getByRole("link", { name: "API keys" }).click();
-    await page.getByLabel("Name").fill("Export");
-    await page.getByLabel("Read products").check();
-    await page.getByRole("button", { name: "Create key pair" }).click();
-    const secret = await page.getByTestId("key-secret").innerText();
-    assert.match(secret, /x-api-secret: mpsk_/);
-    const keyId = (await page.getByTestId("key-id").innerText()).replace("x-api-key: ", "");
-    const viaKey = await fetch(`${base}/api/v1/developer/store`, {
-      headers: { "x-api-key": keyId, "x-api-secret": secret.replace("x-api-secret: ", "") },
-    });
-    assert.equal(viaKey.status, 200, "the key created in the dashboard works");
-    await page.screenshot({ path: join(SHOTS, "dashboard-api-keys.png"), fullPage: true });
+    await order.getByRole("button", { name: "Mark paid" }).click();
+    await order.locator(".badge", { hasText: /^paid$/ }).waitFor();
+    assert.deepEqual(await buttonsIn(order), ["Mark confirmed", "Cancel order"]);
+    await page.screenshot({ path: join(SHOTS, "dashboard-orders.png"), fullPage: true });
 
     await page.getByRole("button", { name: "Log out" }).click();
     await page.getByRole("heading", { name: "Log in" }).waitFor();
-    assert.deepEqual(pageErrors, []);
+    // The session is gone on the server too, not only in the page: a fresh load asks the server.
+    await page.goto(`${base}/#/stores/browser-shop/orders`);
+    await page.reload();
+    await page.waitForURL(/#\/login$/);
+    await page.getByRole("heading", { name: "Log in" }).waitFor();
+
+    // A failed login shows the API's message; the right password lands on the stores.
+    await page.getByLabel("E-mail").fill(email);
+    await page.getByLabel("Password").fill("not the password");
+    await page.getByRole("button", { name: "Log in" }).click();
+    const failure = page.getByRole("alert");
+    await failure.waitFor();
+    assert.match(await failure.innerText(), /password/i);
+    await page.screenshot({ path: join(SHOTS, "login-error.png") });
+    await page.getByLabel("Password").fill(PASSWORD);
+    await page.getByRole("button", { name: "Log in" }).click();
+    await page.getByRole("link", { name: /Browser Shop/ }).waitFor();
+    await page.screenshot({ path: join(SHOTS, "stores.png"), fullPage: true });
+    assert.deepEqual(errors, []);
   });
 
-  it("serves the dashboard with a strict Content-Security-Policy", async () => {
-    const res = await fetch(`${base}/`);
-    assert.equal(res.status, 200);
-    assert.match(res.headers.get("content-security-policy") ?? "", /script-src 'self'/);
-    assert.equal(res.headers.get("x-content-type-options"), "nosniff");
+  it("offers only the legal next status, and cancelling asks first", async () => {
+    const { context, page, errors } = await openPage();
+    const shop = await merchantViaApi(context, "status-shop");
+    const p = await shop.post("/products", { title: "Mug", price: "9.00", stock: 50 });
+    const c = await shop.post("/customers", { firstName: "Omar", email: "omar@example.com" });
+    const orders = [];
+    for (let i = 0; i < 2; i++) {
+      orders.push(
+        await shop.post("/orders", { customerId: c.id, lineItems: [{ productId: p.id, quantity: 1 }] }),
+      );
+    }
+    await page.goto(`${base}/#/stores/status-shop/orders`);
+    const first = row(page, "#1001");
+    await first.waitFor();
+    const path: Array<[string, string[]]> = [
+      ["Mark paid", ["Mark confirmed", "Cancel order"]],
+      ["Mark confirmed", ["Mark shipped", "Cancel order"]],
+      ["Mark shipped", ["Mark delivered"]],
+      ["Mark delivered", []],
+    ];
+    for (const [click, next] of path) {
+      await first.getByRole("button", { name: click }).click();
+      await first.getByRole("button", { name: click }).waitFor({ state: "detached" });
+      assert.deepEqual(await buttonsIn(first), next, `after "${click}"`);
+    }
+    assert.equal(await first.locator(".badge").textContent(), "delivered");
+
+    // The order moves elsewhere (another tab, an app) while this page still shows it pending.
+    const second = row(page, "#1002");
+    const moved = await context.request.post(
+      `${base}/api/v1/dashboard/stores/status-shop/orders/${orders[1].id}/status`,
+      { data: { status: "paid" } },
+    );
+    assert.equal(moved.status(), 200);
+    await second.getByRole("button", { name: "Mark paid" }).click();
+    const conflict = page.locator("#flash").getByRole("alert");
+    await conflict.waitFor();
+    assert.match(await conflict.innerText(), /paid/);
+    await second.locator(".badge", { hasText: /^paid$/ }).waitFor();
+    await page.screenshot({ path: join(SHOTS, "order-conflict.png") });
+
+    await second.getByRole("button", { name: "Cancel order" }).click();
+    await page.getByRole("dialog").getByRole("button", { name: "Keep it" }).click();
+    await page.getByRole("dialog").waitFor({ state: "detached" });
+    assert.equal(await second.locator(".badge").textContent(), "paid", "dismissing changes nothing");
+    await second.getByRole("button", { name: "Cancel order" }).click();
+    await page.getByRole("dialog").getByRole("button", { name: "Cancel order" }).click();
+    await second.locator(".badge", { hasText: "cancelled" }).waitFor();
+    assert.deepEqual(await buttonsIn(second), []);
+
+    await page.getByLabel("Show orders with status").selectOption("cancelled");
+    await row(page, "#1001").waitFor({ state: "detached" });
+    assert.equal(await page.locator("tbody tr[data-order]").count(), 1);
+    assert.deepEqual(errors, []);
   });
 
-  it("shows the consent page, installs the app on approval and redirects with a code", async () => {
+  it("shows the envelope's error message and puts each detail beside its field", async () => {
+    const { context, page, errors } = await openPage();
+    const shop = await merchantViaApi(context, "errors-shop");
+    await shop.post("/products", { title: "Scarf", price: "12.00", sku: "SCARF-1", stock: 3 });
+    await shop.post("/customers", { firstName: "Mina", email: "mina@example.com" });
+    await page.goto(`${base}/#/stores/errors-shop/products`);
+    await row(page, "Scarf").waitFor();
+
+    // USD has two decimals: the browser lets "1.999" through, the server refuses it.
+    await page.getByLabel("Title").fill("Broken");
+    await page.getByLabel("Price (USD)").fill("1.999");
+    await page.getByRole("button", { name: "Create product" }).click();
+    const alert = page.getByRole("alert");
+    await alert.waitFor();
+    assert.match(await alert.innerText(), /price/);
+    const price = page.getByLabel("Price (USD)");
+    assert.equal(await price.getAttribute("aria-invalid"), "true");
+    const priceError = page.locator(".field", { has: price }).locator(".field-error");
+    assert.match(await priceError.innerText(), /not a valid amount in USD/);
+
+    // A conflict carries details too: the SKU is taken.
+    await price.fill("2.50");
+    await page.getByLabel("SKU").fill("SCARF-1");
+    await page.getByRole("button", { name: "Create product" }).click();
+    const skuError = page.locator(".field", { has: page.getByLabel("SKU") }).locator(".field-error");
+    await skuError.filter({ hasText: "already used" }).waitFor();
+    assert.equal(await price.getAttribute("aria-invalid"), null, "old errors are cleared on resubmit");
+    await page.screenshot({ path: join(SHOTS, "product-errors.png"), fullPage: true });
+
+    // More than the stock: the error lands on the order line.
+    await page.getByRole("link", { name: "Orders" }).click();
+    await page.getByLabel("Quantity").fill("5");
+    await page.getByRole("button", { name: "Place order" }).click();
+    await page.locator(".line .field-error", { hasText: "only 3 in stock" }).waitFor();
+    assert.match(await page.getByRole("alert").innerText(), /stock|quantity/i);
+    assert.deepEqual(errors, []);
+  });
+
+  it("pages products with Load more and deletes one only after confirmation", async () => {
+    const { context, page, errors } = await openPage();
+    const shop = await merchantViaApi(context, "paging-shop");
+    for (let i = 1; i <= 23; i++) {
+      await shop.post("/products", { title: `Item ${String(i).padStart(2, "0")}`, price: "1.00" });
+    }
+    await page.goto(`${base}/#/stores/paging-shop/products`);
+    const rows = page.locator("tbody tr");
+    await rows.first().waitFor();
+    assert.equal(await rows.count(), 20, "one page of 20");
+    await page.getByRole("button", { name: "Load more" }).click();
+    await page.getByRole("button", { name: "Load more" }).waitFor({ state: "hidden" });
+    assert.equal(await rows.count(), 23);
+    assert.equal(new Set(await rows.locator("td:first-child").allInnerTexts()).size, 23, "no duplicates");
+    await page.getByText("Showing 23 of 23").waitFor();
+
+    const victim = row(page, "Item 07");
+    await victim.getByRole("button", { name: "Delete" }).click();
+    const dialog = page.getByRole("dialog");
+    assert.match(await dialog.innerText(), /Delete Item 07\?/);
+    await dialog.getByRole("button", { name: "Keep it" }).click();
+    await dialog.waitFor({ state: "detached" });
+    assert.equal(await victim.count(), 1, "dismissing the dialog keeps the product");
+
+    await victim.getByRole("button", { name: "Delete" }).click();
+    await dialog.getByRole("button", { name: "Delete product" }).click();
+    await victim.waitFor({ state: "detached" });
+    const left = await context.request.get(`${base}/api/v1/dashboard/stores/paging-shop/products?limit=50`);
+    const titles = ((await left.json()).data as Array<{ title: string }>).map((p) => p.title);
+    assert.equal(titles.length, 22);
+    assert.ok(!titles.includes("Item 07"));
+    assert.deepEqual(errors, []);
+  });
+
+  it("creates an API key pair, shows its secret once, and revokes it", async () => {
+    const { context, page, errors } = await openPage();
+    await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: base });
+    await merchantViaApi(context, "keys-shop");
+    await page.goto(`${base}/#/stores/keys-shop/api-keys`);
+    await page.getByRole("heading", { name: "API keys" }).waitFor();
+    await page.getByText("No key pairs yet").waitFor();
+    assert.match(await page.locator("main").innerText(), /Grant the minimum the integration needs/);
+
+    // No scope: refused in the page before any request.
+    await page.getByLabel("Key name").fill("Export");
+    await page.getByRole("button", { name: "Create key pair" }).click();
+    await page.getByRole("alert").filter({ hasText: "Pick at least one scope" }).waitFor();
+
+    await page.getByRole("checkbox", { name: /Read products/ }).check();
+    await page.getByRole("button", { name: "Create key pair" }).click();
+    const reveal = page.getByRole("region", { name: "New key pair" });
+    await reveal.waitFor();
+    assert.match(await reveal.innerText(), /only time it is shown/);
+    const keyId = await reveal.getByLabel("Key id (x-api-key)").inputValue();
+    const secret = await reveal.getByLabel("Secret (x-api-secret)").inputValue();
+    assert.match(keyId, /^mpk_/);
+    assert.match(secret, /^mpsk_/);
+    await reveal.getByRole("button", { name: "Copy" }).nth(1).click();
+    assert.equal(
+      await page.evaluate(() => (globalThis as unknown as PageGlobals).navigator.clipboard.readText()),
+      secret,
+      "Copy copies the secret",
+    );
+
+    const keyRow = row(page, keyId);
+    await keyRow.waitFor();
+    assert.match(await keyRow.innerText(), /read_products/);
+    assert.doesNotMatch(await keyRow.innerText(), /write_products|read_orders/);
+    await page.screenshot({ path: join(SHOTS, "dashboard-api-keys.png"), fullPage: true });
+
+    const headers = { "x-api-key": keyId, "x-api-secret": secret };
+    assert.equal((await fetch(`${base}/api/v1/developer/store`, { headers })).status, 200);
+
+    // Shown once: after a reload the page holds no secret.
+    await page.reload();
+    await keyRow.waitFor();
+    assert.ok(!(await page.content()).includes(secret));
+
+    await keyRow.getByRole("button", { name: "Revoke" }).click();
+    await page.getByRole("dialog").getByRole("button", { name: "Revoke key" }).click();
+    await keyRow.locator(".badge", { hasText: "revoked" }).waitFor();
+    assert.equal((await fetch(`${base}/api/v1/developer/store`, { headers })).status, 401);
+    assert.deepEqual(errors, []);
+  });
+
+  it("is usable at phone width", async () => {
+    const { context, page, errors } = await openPage({ width: 390, height: 844 });
+    const shop = await merchantViaApi(context, "phone-shop");
+    const p = await shop.post("/products", { title: "Linen shirt, long sleeves", price: "49.00", stock: 5 });
+    const c = await shop.post("/customers", { firstName: "Sara", email: "sara@example.com" });
+    await shop.post("/orders", { customerId: c.id, lineItems: [{ productId: p.id, quantity: 2 }] });
+    await page.goto(`${base}/#/stores/phone-shop/products`);
+    await row(page, "Linen shirt").waitFor();
+    const ordersLink = page.getByRole("link", { name: "Orders" });
+    assert.equal(await ordersLink.isVisible(), false, "the menu starts folded");
+    await page.screenshot({ path: join(SHOTS, "phone-products.png"), fullPage: true });
+    await page.getByRole("button", { name: "Menu" }).click();
+    await page.screenshot({ path: join(SHOTS, "phone-menu.png") });
+    await ordersLink.click();
+    await row(page, "#1001").waitFor();
+    const overflow = await page.evaluate(() => {
+      const g = globalThis as unknown as PageGlobals;
+      return g.document.documentElement.scrollWidth - g.innerWidth;
+    });
+    assert.ok(overflow <= 0, `the page scrolls sideways by ${overflow}px`);
+    await page.screenshot({ path: join(SHOTS, "phone-orders.png"), fullPage: true });
+    assert.deepEqual(errors, []);
+  });
+
+  it("shows the consent page, installs the app on approval and lists it under Installed apps", async () => {
+    const { context, page, errors } = await openPage();
     // A developer registers an app through the API; the merchant approves it in the browser.
-    const devClient = await fetch(`${base}/api/v1/dashboard/auth/signup`, {
+    const dev = await fetch(`${base}/api/v1/dashboard/auth/signup`, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ email: uniqueEmail("dev"), password: "a long password", name: "Dev" }),
+      body: JSON.stringify({ email: uniqueEmail("dev"), password: PASSWORD, name: "Dev" }),
     });
-    const cookie = devClient.headers.get("set-cookie")!.split(";")[0]!;
-    const registered = await (
-      await fetch(`${base}/api/v1/dashboard/apps`, {
-        method: "POST",
-        headers: { "content-type": "application/json", cookie },
-        body: JSON.stringify({
-          name: "Shelf Sync",
-          redirectUris: ["https://app.example.com/cb"],
-          scopes: ["read_products", "read_orders"],
-        }),
-      })
-    ).json();
-    const clientId = (registered as { data: { clientId: string } }).data.clientId;
-    const email = uniqueEmail("merchant");
-    await page.goto(`${base}/`);
-    await page.getByText("Create an account").click();
-    await page.getByLabel("Your name").fill("Consenting Merchant");
-    await page.getByLabel("E-mail").fill(email);
-    await page.getByLabel("Password").fill("a long password");
-    await page.getByRole("button", { name: "Create account" }).click();
-    await page.getByLabel("Slug (used in URLs)").fill("consent-shop");
-    await page.getByLabel("Name").fill("Consent Shop");
-    await page.getByRole("button", { name: "Create store" }).click();
-    await page.getByRole("heading", { name: /Consent Shop/ }).waitFor();
+    const cookie = dev.headers.get("set-cookie")!.split(";")[0]!;
+    const registered = await fetch(`${base}/api/v1/dashboard/apps`, {
+      method: "POST",
+      headers: { "content-type": "application/json", cookie },
+      body: JSON.stringify({
+        name: "Shelf Sync",
+        redirectUris: ["https://app.example.com/cb"],
+        scopes: ["read_products", "read_orders"],
+      }),
+    });
+    const clientId = ((await registered.json()) as { data: { clientId: string } }).data.clientId;
+    await merchantViaApi(context, "consent-shop");
 
     // The app's redirect target does not exist here: catch the navigation instead of following it.
     await page.route("https://app.example.com/**", (route) =>
@@ -179,7 +439,14 @@ describe("merchant dashboard in a real browser", { skip: chromiumSkipReason() },
     assert.match(url.searchParams.get("code") ?? "", /^mpac_/);
     assert.equal(url.searchParams.get("slug"), "consent-shop");
     assert.equal(url.searchParams.get("state"), "abc");
+
     await page.goto(`${base}/#/stores/consent-shop/apps`);
-    await page.locator("tr", { hasText: "Shelf Sync" }).waitFor();
+    const installed = row(page, "Shelf Sync");
+    await installed.waitFor();
+    assert.match(await installed.innerText(), /read_products/);
+    await installed.getByRole("button", { name: "Uninstall" }).click();
+    await page.getByRole("dialog").getByRole("button", { name: "Uninstall" }).click();
+    await page.getByText("No app is installed").waitFor();
+    assert.deepEqual(errors, []);
   });
 });

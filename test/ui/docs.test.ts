@@ -1,9 +1,13 @@
 import assert from "node:assert/strict";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { Browser } from "playwright-core";
 import { createTestContext, type TestContext } from "../harness.ts";
 import { chromiumSkipReason } from "../requirements.ts";
 import { launchChromium } from "./browser.ts";
+
+const SHOTS = join(import.meta.dirname, "..", "..", ".tmp");
 
 describe("interactive API docs, offline, in a real browser", { skip: chromiumSkipReason() }, () => {
   let ctx: TestContext;
@@ -34,6 +38,11 @@ describe("interactive API docs, offline, in a real browser", { skip: chromiumSki
     assert.ok(operations >= 40, `${operations} operations rendered`);
     assert.match(await page.locator("body").innerText(), /Admin API: products/);
     assert.match(await page.locator("body").innerText(), /Developer API/);
+    // Interactive, not only rendered: an operation opens to show its responses.
+    await page.locator(".opblock-summary").first().click();
+    await page.locator(".opblock .responses-wrapper").first().waitFor();
+    mkdirSync(SHOTS, { recursive: true });
+    await page.screenshot({ path: join(SHOTS, "docs-offline.png") });
     assert.deepEqual(blocked, [], "the docs tried to reach another host");
   });
 });

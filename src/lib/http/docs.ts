@@ -2,7 +2,7 @@ import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
 import type { FastifyInstance } from "fastify";
 import { ERROR_CODES } from "../errors.ts";
-import { ErrorEnvelope } from "./schemas.ts";
+import { ErrorEnvelope, errorResponses } from "./schemas.ts";
 
 const errorTable = Object.entries(ERROR_CODES)
   .map(([code, { status, description }]) => `| \`${code}\` | ${status} | ${description} |`)
@@ -27,6 +27,17 @@ export async function installDocs(
   extra: { webhooks?: Record<string, unknown> } = {},
 ): Promise<void> {
   app.addSchema(ErrorEnvelope);
+  // The JSON body parser answers 413 and 415 before any route runs (and the dashboard's CSRF guard
+  // refuses every non-JSON write), so every state-changing envelope route can answer them.
+  app.addHook("onRoute", (route) => {
+    const response = route.schema?.response as Record<string, { $ref?: string }> | undefined;
+    const writes = [route.method].flat().some((m) => ["POST", "PUT", "PATCH", "DELETE"].includes(m));
+    if (!writes || !response || !Object.values(response).some((r) => r?.$ref === "ErrorEnvelope#")) return;
+    route.schema!.response = {
+      ...errorResponses("PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE"),
+      ...response,
+    };
+  });
   await app.register(swagger, {
     // Shared schemas keep their own names in components.schemas.
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
@@ -64,8 +75,16 @@ export async function installDocs(
           description:
             "Bearer token with `manage_webhooks` (and the event's own scope). The deliveries themselves are described in the `webhooks` section.",
         },
-        { name: "Dashboard: API keys", description: "Key pairs for the developer API." },
-        { name: "Developer API: store", description: "`x-api-key` + `x-api-secret`." },
+        {
+          name: "Dashboard: API keys",
+          description:
+            "Key pairs for the developer API: the secret is shown once, at creation; revoking is immediate.",
+        },
+        {
+          name: "Developer API: store",
+          description:
+            "The developer API (`/api/v1/developer`). Send `x-api-key` and `x-api-secret` on every request. Checks, in order: both headers (401 `UNAUTHENTICATED`); the key pair (401 `INVALID_CREDENTIALS`, the same answer for an unknown key, a wrong secret, a revoked or an expired key; repeated failures per key id or IP answer 429); the key's rate limit (429, `X-RateLimit-*` headers on every authenticated answer); the request (400); the key's scope (403 `INSUFFICIENT_SCOPE` with `details.requiredScope`).",
+        },
         {
           name: "Developer API: products",
           description: "`read_products` to read; `write_products` to create, change and delete.",

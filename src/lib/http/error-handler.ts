@@ -69,6 +69,11 @@ export function toAppError(error: FastifyError & { validationContext?: string })
   }
   const pgCode = (error as { code?: string }).code;
   if (pgCode && PG_CODES[pgCode]) return new AppError(PG_CODES[pgCode]);
+  // 22021: text PostgreSQL cannot store (U+0000) that arrived some way other than a JSON body.
+  if (pgCode === "22021")
+    return new AppError("BAD_REQUEST", {
+      message: "The request contains a character that cannot be stored.",
+    });
   if (pgCode === "ECONNREFUSED" || pgCode === "57P01") return new AppError("SERVICE_UNAVAILABLE");
   const status = error.statusCode ?? 500;
   if (status === 404) return new AppError("NOT_FOUND");

@@ -1,5 +1,8 @@
+import { sql } from "kysely";
 import type { Executor } from "../../db/client.ts";
 import type { ApiKey } from "../../db/schema.ts";
+
+const LIST_LIMIT = 1000;
 
 export function createApiKeyRepo(db: Executor) {
   return {
@@ -10,15 +13,38 @@ export function createApiKeyRepo(db: Executor) {
         .returningAll()
         .executeTakeFirstOrThrow();
     },
-    async listByStore(storeId: string, tx: Executor = db) {
+    /**
+     * Usable keys first (at most MAX_ACTIVE_KEYS_PER_STORE of them), then revoked and expired ones,
+     * newest first within each group: the bound can only ever drop old, dead keys from the list.
+     */
+    async listByStore(storeId: string, now: Date, tx: Executor = db) {
       return tx
         .selectFrom("api_keys")
         .selectAll()
         .where("store_id", "=", storeId)
-        .orderBy("created_at")
-        .orderBy("id")
-        .limit(1000)
+        .orderBy(sql`(revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ${now}))`, "desc")
+        .orderBy("created_at", "desc")
+        .orderBy("id", "desc")
+        .limit(LIST_LIMIT)
         .execute();
+    },
+    async countActive(storeId: string, now: Date, tx: Executor = db) {
+      const row = await tx
+        .selectFrom("api_keys")
+        .select((eb) => eb.fn.countAll<number>().as("n"))
+        .where("store_id", "=", storeId)
+        .where("revoked_at", "is", null)
+        .where((eb) => eb.or([eb("expires_at", "is", null), eb("expires_at", ">", now)]))
+        .executeTakeFirstOrThrow();
+      return Number(row.n);
+    },
+    /**
+     * Serialises key creation per store until the transaction ends, so the active-key cap holds
+     * under concurrent creates. NO KEY UPDATE: it does not block inserts into tenant tables, whose
+     * foreign-key checks take KEY SHARE on the store row.
+     */
+    async lockStore(storeId: string, tx: Executor) {
+      await tx.selectFrom("stores").select("id").where("id", "=", storeId).forNoKeyUpdate().execute();
     },
     /** The key with its store, for authentication. */
     async findWithStore(id: string, tx: Executor = db) {

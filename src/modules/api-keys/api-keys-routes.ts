@@ -10,7 +10,7 @@ import {
   KeyId,
   toApiKeyResource,
 } from "./api-keys-schemas.ts";
-import type { ApiKeyService } from "./api-keys-service.ts";
+import { type ApiKeyService, MAX_ACTIVE_KEYS_PER_STORE } from "./api-keys-service.ts";
 
 /** Dashboard management of a store's developer key pairs. */
 export function registerApiKeyRoutes(app: App, family: ApiFamily, keys: ApiKeyService) {
@@ -28,12 +28,34 @@ export function registerApiKeyRoutes(app: App, family: ApiFamily, keys: ApiKeySe
         operationId: "dashboardCreateApiKey",
         tags,
         summary: "Create a key pair for the developer API",
-        description:
-          "Answers the key id and the secret; the secret is shown only in this response. Grant the minimum scopes needed.",
+        description: `Answers the key id and the secret; the secret is shown only in this response (only its SHA-256 hash is kept). Grant the minimum scopes needed: a catalogue export needs only \`read_products\`. At most ${MAX_ACTIVE_KEYS_PER_STORE} usable keys per store (409 beyond).`,
         security: family.security,
         params: Params(family.params),
         body: CreateApiKeyBody,
-        response: { 201: Envelope(ApiKeyWithSecret, "Created; store the secret now"), ...errors() },
+        response: {
+          201: Type.Object(
+            { success: Type.Literal(true), data: ApiKeyWithSecret },
+            {
+              description: "Created; store the secret now",
+              examples: [
+                {
+                  success: true,
+                  data: {
+                    keyId: "mpk_7Hd2Kq9LmX4Np6Rt8Vw1Yz3B",
+                    name: "Nightly catalogue export",
+                    scopes: ["read_products"],
+                    createdAt: "2026-11-22T10:00:00.000Z",
+                    lastUsedAt: null,
+                    expiresAt: null,
+                    revokedAt: null,
+                    secret: "mpsk_3Gh8Jk2Lm5Np7Qr9St1Uv4Wx6Yz0Ab2Cd5Ef8Gh1Jk4",
+                  },
+                },
+              ],
+            },
+          ),
+          ...errors("CONFLICT", "BAD_REQUEST", "UNSUPPORTED_MEDIA_TYPE", "PAYLOAD_TOO_LARGE"),
+        },
       },
     },
     async (request, reply) => {
@@ -51,6 +73,8 @@ export function registerApiKeyRoutes(app: App, family: ApiFamily, keys: ApiKeySe
         operationId: "dashboardListApiKeys",
         tags,
         summary: "List the store's key pairs (never their secrets)",
+        description:
+          "Usable keys first, then revoked and expired ones; newest first within each group. At most 1,000.",
         security: family.security,
         params: Params(family.params),
         response: { 200: Envelope(Type.Array(ApiKeyResource)), ...errors() },
@@ -70,10 +94,14 @@ export function registerApiKeyRoutes(app: App, family: ApiFamily, keys: ApiKeySe
         operationId: "dashboardRevokeApiKey",
         tags,
         summary: "Revoke a key pair",
-        description: "Effective at once, on every instance.",
+        description:
+          "Effective at once, on every instance (each developer API call reads the key). Revoking a revoked key answers it unchanged.",
         security: family.security,
         params: Params({ ...family.params, keyId: KeyId }),
-        response: { 200: Envelope(ApiKeyResource, "The revoked key"), ...errors("NOT_FOUND") },
+        response: {
+          200: Envelope(ApiKeyResource, "The revoked key"),
+          ...errors("NOT_FOUND", "UNSUPPORTED_MEDIA_TYPE", "PAYLOAD_TOO_LARGE"),
+        },
       },
     },
     async (request) => ({

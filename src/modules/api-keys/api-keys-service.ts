@@ -1,3 +1,4 @@
+import type { Db } from "../../db/client.ts";
 import type { Store } from "../../db/schema.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { newSecret, randomBase62, safeEqual, sha256Hex } from "../../lib/crypto.ts";
@@ -11,6 +12,8 @@ import { KEY_ID_PREFIX, KEY_SECRET_PREFIX } from "./api-keys-schemas.ts";
 // Compared against when the key id is unknown, so that answer costs the same as a wrong secret.
 const UNKNOWN_KEY_HASH = sha256Hex(newSecret(KEY_SECRET_PREFIX));
 const TOUCH_INTERVAL_MS = 60_000;
+/** Usable (unrevoked, unexpired) key pairs per store: enough for one per integration, bounded for the list. */
+export const MAX_ACTIVE_KEYS_PER_STORE = 100;
 
 export interface KeyContext {
   store: Store;
@@ -19,7 +22,12 @@ export interface KeyContext {
 }
 
 /** Developer key pairs: created in the dashboard, used by the developer API. */
-export function createApiKeyService(deps: { repo: ApiKeyRepo; clock: Clock; guard: CredentialGuard }) {
+export function createApiKeyService(deps: {
+  db: Db;
+  repo: ApiKeyRepo;
+  clock: Clock;
+  guard: CredentialGuard;
+}) {
   const { repo, clock } = deps;
   const invalid = () =>
     new AppError("INVALID_CREDENTIALS", { message: "The API key pair is invalid, revoked or expired." });
@@ -38,22 +46,34 @@ export function createApiKeyService(deps: { repo: ApiKeyRepo; clock: Clock; guar
         });
       }
       const secret = newSecret(KEY_SECRET_PREFIX);
-      const key = await repo.insert({
-        store_id: store.id,
-        id: `${KEY_ID_PREFIX}_${randomBase62(24)}`,
-        name: input.name.trim(),
-        secret_hash: sha256Hex(secret),
-        scopes: [...new Set(input.scopes)].sort(),
-        created_by: accountId,
-        created_at: now,
-        last_used_at: null,
-        expires_at: expiresAt,
-        revoked_at: null,
+      const key = await deps.db.transaction().execute(async (tx) => {
+        await repo.lockStore(store.id, tx);
+        if ((await repo.countActive(store.id, now, tx)) >= MAX_ACTIVE_KEYS_PER_STORE) {
+          throw new AppError("CONFLICT", {
+            message: `A store can have at most ${MAX_ACTIVE_KEYS_PER_STORE} active key pairs. Revoke one it no longer uses.`,
+            details: { limit: MAX_ACTIVE_KEYS_PER_STORE },
+          });
+        }
+        return repo.insert(
+          {
+            store_id: store.id,
+            id: `${KEY_ID_PREFIX}_${randomBase62(24)}`,
+            name: input.name.trim(),
+            secret_hash: sha256Hex(secret),
+            scopes: [...new Set(input.scopes)].sort(),
+            created_by: accountId,
+            created_at: now,
+            last_used_at: null,
+            expires_at: expiresAt,
+            revoked_at: null,
+          },
+          tx,
+        );
       });
       return { key, secret };
     },
 
-    list: (store: Store) => repo.listByStore(store.id),
+    list: (store: Store) => repo.listByStore(store.id, clock.now()),
 
     async revoke(store: Store, keyId: string) {
       const key = (await repo.revoke(store.id, keyId, clock.now())) ?? (await repo.find(store.id, keyId));

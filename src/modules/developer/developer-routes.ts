@@ -9,10 +9,10 @@ import { StoreResource, toStoreResource } from "../stores/stores-schemas.ts";
 import type { DeveloperFamily } from "./developer-family.ts";
 
 const PageMeta = Type.Object({
-  page: Type.Integer({ minimum: 1 }),
+  page: Type.Integer({ minimum: 1, description: "The page asked for (may be past `totalPages`)." }),
   perPage: Type.Integer({ minimum: 1, maximum: 100 }),
   total: Type.Integer({ minimum: 0, description: "Products in the store." }),
-  totalPages: Type.Integer({ minimum: 0, description: "0 for an empty store." }),
+  totalPages: Type.Integer({ minimum: 0, description: "ceil(total / perPage); 0 for an empty store." }),
 });
 
 /**
@@ -72,7 +72,7 @@ export function registerDeveloperRoutes(app: App, family: DeveloperFamily, produ
         tags: ["Developer API: products"],
         summary: "List products, page by page",
         description:
-          "Newest first. A page past the end answers an empty `data` with the true totals in `meta`.",
+          "Newest first (creation time, then id). `page` from 1 (default 1, at most 1,000,000), `perPage` 1-100 (default 20); other values, or unknown parameters, answer 400 `VALIDATION_FAILED` naming the parameter. A page past the end answers an empty `data` with the true totals in `meta`. Offsets shift when products are created or deleted between calls.",
         security: family.security,
         querystring: Type.Object(
           {
@@ -95,12 +95,27 @@ export function registerDeveloperRoutes(app: App, family: DeveloperFamily, produ
           200: Type.Object(
             { success: Type.Literal(true), data: Type.Array(ProductResource), meta: PageMeta },
             {
+              description: "One page; `data` is empty past the last page, and `meta` is always filled in.",
               examples: [
                 {
                   success: true,
-                  data: [],
+                  data: [
+                    {
+                      id: "prod_8Kd2Lm4Xq7Rt1Vw9Yz3Bc5",
+                      title: "Linen shirt",
+                      description: "Breathable, pre-washed linen.",
+                      price: "19.99",
+                      currency: "USD",
+                      sku: "SHIRT-LIN-M",
+                      stock: 25,
+                      status: "active",
+                      createdAt: "2026-11-22T10:00:00.000Z",
+                      updatedAt: "2026-11-22T10:00:00.000Z",
+                    },
+                  ],
                   meta: { page: 3, perPage: 20, total: 41, totalPages: 3 },
                 },
+                { success: true, data: [], meta: { page: 4, perPage: 20, total: 41, totalPages: 3 } },
               ],
             },
           ),

@@ -13,7 +13,7 @@ import {
   Timestamp,
 } from "../../lib/http/schemas.ts";
 import type { App } from "../../lib/http/types.ts";
-import { encodeCursor } from "../../lib/pagination.ts";
+import { decodeCursor, encodeCursor } from "../../lib/pagination.ts";
 import { currentAccount } from "../accounts/session-auth.ts";
 import { ClientId } from "../apps/apps-schemas.ts";
 import type { AppService } from "../apps/apps-service.ts";
@@ -178,18 +178,7 @@ export function registerDeliveryRoutes(
     async (request) => {
       const appRow = await deps.apps.getOwned(currentAccount(request).id, request.params.clientId);
       const q = request.query;
-      let after: { t: Date; id: string } | null = null;
-      if (q.cursor) {
-        try {
-          const [t, id] = JSON.parse(Buffer.from(q.cursor, "base64url").toString("utf8")).slice(1);
-          if (!Number.isSafeInteger(t) || typeof id !== "string") throw new Error();
-          after = { t: new Date(t), id };
-        } catch {
-          throw new AppError("VALIDATION_FAILED", {
-            details: [{ field: "cursor", message: "is not a cursor returned by this list" }],
-          });
-        }
-      }
+      const after = q.cursor ? decodeCursor(q.cursor, "created_desc") : null;
       const items = await load(appRow.id, {
         status: q.status,
         event: q.event,

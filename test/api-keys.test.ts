@@ -1,0 +1,276 @@
+import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
+import { after, before, describe, it } from "node:test";
+import { MAX_ACTIVE_KEYS_PER_STORE } from "../src/modules/api-keys/api-keys-service.ts";
+import {
+  Client,
+  createTestContext,
+  errorCode,
+  type Json,
+  merchantWithStore,
+  type TestContext,
+} from "./harness.ts";
+import { openApiChecker } from "./openapi-assert.ts";
+
+type Checker = Awaited<ReturnType<typeof openApiChecker>>;
+
+const DEV = "/api/v1/developer";
+
+describe("dashboard: developer key pairs", () => {
+  let ctx: TestContext;
+  let spec: Checker;
+  before(async () => {
+    ctx = await createTestContext({ RATE_LIMIT_PER_MINUTE: "1000" });
+    spec = await openApiChecker(ctx.app);
+  });
+  after(() => ctx.close());
+
+  async function merchant() {
+    const m = await merchantWithStore(ctx.app);
+    return { ...m, client: spec.watch(m.client) };
+  }
+  type Merchant = Awaited<ReturnType<typeof merchant>>;
+
+  async function create(m: Merchant, body: Record<string, unknown> = {}) {
+    const res = await m.client.post(`${m.base}/api-keys`, {
+      name: "Export",
+      scopes: ["read_products"],
+      ...body,
+    });
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    return res.data;
+  }
+  const developer = (key: Json) =>
+    spec.watch(new Client(ctx.app, { "x-api-key": key.keyId, "x-api-secret": key.secret }));
+
+  describe("happy path", () => {
+    it("creates a key pair whose secret is answered once and stored only as its SHA-256 hash", async () => {
+      const m = await merchant();
+      const res = await m.client.post(`${m.base}/api-keys`, {
+        name: "  Nightly export  ",
+        scopes: ["write_products", "read_products"],
+      });
+      assert.equal(res.status, 201);
+      assert.equal(res.headers["cache-control"], "no-store");
+      const key = res.data;
+      assert.match(key.keyId, /^mpk_[0-9A-Za-z]{24}$/);
+      assert.match(key.secret, /^mpsk_[0-9A-Za-z]{43}$/);
+      assert.equal(key.name, "Nightly export");
+      assert.deepEqual(key.scopes, ["read_products", "write_products"]);
+      assert.equal(key.lastUsedAt, null);
+      assert.equal(key.expiresAt, null);
+      assert.equal(key.revokedAt, null);
+
+      const row = await ctx.platform.db
+        .selectFrom("api_keys")
+        .selectAll()
+        .where("id", "=", key.keyId)
+        .executeTakeFirstOrThrow();
+      assert.equal(row.store_id, m.store.id);
+      assert.equal(row.secret_hash, createHash("sha256").update(key.secret).digest("hex"));
+      assert.ok(!JSON.stringify(row).includes(key.secret.slice(5)), "the secret itself is stored nowhere");
+
+      const list = await m.client.get(`${m.base}/api-keys`);
+      assert.equal(list.status, 200);
+      assert.deepEqual(
+        list.data.map((k: Record<string, unknown>) => Object.keys(k).sort()),
+        [["createdAt", "expiresAt", "keyId", "lastUsedAt", "name", "revokedAt", "scopes"]],
+      );
+      assert.ok(!JSON.stringify(list.body).includes(key.secret.slice(5)), "never listed");
+      assert.equal((await developer(key).get(`${DEV}/store`)).status, 200);
+    });
+
+    it("keeps an expiry, and lists usable keys first, newest first", async () => {
+      const m = await merchant();
+      await create(m, { name: "old" });
+      ctx.clock.advance(1);
+      const revoked = await create(m, { name: "revoked" });
+      ctx.clock.advance(1);
+      const expiresAt = new Date(ctx.clock.now().getTime() + 10_000).toISOString();
+      const expiring = await create(m, { name: "expiring", expiresAt });
+      assert.equal(expiring.expiresAt, expiresAt);
+      ctx.clock.advance(1);
+      await create(m, { name: "newest" });
+      await m.client.delete(`${m.base}/api-keys/${revoked.keyId}`);
+      const names = async () =>
+        (await m.client.get(`${m.base}/api-keys`)).data.map((k: { name: string }) => k.name);
+      assert.deepEqual(await names(), ["newest", "expiring", "old", "revoked"]);
+      ctx.clock.advance(10_000);
+      assert.deepEqual(await names(), ["newest", "old", "expiring", "revoked"]);
+    });
+
+    it("revokes at once; revoking again answers the key unchanged", async () => {
+      const m = await merchant();
+      const key = await create(m);
+      const api = developer(key);
+      assert.equal((await api.get(`${DEV}/store`)).status, 200);
+      const first = await m.client.delete(`${m.base}/api-keys/${key.keyId}`);
+      assert.equal(first.status, 200);
+      assert.ok(first.data.revokedAt);
+      assert.equal(first.data.keyId, key.keyId);
+      assert.equal((await api.get(`${DEV}/store`)).status, 401, "the very next call fails");
+      ctx.clock.advance(5_000);
+      const second = await m.client.delete(`${m.base}/api-keys/${key.keyId}`);
+      assert.equal(second.status, 200);
+      assert.equal(second.data.revokedAt, first.data.revokedAt);
+      const listed = (await m.client.get(`${m.base}/api-keys`)).data[0];
+      assert.equal(listed.revokedAt, first.data.revokedAt);
+    });
+  });
+
+  describe("error path", () => {
+    it("rejects invalid bodies with 400 naming the field", async () => {
+      const m = await merchant();
+      const past = new Date(ctx.clock.now().getTime() - 1000).toISOString();
+      const cases: Array<[unknown, string]> = [
+        [{ scopes: ["read_products"] }, "name"],
+        [{ name: "", scopes: ["read_products"] }, "name"],
+        [{ name: "x".repeat(101), scopes: ["read_products"] }, "name"],
+        [{ name: 7, scopes: ["read_products"] }, "name"],
+        [{ name: "x" }, "scopes"],
+        [{ name: "x", scopes: [] }, "scopes"],
+        [{ name: "x", scopes: "read_products" }, "scopes"],
+        [{ name: "x", scopes: ["manage_webhooks"] }, "scopes.0"],
+        [{ name: "x", scopes: ["read_everything"] }, "scopes.0"],
+        [{ name: "x", scopes: ["read_products", "read_products"] }, "scopes"],
+        [{ name: "x", scopes: ["read_products"], expiresAt: "tomorrow" }, "expiresAt"],
+        [{ name: "x", scopes: ["read_products"], expiresAt: past }, "expiresAt"],
+        [{ name: "x", scopes: ["read_products"], secret: "mpsk_mine" }, "secret"],
+        [{ name: "x", scopes: ["read_products"], keyId: "mpk_mine" }, "keyId"],
+      ];
+      for (const [body, field] of cases) {
+        const res = await m.client.post(`${m.base}/api-keys`, body);
+        assert.equal(res.status, 400, JSON.stringify(body));
+        assert.equal(errorCode(res), "VALIDATION_FAILED");
+        assert.ok(
+          res.body.error.details.some((d: { field: string }) => d.field === field),
+          `${JSON.stringify(body)} -> ${JSON.stringify(res.body.error.details)}`,
+        );
+      }
+      const malformed = await m.client.post(`${m.base}/api-keys`, '{"name": "x", ');
+      assert.equal(malformed.status, 400);
+      assert.equal(errorCode(malformed), "BAD_REQUEST");
+      assert.equal((await m.client.get(`${m.base}/api-keys`)).data.length, 0, "nothing was created");
+    });
+
+    it("answers 404 for unknown key ids and 400 for malformed ones", async () => {
+      const m = await merchant();
+      const unknown = await m.client.delete(`${m.base}/api-keys/mpk_${"0".repeat(24)}`);
+      assert.equal(unknown.status, 404);
+      assert.equal(errorCode(unknown), "NOT_FOUND");
+      for (const bad of ["nope", `mpk_${"0".repeat(23)}`, `mpsk_${"0".repeat(24)}`]) {
+        const res = await m.client.delete(`${m.base}/api-keys/${bad}`);
+        assert.equal(res.status, 400, bad);
+        assert.equal(errorCode(res), "VALIDATION_FAILED");
+      }
+    });
+
+    it(`caps a store at ${MAX_ACTIVE_KEYS_PER_STORE} usable keys; revoked and expired ones do not count`, async () => {
+      const m = await merchant();
+      const expiring = await create(m, {
+        name: "short-lived",
+        expiresAt: new Date(ctx.clock.now().getTime() + 60_000).toISOString(),
+      });
+      const first = await create(m);
+      for (let i = 2; i < MAX_ACTIVE_KEYS_PER_STORE; i++) await create(m, { name: `k${i}` });
+      const over = await m.client.post(`${m.base}/api-keys`, {
+        name: "one too many",
+        scopes: ["read_products"],
+      });
+      assert.equal(over.status, 409);
+      assert.equal(errorCode(over), "CONFLICT");
+      assert.equal(over.body.error.details.limit, MAX_ACTIVE_KEYS_PER_STORE);
+      await m.client.delete(`${m.base}/api-keys/${first.keyId}`);
+      await create(m, { name: "after a revoke" });
+      assert.equal(
+        (await m.client.post(`${m.base}/api-keys`, { name: "x", scopes: ["read_orders"] })).status,
+        409,
+      );
+      ctx.clock.advance(60_000);
+      assert.equal((await developer(expiring).get(`${DEV}/store`)).status, 401);
+      await create(m, { name: "after an expiry" });
+      const list = (await m.client.get(`${m.base}/api-keys`)).data;
+      assert.equal(list.length, MAX_ACTIVE_KEYS_PER_STORE + 2);
+      assert.equal(
+        list.filter((k: { revokedAt: string | null }) => !k.revokedAt).length,
+        MAX_ACTIVE_KEYS_PER_STORE + 1,
+      );
+    });
+
+    it("holds the cap under concurrent creates: twenty racers for the last slot, one winner", async () => {
+      const m = await merchant();
+      for (let i = 1; i < MAX_ACTIVE_KEYS_PER_STORE; i++) await create(m, { name: `k${i}` });
+      const racers = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          m.client.post(`${m.base}/api-keys`, { name: `racer ${i}`, scopes: ["read_products"] }),
+        ),
+      );
+      const statuses = racers.map((r) => r.status).sort();
+      assert.deepEqual(statuses, [201, ...Array(19).fill(409)]);
+      const rows = await ctx.platform.db
+        .selectFrom("api_keys")
+        .select("id")
+        .where("store_id", "=", m.store.id)
+        .execute();
+      assert.equal(rows.length, MAX_ACTIVE_KEYS_PER_STORE);
+    });
+  });
+
+  describe("security", () => {
+    it("needs a session for every key route", async () => {
+      const m = await merchant();
+      const key = await create(m);
+      const anonymous = spec.watch(new Client(ctx.app));
+      for (const res of [
+        await anonymous.post(`${m.base}/api-keys`, { name: "x", scopes: ["read_products"] }),
+        await anonymous.get(`${m.base}/api-keys`),
+        await anonymous.delete(`${m.base}/api-keys/${key.keyId}`),
+      ]) {
+        assert.equal(res.status, 401);
+        assert.equal(errorCode(res), "UNAUTHENTICATED");
+      }
+      // A key pair is not a dashboard credential.
+      const viaKey = await developer(key).get(`${m.base}/api-keys`);
+      assert.equal(viaKey.status, 401);
+      assert.equal((await developer(key).get(`${DEV}/store`)).status, 200, "the key was not revoked");
+    });
+
+    it("hides another merchant's store and keys as 404, and never revokes across stores", async () => {
+      const owner = await merchant();
+      const intruder = await merchant();
+      const key = await create(owner);
+      const notFound = [
+        await intruder.client.post(`${owner.base}/api-keys`, { name: "x", scopes: ["read_products"] }),
+        await intruder.client.get(`${owner.base}/api-keys`),
+        await intruder.client.delete(`${owner.base}/api-keys/${key.keyId}`),
+        // The owner's key id through the intruder's own store: still not theirs.
+        await intruder.client.delete(`${intruder.base}/api-keys/${key.keyId}`),
+      ];
+      const missing = await intruder.client.get(`/api/v1/dashboard/stores/no-such-store-here/api-keys`);
+      for (const res of notFound) {
+        assert.equal(res.status, 404);
+        assert.equal(errorCode(res), "NOT_FOUND");
+      }
+      assert.deepEqual(notFound[1]!.body, missing.body, "indistinguishable from a store that does not exist");
+      assert.equal((await developer(key).get(`${DEV}/store`)).status, 200, "the owner's key still works");
+      assert.equal((await owner.client.get(`${owner.base}/api-keys`)).data.length, 1);
+      assert.equal((await intruder.client.get(`${intruder.base}/api-keys`)).data.length, 0);
+    });
+
+    it("refuses state changes that are not JSON (CSRF guard)", async () => {
+      const m = await merchant();
+      const key = await create(m);
+      for (const [method, url, body] of [
+        ["POST", `${m.base}/api-keys`, "name=x&scopes=read_products"],
+        ["DELETE", `${m.base}/api-keys/${key.keyId}`, ""],
+      ] as const) {
+        const res = await m.client.request(method, url, body, {
+          "content-type": "application/x-www-form-urlencoded",
+        });
+        assert.equal(res.status, 415, method);
+        assert.equal(errorCode(res), "UNSUPPORTED_MEDIA_TYPE");
+      }
+      assert.equal((await developer(key).get(`${DEV}/store`)).status, 200, "not revoked");
+    });
+  });
+});
