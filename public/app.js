@@ -164,6 +164,23 @@ async function busy(button, action) {
   }
 }
 
+/** A red button that asks first (`confirm`: title, message, confirmLabel), then runs `action` while busy. */
+function dangerButton(label, confirm, action) {
+  return h(
+    "button",
+    {
+      type: "button",
+      class: "danger",
+      onclick: async (e) => {
+        const button = e.currentTarget;
+        if (!(await confirmDialog(confirm))) return;
+        await busy(button, action);
+      },
+    },
+    label,
+  );
+}
+
 /** A labelled input with a hint and a slot for its own error message. */
 function field(label, name, attrs = {}, hint = null) {
   const id = uid("f");
@@ -916,27 +933,18 @@ async function productsView(store) {
             },
             "Edit",
           ),
-          h(
-            "button",
-            {
-              type: "button",
-              class: "danger",
-              onclick: async (e) => {
-                const button = e.currentTarget;
-                const ok = await confirmDialog({
-                  title: `Delete ${p.title}?`,
-                  message: "It disappears from the catalogue at once. Existing orders keep their copy of it.",
-                  confirmLabel: "Delete product",
-                });
-                if (!ok) return;
-                await busy(button, async () => {
-                  await api("DELETE", `${base}/${path(p.id)}`);
-                  toast("Product deleted");
-                  await list.reload();
-                });
-              },
-            },
+          dangerButton(
             "Delete",
+            {
+              title: `Delete ${p.title}?`,
+              message: "It disappears from the catalogue at once. Existing orders keep their copy of it.",
+              confirmLabel: "Delete product",
+            },
+            async () => {
+              await api("DELETE", `${base}/${path(p.id)}`);
+              toast("Product deleted");
+              await list.reload();
+            },
           ),
         ),
       ),
@@ -1308,27 +1316,18 @@ async function installationsView(store) {
       h(
         "td",
         { class: "cell-actions" },
-        h(
-          "button",
-          {
-            type: "button",
-            class: "danger",
-            onclick: async (e) => {
-              const button = e.currentTarget;
-              const ok = await confirmDialog({
-                title: `Uninstall ${i.appName}?`,
-                message: "Its access to this store ends at once: every token it holds is revoked.",
-                confirmLabel: "Uninstall",
-              });
-              if (!ok) return;
-              await busy(button, async () => {
-                await api("DELETE", `/stores/${store.slug}/installations/${path(i.clientId)}`);
-                toast(`${i.appName} uninstalled`);
-                await route();
-              });
-            },
-          },
+        dangerButton(
           "Uninstall",
+          {
+            title: `Uninstall ${i.appName}?`,
+            message: "Its access to this store ends at once: every token it holds is revoked.",
+            confirmLabel: "Uninstall",
+          },
+          async () => {
+            await api("DELETE", `/stores/${store.slug}/installations/${path(i.clientId)}`);
+            toast(`${i.appName} uninstalled`);
+            await route();
+          },
         ),
       ),
     ),
@@ -1384,27 +1383,18 @@ async function apiKeysView(store) {
           { class: "cell-actions" },
           k.revokedAt
             ? null
-            : h(
-                "button",
-                {
-                  type: "button",
-                  class: "danger",
-                  onclick: async (e) => {
-                    const button = e.currentTarget;
-                    const ok = await confirmDialog({
-                      title: `Revoke ${k.name}?`,
-                      message: "Requests signed with this key pair fail from now on. This cannot be undone.",
-                      confirmLabel: "Revoke key",
-                    });
-                    if (!ok) return;
-                    await busy(button, async () => {
-                      await api("DELETE", `${base}/${path(k.keyId)}`);
-                      toast("Key pair revoked");
-                      await renderList();
-                    });
-                  },
-                },
+            : dangerButton(
                 "Revoke",
+                {
+                  title: `Revoke ${k.name}?`,
+                  message: "Requests signed with this key pair fail from now on. This cannot be undone.",
+                  confirmLabel: "Revoke key",
+                },
+                async () => {
+                  await api("DELETE", `${base}/${path(k.keyId)}`);
+                  toast("Key pair revoked");
+                  await renderList();
+                },
               ),
         ),
       ),
