@@ -300,6 +300,19 @@ function labelCells(tr, headers) {
   return tr;
 }
 
+/** A table head; each header is a label or [label, className]. */
+function tableHead(headers) {
+  return h(
+    "thead",
+    {},
+    h(
+      "tr",
+      {},
+      headers.map((x) => (Array.isArray(x) ? h("th", { class: x[1] }, x[0]) : h("th", {}, x))),
+    ),
+  );
+}
+
 /** A table; each header is a label or [label, className]. */
 function table(headers, rows) {
   return h(
@@ -308,15 +321,7 @@ function table(headers, rows) {
     h(
       "table",
       {},
-      h(
-        "thead",
-        {},
-        h(
-          "tr",
-          {},
-          headers.map((x) => (Array.isArray(x) ? h("th", { class: x[1] }, x[0]) : h("th", {}, x))),
-        ),
-      ),
+      tableHead(headers),
       h(
         "tbody",
         {},
@@ -338,24 +343,7 @@ function pagedTable({ url, pageSize = 20, headers, row, empty }) {
   const element = h(
     "div",
     {},
-    h(
-      "div",
-      { class: "table-wrap" },
-      h(
-        "table",
-        {},
-        h(
-          "thead",
-          {},
-          h(
-            "tr",
-            {},
-            headers.map((x) => (Array.isArray(x) ? h("th", { class: x[1] }, x[0]) : h("th", {}, x))),
-          ),
-        ),
-        tbody,
-      ),
-    ),
+    h("div", { class: "table-wrap" }, h("table", {}, tableHead(headers), tbody)),
     footer,
   );
   let cursor = null;

@@ -3,12 +3,27 @@ import { after, before, describe, it } from "node:test";
 import { consent, exchange, installedApp, REDIRECT, registerApp } from "./apps-harness.ts";
 import { Client, createTestContext, errorCode, merchantWithStore, type TestContext } from "./harness.ts";
 
+type Installed = Awaited<ReturnType<typeof installedApp>>;
+
 describe("token rules under concurrency, and the lost-response retry", () => {
   let ctx: TestContext;
   before(async () => {
     ctx = await createTestContext();
   });
   after(() => ctx.close());
+
+  /** Refreshes as the installed app would, with an optional Idempotency-Key. */
+  const refresher = (inst: Installed) => (token: string, key?: string) =>
+    new Client(ctx.app).post(
+      "/api/v1/apps/token/refresh",
+      {
+        slug: inst.merchant.slug,
+        refreshToken: token,
+        clientId: inst.clientId,
+        clientSecret: inst.clientSecret,
+      },
+      key ? { "idempotency-key": key } : {},
+    );
 
   it("20 parallel redemptions of one code: exactly one succeeds", async () => {
     const a = await registerApp(ctx.app, ["read_products"]);
@@ -50,17 +65,7 @@ describe("token rules under concurrency, and the lost-response retry", () => {
 
   it("answers a retry after a lost refresh response with the same pair, once, while it is unused", async () => {
     const inst = await installedApp(ctx.app, ["read_products"]);
-    const refresh = (token: string, key?: string) =>
-      new Client(ctx.app).post(
-        "/api/v1/apps/token/refresh",
-        {
-          slug: inst.merchant.slug,
-          refreshToken: token,
-          clientId: inst.clientId,
-          clientSecret: inst.clientSecret,
-        },
-        key ? { "idempotency-key": key } : {},
-      );
+    const refresh = refresher(inst);
     const first = await refresh(inst.tokens.refreshToken, "key-00000001");
     assert.equal(first.status, 200);
     // The response was "lost": the app retries with the same token and key.
@@ -77,17 +82,7 @@ describe("token rules under concurrency, and the lost-response retry", () => {
 
   it("treats a retry with another key, or after the window, as reuse", async () => {
     const inst = await installedApp(ctx.app, ["read_products"]);
-    const refresh = (token: string, key?: string) =>
-      new Client(ctx.app).post(
-        "/api/v1/apps/token/refresh",
-        {
-          slug: inst.merchant.slug,
-          refreshToken: token,
-          clientId: inst.clientId,
-          clientSecret: inst.clientSecret,
-        },
-        key ? { "idempotency-key": key } : {},
-      );
+    const refresh = refresher(inst);
     const first = await refresh(inst.tokens.refreshToken, "key-aaaaaaaa");
     assert.equal((await refresh(inst.tokens.refreshToken, "key-bbbbbbbb")).status, 400);
     assert.equal((await refresh(first.data.refreshToken)).status, 400, "family revoked");
