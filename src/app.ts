@@ -109,19 +109,28 @@ export async function buildApp(
   });
   app.decorateRequest("access", null);
   app.decorateRequest("apiKey", null);
+  // Both token families authenticate in onRequest: a request without valid credentials answers
+  // 401 before its body is parsed or its query validated, and malformed requests still spend quota.
   await app.register(
-    async (scope) =>
+    async (scope) => {
+      const family = createDeveloperFamily({
+        keys: platform.developer.keys,
+        limiter: platform.developer.limiter,
+      });
+      scope.addHook("onRequest", family.authenticate);
       registerDeveloperRoutes(
         scope.withTypeProvider<TypeBoxTypeProvider>(),
-        createDeveloperFamily({ keys: platform.developer.keys, limiter: platform.developer.limiter }),
+        family,
         platform.services.products,
-      ),
+      );
+    },
     { prefix: "/api/v1/developer" },
   );
   await app.register(
     async (scope) => {
       const admin = scope.withTypeProvider<TypeBoxTypeProvider>();
       const family = createAdminFamily({ tokens: integration.tokens, limiter: integration.adminLimiter });
+      admin.addHook("onRequest", family.authenticate);
       registerAdminRoutes(admin, family, platform.services);
       registerSubscriptionRoutes(admin, family, platform.webhooks.subscriptions);
     },

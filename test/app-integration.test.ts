@@ -208,6 +208,18 @@ describe("app integration: the whole life of an app", () => {
     assert.equal((await api5.get(`${API}/products`)).status, 401);
   });
 
+  it("answers a request without a token 401 before validating it", async () => {
+    const anonymous = new Client(ctx.app);
+    for (const res of [
+      await anonymous.get(`${API}/products?limit=99999`),
+      await anonymous.request("POST", `${API}/products`, "not json", { "content-type": "text/plain" }),
+      await new Client(ctx.app, { authorization: "Bearer mpat_unknown" }).get(`${API}/orders?cursor=%%%`),
+    ]) {
+      assert.equal(res.status, 401);
+      assert.equal(errorCode(res), "INVALID_TOKEN");
+    }
+  });
+
   it("widens an installation when the merchant approves more scopes", async () => {
     const { clientId, merchant } = await installedApp(
       ctx.app,

@@ -14,6 +14,8 @@ import type { Scope } from "../scopes.ts";
 
 export type { Scope };
 
+type Hook = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+
 /**
  * One API family (dashboard, Admin API, developer API): how a store-scoped request is
  * authenticated and which store it acts on. Resource routes are written once against this.
@@ -29,7 +31,13 @@ export interface ApiFamily {
   /** Path prefix of store-scoped routes, relative to the family's mount point. */
   storePath: string;
   /** preHandler authenticating the request for `scope` and setting request.store. */
-  guard(scope: Scope): (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+  guard(scope: Scope): Hook;
+  /**
+   * For families whose every route takes the same credentials: authenticates once per request
+   * (idempotent) and sets request.store. Installed as the family scope's onRequest hook, so a
+   * request without valid credentials answers 401 before its body is parsed or validated.
+   */
+  authenticate?: Hook;
   /** Error codes the guard can answer, for the route's documentation. */
   authErrors: ErrorCode[];
 }
@@ -41,4 +49,19 @@ export function storeOf(request: FastifyRequest): Store {
 
 export function capitalize(s: string): string {
   return s.charAt(0).toUpperCase() + s.slice(1);
+}
+
+/** 403 INSUFFICIENT_SCOPE naming the scope needed, unless `granted` holds it (exact match). */
+export function requireScope(
+  granted: readonly Scope[],
+  scope: Scope,
+  message: string,
+  headers: Record<string, string> = {},
+): void {
+  if (granted.includes(scope)) return;
+  throw new AppError("INSUFFICIENT_SCOPE", {
+    message,
+    details: { requiredScope: scope, grantedScopes: [...granted] },
+    headers,
+  });
 }

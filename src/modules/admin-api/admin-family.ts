@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { AppError } from "../../lib/errors.ts";
-import type { ApiFamily, Scope } from "../../lib/http/api-family.ts";
+import { type ApiFamily, requireScope, type Scope } from "../../lib/http/api-family.ts";
 import { rateLimitHandler } from "../../lib/http/rate-limit.ts";
 import type { RateLimiter } from "../../lib/rate-limit/limiters.ts";
 import type { AccessContext, TokenService } from "../oauth/token-service.ts";
@@ -27,8 +27,21 @@ export function bearerToken(request: FastifyRequest): string | null {
 export function createAdminFamily(deps: {
   tokens: Pick<TokenService, "authenticate">;
   limiter: RateLimiter;
-}): ApiFamily {
+}): ApiFamily & Required<Pick<ApiFamily, "authenticate">> {
   const rateLimit = rateLimitHandler(deps.limiter, (request) => `install:${request.access!.installationId}`);
+  const authenticate = async (request: FastifyRequest, reply: FastifyReply) => {
+    if (request.access) return;
+    const token = bearerToken(request);
+    if (!token) {
+      throw new AppError("INVALID_TOKEN", {
+        message: "Send the access token as `Authorization: Bearer <token>`.",
+        headers: { "www-authenticate": 'Bearer realm="merchant-platform"' },
+      });
+    }
+    request.access = await deps.tokens.authenticate(token);
+    request.store = request.access.store;
+    await rateLimit(request, reply);
+  };
   return {
     tag: "Admin API",
     operation: "admin",
@@ -36,26 +49,17 @@ export function createAdminFamily(deps: {
     params: {},
     storePath: "",
     authErrors: ["INVALID_TOKEN", "INSUFFICIENT_SCOPE"],
+    authenticate,
     guard: (scope: Scope) => async (request: FastifyRequest, reply: FastifyReply) => {
-      const token = bearerToken(request);
-      if (!token) {
-        throw new AppError("INVALID_TOKEN", {
-          message: "Send the access token as `Authorization: Bearer <token>`.",
-          headers: { "www-authenticate": 'Bearer realm="merchant-platform"' },
-        });
-      }
-      request.access = await deps.tokens.authenticate(token);
-      request.store = request.access.store;
-      await rateLimit(request, reply);
-      if (!request.access.scopes.includes(scope)) {
-        throw new AppError("INSUFFICIENT_SCOPE", {
-          message: `This call needs the ${scope} scope, which the merchant has not approved for this app.`,
-          details: { requiredScope: scope, grantedScopes: request.access.scopes },
-          headers: {
-            "www-authenticate": `Bearer realm="merchant-platform", error="insufficient_scope", scope="${scope}"`,
-          },
-        });
-      }
+      await authenticate(request, reply);
+      requireScope(
+        request.access!.scopes,
+        scope,
+        `This call needs the ${scope} scope, which the merchant has not approved for this app.`,
+        {
+          "www-authenticate": `Bearer realm="merchant-platform", error="insufficient_scope", scope="${scope}"`,
+        },
+      );
     },
   };
 }

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { AppError } from "../../lib/errors.ts";
-import type { ApiFamily, Scope } from "../../lib/http/api-family.ts";
+import { type ApiFamily, requireScope, type Scope } from "../../lib/http/api-family.ts";
 import { rateLimitHandler } from "../../lib/http/rate-limit.ts";
 import type { RateLimiter } from "../../lib/rate-limit/limiters.ts";
 import type { ApiKeyService, KeyContext } from "../api-keys/api-keys-service.ts";
@@ -14,12 +14,8 @@ declare module "fastify" {
 
 type Hook = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
 
+/** Authenticates the key pair, sets request.store and spends one request of the key's quota. */
 export interface DeveloperFamily extends ApiFamily {
-  /**
-   * Authenticates the key pair, sets request.store and spends one request of the key's quota.
-   * Idempotent per request. Installed as the developer scope's onRequest hook, so it runs before
-   * the body is parsed or anything is validated.
-   */
   authenticate: Hook;
 }
 
@@ -59,14 +55,12 @@ export function createDeveloperFamily(deps: {
     authenticate,
     guard: (scope: Scope) => async (request: FastifyRequest, reply: FastifyReply) => {
       await authenticate(request, reply);
-      const key = request.apiKey!;
       // Exact match, as in the Admin API: write_products does not imply read_products.
-      if (!key.scopes.includes(scope)) {
-        throw new AppError("INSUFFICIENT_SCOPE", {
-          message: `This call needs the ${scope} scope, which this key does not have.`,
-          details: { requiredScope: scope, grantedScopes: key.scopes },
-        });
-      }
+      requireScope(
+        request.apiKey!.scopes,
+        scope,
+        `This call needs the ${scope} scope, which this key does not have.`,
+      );
     },
   };
 }

@@ -17,19 +17,15 @@ const PageMeta = Type.Object({
 
 /**
  * The developer API (`/api/v1/developer`, spec 4.4): the store and its products with a key pair.
- * Register inside its own scope: the authentication hook covers every route of that scope.
+ * Register inside its own scope, with the family's authenticate as that scope's onRequest hook.
  */
 export function registerDeveloperRoutes(app: App, family: DeveloperFamily, products: ProductService) {
-  // onRequest, not preHandler: a request without valid credentials answers 401 before its body is
-  // parsed or its query validated, and malformed requests still spend the key's quota.
-  app.addHook("onRequest", family.authenticate);
   const errors = (...codes: Parameters<typeof errorResponses>) =>
     errorResponses(...family.authErrors, ...codes);
 
   app.get(
     "/store",
     {
-      preHandler: family.authenticate,
       schema: {
         operationId: "developerGetStore",
         tags: ["Developer API: store"],
