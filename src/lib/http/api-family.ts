@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import type { TProperties } from "typebox";
 import type { Store } from "../../db/schema.ts";
 import { AppError, type ErrorCode } from "../errors.ts";
+import { errorResponses } from "./schemas.ts";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -64,4 +65,9 @@ export function requireScope(
     details: { requiredScope: scope, grantedScopes: [...granted] },
     headers,
   });
+}
+
+/** The documented error responses of a family's route: its guard's codes plus the route's own. */
+export function familyErrors(family: Pick<ApiFamily, "authErrors">, ...codes: ErrorCode[]) {
+  return errorResponses(...family.authErrors, ...codes);
 }

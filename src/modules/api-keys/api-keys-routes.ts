@@ -1,6 +1,7 @@
 import Type from "typebox";
-import { type ApiFamily, storeOf } from "../../lib/http/api-family.ts";
-import { Envelope, errorResponses, Params } from "../../lib/http/schemas.ts";
+import type { ErrorCode } from "../../lib/errors.ts";
+import { type ApiFamily, familyErrors, storeOf } from "../../lib/http/api-family.ts";
+import { Envelope, Params } from "../../lib/http/schemas.ts";
 import type { App } from "../../lib/http/types.ts";
 import { currentAccount } from "../accounts/session-auth.ts";
 import {
@@ -17,8 +18,7 @@ export function registerApiKeyRoutes(app: App, family: ApiFamily, keys: ApiKeySe
   const tags = ["Dashboard: API keys"];
   const guard = family.guard("read_products");
   const base = `${family.storePath}/api-keys`;
-  const errors = (...codes: Parameters<typeof errorResponses>) =>
-    errorResponses(...family.authErrors, ...codes);
+  const errors = (...codes: ErrorCode[]) => familyErrors(family, ...codes);
 
   app.post(
     base,

@@ -1,5 +1,6 @@
-import { type ApiFamily, capitalize, storeOf } from "../../lib/http/api-family.ts";
-import { CursorPage, Envelope, errorResponses, Params } from "../../lib/http/schemas.ts";
+import type { ErrorCode } from "../../lib/errors.ts";
+import { type ApiFamily, capitalize, familyErrors, storeOf } from "../../lib/http/api-family.ts";
+import { CursorPage, Envelope, Params } from "../../lib/http/schemas.ts";
 import type { App } from "../../lib/http/types.ts";
 import {
   CreateCustomerBody,
@@ -19,8 +20,7 @@ export function registerCustomerRoutes(
   const op = (name: string) => `${family.operation}${capitalize(name)}`;
   const base = `${family.storePath}/customers`;
   const read = family.guard("read_customers");
-  const errors = (...codes: Parameters<typeof errorResponses>) =>
-    errorResponses(...family.authErrors, ...codes);
+  const errors = (...codes: ErrorCode[]) => familyErrors(family, ...codes);
 
   app.get(
     base,

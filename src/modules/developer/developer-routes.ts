@@ -1,6 +1,6 @@
 import Type from "typebox";
-import { storeOf } from "../../lib/http/api-family.ts";
-import { errorResponses } from "../../lib/http/schemas.ts";
+import type { ErrorCode } from "../../lib/errors.ts";
+import { familyErrors, storeOf } from "../../lib/http/api-family.ts";
 import type { App } from "../../lib/http/types.ts";
 import { registerProductRoutes } from "../products/products-routes.ts";
 import { ProductResource } from "../products/products-schemas.ts";
@@ -20,8 +20,7 @@ const PageMeta = Type.Object({
  * Register inside its own scope, with the family's authenticate as that scope's onRequest hook.
  */
 export function registerDeveloperRoutes(app: App, family: DeveloperFamily, products: ProductService) {
-  const errors = (...codes: Parameters<typeof errorResponses>) =>
-    errorResponses(...family.authErrors, ...codes);
+  const errors = (...codes: ErrorCode[]) => familyErrors(family, ...codes);
 
   app.get(
     "/store",

@@ -1,7 +1,6 @@
 import Type from "typebox";
-import type { ApiFamily } from "../../lib/http/api-family.ts";
-import { storeOf } from "../../lib/http/api-family.ts";
-import { Envelope, errorResponses, Params, Timestamp } from "../../lib/http/schemas.ts";
+import { type ApiFamily, familyErrors, storeOf } from "../../lib/http/api-family.ts";
+import { Envelope, Params, Timestamp } from "../../lib/http/schemas.ts";
 import type { App } from "../../lib/http/types.ts";
 import { ScopeSchema } from "../../lib/scopes.ts";
 import { ClientId } from "../apps/apps-schemas.ts";
@@ -35,7 +34,7 @@ export function registerInstallationRoutes(app: App, family: ApiFamily, installa
         params: Params(family.params),
         response: {
           200: Envelope(Type.Array(InstallationResource)),
-          ...errorResponses(...family.authErrors),
+          ...familyErrors(family),
         },
       },
     },
@@ -65,7 +64,7 @@ export function registerInstallationRoutes(app: App, family: ApiFamily, installa
         params: Params({ ...family.params, clientId: ClientId }),
         response: {
           200: Envelope(Type.Object({ clientId: ClientId, name: Type.String(), uninstalledAt: Timestamp })),
-          ...errorResponses(...family.authErrors, "NOT_FOUND"),
+          ...familyErrors(family, "NOT_FOUND"),
         },
       },
     },

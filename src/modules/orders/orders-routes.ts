@@ -1,5 +1,6 @@
-import { type ApiFamily, capitalize, storeOf } from "../../lib/http/api-family.ts";
-import { CursorPage, Envelope, errorResponses, Params } from "../../lib/http/schemas.ts";
+import type { ErrorCode } from "../../lib/errors.ts";
+import { type ApiFamily, capitalize, familyErrors, storeOf } from "../../lib/http/api-family.ts";
+import { CursorPage, Envelope, Params } from "../../lib/http/schemas.ts";
 import type { App } from "../../lib/http/types.ts";
 import {
   CreateOrderBody,
@@ -21,8 +22,7 @@ export function registerOrderRoutes(
   const base = `${family.storePath}/orders`;
   const read = family.guard("read_orders");
   const one = Params({ ...family.params, ...OrderIdParam });
-  const errors = (...codes: Parameters<typeof errorResponses>) =>
-    errorResponses(...family.authErrors, ...codes);
+  const errors = (...codes: ErrorCode[]) => familyErrors(family, ...codes);
 
   app.get(
     base,

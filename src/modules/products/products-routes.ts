@@ -1,5 +1,6 @@
-import { type ApiFamily, capitalize, storeOf } from "../../lib/http/api-family.ts";
-import { CursorPage, Envelope, errorResponses, Params } from "../../lib/http/schemas.ts";
+import type { ErrorCode } from "../../lib/errors.ts";
+import { type ApiFamily, capitalize, familyErrors, storeOf } from "../../lib/http/api-family.ts";
+import { CursorPage, Envelope, Params } from "../../lib/http/schemas.ts";
 import type { App } from "../../lib/http/types.ts";
 import {
   CreateProductBody,
@@ -23,8 +24,7 @@ export function registerProductRoutes(
   const read = family.guard("read_products");
   const write = family.guard("write_products");
   const one = Params({ ...family.params, ...ProductIdParam });
-  const errors = (...codes: Parameters<typeof errorResponses>) =>
-    errorResponses(...family.authErrors, ...codes);
+  const errors = (...codes: ErrorCode[]) => familyErrors(family, ...codes);
 
   if (options.list) {
     app.get(

@@ -1,7 +1,8 @@
 import Type from "typebox";
+import type { ErrorCode } from "../../lib/errors.ts";
 import { AppError } from "../../lib/errors.ts";
-import type { ApiFamily } from "../../lib/http/api-family.ts";
-import { Envelope, errorResponses, Params } from "../../lib/http/schemas.ts";
+import { type ApiFamily, familyErrors } from "../../lib/http/api-family.ts";
+import { Envelope, Params } from "../../lib/http/schemas.ts";
 import type { App } from "../../lib/http/types.ts";
 import type { SubscriptionService } from "./subscriptions-service.ts";
 import {
@@ -15,8 +16,7 @@ import {
 export function registerSubscriptionRoutes(app: App, family: ApiFamily, subscriptions: SubscriptionService) {
   const tags = ["Admin API: webhooks"];
   const guard = family.guard("manage_webhooks");
-  const errors = (...codes: Parameters<typeof errorResponses>) =>
-    errorResponses(...family.authErrors, ...codes);
+  const errors = (...codes: ErrorCode[]) => familyErrors(family, ...codes);
   const access = (request: { access: unknown }) => {
     if (!request.access) throw new AppError("INTERNAL");
     return request.access as Parameters<SubscriptionService["list"]>[0];
