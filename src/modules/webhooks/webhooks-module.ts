@@ -103,6 +103,7 @@ export function createWebhooksModule(deps: {
               ? null
               : `${result.responseBody}${result.truncated ? "\n…[truncated]" : ""}`,
           durationMs: result.durationMs,
+          errorKind: result.errorKind,
           error: result.error,
         };
       },

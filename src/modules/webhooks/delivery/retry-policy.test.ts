@@ -22,6 +22,18 @@ describe("retry policy: classification", () => {
       assert.equal(classify({ status }), "retry", String(status));
     assert.equal(classify({}), "retry");
     assert.equal(classify({ status: undefined }), "retry");
+    for (const errorKind of ["network", "tls", "timeout"])
+      assert.equal(classify({ errorKind }), "retry", errorKind);
+  });
+
+  it("fails at once when the SSRF guard refused the target or the URL cannot be sent to", () => {
+    for (const errorKind of ["blocked_address", "invalid_url"]) {
+      assert.equal(classify({ errorKind }), "failed", errorKind);
+      assert.deepEqual(
+        decideAfterAttempt({ attempt: 1, result: { errorKind }, baseMs: 60_000, nowMs: NOW }),
+        { outcome: "failed", reason: "refused_target" },
+      );
+    }
   });
 
   it("fails for good on every other status, 3xx included (redirects are not followed)", () => {

@@ -1,8 +1,11 @@
 /**
  * Spec 6.4 retry rules, pure. 2xx delivers. 5xx, 408, 429 and every attempt that got no HTTP
- * status (network error, TLS error, time-out, blocked address) are retried. Every other status is
- * final: 3xx included, because redirects are never followed (a moved receiver updates its
- * subscription), and 1xx/4xx because repeating the same request will not change the answer.
+ * status because of the network (network error, TLS error, time-out) are retried. Every other
+ * status is final: 3xx included, because redirects are never followed (a moved receiver updates its
+ * subscription), and 1xx/4xx because repeating the same request will not change the answer. A
+ * target the SSRF guard refused at send time (it now resolves to an internal address) or a URL
+ * that cannot be sent to is final at once: retrying it would only knock on the same internal
+ * address seven more times.
  * At most MAX_ATTEMPTS attempts; the delay before attempt n+1 is base × 2^(n-1), so with base =
  * 1 minute the attempts run at 0, 1, 3, 7, 15, 31, 63 and 127 minutes.
  */
@@ -24,10 +27,16 @@ export const MAX_RETRY_AFTER_MS = 24 * 3600 * 1000;
  */
 export const RETRY_AFTER_STATUSES: ReadonlySet<number> = new Set([429, 503]);
 
-export function classify(result: { status?: number | undefined }): Outcome {
+/** Send failures that no retry can cure: the guard will refuse the same target again. */
+export const FINAL_ERROR_KINDS: ReadonlySet<string> = new Set(["blocked_address", "invalid_url"]);
+
+export function classify(result: { status?: number | undefined; errorKind?: string | undefined }): Outcome {
   const status = result.status;
-  // No status: the request never got an answer (network, TLS, time-out, blocked address).
-  if (status === undefined) return "retry";
+  if (status === undefined) {
+    if (result.errorKind !== undefined && FINAL_ERROR_KINDS.has(result.errorKind)) return "failed";
+    // No status: the request never got an answer (network, TLS, time-out).
+    return "retry";
+  }
   if (status >= 200 && status < 300) return "delivered";
   if (status >= 500 || status === 408 || status === 429) return "retry";
   return "failed";
@@ -68,7 +77,7 @@ export function nextAttemptDelayMs(
 
 export type Decision =
   | { outcome: "delivered" }
-  | { outcome: "failed"; reason: "final_status" | "attempts_exhausted" }
+  | { outcome: "failed"; reason: "final_status" | "refused_target" | "attempts_exhausted" }
   | { outcome: "retry"; delayMs: number };
 
 /**
@@ -78,14 +87,15 @@ export type Decision =
  */
 export function decideAfterAttempt(input: {
   attempt: number;
-  result: { status?: number | undefined; retryAfter?: string | undefined };
+  result: { status?: number | undefined; retryAfter?: string | undefined; errorKind?: string | undefined };
   baseMs: number;
   nowMs: number;
   maxAttempts?: number;
 }): Decision {
   const outcome = classify(input.result);
   if (outcome === "delivered") return { outcome };
-  if (outcome === "failed") return { outcome, reason: "final_status" };
+  if (outcome === "failed")
+    return { outcome, reason: input.result.status === undefined ? "refused_target" : "final_status" };
   if (input.attempt >= (input.maxAttempts ?? MAX_ATTEMPTS)) {
     return { outcome: "failed", reason: "attempts_exhausted" };
   }

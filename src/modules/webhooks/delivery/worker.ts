@@ -8,6 +8,8 @@ export interface AttemptResult {
   retryAfter?: string | undefined;
   responseBody: string | null;
   durationMs: number;
+  /** Why no answer arrived (the sender's SendErrorKind); decides whether a retry can help. */
+  errorKind?: string | undefined;
   error?: string | undefined;
 }
 
