@@ -17,11 +17,17 @@ import { createPlatform, type Platform } from "../src/platform.ts";
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || undefined;
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL || "redis://127.0.0.1:6379";
 
-/** A clock the test can move forward; starts at the real time. */
-export function createTestClock(): Clock & { advance(ms: number): void } {
+/**
+ * A clock the test can move forward; starts at the real time. A `frozen` clock moves only when
+ * the test advances it, for assertions about windows and lifetimes that must not depend on how
+ * long the machine takes to send the requests (a burst of 181 requests may take seconds on a
+ * busy machine).
+ */
+export function createTestClock(options: { frozen?: boolean } = {}): Clock & { advance(ms: number): void } {
   let offset = 0;
+  const start = Date.now();
   return {
-    now: () => new Date(Date.now() + offset),
+    now: () => new Date((options.frozen ? start : Date.now()) + offset),
     advance: (ms: number) => {
       offset += ms;
     },
@@ -38,7 +44,7 @@ export interface TestContext {
 
 export async function createTestContext(
   env: Record<string, string> = {},
-  options: { redis?: boolean; schema?: string } = {},
+  options: { redis?: boolean; schema?: string; frozenClock?: boolean } = {},
 ): Promise<TestContext> {
   const schema = options.schema ?? (TEST_DATABASE_URL ? `test_${randomBytes(6).toString("hex")}` : "public");
   const config = loadConfig({
@@ -50,7 +56,7 @@ export async function createTestContext(
   });
   const database = await openDatabase({ url: config.DATABASE_URL, schema, poolSize: 5 });
   await migrate(database);
-  const clock = createTestClock();
+  const clock = createTestClock({ frozen: options.frozenClock ?? false });
   const redis = options.redis ? new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: 2 }) : null;
   const platform = createPlatform({ config, database, clock, redis });
   const app = await buildApp(platform);

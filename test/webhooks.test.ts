@@ -101,22 +101,22 @@ describe("webhooks: subscriptions and signed, retried deliveries to real HTTPS r
         targetUrl: `${rx.url}/signed`,
       })
     ).data;
-    const start = Date.now();
     const before = rx.received.length;
+    const startSeconds = Math.floor(Date.now() / 1000);
     const product = (
       await inst.merchant.client.post(`${inst.merchant.base}/products`, { title: "Hooked", price: "3.50" })
     ).data;
     await rx.waitFor(before + 1);
     const got = rx.received[before]!;
-    const latency = got.at - start;
-    assert.ok(latency < 1500, `first attempt took ${latency} ms`);
     assert.equal(got.path, "/signed");
     assert.equal(got.headers["x-webhook-event"], "product.created");
     assert.equal(got.headers["x-webhook-attempt"], "1");
     assert.match(String(got.headers["x-webhook-id"]), /^whd_/);
     assert.match(String(got.headers["x-webhook-signature"]), /^[0-9a-f]{64}$/);
     const ts = String(got.headers["x-webhook-timestamp"]);
-    assert.ok(Math.abs(Number(ts) - Date.now() / 1000) < 10);
+    // Unix seconds of the attempt itself: between the commit and its arrival, however slow the machine.
+    assert.match(ts, /^\d+$/);
+    assert.ok(Number(ts) >= startSeconds && Number(ts) <= Math.ceil(got.at / 1000), ts);
     assert.equal(await verify(sub.secret, ts, got.body, String(got.headers["x-webhook-signature"])), true);
     assert.equal(
       await verify(sub.secret, ts, `${got.body} `, String(got.headers["x-webhook-signature"])),
@@ -128,11 +128,24 @@ describe("webhooks: subscriptions and signed, retried deliveries to real HTTPS r
     assert.deepEqual(body.store, { slug: inst.merchant.slug });
     assert.deepEqual(body.data, product, "data is the resource as the API returns it");
     // Events before the subscription existed are not delivered; other events are not either.
-    await inst.merchant.client.post(`${inst.merchant.base}/customers`, {
+    const customer = await inst.merchant.client.post(`${inst.merchant.base}/customers`, {
       email: "c@example.com",
       firstName: "C",
     });
-    await new Promise((r) => setTimeout(r, 300));
+    // Wait until the worker has fanned the customer event out (to nobody), rather than sleeping.
+    const customerEvent = () =>
+      ctx.platform.db
+        .selectFrom("events")
+        .select(["id", "dispatched_at"])
+        .where("resource_id", "=", customer.data.id)
+        .executeTakeFirstOrThrow();
+    await waitUntil(async () => (await customerEvent()).dispatched_at !== null, 20_000, "fan-out");
+    const fanned = await ctx.platform.db
+      .selectFrom("webhook_deliveries")
+      .select("id")
+      .where("event_id", "=", (await customerEvent()).id)
+      .execute();
+    assert.equal(fanned.length, 0, "no subscription to customer.created: no delivery");
     assert.equal(rx.received.length, before + 1);
   });
 
@@ -160,15 +173,6 @@ describe("webhooks: subscriptions and signed, retried deliveries to real HTTPS r
     );
     assert.equal(new Set(attempts.map((a) => a.headers["x-webhook-id"])).size, 1);
     assert.equal(new Set(attempts.map((a) => a.body)).size, 1, "identical bytes on every attempt");
-    // Offsets from the first attempt, in units of the 200 ms base: 0, 1, 3, 7, 15, 31, 63, 127.
-    const units = attempts.map((a) => (a.at - attempts[0]!.at) / 200);
-    const expected = [0, 1, 3, 7, 15, 31, 63, 127];
-    units.forEach((u, i) => {
-      assert.ok(
-        u >= expected[i]! - 0.05 && u <= expected[i]! + 2.5,
-        `attempt ${i + 1} at ${u.toFixed(2)} base units, want ${expected[i]}`,
-      );
-    });
     const deliveries = await inst.dev.client.get(
       `/api/v1/dashboard/apps/${inst.clientId}/deliveries?status=failed`,
     );
@@ -176,6 +180,16 @@ describe("webhooks: subscriptions and signed, retried deliveries to real HTTPS r
     const d = deliveries.data.find((x: { subscriptionId: string }) => x.subscriptionId === sub.id);
     assert.equal(d.attempts, 8);
     assert.equal(d.attemptLog.length, 8);
+    // The doubling schedule from the attempt log: attempt n+1 never starts before attempt n ended
+    // plus 200 ms x 2^(n-1). Only the lower bound is asserted: how late a busy machine runs an
+    // attempt says nothing about the policy (whose exact delays retry-policy.test.ts pins).
+    const log = d.attemptLog as Array<{ startedAt: string; durationMs: number }>;
+    for (let n = 1; n < log.length; n++) {
+      const ended = Date.parse(log[n - 1]!.startedAt) + log[n - 1]!.durationMs;
+      const gap = Date.parse(log[n]!.startedAt) - ended;
+      // 1 ms for durationMs being rounded to whole milliseconds.
+      assert.ok(gap >= 200 * 2 ** (n - 1) - 1, `attempt ${n + 1} started ${gap} ms after attempt ${n}`);
+    }
     assert.equal(d.attemptLog[0].statusCode, 503);
     assert.equal(d.attemptLog[0].responseBody, "down");
     // Redeliver: a new delivery, attempted at once.
