@@ -3,11 +3,12 @@ import { join } from "node:path";
 import cookie from "@fastify/cookie";
 import fastifyStatic from "@fastify/static";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
-import Fastify, { type FastifyServerOptions } from "fastify";
+import Fastify, { type FastifyRequest, type FastifyServerOptions } from "fastify";
 import Type from "typebox";
 import { AppError } from "./lib/errors.ts";
 import { installDocs } from "./lib/http/docs.ts";
 import { installErrorHandling, sendError } from "./lib/http/error-handler.ts";
+import { installIdempotency } from "./lib/http/idempotency.ts";
 import { installJsonBody } from "./lib/http/json-body.ts";
 import { Envelope, errorResponses } from "./lib/http/schemas.ts";
 import type { App } from "./lib/http/types.ts";
@@ -25,6 +26,21 @@ import { webhooksDocument } from "./modules/webhooks/webhooks-schemas.ts";
 import type { Platform } from "./platform.ts";
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/**
+ * The credential an idempotency key belongs to: the installation (store + app) on the Admin API,
+ * the key pair on the developer API, the merchant and the store on the dashboard (the merchant
+ * alone where no store is involved, as when creating one).
+ */
+function idempotencyScope(request: FastifyRequest): string | null {
+  if (request.access) return `installation:${request.access.installationId}`;
+  if (request.apiKey) return `apikey:${request.apiKey.keyId}`;
+  if (request.account)
+    return request.store
+      ? `account:${request.account.id}:store:${request.store.id}`
+      : `account:${request.account.id}`;
+  return null;
+}
 
 /** Builds the HTTP application on already-open dependencies. No I/O happens here beyond registering routes. */
 export async function buildApp(
@@ -58,6 +74,8 @@ export async function buildApp(
   app.decorateRequest("account", null);
   await app.register(cookie);
   await installDocs(app, config.PUBLIC_BASE_URL, { webhooks: webhooksDocument() });
+  // Before any route: it applies itself to every create route (POST with a 201 and credentials).
+  installIdempotency(app, { store: platform.idempotency, scopeOf: idempotencyScope });
 
   app.get(
     "/healthz",

@@ -18,6 +18,8 @@ import { createAppService } from "./modules/apps/apps-service.ts";
 import { createCustomerRepo } from "./modules/customers/customers-repo.ts";
 import { createCustomerService } from "./modules/customers/customers-service.ts";
 import { createEventRecorder } from "./modules/events/events-repo.ts";
+import { createIdempotencyRepo } from "./modules/idempotency/idempotency-repo.ts";
+import { createIdempotencyService } from "./modules/idempotency/idempotency-service.ts";
 import { createInstallationRepo } from "./modules/installations/installations-repo.ts";
 import {
   createInstallationService,
@@ -43,12 +45,16 @@ export function createPlatform(input: {
   database: DatabaseHandle;
   clock?: Clock;
   redis?: Redis | null;
-  /** The AES-256 key for webhook secrets (loadSecretsKey). */
+  /** The AES-256 key for webhook secrets and stored idempotent responses (loadSecretsKey). */
   secretsKey?: Buffer;
 }) {
   const { config, database } = input;
   const db = database.db;
   const clock = input.clock ?? systemClock;
+  // Without a configured key (in-memory databases: tests, the OpenAPI generator) secrets live as
+  // long as the process; main.ts always passes a persistent key.
+  const secretsKey =
+    input.secretsKey ?? (config.SECRETS_KEY ? parseSecretsKey(config.SECRETS_KEY) : randomBytes(32));
   const redis = input.redis ?? null;
   const windowStore: SlidingWindowStore = redis ? createRedisWindowStore(redis) : createMemoryWindowStore();
 
@@ -97,11 +103,7 @@ export function createPlatform(input: {
     db,
     config,
     clock,
-    // Without a configured key (in-memory databases: tests, the OpenAPI generator) secrets live as
-    // long as the process; main.ts always passes a persistent key.
-    secretBox: createSecretBox(
-      input.secretsKey ?? (config.SECRETS_KEY ? parseSecretsKey(config.SECRETS_KEY) : randomBytes(32)),
-    ),
+    secretBox: createSecretBox(secretsKey),
     recordEvent,
   });
   const uninstallHooks: UninstallHook[] = [webhooks.onUninstall];
@@ -157,6 +159,8 @@ export function createPlatform(input: {
     webhooks,
     developer,
     windowStore,
+    /** Idempotency keys of create requests (the HTTP side is lib/http/idempotency.ts). */
+    idempotency: createIdempotencyService({ repo: createIdempotencyRepo(db), clock, secretsKey }),
     requireSession: createSessionGuard(accounts),
     /** Readiness: the database answers (and Redis, when configured). */
     async ping() {

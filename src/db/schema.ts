@@ -235,6 +235,17 @@ export interface ApiKeysTable {
   revoked_at: Date | null;
 }
 
+export interface IdempotencyKeysTable {
+  scope: string;
+  key_hash: string;
+  fingerprint: string;
+  claim_token: string;
+  locked_at: Timestamp;
+  response_status: number | null;
+  response_body: string | null;
+  created_at: Timestamp;
+}
+
 export interface DB {
   accounts: AccountsTable;
   sessions: SessionsTable;
@@ -254,6 +265,7 @@ export interface DB {
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
   api_keys: ApiKeysTable;
+  idempotency_keys: IdempotencyKeysTable;
 }
 
 export type Account = Selectable<AccountsTable>;

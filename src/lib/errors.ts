@@ -30,8 +30,18 @@ export const ERROR_CODES = {
   FORBIDDEN: { status: 403, description: "The action is not allowed for this caller." },
   NOT_FOUND: { status: 404, description: "No such resource, or it belongs to another tenant." },
   CONFLICT: { status: 409, description: "The change conflicts with the resource's current state." },
+  IDEMPOTENCY_KEY_IN_USE: {
+    status: 409,
+    description:
+      "A request with this `Idempotency-Key` is still running; retry after `Retry-After` seconds to get its response.",
+  },
   PAYLOAD_TOO_LARGE: { status: 413, description: "The request body exceeds the limit." },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, description: "The request body must be `application/json`." },
+  IDEMPOTENCY_KEY_REUSED: {
+    status: 422,
+    description:
+      "The `Idempotency-Key` was already used with a different request (method, path or body) in the last 24 hours.",
+  },
   RATE_LIMITED: { status: 429, description: "Too many requests; retry after `Retry-After` seconds." },
   INTERNAL: { status: 500, description: "An unexpected error; it has been logged with the request id." },
   SERVICE_UNAVAILABLE: { status: 503, description: "A dependency (database, Redis) is unavailable." },
@@ -51,8 +61,10 @@ export const DEFAULT_MESSAGES: Record<ErrorCode, string> = {
   FORBIDDEN: "This action is not allowed.",
   NOT_FOUND: "The resource was not found.",
   CONFLICT: "The request conflicts with the current state.",
+  IDEMPOTENCY_KEY_IN_USE: "A request with this Idempotency-Key is still being processed.",
   PAYLOAD_TOO_LARGE: "The request body is too large.",
   UNSUPPORTED_MEDIA_TYPE: "The request body must be application/json.",
+  IDEMPOTENCY_KEY_REUSED: "This Idempotency-Key was already used with a different request.",
   RATE_LIMITED: "Too many requests.",
   INTERNAL: "An internal error occurred.",
   SERVICE_UNAVAILABLE: "The service is temporarily unavailable.",

@@ -1,0 +1,188 @@
+import type {
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  onSendHookHandler,
+  preHandlerHookHandler,
+  RouteOptions,
+} from "fastify";
+import Type, { type TSchema } from "typebox";
+import { AppError, ERROR_CODES, type ErrorCode } from "../errors.ts";
+import { errorResponses } from "./schemas.ts";
+
+/**
+ * Idempotency keys on creates (Stripe's model), applied to routes by what their contract says:
+ * every POST that documents a 201 response and takes credentials accepts `Idempotency-Key`. No
+ * route lists itself, so a create added later is covered by the same rule (and the OpenAPI test).
+ * The key is claimed after the route's own preHandlers (authentication, scope), so the credential
+ * it is scoped to is known; the response is recorded in onSend.
+ *
+ * Not the `Idempotency-Key` of `/api/v1/apps/token/refresh`, which has its own rule (it answers 200
+ * and takes no credentials header, so this does not apply to it).
+ */
+
+export const IDEMPOTENCY_KEY_HEADER = "idempotency-key";
+export const IDEMPOTENCY_REPLAYED_HEADER = "idempotency-replayed";
+/** Codes a create route can answer because of its idempotency key. */
+const IDEMPOTENCY_ERRORS: ErrorCode[] = ["IDEMPOTENCY_KEY_IN_USE", "IDEMPOTENCY_KEY_REUSED"];
+const PRUNE_EVERY_MS = 10 * 60 * 1000;
+
+export const IdempotencyKeySchema = Type.String({
+  minLength: 1,
+  maxLength: 255,
+  // Printable ASCII (space to tilde), as Stripe allows; anything else is a 400.
+  pattern: "^[ -~]{1,255}$",
+  description:
+    "Makes this create safe to retry: 1-255 printable ASCII characters, a fresh random value (a UUID) per new object. Retrying with the same key and the same request within 24 hours creates nothing and returns the first response (status and body, 2xx or 4xx) with `Idempotency-Replayed: true`; a 5xx is not kept, so the retry runs again. The same key with a different method, path or body answers 422 `IDEMPOTENCY_KEY_REUSED`; while the first request still runs, 409 `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Keys belong to the credential (installation, API key, or merchant and store), so other clients' keys never collide with yours.",
+});
+
+/** What the store decided for a request that carries a key. */
+export type IdempotencyStart =
+  | { kind: "replay"; status: number; body: string }
+  | {
+      kind: "claimed";
+      /** Records the response; `body` null when it is not text (never replayed). */
+      finish(response: { status: number; body: string | null }): Promise<void>;
+    };
+
+export interface IdempotencyDeps {
+  store: {
+    begin(input: {
+      scope: string;
+      key: string;
+      request: { method: string; route: string; params: unknown; query: unknown; body: unknown };
+    }): Promise<IdempotencyStart>;
+    pruneExpired(): Promise<number>;
+  };
+  /** The credential a key belongs to; null when the request carries none (never on a create route). */
+  scopeOf(request: FastifyRequest): string | null;
+}
+
+/** A POST documenting a 201 response and requiring credentials: a create, by its contract. */
+export function isIdempotentCreate(route: Pick<RouteOptions, "method" | "schema">): boolean {
+  const methods = [route.method].flat();
+  const schema = route.schema as { response?: Record<string, unknown>; security?: unknown[] } | undefined;
+  return (
+    methods.includes("POST") &&
+    schema?.response?.["201"] !== undefined &&
+    Array.isArray(schema.security) &&
+    schema.security.length > 0
+  );
+}
+
+export function installIdempotency(app: FastifyInstance, deps: IdempotencyDeps): void {
+  const claims = new WeakMap<FastifyRequest, Extract<IdempotencyStart, { kind: "claimed" }>>();
+
+  const claim: preHandlerHookHandler = async function claimIdempotencyKey(
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ) {
+    const key = request.headers[IDEMPOTENCY_KEY_HEADER];
+    if (typeof key !== "string") return;
+    const scope = deps.scopeOf(request);
+    if (!scope) throw new AppError("INTERNAL", { message: "The request's credential is not known." });
+    const start = await deps.store.begin({
+      scope,
+      key,
+      request: {
+        method: request.method,
+        route: request.routeOptions.url ?? request.url,
+        params: request.params,
+        query: request.query,
+        body: request.body,
+      },
+    });
+    if (start.kind === "claimed") {
+      claims.set(request, start);
+      return;
+    }
+    // The stored text is sent as it is: the body the first request answered, byte for byte.
+    return reply
+      .code(start.status)
+      .header(IDEMPOTENCY_REPLAYED_HEADER, "true")
+      .type("application/json; charset=utf-8")
+      .send(start.body);
+  };
+
+  const record: onSendHookHandler = async function recordIdempotentResponse(request, reply, payload) {
+    const pending = claims.get(request);
+    if (!pending) return payload;
+    claims.delete(request);
+    const body = typeof payload === "string" ? payload : Buffer.isBuffer(payload) ? payload.toString() : null;
+    try {
+      await pending.finish({ status: reply.statusCode, body });
+    } catch (error) {
+      // The create already happened: its answer must still reach the client. Unrecorded, the
+      // claim is taken over once it counts as abandoned.
+      request.log.error({ err: error }, "recording the idempotent response failed");
+    }
+    return payload;
+  };
+
+  app.addHook("onRoute", (route) => {
+    if (!isIdempotentCreate(route)) return;
+    const schema = route.schema as {
+      headers?: TSchema & { properties?: Record<string, TSchema> };
+      response: Record<string, TSchema>;
+    };
+    schema.headers = Type.Object(
+      {
+        ...(schema.headers?.properties ?? {}),
+        [IDEMPOTENCY_KEY_HEADER]: Type.Optional(IdempotencyKeySchema),
+      },
+      { additionalProperties: true },
+    );
+    schema.response = withErrorCodes(schema.response, IDEMPOTENCY_ERRORS);
+    schema.response["201"] = {
+      ...schema.response["201"],
+      // Read by the OpenAPI generator as the response's headers; ignored by the serializer.
+      headers: {
+        "Idempotency-Replayed": {
+          type: "string",
+          enum: ["true"],
+          description:
+            "Present when this is the stored response of an earlier request with the same Idempotency-Key.",
+        },
+      },
+    } as TSchema;
+    // Last, after the route's own preHandlers: the key belongs to the credential they establish.
+    route.preHandler = [...[route.preHandler ?? []].flat(), claim];
+    route.onSend = [...[route.onSend ?? []].flat(), record];
+  });
+
+  let timer: NodeJS.Timeout | undefined;
+  let pruning: Promise<unknown> = Promise.resolve();
+  const prune = () => {
+    pruning = deps.store
+      .pruneExpired()
+      .catch((error) => app.log.warn({ err: error }, "pruning expired idempotency keys failed"));
+  };
+  app.addHook("onReady", async () => {
+    prune();
+    timer = setInterval(prune, PRUNE_EVERY_MS);
+    timer.unref();
+  });
+  app.addHook("onClose", async () => {
+    clearInterval(timer);
+    await pruning;
+  });
+}
+
+/**
+ * Adds error codes to a route's documented responses: a status the route already documents
+ * (409 CONFLICT) gets the code named in its description too.
+ */
+function withErrorCodes(response: Record<string, TSchema>, codes: ErrorCode[]): Record<string, TSchema> {
+  const out = { ...response };
+  for (const code of codes) {
+    const status = ERROR_CODES[code].status;
+    const existing = out[status] as (TSchema & { description?: string }) | undefined;
+    out[status] = existing
+      ? {
+          ...existing,
+          description: `${existing.description ?? ""} \`${code}\`: ${ERROR_CODES[code].description}`,
+        }
+      : errorResponses(code)[status]!;
+  }
+  return out;
+}

@@ -1,0 +1,466 @@
+import assert from "node:assert/strict";
+import { randomBytes, randomUUID } from "node:crypto";
+import { after, before, describe, it } from "node:test";
+import { installedApp } from "./apps-harness.ts";
+import {
+  Client,
+  createTestContext,
+  errorCode,
+  type Json,
+  merchantWithStore,
+  outbox,
+  type Response_,
+  type TestContext,
+} from "./harness.ts";
+import { openApiChecker } from "./openapi-assert.ts";
+import { fetchDocument, operationsOf } from "./openapi-doc.ts";
+
+/**
+ * Idempotency keys on creates (issue 9, item 11): a retry with the same key and the same request
+ * creates nothing and gets the first response back; another request with the key is refused; many
+ * at once create one thing; keys belong to one credential; they last 24 hours.
+ */
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+const key = () => `idem-${randomUUID()}`;
+const idem = (k: string) => ({ "idempotency-key": k });
+
+type Checker = Awaited<ReturnType<typeof openApiChecker>>;
+
+async function countRows(ctx: TestContext, table: "products" | "orders" | "customers", storeId: string) {
+  const row = await ctx.platform.db
+    .selectFrom(table)
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .where("store_id", "=", storeId)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+async function countEvents(ctx: TestContext, storeId: string, topic: string) {
+  return (await outbox(ctx.platform, storeId)).filter((e) => e.topic === topic).length;
+}
+
+/** The replay is the first response: same status, same body bytes, marked as replayed. */
+function assertReplayOf(replay: Response_, first: Response_) {
+  assert.equal(replay.status, first.status, JSON.stringify(replay.body));
+  assert.equal(replay.raw.body, first.raw.body);
+  assert.equal(replay.headers["idempotency-replayed"], "true");
+  assert.equal(first.headers["idempotency-replayed"], undefined);
+}
+
+/**
+ * Holds the next call of `products.create` (every family's product create goes through it) until
+ * released, so a test can act while a request is between claiming its key and answering.
+ */
+function holdNextProductCreate(ctx: TestContext, behaviour: "wait" | "fail" = "wait") {
+  const products = ctx.platform.services.products;
+  const original = products.create;
+  let entered!: () => void;
+  let release!: () => void;
+  const inside = new Promise<void>((r) => {
+    entered = r;
+  });
+  const gate = new Promise<void>((r) => {
+    release = r;
+  });
+  let used = false;
+  products.create = async (...args: Parameters<typeof original>) => {
+    if (used) return original(...args);
+    used = true;
+    entered();
+    if (behaviour === "fail") throw new Error("simulated fault while creating");
+    await gate;
+    return original(...args);
+  };
+  return {
+    inside,
+    release,
+    restore() {
+      products.create = original;
+    },
+  };
+}
+
+describe("idempotency keys on creates", () => {
+  let ctx: TestContext;
+  let spec: Checker;
+  before(async () => {
+    ctx = await createTestContext({ WEBHOOK_ALLOW_PRIVATE_TARGETS: "true", RATE_LIMIT_PER_MINUTE: "1000" });
+    spec = await openApiChecker(ctx.app);
+  });
+  after(() => ctx.close());
+
+  async function merchant() {
+    const m = await merchantWithStore(ctx.app);
+    return { ...m, client: spec.watch(m.client) };
+  }
+
+  it("dashboard product: a retry replays status and body and creates nothing (no row, no event)", async () => {
+    const m = await merchant();
+    const k = key();
+    const body = { title: "Mug", price: "9.50", stock: 3 };
+    const first = await m.client.post(`${m.base}/products`, body, idem(k));
+    assert.equal(first.status, 201, JSON.stringify(first.body));
+    const replay = await m.client.post(`${m.base}/products`, body, idem(k));
+    assertReplayOf(replay, first);
+    // The same body with its keys in another order is the same request.
+    const reordered = await m.client.post(
+      `${m.base}/products`,
+      { stock: 3, price: "9.50", title: "Mug" },
+      idem(k),
+    );
+    assertReplayOf(reordered, first);
+    assert.equal(await countRows(ctx, "products", m.store.id), 1);
+    assert.equal(await countEvents(ctx, m.store.id, "product.created"), 1);
+    // Without a key nothing changes: each request creates.
+    await m.client.post(`${m.base}/products`, body);
+    await m.client.post(`${m.base}/products`, body);
+    assert.equal(await countRows(ctx, "products", m.store.id), 3);
+  });
+
+  it("dashboard order and store: replayed, one order, stock taken once, one store", async () => {
+    const m = await merchant();
+    const product = await m.client.post(`${m.base}/products`, { title: "Tea", price: "4.00", stock: 10 });
+    const customer = await m.client.post(`${m.base}/customers`, { email: "c@example.com", firstName: "C" });
+    const order = { customerId: customer.data.id, lineItems: [{ productId: product.data.id, quantity: 2 }] };
+    const k = key();
+    const first = await m.client.post(`${m.base}/orders`, order, idem(k));
+    assert.equal(first.status, 201, JSON.stringify(first.body));
+    assertReplayOf(await m.client.post(`${m.base}/orders`, order, idem(k)), first);
+    assert.equal(await countRows(ctx, "orders", m.store.id), 1);
+    assert.equal(await countEvents(ctx, m.store.id, "order.created"), 1);
+    const stock = await m.client.get(`${m.base}/products/${product.data.id}`);
+    assert.equal(stock.data.stock, 8);
+
+    const slug = `idem-${randomBytes(4).toString("hex")}`;
+    const sk = key();
+    const store = await m.client.post("/api/v1/dashboard/stores", { name: "Second", slug }, idem(sk));
+    assert.equal(store.status, 201, JSON.stringify(store.body));
+    // Without the key this retry would be 409 CONFLICT (the slug is taken): the key makes it a replay.
+    assertReplayOf(
+      await m.client.post("/api/v1/dashboard/stores", { name: "Second", slug }, idem(sk)),
+      store,
+    );
+    const stores = await m.client.get("/api/v1/dashboard/stores");
+    assert.equal(stores.data.filter((s: Json) => s.slug === slug).length, 1);
+  });
+
+  it("Admin API webhook subscription: replays the same subscription and its secret, creates one", async () => {
+    const a = await installedApp(ctx.app, ["read_products", "manage_webhooks"]);
+    const api = spec.watch(a.api);
+    const body = { eventName: "product.created", targetUrl: "https://127.0.0.1:9/hooks" };
+    const k = key();
+    const first = await api.post("/api/v1/apps/api/webhooks", body, idem(k));
+    assert.equal(first.status, 201, JSON.stringify(first.body));
+    assert.match(first.data.secret, /^whsec_/);
+    assertReplayOf(await api.post("/api/v1/apps/api/webhooks", body, idem(k)), first);
+    const list = await api.get("/api/v1/apps/api/webhooks");
+    assert.equal(list.data.length, 1);
+    // The stored response holds the shown-once secret: it is not in the database as text.
+    const rows = await ctx.platform.db
+      .selectFrom("idempotency_keys")
+      .select(["key_hash", "response_body"])
+      .execute();
+    assert.ok(rows.length > 0);
+    for (const row of rows) {
+      assert.ok(
+        !row.response_body?.includes(first.data.secret),
+        "a stored response holds the secret in clear",
+      );
+      assert.ok(!row.response_body?.includes("whsec_"));
+      assert.notEqual(row.key_hash, k, "the client's key is stored in clear");
+    }
+  });
+
+  it("developer API product: a retry replays and creates one", async () => {
+    const m = await merchant();
+    const created = await m.client.post(`${m.base}/api-keys`, { name: "k", scopes: ["write_products"] });
+    assert.equal(created.status, 201);
+    const dev = spec.watch(
+      new Client(ctx.app, { "x-api-key": created.data.keyId, "x-api-secret": created.data.secret }),
+    );
+    const k = key();
+    const body = { title: "Pen", price: "1.25" };
+    const first = await dev.post("/api/v1/developer/products", body, idem(k));
+    assert.equal(first.status, 201, JSON.stringify(first.body));
+    assertReplayOf(await dev.post("/api/v1/developer/products", body, idem(k)), first);
+    assert.equal(await countRows(ctx, "products", m.store.id), 1);
+    assert.equal(await countEvents(ctx, m.store.id, "product.created"), 1);
+  });
+
+  it("the same key with another body, path or method answers 422 IDEMPOTENCY_KEY_REUSED and creates nothing", async () => {
+    const m = await merchant();
+    const k = key();
+    const first = await m.client.post(`${m.base}/products`, { title: "A", price: "1.00" }, idem(k));
+    assert.equal(first.status, 201);
+    const otherBody = await m.client.post(`${m.base}/products`, { title: "B", price: "1.00" }, idem(k));
+    assert.equal(otherBody.status, 422);
+    assert.equal(errorCode(otherBody), "IDEMPOTENCY_KEY_REUSED");
+    assert.equal(otherBody.headers["idempotency-replayed"], undefined);
+    const otherPath = await m.client.post(
+      `${m.base}/customers`,
+      { email: "x@example.com", firstName: "X" },
+      idem(k),
+    );
+    assert.equal(otherPath.status, 422);
+    assert.equal(errorCode(otherPath), "IDEMPOTENCY_KEY_REUSED");
+    assert.equal(await countRows(ctx, "products", m.store.id), 1);
+    assert.equal(await countRows(ctx, "customers", m.store.id), 0);
+    // The first request's answer is still what the key replays.
+    assertReplayOf(await m.client.post(`${m.base}/products`, { title: "A", price: "1.00" }, idem(k)), first);
+  });
+
+  it("refuses a malformed key with 400 before creating anything", async () => {
+    const m = await merchant();
+    for (const bad of ["", "k".repeat(256), "clé-ünïcode"]) {
+      const res = await m.client.post(`${m.base}/products`, { title: "A", price: "1.00" }, idem(bad));
+      assert.equal(res.status, 400, `key ${JSON.stringify(bad.slice(0, 20))}: ${JSON.stringify(res.body)}`);
+      assert.equal(errorCode(res), "VALIDATION_FAILED");
+      assert.equal(res.body.error.details[0].field, "idempotency-key");
+    }
+    const longest = await m.client.post(
+      `${m.base}/products`,
+      { title: "A", price: "1.00" },
+      idem(`${"~ ".repeat(127)}k`),
+    );
+    assert.equal(longest.status, 201, JSON.stringify(longest.body));
+    assert.equal(await countRows(ctx, "products", m.store.id), 1);
+  });
+
+  it("twenty concurrent requests with one key create exactly one; the others replay or answer 409", async () => {
+    const a = await installedApp(ctx.app, ["write_products", "read_products"]);
+    const api = spec.watch(a.api);
+    const k = key();
+    const body = { title: "Race", price: "3.00" };
+    const responses = await Promise.all(
+      Array.from({ length: 20 }, () => api.post("/api/v1/apps/api/products", body, idem(k))),
+    );
+    const created = responses.filter(
+      (r) => r.status === 201 && r.headers["idempotency-replayed"] === undefined,
+    );
+    assert.equal(created.length, 1, responses.map((r) => r.status).join(","));
+    for (const r of responses) {
+      if (r.status === 201) {
+        assert.equal(r.raw.body, created[0]!.raw.body);
+      } else {
+        assert.equal(r.status, 409, JSON.stringify(r.body));
+        assert.equal(errorCode(r), "IDEMPOTENCY_KEY_IN_USE");
+        assert.equal(r.headers["retry-after"], "1");
+      }
+    }
+    assert.equal(await countRows(ctx, "products", a.merchant.store.id), 1);
+    assert.equal(await countEvents(ctx, a.merchant.store.id, "product.created"), 1);
+    assertReplayOf(await api.post("/api/v1/apps/api/products", body, idem(k)), created[0]!);
+  });
+
+  it("while the first request runs, the same key answers 409 with Retry-After; then its response", async () => {
+    const m = await merchant();
+    const k = key();
+    const body = { title: "Slow", price: "2.00" };
+    const held = holdNextProductCreate(ctx);
+    try {
+      const firstPending = m.client.post(`${m.base}/products`, body, idem(k));
+      await held.inside;
+      const during = await m.client.post(`${m.base}/products`, body, idem(k));
+      assert.equal(during.status, 409, JSON.stringify(during.body));
+      assert.equal(errorCode(during), "IDEMPOTENCY_KEY_IN_USE");
+      assert.equal(during.headers["retry-after"], "1");
+      const different = await m.client.post(`${m.base}/products`, { ...body, title: "Other" }, idem(k));
+      assert.equal(errorCode(different), "IDEMPOTENCY_KEY_REUSED");
+      held.release();
+      const first = await firstPending;
+      assert.equal(first.status, 201);
+      assertReplayOf(await m.client.post(`${m.base}/products`, body, idem(k)), first);
+      assert.equal(await countRows(ctx, "products", m.store.id), 1);
+    } finally {
+      held.release();
+      held.restore();
+    }
+  });
+
+  it("does not keep a 5xx: the retry with the same key runs again", async () => {
+    const m = await merchant();
+    const k = key();
+    const body = { title: "Flaky", price: "2.00" };
+    const held = holdNextProductCreate(ctx, "fail");
+    try {
+      const failed = await m.client.post(`${m.base}/products`, body, idem(k));
+      assert.equal(failed.status, 500);
+      assert.equal(errorCode(failed), "INTERNAL");
+    } finally {
+      held.restore();
+    }
+    const retry = await m.client.post(`${m.base}/products`, body, idem(k));
+    assert.equal(retry.status, 201, JSON.stringify(retry.body));
+    assert.equal(retry.headers["idempotency-replayed"], undefined);
+    assertReplayOf(await m.client.post(`${m.base}/products`, body, idem(k)), retry);
+    assert.equal(await countRows(ctx, "products", m.store.id), 1);
+  });
+
+  it("keeps a 4xx answer: the retry replays it even after the cause is gone", async () => {
+    const m = await merchant();
+    const product = await m.client.post(`${m.base}/products`, { title: "Rare", price: "5.00", stock: 1 });
+    const customer = await m.client.post(`${m.base}/customers`, { email: "r@example.com", firstName: "R" });
+    const order = { customerId: customer.data.id, lineItems: [{ productId: product.data.id, quantity: 2 }] };
+    const k = key();
+    const short = await m.client.post(`${m.base}/orders`, order, idem(k));
+    assert.equal(short.status, 409, JSON.stringify(short.body));
+    assert.equal(errorCode(short), "CONFLICT");
+    await m.client.patch(`${m.base}/products/${product.data.id}`, { stock: 5 });
+    assertReplayOf(await m.client.post(`${m.base}/orders`, order, idem(k)), short);
+    assert.equal(await countRows(ctx, "orders", m.store.id), 0);
+    // A new key runs the request again.
+    assert.equal((await m.client.post(`${m.base}/orders`, order, idem(key()))).status, 201);
+  });
+
+  it("keys belong to one credential: two apps, two stores, two merchants each create with the same key", async () => {
+    const k = key();
+    const body = { title: "Shared key", price: "7.00" };
+    const a = await installedApp(ctx.app, ["write_products"]);
+    const b = await installedApp(ctx.app, ["write_products"]);
+    const ra = await a.api.post("/api/v1/apps/api/products", body, idem(k));
+    const rb = await b.api.post("/api/v1/apps/api/products", body, idem(k));
+    assert.equal(ra.status, 201);
+    assert.equal(rb.status, 201, JSON.stringify(rb.body));
+    assert.equal(rb.headers["idempotency-replayed"], undefined);
+    assert.notEqual(ra.data.id, rb.data.id);
+    // Each credential's retry replays its own first response.
+    assertReplayOf(await a.api.post("/api/v1/apps/api/products", body, idem(k)), ra);
+    assertReplayOf(await b.api.post("/api/v1/apps/api/products", body, idem(k)), rb);
+
+    // One merchant, two stores: the key is scoped to the store as well.
+    const m = await merchant();
+    const slug2 = `idem-${randomBytes(4).toString("hex")}`;
+    assert.equal((await m.client.post("/api/v1/dashboard/stores", { name: "Two", slug: slug2 })).status, 201);
+    const r1 = await m.client.post(`${m.base}/products`, body, idem(k));
+    const r2 = await m.client.post(`/api/v1/dashboard/stores/${slug2}/products`, body, idem(k));
+    assert.equal(r1.status, 201);
+    assert.equal(r2.status, 201, JSON.stringify(r2.body));
+    assert.notEqual(r1.data.id, r2.data.id);
+    assertReplayOf(await m.client.post(`/api/v1/dashboard/stores/${slug2}/products`, body, idem(k)), r2);
+
+    // Two merchants creating stores with one key.
+    const other = await merchant();
+    const s1 = await m.client.post("/api/v1/dashboard/stores", { name: "S", slug: `a-${slug2}` }, idem(k));
+    const s2 = await other.client.post(
+      "/api/v1/dashboard/stores",
+      { name: "S", slug: `b-${slug2}` },
+      idem(k),
+    );
+    assert.equal(s1.status, 201);
+    assert.equal(s2.status, 201, JSON.stringify(s2.body));
+    assert.equal(s2.headers["idempotency-replayed"], undefined);
+  });
+
+  it("documents the header, the replay header and both codes on every create, from the route table", async () => {
+    const doc = await fetchDocument(ctx.app);
+    const problems: string[] = [];
+    const creates: string[] = [];
+    for (const { name, method, op } of operationsOf(doc)) {
+      const params = ((op.parameters ?? []) as Json[]).filter(
+        (p) => p.in === "header" && String(p.name).toLowerCase() === "idempotency-key",
+      );
+      const isCreate = method === "post" && op.responses["201"] && (op.security ?? []).length > 0;
+      if (!isCreate) {
+        if (op.responses["201"]?.headers?.["Idempotency-Replayed"])
+          problems.push(`${name}: documents Idempotency-Replayed but is not a create`);
+        continue;
+      }
+      creates.push(op.operationId);
+      const [param] = params;
+      if (!param) problems.push(`${name}: no Idempotency-Key header parameter`);
+      else {
+        if (param.required) problems.push(`${name}: Idempotency-Key must be optional`);
+        if (param.schema?.maxLength !== 255) problems.push(`${name}: Idempotency-Key maxLength is not 255`);
+        if (!/24 hours/.test(param.description ?? "")) problems.push(`${name}: header description`);
+      }
+      if (!op.responses["201"].headers?.["Idempotency-Replayed"])
+        problems.push(`${name}: 201 does not document Idempotency-Replayed`);
+      if (!/`IDEMPOTENCY_KEY_IN_USE`/.test(op.responses["409"]?.description ?? ""))
+        problems.push(`${name}: 409 does not name IDEMPOTENCY_KEY_IN_USE`);
+      if (!/`IDEMPOTENCY_KEY_REUSED`/.test(op.responses["422"]?.description ?? ""))
+        problems.push(`${name}: 422 does not name IDEMPOTENCY_KEY_REUSED`);
+    }
+    assert.deepEqual(problems, [], problems.join("\n"));
+    for (const id of [
+      "adminCreateWebhook",
+      "adminCreateProduct",
+      "developerCreateProduct",
+      "dashboardCreateProduct",
+      "dashboardCreateOrder",
+      "dashboardCreateStore",
+    ])
+      assert.ok(creates.includes(id), `${id} is not recognised as a create`);
+    // The token refresh keeps its own Idempotency-Key (a different rule), and signup takes no credentials.
+    const refresh = doc.paths["/api/v1/apps/token/refresh"].post;
+    const refreshKey = (refresh.parameters as Json[]).find((p) => p.name === "idempotency-key");
+    assert.match(refreshKey?.description ?? "", /refresh/);
+    assert.ok(!refresh.responses["422"], "refresh documents IDEMPOTENCY_KEY_REUSED");
+    const signup = doc.paths["/api/v1/dashboard/auth/signup"].post;
+    assert.ok(!(signup.parameters ?? []).some((p: Json) => p.name === "idempotency-key"));
+  });
+});
+
+describe("idempotency keys: 24-hour lifetime and abandoned claims", () => {
+  let ctx: TestContext;
+  before(async () => {
+    ctx = await createTestContext();
+  });
+  after(() => ctx.close());
+
+  it("replays for 24 hours, then the key is free again and pruned", async () => {
+    const m = await merchantWithStore(ctx.app);
+    const k = key();
+    const body = { title: "Daily", price: "1.00" };
+    const first = await m.client.post(`${m.base}/products`, body, idem(k));
+    assert.equal(first.status, 201);
+    ctx.clock.advance(DAY_MS - 1000);
+    assertReplayOf(await m.client.post(`${m.base}/products`, body, idem(k)), first);
+    ctx.clock.advance(2000);
+    const later = await m.client.post(`${m.base}/products`, body, idem(k));
+    assert.equal(later.status, 201);
+    assert.equal(later.headers["idempotency-replayed"], undefined);
+    assert.notEqual(later.data.id, first.data.id);
+    assert.equal(await countRows(ctx, "products", m.store.id), 2);
+
+    // Pruning deletes what is older than 24 hours and keeps the rest.
+    const other = key();
+    assert.equal(
+      (await m.client.post(`${m.base}/products`, { ...body, title: "Old" }, idem(other))).status,
+      201,
+    );
+    ctx.clock.advance(DAY_MS + 1000);
+    const fresh = key();
+    assert.equal(
+      (await m.client.post(`${m.base}/products`, { ...body, title: "New" }, idem(fresh))).status,
+      201,
+    );
+    const before = await ctx.platform.db.selectFrom("idempotency_keys").select("key_hash").execute();
+    assert.equal(before.length, 3);
+    assert.equal(await ctx.platform.idempotency.pruneExpired(), 2);
+    const left = await ctx.platform.db.selectFrom("idempotency_keys").select("key_hash").execute();
+    assert.equal(left.length, 1);
+  });
+
+  it("a claim whose request never answered is taken over after a minute", async () => {
+    const m = await merchantWithStore(ctx.app);
+    const k = key();
+    const body = { title: "Orphan", price: "1.00" };
+    const held = holdNextProductCreate(ctx);
+    try {
+      const stuck = m.client.post(`${m.base}/products`, body, idem(k));
+      await held.inside;
+      assert.equal((await m.client.post(`${m.base}/products`, body, idem(k))).status, 409);
+      ctx.clock.advance(61_000);
+      const takeover = await m.client.post(`${m.base}/products`, body, idem(k));
+      assert.equal(takeover.status, 201, JSON.stringify(takeover.body));
+      held.release();
+      assert.equal((await stuck).status, 201);
+      // The answer kept is the one of the request that held the claim last.
+      assertReplayOf(await m.client.post(`${m.base}/products`, body, idem(k)), takeover);
+    } finally {
+      held.release();
+      held.restore();
+    }
+  });
+});
