@@ -283,8 +283,13 @@ describe("PostgreSQL unavailable, restarting or starting", { skip }, () => {
         targetUrl: `${rx.url}/b`,
       });
       assert.equal(sub.status, 201);
-      // A slowish receiver, so attempts are in flight when the database goes.
-      rx.setResponder((_r, res) => setTimeout(() => res.end("ok"), 100));
+      // The receiver can hold its answers, so attempts are certainly in flight when the database goes.
+      let holding = true;
+      const held: Array<() => void> = [];
+      rx.setResponder((_r, res) => {
+        if (holding) held.push(() => res.end("ok"));
+        else res.end("ok");
+      });
       const store = (await ctx.platform.repos.stores.findBySlug(inst.merchant.slug))!;
       const eventIds = new Set<string>();
       const createProducts = async (count: number, prefix: string) => {
@@ -298,23 +303,31 @@ describe("PostgreSQL unavailable, restarting or starting", { skip }, () => {
           .execute();
         for (const e of events) eventIds.add(e.id);
       };
-      await createProducts(60, "B");
+      await createProducts(40, "B");
 
-      const worker = startService("worker", { DATABASE_URL: server.url, DATABASE_SCHEMA: "fault_delivery" });
+      // A lease far longer than the test: an attempt is only ever repeated if its outcome was lost.
+      const worker = startService("worker", {
+        DATABASE_URL: server.url,
+        DATABASE_SCHEMA: "fault_delivery",
+        WEBHOOK_LEASE_MS: "120000",
+      });
       services.push(worker);
       const delivered = () => new Set(rx.received.map((r) => JSON.parse(r.body).id as string));
-      let seen = 0;
       for (const mode of ["fast", "immediate"] as const) {
-        await waitUntil(() => rx.received.length >= seen + 5, 60_000, "deliveries under way");
+        holding = true;
+        // WEBHOOK_PER_TARGET_CONCURRENCY (4) attempts at the receiver, waiting for their answers.
+        await worker.waitFor(() => held.length >= 4, "attempts in flight");
         const before = worker.logs.length;
         await server.stop(mode);
-        // The worker has met the outage (it says so) before the server comes back.
+        // The worker meets the outage (and says so at warn) ...
         await worker.waitFor(
           () => worker.logs.slice(before).some((r) => (r.level as number) >= 40),
           `the worker to notice the ${mode} shutdown`,
         );
+        // ... and the receiver answers the attempts in flight while the database is down.
+        holding = false;
+        for (const answer of held.splice(0)) answer();
         await server.start();
-        seen = rx.received.length;
       }
       // Events committed after the outage are delivered too (notifications or polling resumed).
       await createProducts(5, "After");
@@ -337,9 +350,14 @@ describe("PostgreSQL unavailable, restarting or starting", { skip }, () => {
         60_000,
         "every delivery recorded as delivered",
       );
-      console.log(
-        `b) ${eventIds.size} events, ${rx.received.length} requests received (${rx.received.length - eventIds.size} repeats)`,
-      );
+      // The outcomes of the attempts in flight during the outages were kept, not lost and sent again.
+      const attempts = await ctx.platform.db
+        .selectFrom("webhook_attempts")
+        .select((eb) => eb.fn.countAll<number>().as("n"))
+        .executeTakeFirstOrThrow();
+      console.log(`b) ${eventIds.size} events, ${rx.received.length} requests received`);
+      assert.equal(rx.received.length, eventIds.size, "an attempt was sent again: its outcome was lost");
+      assert.equal(Number(attempts.n), eventIds.size, "every attempt is in the delivery log once");
       await worker.stop();
     } finally {
       await rx.close();
