@@ -303,13 +303,15 @@ describe("PostgreSQL unavailable, restarting or starting", { skip }, () => {
           .execute();
         for (const e of events) eventIds.add(e.id);
       };
-      await createProducts(40, "B");
+      await createProducts(80, "B");
 
-      // A lease far longer than the test: an attempt is only ever repeated if its outcome was lost.
+      // A lease far longer than the test: an attempt is repeated only if its outcome was lost.
       const worker = startService("worker", {
         DATABASE_URL: server.url,
         DATABASE_SCHEMA: "fault_delivery",
         WEBHOOK_LEASE_MS: "120000",
+        // Held answers must not time out, however slow the machine: that would be a second attempt.
+        WEBHOOK_TIMEOUT_MS: "100000",
       });
       services.push(worker);
       const delivered = () => new Set(rx.received.map((r) => JSON.parse(r.body).id as string));
