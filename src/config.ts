@@ -41,6 +41,13 @@ export const ConfigSchema = Type.Object({
     default: 10,
     description: "Connections in the pool when DATABASE_URL is set.",
   }),
+  DATABASE_CONNECT_TIMEOUT_MS: Type.Integer({
+    minimum: 100,
+    maximum: 120_000,
+    default: 5000,
+    description:
+      "Longest wait for a PostgreSQL connection (opening one, or a free one in the pool) when DATABASE_URL is set; past it the request answers 503.",
+  }),
   DATA_DIR: Type.String({
     default: "./data",
     description: "Directory of the embedded database and generated local secrets.",

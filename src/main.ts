@@ -6,6 +6,7 @@ import { type Config, ConfigError, loadConfig } from "./config.ts";
 import { openDatabase } from "./db/client.ts";
 import { startEmbeddedMaintenance } from "./db/maintenance.ts";
 import { migrate } from "./db/migrate.ts";
+import { waitForDatabase } from "./db/wait-for-database.ts";
 import { loadSecretsKey } from "./lib/secret-box.ts";
 import { demoCredentialsFile, seedDemo } from "./modules/demo/demo-seed.ts";
 import { listenForEvents } from "./modules/webhooks/delivery/notifications.ts";
@@ -22,8 +23,10 @@ async function start(config: Config) {
     dataDir,
     schema: config.DATABASE_SCHEMA,
     poolSize: config.DATABASE_POOL_SIZE,
+    connectTimeoutMs: config.DATABASE_CONNECT_TIMEOUT_MS,
   });
-  const applied = await migrate(database);
+  // A server that is down or still starting is waited for (with back-off), not a reason to exit.
+  const applied = await waitForDatabase(() => migrate(database), { logger });
   if (applied.length) logger.info({ applied }, "migrations applied");
   const stopMaintenance = startEmbeddedMaintenance(database, (error) =>
     logger.warn({ err: error }, "ANALYZE failed"),

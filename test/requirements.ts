@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { Redis } from "ioredis";
 import { TEST_REDIS_URL } from "./harness.ts";
+import { postgresBinDir } from "./pg-server.ts";
 
 /**
  * Some tests need a service beyond Node: Redis (multi-instance rate limits) and Chromium (UI).
@@ -39,4 +40,13 @@ export function chromiumSkipReason(): string | undefined {
   return existsSync(CHROMIUM_PATH)
     ? undefined
     : unavailable(`Chromium not found at ${CHROMIUM_PATH} (apt-get install chromium)`);
+}
+
+/** undefined when PostgreSQL's server binaries (initdb, pg_ctl) are installed; otherwise the skip reason. */
+export function postgresServerSkipReason(): string | undefined {
+  return postgresBinDir()
+    ? undefined
+    : unavailable(
+        "PostgreSQL server binaries (initdb, pg_ctl) not found under /usr/lib/postgresql/*/bin or PG_BIN (apt-get install postgresql)",
+      );
 }

@@ -31,7 +31,14 @@ export interface DatabaseOptions {
   dataDir?: string | undefined;
   schema?: string;
   poolSize?: number;
+  /**
+   * Upper bound for opening a connection and for waiting for a free one in the pool; past it the
+   * query fails (and a request answers 503) instead of hanging while the server is unreachable.
+   */
+  connectTimeoutMs?: number;
 }
+
+export const DEFAULT_CONNECT_TIMEOUT_MS = 5000;
 
 export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
   const schema = options.schema ?? "public";
@@ -39,6 +46,9 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     const pool = new pg.Pool({
       connectionString: options.url,
       max: options.poolSize ?? 10,
+      connectionTimeoutMillis: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+      // TCP keep-alive, so a server that vanished without closing the socket is noticed.
+      keepAlive: true,
       options: `-c search_path=${schema}`,
       // bigint columns hold minor units and counters, all far below 2^53: read them as numbers.
       types: {
@@ -48,9 +58,13 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
             : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
       },
     });
-    // An idle client that loses its server emits 'error'; without a listener that would kill the process.
+    // A client that loses its server emits 'error'; without a listener that would kill the process.
+    // The pool listens only while a client is idle, so every client gets its own listener too: the
+    // failure still reaches the query that was running, and the pool drops the broken client.
+    // No statement runs here: a server that is down or starting must not fail the open
+    // (migrate creates the schema, and main.ts waits for the server there).
     pool.on("error", () => {});
-    if (schema !== "public") await pool.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+    pool.on("connect", (client) => client.on("error", () => {}));
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
     return {
       kind: "pg",

@@ -22,3 +22,24 @@ describe("toAppError", () => {
     assert.doesNotMatch(e.message, /relation/);
   });
 });
+
+describe("toAppError: database unavailable", () => {
+  it("answers every kind of database outage 503 SERVICE_UNAVAILABLE with Retry-After, without the driver's text", () => {
+    const outages = [
+      pgError("ECONNREFUSED", "connect ECONNREFUSED 127.0.0.1:5432"),
+      pgError("57P01", "terminating connection due to administrator command"),
+      pgError("57P03", "the database system is starting up"),
+      pgError("53300", "sorry, too many clients already"),
+      pgError("08006", "connection failure"),
+      new Error("Connection terminated unexpectedly") as FastifyError,
+      new Error("timeout exceeded when trying to connect") as FastifyError,
+    ];
+    for (const error of outages) {
+      const e = toAppError(error);
+      assert.equal(e.code, "SERVICE_UNAVAILABLE", error.message);
+      assert.equal(e.status, 503);
+      assert.match(e.headers["retry-after"] ?? "", /^[1-9]\d*$/, error.message);
+      assert.doesNotMatch(e.message, /ECONN|terminat|starting|clients|timeout/i);
+    }
+  });
+});

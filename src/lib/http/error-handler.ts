@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { isDatabaseUnavailable } from "../../db/availability.ts";
 import { AppError, ERROR_CODES, type ErrorCode } from "../errors.ts";
 
 /** Writes the failure envelope. The only place that turns an error into a response. */
@@ -49,6 +50,12 @@ const FASTIFY_CODES: Record<string, ErrorCode> = {
   FST_ERR_CTP_INVALID_JSON_BODY: "BAD_REQUEST",
 };
 
+/**
+ * Retry-After of a 503 while the database is unavailable. A restart or failover takes seconds;
+ * clients that honour it come back soon without hammering a server that is starting.
+ */
+export const DATABASE_RETRY_AFTER_SECONDS = 2;
+
 // PostgreSQL SQLSTATEs that a request can provoke despite validation (e.g. two racing inserts).
 const PG_CODES: Record<string, ErrorCode> = { "23505": "CONFLICT", "40001": "CONFLICT", "40P01": "CONFLICT" };
 
@@ -74,7 +81,10 @@ export function toAppError(error: FastifyError & { validationContext?: string })
     return new AppError("BAD_REQUEST", {
       message: "The request contains a character that cannot be stored.",
     });
-  if (pgCode === "ECONNREFUSED" || pgCode === "57P01") return new AppError("SERVICE_UNAVAILABLE");
+  if (isDatabaseUnavailable(error))
+    return new AppError("SERVICE_UNAVAILABLE", {
+      headers: { "retry-after": String(DATABASE_RETRY_AFTER_SECONDS) },
+    });
   const status = error.statusCode ?? 500;
   if (status === 404) return new AppError("NOT_FOUND");
   if (status === 413) return new AppError("PAYLOAD_TOO_LARGE");
@@ -86,7 +96,13 @@ export function toAppError(error: FastifyError & { validationContext?: string })
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const appError = toAppError(error);
-    if (ERROR_CODES[appError.code].status >= 500) {
+    if (appError.code === "SERVICE_UNAVAILABLE") {
+      // Expected while a dependency restarts, and one per request: no stack trace each time.
+      request.log.warn(
+        { code: (error as { code?: string }).code, error: error.message },
+        "dependency unavailable",
+      );
+    } else if (ERROR_CODES[appError.code].status >= 500) {
       request.log.error({ err: error }, "request failed");
     } else {
       request.log.info({ code: appError.code, status: appError.status }, "request rejected");

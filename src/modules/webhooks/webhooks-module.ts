@@ -75,6 +75,7 @@ export function createWebhooksModule(deps: {
         retryBaseMs: config.WEBHOOK_RETRY_BASE_MS,
         pollMs: 1000,
         dispatchBatch: 200,
+        backoff: { firstMs: 250, maxMs: 10_000 },
       },
       openSecret: (ciphertext) => secretBox.open(ciphertext),
       async attempt({ delivery, secret, timeoutMs }) {

@@ -1,6 +1,9 @@
 import pg from "pg";
 import type { DatabaseHandle } from "../../../db/client.ts";
+import { backoffDelayMs } from "../../../lib/backoff.ts";
 import { EVENTS_CHANNEL } from "../../events/events-repo.ts";
+
+const RECONNECT_BACKOFF = { firstMs: 1000, maxMs: 15_000 };
 
 /**
  * Calls `onEvent` when a transaction that wrote outbox events commits (PostgreSQL NOTIFY), so new
@@ -19,25 +22,32 @@ export async function listenForEvents(
   let stopped = false;
   let client: pg.Client | null = null;
   let retry: NodeJS.Timeout | undefined;
+  let failures = 0;
+  const { connectionString, connectionTimeoutMillis } = handle.pool.options as pg.PoolConfig;
   const connect = async () => {
     if (stopped) return;
-    const next = new pg.Client({
-      connectionString: (handle.pool.options as { connectionString?: string }).connectionString,
-    });
-    next.on("notification", onEvent);
-    next.on("error", (error) => {
+    const next = new pg.Client({ connectionString, connectionTimeoutMillis, keepAlive: true });
+    // One reconnection per broken client, though a connection that dies mid-query reports
+    // itself twice (the query's rejection and the client's 'error'); back-off while the server is down.
+    let reconnecting = false;
+    const reconnect = (error: unknown) => {
+      if (reconnecting) return;
+      reconnecting = true;
       onError(error);
       next.end().catch(() => {});
-      if (!stopped) retry = setTimeout(connect, 1000);
-    });
+      failures++;
+      if (!stopped) retry = setTimeout(connect, backoffDelayMs(failures, RECONNECT_BACKOFF));
+    };
+    next.on("notification", onEvent);
+    next.on("error", reconnect);
     try {
       await next.connect();
       await next.query(`LISTEN ${EVENTS_CHANNEL}`);
       client = next;
+      if (failures > 0) onEvent(); // Events committed while we were away were not announced.
+      failures = 0;
     } catch (error) {
-      onError(error);
-      next.end().catch(() => {});
-      if (!stopped) retry = setTimeout(connect, 1000);
+      reconnect(error);
     }
   };
   await connect();

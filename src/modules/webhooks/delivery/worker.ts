@@ -1,4 +1,6 @@
 import type { FastifyBaseLogger } from "fastify";
+import { isDatabaseUnavailable } from "../../../db/availability.ts";
+import { type BackoffOptions, backoffDelayMs } from "../../../lib/backoff.ts";
 import type { Clock } from "../../../lib/clock.ts";
 import type { ClaimedDelivery, DeliveryRepo } from "./delivery-repo.ts";
 
@@ -23,10 +25,12 @@ export interface WorkerSettings {
   /** Fallback poll when no notification arrives. */
   pollMs: number;
   dispatchBatch: number;
+  /** Pause after failed passes (database unavailable), doubling up to its cap. */
+  backoff: BackoffOptions;
 }
 
 export interface WorkerDeps {
-  repo: DeliveryRepo;
+  repo: Pick<DeliveryRepo, "dispatchEvents" | "failExhausted" | "claim" | "complete" | "nextDueAt">;
   clock: Clock;
   settings: WorkerSettings;
   logger: Pick<FastifyBaseLogger, "info" | "warn" | "error" | "debug">;
@@ -58,6 +62,7 @@ export function createDeliveryWorker(deps: WorkerDeps) {
   let housekeepingDue = true;
   let lastHousekeeping = 0;
   let wake: (() => void) | null = null;
+  let wakeOnAttempt: (() => void) | null = null;
   let loop: Promise<void> | null = null;
   const attempts = new Set<Promise<void>>();
 
@@ -68,10 +73,10 @@ export function createDeliveryWorker(deps: WorkerDeps) {
   }
 
   function attemptFinished() {
-    wake?.();
+    wakeOnAttempt?.();
   }
 
-  async function runOne(d: ClaimedDelivery) {
+  async function runOne(d: ClaimedDelivery, claimedAt: number) {
     const startedAt = clock.now();
     let result: AttemptResult;
     try {
@@ -99,17 +104,53 @@ export function createDeliveryWorker(deps: WorkerDeps) {
             ),
           }
         : { status: outcome };
-    const kept = await repo.complete(d, {
-      startedAt,
-      durationMs: result.durationMs,
-      statusCode: result.status ?? null,
-      error: result.error ?? null,
-      responseBody: result.responseBody,
-      next,
-      now,
-    });
+    const record = () =>
+      repo.complete(d, {
+        startedAt,
+        durationMs: result.durationMs,
+        statusCode: result.status ?? null,
+        error: result.error ?? null,
+        responseBody: result.responseBody,
+        next,
+        now,
+      });
     deps.metrics?.attemptFinished(outcome, result.durationMs / 1000);
-    if (!kept) logger.warn({ delivery: d.id }, "delivery lease lost before completion; outcome not applied");
+    const kept = await recordWhileLeased(record, claimedAt, d.id);
+    if (kept === false)
+      logger.warn({ delivery: d.id }, "delivery lease lost before completion; outcome not applied");
+  }
+
+  /**
+   * The attempt was made; its outcome is worth keeping through a database outage (else the
+   * delivery is sent again when its lease ends, and the attempt log misses it). Retries while the
+   * database is unavailable and the lease is ours; after that another worker may own the delivery
+   * and the fenced update would be refused anyway. Answers null when it gave up.
+   */
+  async function recordWhileLeased(
+    record: () => Promise<boolean>,
+    claimedAt: number,
+    delivery: string,
+  ): Promise<boolean | null> {
+    for (let failures = 1; ; failures++) {
+      try {
+        return await record();
+      } catch (error) {
+        const delayMs = backoffDelayMs(failures, settings.backoff);
+        const leaseLeft = claimedAt + settings.leaseMs - clock.now().getTime();
+        if (!isDatabaseUnavailable(error) || stopped || delayMs >= leaseLeft) {
+          logger.error(
+            { err: error, delivery },
+            "delivery attempt failed to record; it is attempted again when its lease ends",
+          );
+          return null;
+        }
+        logger.warn(
+          { delivery, retryInMs: delayMs, error: (error as Error).message },
+          "database unavailable; recording the delivery attempt again later",
+        );
+        await new Promise((r) => setTimeout(r, delayMs));
+      }
+    }
   }
 
   async function tick(): Promise<number> {
@@ -128,12 +169,14 @@ export function createDeliveryWorker(deps: WorkerDeps) {
       .filter(([, n]) => n >= settings.perTargetConcurrency)
       .map(([host]) => host);
     const claimed = await repo.claim(now, free, settings.leaseMs, settings.maxAttempts, busy);
+    // The lease runs from the claim's `now` (the time the database stored with it).
+    const claimedAt = now.getTime();
     // A host may appear more often in one claim than it has free slots: keep the extra for later
     // by releasing nothing here, since the claim size is small; the cap holds for the next claims.
     for (const d of claimed) {
       running++;
       inFlight.set(d.target_host, (inFlight.get(d.target_host) ?? 0) + 1);
-      const p = runOne(d)
+      const p = runOne(d, claimedAt)
         .catch((error) => logger.error({ err: error, delivery: d.id }, "delivery attempt failed to record"))
         .finally(() => {
           running--;
@@ -148,30 +191,53 @@ export function createDeliveryWorker(deps: WorkerDeps) {
     return claimed.length;
   }
 
-  async function sleep() {
-    const nextDue = await repo.nextDueAt().catch(() => null);
-    const untilDue = nextDue ? nextDue.getTime() - clock.now().getTime() : settings.pollMs;
-    const ms = Math.max(5, Math.min(settings.pollMs, untilDue));
+  /**
+   * Until the next due time or the poll interval; or, backing off after a failed pass, for
+   * `backoffMs`, during which only a notification (the database is back) or stop() wakes it, not
+   * the attempts that finish meanwhile.
+   */
+  async function sleep(backoffMs?: number) {
+    let ms = backoffMs;
+    if (ms === undefined) {
+      const nextDue = await repo.nextDueAt().catch(() => null);
+      const untilDue = nextDue ? nextDue.getTime() - clock.now().getTime() : settings.pollMs;
+      ms = Math.max(5, Math.min(settings.pollMs, untilDue));
+    }
     await new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, ms);
       wake = () => {
         clearTimeout(timer);
         resolve();
       };
+      wakeOnAttempt = backoffMs === undefined ? wake : null;
     });
     wake = null;
+    wakeOnAttempt = null;
   }
 
   async function run() {
+    let failures = 0;
     while (!stopped) {
+      let backoffMs: number | undefined;
       try {
         const claimed = await tick();
+        if (failures > 0) logger.info({ failures }, "delivery worker resumed");
+        failures = 0;
         // A full claim means more may be due now: go round again without sleeping.
         if (claimed > 0 && running < settings.concurrency) continue;
       } catch (error) {
-        logger.error({ err: error }, "delivery worker tick failed");
+        // Nothing is lost by a failed pass (claims and outcomes are transactions; a claim whose
+        // answer was lost ends with its lease): pause, longer each time, and go round again.
+        failures++;
+        backoffMs = backoffDelayMs(failures, settings.backoff);
+        if (isDatabaseUnavailable(error))
+          logger.warn(
+            { failures, retryInMs: backoffMs, error: (error as Error).message },
+            "delivery worker: database unavailable; retrying",
+          );
+        else logger.error({ err: error, failures, retryInMs: backoffMs }, "delivery worker tick failed");
       }
-      if (!stopped) await sleep();
+      if (!stopped) await sleep(backoffMs);
     }
   }
 
