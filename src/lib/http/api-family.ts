@@ -22,8 +22,8 @@ declare module "fastify" {
   }
   interface FastifyContextConfig {
     /**
-     * The scope the route requires, set by its family's route helper and checked by the family's
-     * guard (installFamilyGuard) on every request. Read back from the route table by tests.
+     * The scope the route requires, set by its family's route helper (which also writes it into
+     * the operation's security requirement) and checked by the family's guard on every request.
      */
     scope?: RouteScope;
   }
