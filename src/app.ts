@@ -6,6 +6,7 @@ import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import Fastify, { type FastifyRequest, type FastifyServerOptions } from "fastify";
 import Type from "typebox";
 import { AppError } from "./lib/errors.ts";
+import { installFamilyGuard } from "./lib/http/api-family.ts";
 import { installDocs } from "./lib/http/docs.ts";
 import { installErrorHandling, sendError } from "./lib/http/error-handler.ts";
 import { installIdempotency } from "./lib/http/idempotency.ts";
@@ -13,10 +14,10 @@ import { installJsonBody } from "./lib/http/json-body.ts";
 import { Envelope, errorResponses } from "./lib/http/schemas.ts";
 import type { App } from "./lib/http/types.ts";
 import { installValidators } from "./lib/http/validation.ts";
-import { createAdminFamily } from "./modules/admin-api/admin-family.ts";
+import { createAdminGuard } from "./modules/admin-api/admin-family.ts";
 import { registerAdminRoutes } from "./modules/admin-api/admin-routes.ts";
 import { registerDashboardRoutes } from "./modules/dashboard-routes.ts";
-import { createDeveloperFamily } from "./modules/developer/developer-family.ts";
+import { createDeveloperGuard } from "./modules/developer/developer-family.ts";
 import { registerDeveloperRoutes } from "./modules/developer/developer-routes.ts";
 import { registerConsentRoutes } from "./modules/oauth/consent-routes.ts";
 import { registerTokenRoutes } from "./modules/oauth/oauth-routes.ts";
@@ -127,30 +128,29 @@ export async function buildApp(
   });
   app.decorateRequest("access", null);
   app.decorateRequest("apiKey", null);
-  // Both token families authenticate in onRequest: a request without valid credentials answers
-  // 401 before its body is parsed or its query validated, and malformed requests still spend quota.
+  // Both token families check credentials and the route's scope in onRequest: a request without
+  // them answers 401/403 before its body is parsed or its query validated, and malformed requests
+  // still spend quota. Every route of a family declares its scope; the guard checks exactly that.
   await app.register(
     async (scope) => {
-      const family = createDeveloperFamily({
-        keys: platform.developer.keys,
-        limiter: platform.developer.limiter,
-      });
-      scope.addHook("onRequest", family.authenticate);
-      registerDeveloperRoutes(
-        scope.withTypeProvider<TypeBoxTypeProvider>(),
-        family,
-        platform.services.products,
+      const developer = scope.withTypeProvider<TypeBoxTypeProvider>();
+      installFamilyGuard(
+        developer,
+        createDeveloperGuard({ keys: platform.developer.keys, limiter: platform.developer.limiter }),
       );
+      registerDeveloperRoutes(developer, platform.services.products);
     },
     { prefix: "/api/v1/developer" },
   );
   await app.register(
     async (scope) => {
       const admin = scope.withTypeProvider<TypeBoxTypeProvider>();
-      const family = createAdminFamily({ tokens: integration.tokens, limiter: integration.adminLimiter });
-      admin.addHook("onRequest", family.authenticate);
-      registerAdminRoutes(admin, family, platform.services);
-      registerSubscriptionRoutes(admin, family, platform.webhooks.subscriptions);
+      installFamilyGuard(
+        admin,
+        createAdminGuard({ tokens: integration.tokens, limiter: integration.adminLimiter }),
+      );
+      registerAdminRoutes(admin, platform.services);
+      registerSubscriptionRoutes(admin, platform.webhooks.subscriptions);
     },
     { prefix: "/api/v1/apps/api" },
   );

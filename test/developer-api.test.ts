@@ -89,10 +89,17 @@ describe("developer key API", () => {
     const keys = spec.checkExamples("/api/v1/dashboard/stores/{slug}/api-keys");
     assert.deepEqual([...dev.problems, ...keys.problems], []);
     assert.ok(dev.checked >= 3 && keys.checked >= 1, `${dev.checked} + ${keys.checked} examples`);
-    for (const op of ["get", "post"])
+    // The key carries the scopes: the operation's scope is listed under developerKey.
+    for (const [op, scope] of [
+      ["get", "read_products"],
+      ["post", "write_products"],
+    ] as const)
       assert.deepEqual(spec.doc.paths[`${DEV}/products`][op].security, [
-        { developerKey: [], developerSecret: [] },
+        { developerKey: [scope], developerSecret: [] },
       ]);
+    assert.deepEqual(spec.doc.paths[`${DEV}/store`].get.security, [
+      { developerKey: [], developerSecret: [] },
+    ]);
     const { developerKey, developerSecret } = spec.doc.components.securitySchemes;
     assert.deepEqual(
       [developerKey, developerSecret].map((s) => [s.type, s.in, s.name]),

@@ -12,6 +12,23 @@ export const SCOPES = {
 export type Scope = keyof typeof SCOPES;
 export const SCOPE_NAMES = Object.keys(SCOPES) as Scope[];
 
+/**
+ * Scopes of the merchant's own dashboard operations, which no app or key can be granted (yet). A
+ * store's owner holds these and every scope above; the dashboard routes still state the one they
+ * need, so a write never rides on a read scope. Giving one to apps means moving it into SCOPES.
+ */
+export const OWNER_SCOPES = {
+  write_orders: "Create orders and move them through their statuses",
+  write_customers: "Create customers",
+  manage_installations: "See and uninstall the apps installed in the store",
+  manage_api_keys: "Create, list and revoke developer key pairs",
+} as const;
+
+export type OwnerScope = keyof typeof OWNER_SCOPES;
+/** Every scope a route of a store may require: the grantable ones and the owner's own. */
+export type StoreScope = Scope | OwnerScope;
+export const STORE_SCOPE_NAMES = [...SCOPE_NAMES, ...(Object.keys(OWNER_SCOPES) as OwnerScope[])];
+
 export const ScopeSchema = Type.Union(
   [
     Type.Literal("read_products"),

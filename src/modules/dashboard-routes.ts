@@ -1,17 +1,19 @@
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import Type from "typebox";
 import { AppError } from "../lib/errors.ts";
-import type { ApiFamily } from "../lib/http/api-family.ts";
-import { Envelope, errorResponses, StoreSlug } from "../lib/http/schemas.ts";
+import { installFamilyGuard, storeOf } from "../lib/http/api-family.ts";
+import { Envelope, errorResponses } from "../lib/http/schemas.ts";
 import type { App } from "../lib/http/types.ts";
 import type { Platform } from "../platform.ts";
 import { registerAccountRoutes } from "./accounts/accounts-routes.ts";
 import { currentAccount } from "./accounts/session-auth.ts";
 import { registerApiKeyRoutes } from "./api-keys/api-keys-routes.ts";
 import { registerAppRoutes } from "./apps/apps-routes.ts";
-import { registerCustomerRoutes } from "./customers/customers-routes.ts";
+import { registerDashboardCustomerRoutes } from "./customers/customers-routes.ts";
+import { createDashboardGuard, dashboardRoute } from "./dashboard-family.ts";
 import { registerInstallationRoutes } from "./installations/installations-routes.ts";
-import { registerOrderRoutes } from "./orders/orders-routes.ts";
-import { registerProductRoutes } from "./products/products-routes.ts";
+import { registerDashboardOrderRoutes } from "./orders/orders-routes.ts";
+import { registerDashboardProductRoutes } from "./products/products-routes.ts";
 import { CreateStoreBody, SlugParams, StoreResource, toStoreResource } from "./stores/stores-schemas.ts";
 
 const STATE_CHANGING = new Set(["POST", "PUT", "PATCH", "DELETE"]);
@@ -42,19 +44,6 @@ export function registerDashboardRoutes(app: App, platform: Platform) {
   });
 
   const security = [{ sessionCookie: [] }];
-  const family: ApiFamily = {
-    tag: "Dashboard",
-    operation: "dashboard",
-    security,
-    params: { slug: StoreSlug },
-    storePath: "/stores/:slug",
-    authErrors: ["UNAUTHENTICATED", "NOT_FOUND"],
-    guard: () => async (request, reply) => {
-      await requireSession(request, reply);
-      const { slug } = request.params as { slug: string };
-      request.store = await services.stores.getOwned(currentAccount(request).id, slug);
-    },
-  };
 
   app.post(
     "/stores",
@@ -96,26 +85,29 @@ export function registerDashboardRoutes(app: App, platform: Platform) {
     }),
   );
 
-  app.get(
-    "/stores/:slug",
-    {
-      preHandler: family.guard("read_products"),
-      schema: {
+  registerAppRoutes(app, { apps: platform.integration.apps, requireSession });
+
+  // A store's routes (`/stores/:slug/...`), in their own scope so that the guard (session, a store
+  // the account owns, the route's scope) runs on each of them and every one must declare its scope.
+  app.register(async (scope) => {
+    const store = scope.withTypeProvider<TypeBoxTypeProvider>();
+    installFamilyGuard(store, createDashboardGuard({ requireSession, stores: services.stores }));
+    store.get(
+      "/stores/:slug",
+      dashboardRoute({
         operationId: "dashboardGetStore",
+        scope: "authenticated",
         tags: ["Dashboard: stores"],
         summary: "Get one of the merchant's stores",
-        security,
         params: SlugParams,
-        response: { 200: Envelope(StoreResource), ...errorResponses("UNAUTHENTICATED", "NOT_FOUND") },
-      },
-    },
-    async (request) => ({ success: true as const, data: toStoreResource(request.store!) }),
-  );
-
-  registerAppRoutes(app, { apps: platform.integration.apps, requireSession });
-  registerInstallationRoutes(app, family, platform.integration.installations);
-  registerApiKeyRoutes(app, family, platform.developer.keys);
-  registerProductRoutes(app, family, services.products, { list: true, write: true });
-  registerCustomerRoutes(app, family, services.customers, { write: true });
-  registerOrderRoutes(app, family, services.orders, { write: true });
+        response: { 200: Envelope(StoreResource) },
+      }),
+      async (request) => ({ success: true as const, data: toStoreResource(storeOf(request)) }),
+    );
+    registerInstallationRoutes(store, platform.integration.installations);
+    registerApiKeyRoutes(store, platform.developer.keys);
+    registerDashboardProductRoutes(store, services.products);
+    registerDashboardCustomerRoutes(store, services.customers);
+    registerDashboardOrderRoutes(store, services.orders);
+  });
 }

@@ -1,73 +1,161 @@
-import type { FastifyReply, FastifyRequest } from "fastify";
-import type { TProperties } from "typebox";
+import type { FastifyContextConfig, FastifyReply, FastifyRequest } from "fastify";
+import type { TSchema } from "typebox";
 import type { Store } from "../../db/schema.ts";
 import { AppError, type ErrorCode } from "../errors.ts";
+import type { StoreScope } from "../scopes.ts";
 import { errorResponses } from "./schemas.ts";
+import type { App } from "./types.ts";
+
+/**
+ * A route's required scope when any valid credential of the store will do (the developer API's
+ * `GET /store`, a store's own page in the dashboard). Written out at the route like any scope.
+ */
+export const AUTHENTICATED = "authenticated";
+
+/** What a store-scoped route requires: one scope, or explicitly none beyond authentication. */
+export type RouteScope = StoreScope | typeof AUTHENTICATED;
 
 declare module "fastify" {
   interface FastifyRequest {
     /** The store a store-scoped request acts on, set by the family's guard. */
     store: Store | null;
   }
+  interface FastifyContextConfig {
+    /**
+     * The scope the route requires, set by its family's route helper (which also writes it into
+     * the operation's security requirement) and checked by the family's guard on every request.
+     */
+    scope?: RouteScope;
+  }
 }
-
-import type { Scope } from "../scopes.ts";
-
-export type { Scope };
 
 type Hook = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
-
-/**
- * One API family (dashboard, Admin API, developer API): how a store-scoped request is
- * authenticated and which store it acts on. Resource routes are written once against this.
- */
-export interface ApiFamily {
-  /** Tag prefix in the OpenAPI document, e.g. "Dashboard". */
-  tag: string;
-  /** Prefix of operation ids, e.g. "dashboard". */
-  operation: string;
-  security: Array<Record<string, string[]>>;
-  /** Path parameters every store-scoped route of the family has (the dashboard's `{slug}`). */
-  params: TProperties;
-  /** Path prefix of store-scoped routes, relative to the family's mount point. */
-  storePath: string;
-  /** preHandler authenticating the request for `scope` and setting request.store. */
-  guard(scope: Scope): Hook;
-  /**
-   * For families whose every route takes the same credentials: authenticates once per request
-   * (idempotent) and sets request.store. Installed as the family scope's onRequest hook, so a
-   * request without valid credentials answers 401 before its body is parsed or validated.
-   */
-  authenticate?: Hook;
-  /** Error codes the guard can answer, for the route's documentation. */
-  authErrors: ErrorCode[];
-}
 
 export function storeOf(request: FastifyRequest): Store {
   if (!request.store) throw new AppError("INTERNAL", { message: "Store not resolved." });
   return request.store;
 }
 
-export function capitalize(s: string): string {
-  return s.charAt(0).toUpperCase() + s.slice(1);
+/**
+ * The shared parts of one API family's routes (dashboard stores, Admin API, developer API): how a
+ * route's scope appears in its security requirement and description, and the errors its guard can
+ * answer. Each route states its own method, path, operationId and scope.
+ */
+export interface FamilyDocs<S extends StoreScope> {
+  /** The security requirement of a route; `scopes` is `[scope]`, or `[]` for AUTHENTICATED. */
+  security(scopes: S[]): Array<Record<string, string[]>>;
+  /** Error codes the guard can answer besides INSUFFICIENT_SCOPE (added when a scope is required). */
+  authErrors: readonly ErrorCode[];
+  /** Who holds a route's scope, for the description: "carried by the key pair; 403 ... otherwise". */
+  scopeHolder: string;
+  /** What AUTHENTICATED means in this family, for the description: "any valid key pair of the store". */
+  anyCredential: string;
 }
 
-/** 403 INSUFFICIENT_SCOPE naming the scope needed, unless `granted` holds it (exact match). */
-export function requireScope(
-  granted: readonly Scope[],
-  scope: Scope,
-  message: string,
-  headers: Record<string, string> = {},
-): void {
-  if (granted.includes(scope)) return;
-  throw new AppError("INSUFFICIENT_SCOPE", {
-    message,
-    details: { requiredScope: scope, grantedScopes: [...granted] },
-    headers,
+/** Everything a route of a family declares; the helper adds security, scope and error responses. */
+export interface RouteSpec<S extends StoreScope> {
+  operationId: string;
+  /** Required: a scope of the family, or AUTHENTICATED to say that none is needed. */
+  scope: S | typeof AUTHENTICATED;
+  tags: string[];
+  summary: string;
+  description?: string;
+  params?: TSchema;
+  querystring?: TSchema;
+  body?: TSchema;
+  /** Success responses (and any the route documents itself); error responses come from `errors`. */
+  response: Record<number, TSchema>;
+  /** The route's own error codes, besides its family's authentication and scope errors. */
+  errors?: ErrorCode[];
+  /** More route config for other hooks; `scope` is always the field above. */
+  config?: Omit<FastifyContextConfig, "scope">;
+}
+
+type RouteOptions<T extends RouteSpec<StoreScope>> = {
+  config: FastifyContextConfig & { scope: RouteScope };
+  schema: Omit<T, "scope" | "errors" | "config" | "response" | "description"> & {
+    description: string;
+    security: Array<Record<string, string[]>>;
+    /** Typed as the route's own responses: the error responses carry no body a handler sends. */
+    response: T["response"];
+  };
+};
+
+/**
+ * The route helper of a family: `app.get(path, adminRoute({ operationId, scope, ... }), handler)`.
+ * The scope lands in three places from the one literal: the route config (what the guard checks),
+ * the security requirement's scope list and the description (what the OpenAPI document shows).
+ */
+export function familyRoute<S extends StoreScope>(family: FamilyDocs<S>) {
+  return function route<T extends RouteSpec<S>>(spec: T): RouteOptions<T> {
+    const { scope, errors = [], config = {}, response, description, ...schema } = spec;
+    const scoped = scope !== AUTHENTICATED;
+    const note = scoped
+      ? `**Required scope:** \`${scope}\` (${family.scopeHolder}).`
+      : `**Required scope:** none; ${family.anyCredential}.`;
+    return {
+      config: { ...config, scope },
+      schema: {
+        ...(schema as Omit<T, "scope" | "errors" | "config" | "response" | "description">),
+        description: description ? `${description}\n\n${note}` : note,
+        security: family.security(scoped ? [scope as S] : []),
+        response: {
+          ...response,
+          ...errorResponses(
+            ...family.authErrors,
+            ...(scoped ? (["INSUFFICIENT_SCOPE"] as const) : []),
+            ...errors,
+          ),
+        } as T["response"],
+      },
+    };
+  };
+}
+
+/** How a family authenticates a request and which scopes the credential holds. */
+export interface FamilyGuard {
+  /**
+   * When the guard runs: "onRequest" answers 401/403 before the body is parsed or validated;
+   * "preHandler" runs after validation, for a guard that needs validated path parameters.
+   */
+  stage: "onRequest" | "preHandler";
+  /** Authenticates the request and sets request.store; 401 (or 404, 429) when it cannot. */
+  authenticate: Hook;
+  /** The scopes the authenticated request holds. */
+  granted(request: FastifyRequest): readonly StoreScope[];
+  /** The 403's message and headers for a missing scope. */
+  refusal(scope: StoreScope): { message: string; headers?: Record<string, string> };
+}
+
+/**
+ * Installs a family's guard on the Fastify scope holding its routes: every request is authenticated
+ * and then needs exactly the scope its route declares (route config `scope`, set by the family's
+ * route helper). A route registered in the scope without a declared scope stops the app at start.
+ */
+export function installFamilyGuard(app: App, guard: FamilyGuard): void {
+  app.addHook("onRoute", (route) => {
+    if (route.config?.scope === undefined)
+      throw new Error(
+        `${route.method} ${route.url} declares no scope: declare it with its family's route helper (scope: "${AUTHENTICATED}" when none is needed)`,
+      );
   });
-}
-
-/** The documented error responses of a family's route: its guard's codes plus the route's own. */
-export function familyErrors(family: Pick<ApiFamily, "authErrors">, ...codes: ErrorCode[]) {
-  return errorResponses(...family.authErrors, ...codes);
+  app.addHook(guard.stage, async (request, reply) => {
+    const scope = request.routeOptions.config.scope;
+    if (scope === undefined) {
+      // Only the not-found handler has no declared scope (onRoute above refuses such routes).
+      if (request.is404) return;
+      throw new AppError("INTERNAL", { message: "The route declares no scope." });
+    }
+    await guard.authenticate(request, reply);
+    if (scope === AUTHENTICATED) return;
+    const granted = guard.granted(request);
+    // Exact match: write_products does not imply read_products.
+    if (granted.includes(scope)) return;
+    const { message, headers = {} } = guard.refusal(scope);
+    throw new AppError("INSUFFICIENT_SCOPE", {
+      message,
+      details: { requiredScope: scope, grantedScopes: [...granted] },
+      headers,
+    });
+  });
 }

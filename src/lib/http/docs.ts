@@ -83,7 +83,7 @@ export async function installDocs(
         {
           name: "Developer API: store",
           description:
-            "The developer API (`/api/v1/developer`). Send `x-api-key` and `x-api-secret` on every request. Checks, in order: both headers (401 `UNAUTHENTICATED`); the key pair (401 `INVALID_CREDENTIALS`, the same answer for an unknown key, a wrong secret, a revoked or an expired key; repeated failures per key id or IP answer 429); the key's rate limit (429, `X-RateLimit-*` headers on every authenticated answer); the request (400); the key's scope (403 `INSUFFICIENT_SCOPE` with `details.requiredScope`).",
+            "The developer API (`/api/v1/developer`). Send `x-api-key` and `x-api-secret` on every request. Checks, in order: both headers (401 `UNAUTHENTICATED`); the key pair (401 `INVALID_CREDENTIALS`, the same answer for an unknown key, a wrong secret, a revoked or an expired key; repeated failures per key id or IP answer 429); the key's rate limit (429, `X-RateLimit-*` headers on every authenticated answer); the key's scope for the operation (403 `INSUFFICIENT_SCOPE` with `details.requiredScope`; each operation names its scope); the request (400).",
         },
         {
           name: "Developer API: products",

@@ -1,8 +1,9 @@
-import type { FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyRequest } from "fastify";
 import { AppError } from "../../lib/errors.ts";
-import { type ApiFamily, requireScope, type Scope } from "../../lib/http/api-family.ts";
+import { type FamilyGuard, familyRoute } from "../../lib/http/api-family.ts";
 import { rateLimitHandler } from "../../lib/http/rate-limit.ts";
 import type { RateLimiter } from "../../lib/rate-limit/limiters.ts";
+import type { Scope } from "../../lib/scopes.ts";
 import type { AccessContext, TokenService } from "../oauth/token-service.ts";
 
 declare module "fastify" {
@@ -20,46 +21,47 @@ export function bearerToken(request: FastifyRequest): string | null {
 }
 
 /**
- * The Admin API family: a bearer access token names one installation (store + app + scopes).
- * Order of checks: token (401), then the installation's rate limit (429, counted for every
- * authenticated call), then scope (403).
+ * Route options of an Admin API route: the scope (one the merchant can approve for an app) goes into
+ * the bearer scheme's scope list, the description and the route config the guard checks.
  */
-export function createAdminFamily(deps: {
+export const adminRoute = familyRoute<Scope>({
+  security: (scopes) => [{ bearerAuth: scopes }],
+  authErrors: ["INVALID_TOKEN"],
+  scopeHolder: "approved by the merchant for the app; 403 `INSUFFICIENT_SCOPE` otherwise",
+  anyCredential: "any valid access token of the store",
+});
+
+/**
+ * The Admin API guard: a bearer access token names one installation (store + app + scopes). Order
+ * of checks, all before the body is parsed: token (401), the installation's rate limit (429,
+ * counted for every authenticated call), then the route's scope (403); then validation (400).
+ */
+export function createAdminGuard(deps: {
   tokens: Pick<TokenService, "authenticate">;
   limiter: RateLimiter;
-}): ApiFamily & Required<Pick<ApiFamily, "authenticate">> {
+}): FamilyGuard {
   const rateLimit = rateLimitHandler(deps.limiter, (request) => `install:${request.access!.installationId}`);
-  const authenticate = async (request: FastifyRequest, reply: FastifyReply) => {
-    if (request.access) return;
-    const token = bearerToken(request);
-    if (!token) {
-      throw new AppError("INVALID_TOKEN", {
-        message: "Send the access token as `Authorization: Bearer <token>`.",
-        headers: { "www-authenticate": 'Bearer realm="merchant-platform"' },
-      });
-    }
-    request.access = await deps.tokens.authenticate(token);
-    request.store = request.access.store;
-    await rateLimit(request, reply);
-  };
   return {
-    tag: "Admin API",
-    operation: "admin",
-    security: [{ bearerAuth: [] }],
-    params: {},
-    storePath: "",
-    authErrors: ["INVALID_TOKEN", "INSUFFICIENT_SCOPE"],
-    authenticate,
-    guard: (scope: Scope) => async (request: FastifyRequest, reply: FastifyReply) => {
-      await authenticate(request, reply);
-      requireScope(
-        request.access!.scopes,
-        scope,
-        `This call needs the ${scope} scope, which the merchant has not approved for this app.`,
-        {
-          "www-authenticate": `Bearer realm="merchant-platform", error="insufficient_scope", scope="${scope}"`,
-        },
-      );
+    stage: "onRequest",
+    authenticate: async (request, reply) => {
+      if (request.access) return;
+      const token = bearerToken(request);
+      if (!token) {
+        throw new AppError("INVALID_TOKEN", {
+          message: "Send the access token as `Authorization: Bearer <token>`.",
+          headers: { "www-authenticate": 'Bearer realm="merchant-platform"' },
+        });
+      }
+      request.access = await deps.tokens.authenticate(token);
+      request.store = request.access.store;
+      await rateLimit(request, reply);
     },
+    granted: (request) => request.access?.scopes ?? [],
+    refusal: (scope) => ({
+      message: `This call needs the ${scope} scope, which the merchant has not approved for this app.`,
+      headers: {
+        "www-authenticate": `Bearer realm="merchant-platform", error="insufficient_scope", scope="${scope}"`,
+      },
+    }),
   };
 }

@@ -1,19 +1,20 @@
-import type { ApiFamily } from "../../lib/http/api-family.ts";
 import type { App } from "../../lib/http/types.ts";
-import { registerCustomerRoutes } from "../customers/customers-routes.ts";
+import { registerAdminCustomerRoutes } from "../customers/customers-routes.ts";
 import type { CustomerService } from "../customers/customers-service.ts";
-import { registerOrderRoutes } from "../orders/orders-routes.ts";
+import { registerAdminOrderRoutes } from "../orders/orders-routes.ts";
 import type { OrderService } from "../orders/orders-service.ts";
-import { registerProductRoutes } from "../products/products-routes.ts";
+import { registerAdminProductRoutes } from "../products/products-routes.ts";
 import type { ProductService } from "../products/products-service.ts";
 
-/** The Admin API (`/api/v1/apps/api`): the store's data as an installed app sees it. */
+/**
+ * The Admin API (`/api/v1/apps/api`): the store's data as an installed app sees it. Register inside
+ * its own scope, with the Admin API guard installed on it (installFamilyGuard).
+ */
 export function registerAdminRoutes(
   app: App,
-  family: ApiFamily,
   services: { products: ProductService; orders: OrderService; customers: CustomerService },
 ) {
-  registerProductRoutes(app, family, services.products, { list: true, write: true });
-  registerOrderRoutes(app, family, services.orders, { write: false });
-  registerCustomerRoutes(app, family, services.customers, { write: false });
+  registerAdminProductRoutes(app, services.products);
+  registerAdminOrderRoutes(app, services.orders);
+  registerAdminCustomerRoutes(app, services.customers);
 }

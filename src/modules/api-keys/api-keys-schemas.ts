@@ -1,4 +1,4 @@
-import Type from "typebox";
+import Type, { type Static } from "typebox";
 import type { ApiKey } from "../../db/schema.ts";
 import { Body, Timestamp } from "../../lib/http/schemas.ts";
 
@@ -15,6 +15,8 @@ export const KeyScopeSchema = Type.Union(
   ],
   { description: "Grant the minimum the integration needs: a catalogue export needs only `read_products`." },
 );
+export type KeyScope = Static<typeof KeyScopeSchema>;
+export const KEY_SCOPE_NAMES: KeyScope[] = KeyScopeSchema.anyOf.map((s) => s.const);
 
 export const KeyId = Type.String({
   pattern: `^${KEY_ID_PREFIX}_[0-9A-Za-z]{24}$`,

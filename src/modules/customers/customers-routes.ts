@@ -1,7 +1,9 @@
-import type { ErrorCode } from "../../lib/errors.ts";
-import { type ApiFamily, capitalize, familyErrors, storeOf } from "../../lib/http/api-family.ts";
+import { type RouteSpec, storeOf } from "../../lib/http/api-family.ts";
 import { CursorPage, Envelope, Params } from "../../lib/http/schemas.ts";
 import type { App } from "../../lib/http/types.ts";
+import type { StoreScope } from "../../lib/scopes.ts";
+import { adminRoute } from "../admin-api/admin-family.ts";
+import { dashboardRoute, StoreParams, storeParams } from "../dashboard-family.ts";
 import {
   CreateCustomerBody,
   CustomerIdParam,
@@ -10,78 +12,97 @@ import {
 } from "./customers-schemas.ts";
 import type { CustomerService } from "./customers-service.ts";
 
-export function registerCustomerRoutes(
-  app: App,
-  family: ApiFamily,
-  customers: CustomerService,
-  options: { write: boolean },
-) {
-  const tags = [`${family.tag}: customers`];
-  const op = (name: string) => `${family.operation}${capitalize(name)}`;
-  const base = `${family.storePath}/customers`;
-  const read = family.guard("read_customers");
-  const errors = (...codes: ErrorCode[]) => familyErrors(family, ...codes);
+/**
+ * Customer routes of the dashboard and the Admin API. Each route states its method, path,
+ * operationId and required scope; what the families share is declared once here. Reads need
+ * read_customers; the dashboard's create needs write_customers, which only the store's owner holds.
+ */
+const CUSTOMER = {
+  list: {
+    summary: "List customers",
+    description: "Newest first; with `updatedSince`, oldest change first. Follow `meta.nextCursor` for more.",
+    querystring: CustomerListQuery,
+    response: { 200: CursorPage(CustomerResource) },
+  },
+  get: {
+    summary: "Get a customer",
+    response: { 200: Envelope(CustomerResource) },
+    errors: ["NOT_FOUND"],
+  },
+} satisfies Record<string, Partial<RouteSpec<StoreScope>>>;
 
+export function registerDashboardCustomerRoutes(app: App, customers: CustomerService) {
+  const tags = ["Dashboard: customers"];
   app.get(
-    base,
-    {
-      preHandler: read,
-      schema: {
-        operationId: op("listCustomers"),
-        tags,
-        summary: "List customers",
-        description:
-          "Newest first; with `updatedSince`, oldest change first. Follow `meta.nextCursor` for more.",
-        security: family.security,
-        params: Params(family.params),
-        querystring: CustomerListQuery,
-        response: { 200: CursorPage(CustomerResource), ...errors() },
-      },
-    },
+    "/stores/:slug/customers",
+    dashboardRoute({
+      operationId: "dashboardListCustomers",
+      scope: "read_customers",
+      tags,
+      params: StoreParams,
+      ...CUSTOMER.list,
+    }),
     async (request) => {
       const page = await customers.list(storeOf(request), request.query);
       return { success: true as const, data: page.items, meta: page.meta };
     },
   );
-
   app.get(
-    `${base}/:id`,
-    {
-      preHandler: read,
-      schema: {
-        operationId: op("getCustomer"),
-        tags,
-        summary: "Get a customer",
-        security: family.security,
-        params: Params({ ...family.params, ...CustomerIdParam }),
-        response: { 200: Envelope(CustomerResource), ...errors("NOT_FOUND") },
-      },
-    },
+    "/stores/:slug/customers/:id",
+    dashboardRoute({
+      operationId: "dashboardGetCustomer",
+      scope: "read_customers",
+      tags,
+      params: storeParams(CustomerIdParam),
+      ...CUSTOMER.get,
+    }),
     async (request) => ({
       success: true as const,
       data: await customers.get(storeOf(request), request.params.id),
     }),
   );
-
-  if (!options.write) return;
   app.post(
-    base,
-    {
-      preHandler: family.guard("read_customers"),
-      schema: {
-        operationId: op("createCustomer"),
-        tags,
-        summary: "Create a customer",
-        description: "E-mail addresses are unique per store, case-insensitively. Emits `customer.created`.",
-        security: family.security,
-        params: Params(family.params),
-        body: CreateCustomerBody,
-        response: { 201: Envelope(CustomerResource, "Created"), ...errors("CONFLICT") },
-      },
-    },
+    "/stores/:slug/customers",
+    dashboardRoute({
+      operationId: "dashboardCreateCustomer",
+      scope: "write_customers",
+      tags,
+      summary: "Create a customer",
+      description: "E-mail addresses are unique per store, case-insensitively. Emits `customer.created`.",
+      params: StoreParams,
+      body: CreateCustomerBody,
+      response: { 201: Envelope(CustomerResource, "Created") },
+      errors: ["CONFLICT"],
+    }),
     async (request, reply) =>
       reply
         .status(201)
         .send({ success: true as const, data: await customers.create(storeOf(request), request.body) }),
+  );
+}
+
+export function registerAdminCustomerRoutes(app: App, customers: CustomerService) {
+  const tags = ["Admin API: customers"];
+  app.get(
+    "/customers",
+    adminRoute({ operationId: "adminListCustomers", scope: "read_customers", tags, ...CUSTOMER.list }),
+    async (request) => {
+      const page = await customers.list(storeOf(request), request.query);
+      return { success: true as const, data: page.items, meta: page.meta };
+    },
+  );
+  app.get(
+    "/customers/:id",
+    adminRoute({
+      operationId: "adminGetCustomer",
+      scope: "read_customers",
+      tags,
+      params: Params(CustomerIdParam),
+      ...CUSTOMER.get,
+    }),
+    async (request) => ({
+      success: true as const,
+      data: await customers.get(storeOf(request), request.params.id),
+    }),
   );
 }

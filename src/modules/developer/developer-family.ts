@@ -1,8 +1,8 @@
-import type { FastifyReply, FastifyRequest } from "fastify";
 import { AppError } from "../../lib/errors.ts";
-import { type ApiFamily, requireScope, type Scope } from "../../lib/http/api-family.ts";
+import { type FamilyGuard, familyRoute } from "../../lib/http/api-family.ts";
 import { rateLimitHandler } from "../../lib/http/rate-limit.ts";
 import type { RateLimiter } from "../../lib/rate-limit/limiters.ts";
+import type { KeyScope } from "../api-keys/api-keys-schemas.ts";
 import type { ApiKeyService, KeyContext } from "../api-keys/api-keys-service.ts";
 
 declare module "fastify" {
@@ -12,55 +12,45 @@ declare module "fastify" {
   }
 }
 
-type Hook = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
-
-/** Authenticates the key pair, sets request.store and spends one request of the key's quota. */
-export interface DeveloperFamily extends ApiFamily {
-  authenticate: Hook;
-}
+/**
+ * Route options of a developer API route: the scope (one a key pair can carry) goes into the key
+ * scheme's scope list, the description and the route config the guard checks.
+ */
+export const developerRoute = familyRoute<KeyScope>({
+  security: (scopes) => [{ developerKey: scopes, developerSecret: [] }],
+  authErrors: ["UNAUTHENTICATED", "INVALID_CREDENTIALS"],
+  scopeHolder: "carried by the key pair; 403 `INSUFFICIENT_SCOPE` otherwise",
+  anyCredential: "any valid key pair of the store",
+});
 
 /**
- * The developer API family: `x-api-key` + `x-api-secret` name one key pair of one store. Order of
- * checks: both headers (401 UNAUTHENTICATED), the pair (401 INVALID_CREDENTIALS; 429 once failures
- * are throttled), the key's rate limit (429), then — after validation (400) — the scope (403).
+ * The developer API guard: `x-api-key` + `x-api-secret` name one key pair of one store. Order of
+ * checks, all before the body is parsed: both headers (401 UNAUTHENTICATED), the pair (401
+ * INVALID_CREDENTIALS; 429 once failures are throttled), the key's rate limit (429), the route's
+ * scope (403); then validation (400).
  */
-export function createDeveloperFamily(deps: {
+export function createDeveloperGuard(deps: {
   keys: Pick<ApiKeyService, "authenticate">;
   limiter: RateLimiter;
-}): DeveloperFamily {
+}): FamilyGuard {
   const rateLimit = rateLimitHandler(deps.limiter, (request) => `apikey:${request.apiKey!.keyId}`);
-
-  const authenticate: Hook = async (request, reply) => {
-    if (request.apiKey) return;
-    const keyId = request.headers["x-api-key"];
-    const secret = request.headers["x-api-secret"];
-    if (typeof keyId !== "string" || typeof secret !== "string" || !keyId || !secret) {
-      throw new AppError("UNAUTHENTICATED", {
-        message: "Send both the x-api-key and x-api-secret headers.",
-      });
-    }
-    request.apiKey = await deps.keys.authenticate(keyId, secret, request.ip);
-    request.store = request.apiKey.store;
-    // Every authenticated request counts, 400s and 403s included, like the Admin API.
-    await rateLimit(request, reply);
-  };
-
   return {
-    tag: "Developer API",
-    operation: "developer",
-    security: [{ developerKey: [], developerSecret: [] }],
-    params: {},
-    storePath: "",
-    authErrors: ["UNAUTHENTICATED", "INVALID_CREDENTIALS", "INSUFFICIENT_SCOPE"],
-    authenticate,
-    guard: (scope: Scope) => async (request: FastifyRequest, reply: FastifyReply) => {
-      await authenticate(request, reply);
-      // Exact match, as in the Admin API: write_products does not imply read_products.
-      requireScope(
-        request.apiKey!.scopes,
-        scope,
-        `This call needs the ${scope} scope, which this key does not have.`,
-      );
+    stage: "onRequest",
+    authenticate: async (request, reply) => {
+      if (request.apiKey) return;
+      const keyId = request.headers["x-api-key"];
+      const secret = request.headers["x-api-secret"];
+      if (typeof keyId !== "string" || typeof secret !== "string" || !keyId || !secret) {
+        throw new AppError("UNAUTHENTICATED", {
+          message: "Send both the x-api-key and x-api-secret headers.",
+        });
+      }
+      request.apiKey = await deps.keys.authenticate(keyId, secret, request.ip);
+      request.store = request.apiKey.store;
+      // Every authenticated request counts, 400s and 403s included, like the Admin API.
+      await rateLimit(request, reply);
     },
+    granted: (request) => request.apiKey?.scopes ?? [],
+    refusal: (scope) => ({ message: `This call needs the ${scope} scope, which this key does not have.` }),
   };
 }

@@ -1,12 +1,11 @@
 import Type from "typebox";
-import type { ErrorCode } from "../../lib/errors.ts";
-import { familyErrors, storeOf } from "../../lib/http/api-family.ts";
+import { storeOf } from "../../lib/http/api-family.ts";
 import type { App } from "../../lib/http/types.ts";
-import { registerProductRoutes } from "../products/products-routes.ts";
+import { registerDeveloperProductRoutes } from "../products/products-routes.ts";
 import { ProductResource } from "../products/products-schemas.ts";
 import type { ProductService } from "../products/products-service.ts";
 import { StoreResource, toStoreResource } from "../stores/stores-schemas.ts";
-import type { DeveloperFamily } from "./developer-family.ts";
+import { developerRoute } from "./developer-family.ts";
 
 const PageMeta = Type.Object({
   page: Type.Integer({ minimum: 1, description: "The page asked for (may be past `totalPages`)." }),
@@ -17,112 +16,104 @@ const PageMeta = Type.Object({
 
 /**
  * The developer API (`/api/v1/developer`, spec 4.4): the store and its products with a key pair.
- * Register inside its own scope, with the family's authenticate as that scope's onRequest hook.
+ * Register inside its own scope, with the developer guard installed on it (installFamilyGuard).
  */
-export function registerDeveloperRoutes(app: App, family: DeveloperFamily, products: ProductService) {
-  const errors = (...codes: ErrorCode[]) => familyErrors(family, ...codes);
-
+export function registerDeveloperRoutes(app: App, products: ProductService) {
   app.get(
     "/store",
-    {
-      schema: {
-        operationId: "developerGetStore",
-        tags: ["Developer API: store"],
-        summary: "The key's store",
-        description:
-          "Any valid key pair of the store, whatever its scopes: it tells an integration which store it is talking to.",
-        security: family.security,
-        response: {
-          200: Type.Object(
-            { success: Type.Literal(true), data: StoreResource },
-            {
-              description: "Success",
-              examples: [
-                {
-                  success: true,
-                  data: {
-                    id: "store_4Fq9Lm2Xb7Kd1Rt8Vw3Yz6",
-                    slug: "demo-store",
-                    name: "Demo Store",
-                    currency: "USD",
-                    createdAt: "2026-11-22T10:00:00.000Z",
-                  },
+    developerRoute({
+      operationId: "developerGetStore",
+      // Whatever the key's scopes: an integration must be able to tell which store it talks to.
+      scope: "authenticated",
+      tags: ["Developer API: store"],
+      summary: "The key's store",
+      description:
+        "Any valid key pair of the store, whatever its scopes: it tells an integration which store it is talking to.",
+      response: {
+        200: Type.Object(
+          { success: Type.Literal(true), data: StoreResource },
+          {
+            description: "Success",
+            examples: [
+              {
+                success: true,
+                data: {
+                  id: "store_4Fq9Lm2Xb7Kd1Rt8Vw3Yz6",
+                  slug: "demo-store",
+                  name: "Demo Store",
+                  currency: "USD",
+                  createdAt: "2026-11-22T10:00:00.000Z",
                 },
-              ],
-            },
-          ),
-          ...errors(),
-        },
+              },
+            ],
+          },
+        ),
       },
-    },
+    }),
     async (request) => ({ success: true as const, data: toStoreResource(storeOf(request)) }),
   );
 
   app.get(
     "/products",
-    {
-      preHandler: family.guard("read_products"),
-      schema: {
-        operationId: "developerListProducts",
-        tags: ["Developer API: products"],
-        summary: "List products, page by page",
-        description:
-          "Newest first (creation time, then id). `page` from 1 (default 1, at most 1,000,000), `perPage` 1-100 (default 20); other values, or unknown parameters, answer 400 `VALIDATION_FAILED` naming the parameter. A page past the end answers an empty `data` with the true totals in `meta`. Offsets shift when products are created or deleted between calls.",
-        security: family.security,
-        querystring: Type.Object(
-          {
-            page: Type.Integer({
-              minimum: 1,
-              maximum: 1_000_000,
-              default: 1,
-              description: "1-based page number.",
-            }),
-            perPage: Type.Integer({
-              minimum: 1,
-              maximum: 100,
-              default: 20,
-              description: "Products per page, 1 to 100.",
-            }),
-          },
-          { additionalProperties: false },
-        ),
-        response: {
-          200: Type.Object(
-            { success: Type.Literal(true), data: Type.Array(ProductResource), meta: PageMeta },
-            {
-              description: "One page; `data` is empty past the last page, and `meta` is always filled in.",
-              examples: [
-                {
-                  success: true,
-                  data: [
-                    {
-                      id: "prod_8Kd2Lm4Xq7Rt1Vw9Yz3Bc5",
-                      title: "Linen shirt",
-                      description: "Breathable, pre-washed linen.",
-                      price: "19.99",
-                      currency: "USD",
-                      sku: "SHIRT-LIN-M",
-                      stock: 25,
-                      status: "active",
-                      createdAt: "2026-11-22T10:00:00.000Z",
-                      updatedAt: "2026-11-22T10:00:00.000Z",
-                    },
-                  ],
-                  meta: { page: 3, perPage: 20, total: 41, totalPages: 3 },
-                },
-                { success: true, data: [], meta: { page: 4, perPage: 20, total: 41, totalPages: 3 } },
-              ],
-            },
-          ),
-          ...errors(),
+    developerRoute({
+      operationId: "developerListProducts",
+      scope: "read_products",
+      tags: ["Developer API: products"],
+      summary: "List products, page by page",
+      description:
+        "Newest first (creation time, then id). `page` from 1 (default 1, at most 1,000,000), `perPage` 1-100 (default 20); other values, or unknown parameters, answer 400 `VALIDATION_FAILED` naming the parameter. A page past the end answers an empty `data` with the true totals in `meta`. Offsets shift when products are created or deleted between calls.",
+      querystring: Type.Object(
+        {
+          page: Type.Integer({
+            minimum: 1,
+            maximum: 1_000_000,
+            default: 1,
+            description: "1-based page number.",
+          }),
+          perPage: Type.Integer({
+            minimum: 1,
+            maximum: 100,
+            default: 20,
+            description: "Products per page, 1 to 100.",
+          }),
         },
+        { additionalProperties: false },
+      ),
+      response: {
+        200: Type.Object(
+          { success: Type.Literal(true), data: Type.Array(ProductResource), meta: PageMeta },
+          {
+            description: "One page; `data` is empty past the last page, and `meta` is always filled in.",
+            examples: [
+              {
+                success: true,
+                data: [
+                  {
+                    id: "prod_8Kd2Lm4Xq7Rt1Vw9Yz3Bc5",
+                    title: "Linen shirt",
+                    description: "Breathable, pre-washed linen.",
+                    price: "19.99",
+                    currency: "USD",
+                    sku: "SHIRT-LIN-M",
+                    stock: 25,
+                    status: "active",
+                    createdAt: "2026-11-22T10:00:00.000Z",
+                    updatedAt: "2026-11-22T10:00:00.000Z",
+                  },
+                ],
+                meta: { page: 3, perPage: 20, total: 41, totalPages: 3 },
+              },
+              { success: true, data: [], meta: { page: 4, perPage: 20, total: 41, totalPages: 3 } },
+            ],
+          },
+        ),
       },
-    },
+    }),
     async (request) => {
       const page = await products.listByPage(storeOf(request), request.query.page, request.query.perPage);
       return { success: true as const, data: page.items, meta: page.meta };
     },
   );
 
-  registerProductRoutes(app, family, products, { list: false, write: true });
+  registerDeveloperProductRoutes(app, products);
 }

@@ -1,9 +1,10 @@
 import Type from "typebox";
-import { type ApiFamily, familyErrors, storeOf } from "../../lib/http/api-family.ts";
-import { Envelope, Params, Timestamp } from "../../lib/http/schemas.ts";
+import { storeOf } from "../../lib/http/api-family.ts";
+import { Envelope, Timestamp } from "../../lib/http/schemas.ts";
 import type { App } from "../../lib/http/types.ts";
 import { ScopeSchema } from "../../lib/scopes.ts";
 import { ClientId } from "../apps/apps-schemas.ts";
+import { dashboardRoute, StoreParams, storeParams } from "../dashboard-family.ts";
 import type { InstallationService } from "./installations-service.ts";
 
 const InstallationResource = Type.Object(
@@ -17,27 +18,20 @@ const InstallationResource = Type.Object(
   { title: "Installation" },
 );
 
-/** The merchant's view of the apps installed in a store, and uninstall. */
-export function registerInstallationRoutes(app: App, family: ApiFamily, installations: InstallationService) {
+/** The merchant's view of the apps installed in a store, and uninstall (scope manage_installations). */
+export function registerInstallationRoutes(app: App, installations: InstallationService) {
   const tags = ["Dashboard: installed apps"];
-  const guard = family.guard("read_products");
 
   app.get(
-    `${family.storePath}/installations`,
-    {
-      preHandler: guard,
-      schema: {
-        operationId: "dashboardListInstallations",
-        tags,
-        summary: "List the apps installed in the store",
-        security: family.security,
-        params: Params(family.params),
-        response: {
-          200: Envelope(Type.Array(InstallationResource)),
-          ...familyErrors(family),
-        },
-      },
-    },
+    "/stores/:slug/installations",
+    dashboardRoute({
+      operationId: "dashboardListInstallations",
+      scope: "manage_installations",
+      tags,
+      summary: "List the apps installed in the store",
+      params: StoreParams,
+      response: { 200: Envelope(Type.Array(InstallationResource)) },
+    }),
     async (request) => ({
       success: true as const,
       data: (await installations.list(storeOf(request))).map((i) => ({
@@ -51,23 +45,20 @@ export function registerInstallationRoutes(app: App, family: ApiFamily, installa
   );
 
   app.delete(
-    `${family.storePath}/installations/:clientId`,
-    {
-      preHandler: guard,
-      schema: {
-        operationId: "dashboardUninstallApp",
-        tags,
-        summary: "Uninstall an app",
-        description:
-          "Every token of the app in this store is revoked at once (401 from then on, on every instance). `app/uninstalled` is delivered to the app's subscriptions for it; then its subscriptions stop. Installing again later starts a new installation; old tokens stay dead.",
-        security: family.security,
-        params: Params({ ...family.params, clientId: ClientId }),
-        response: {
-          200: Envelope(Type.Object({ clientId: ClientId, name: Type.String(), uninstalledAt: Timestamp })),
-          ...familyErrors(family, "NOT_FOUND"),
-        },
+    "/stores/:slug/installations/:clientId",
+    dashboardRoute({
+      operationId: "dashboardUninstallApp",
+      scope: "manage_installations",
+      tags,
+      summary: "Uninstall an app",
+      description:
+        "Every token of the app in this store is revoked at once (401 from then on, on every instance). `app/uninstalled` is delivered to the app's subscriptions for it; then its subscriptions stop. Installing again later starts a new installation; old tokens stay dead.",
+      params: storeParams({ clientId: ClientId }),
+      response: {
+        200: Envelope(Type.Object({ clientId: ClientId, name: Type.String(), uninstalledAt: Timestamp })),
       },
-    },
+      errors: ["NOT_FOUND"],
+    }),
     async (request) => ({
       success: true as const,
       data: await installations.uninstall(storeOf(request), request.params.clientId),

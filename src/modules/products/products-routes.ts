@@ -1,7 +1,10 @@
-import type { ErrorCode } from "../../lib/errors.ts";
-import { type ApiFamily, capitalize, familyErrors, storeOf } from "../../lib/http/api-family.ts";
+import { type RouteSpec, storeOf } from "../../lib/http/api-family.ts";
 import { CursorPage, Envelope, Params } from "../../lib/http/schemas.ts";
 import type { App } from "../../lib/http/types.ts";
+import type { StoreScope } from "../../lib/scopes.ts";
+import { adminRoute } from "../admin-api/admin-family.ts";
+import { dashboardRoute, StoreParams, storeParams } from "../dashboard-family.ts";
+import { developerRoute } from "../developer/developer-family.ts";
 import {
   CreateProductBody,
   ProductIdParam,
@@ -11,123 +14,237 @@ import {
 } from "./products-schemas.ts";
 import type { ProductService } from "./products-service.ts";
 
-/** Product routes of one API family. Reads need read_products; writes need write_products. */
-export function registerProductRoutes(
-  app: App,
-  family: ApiFamily,
-  products: ProductService,
-  options: { list: boolean; write: boolean },
-) {
-  const tags = [`${family.tag}: products`];
-  const op = (name: string) => `${family.operation}${capitalize(name)}`;
-  const base = `${family.storePath}/products`;
-  const read = family.guard("read_products");
-  const write = family.guard("write_products");
-  const one = Params({ ...family.params, ...ProductIdParam });
-  const errors = (...codes: ErrorCode[]) => familyErrors(family, ...codes);
+/**
+ * Product routes of the dashboard, the Admin API and the developer API. Each route states its
+ * method, path, operationId and required scope; what the families share is declared once here.
+ * Reads need read_products, writes write_products.
+ */
+const PRODUCT = {
+  list: {
+    summary: "List products",
+    description:
+      "Newest first. With `updatedSince`, oldest change first (for incremental sync). Follow `meta.nextCursor` for more.",
+    querystring: ProductListQuery,
+    response: { 200: CursorPage(ProductResource) },
+  },
+  get: {
+    summary: "Get a product",
+    response: { 200: Envelope(ProductResource) },
+    errors: ["NOT_FOUND"],
+  },
+  create: {
+    summary: "Create a product",
+    description: "Emits `product.created`.",
+    body: CreateProductBody,
+    response: { 201: Envelope(ProductResource, "Created") },
+    errors: ["CONFLICT"],
+  },
+  update: {
+    summary: "Update a product",
+    description: "Send only the fields to change. Emits `product.updated` when something changed.",
+    body: UpdateProductBody,
+    response: { 200: Envelope(ProductResource) },
+    errors: ["NOT_FOUND", "CONFLICT"],
+  },
+  remove: {
+    summary: "Delete a product",
+    description: "Orders keep their line items' snapshot. Emits `product.deleted` with the deleted product.",
+    response: { 200: Envelope(ProductResource, "The deleted product") },
+    errors: ["NOT_FOUND"],
+  },
+} satisfies Record<string, Partial<RouteSpec<StoreScope>>>;
 
-  if (options.list) {
-    app.get(
-      base,
-      {
-        preHandler: read,
-        schema: {
-          operationId: op("listProducts"),
-          tags,
-          summary: "List products",
-          description:
-            "Newest first. With `updatedSince`, oldest change first (for incremental sync). Follow `meta.nextCursor` for more.",
-          security: family.security,
-          params: Params(family.params),
-          querystring: ProductListQuery,
-          response: { 200: CursorPage(ProductResource), ...errors() },
-        },
-      },
-      async (request) => {
-        const page = await products.list(storeOf(request), request.query);
-        return { success: true as const, data: page.items, meta: page.meta };
-      },
-    );
-  }
+const ProductParams = Params(ProductIdParam);
 
+export function registerDashboardProductRoutes(app: App, products: ProductService) {
+  const tags = ["Dashboard: products"];
   app.get(
-    `${base}/:id`,
-    {
-      preHandler: read,
-      schema: {
-        operationId: op("getProduct"),
-        tags,
-        summary: "Get a product",
-        security: family.security,
-        params: one,
-        response: { 200: Envelope(ProductResource), ...errors("NOT_FOUND") },
-      },
+    "/stores/:slug/products",
+    dashboardRoute({
+      operationId: "dashboardListProducts",
+      scope: "read_products",
+      tags,
+      params: StoreParams,
+      ...PRODUCT.list,
+    }),
+    async (request) => {
+      const page = await products.list(storeOf(request), request.query);
+      return { success: true as const, data: page.items, meta: page.meta };
     },
+  );
+  app.get(
+    "/stores/:slug/products/:id",
+    dashboardRoute({
+      operationId: "dashboardGetProduct",
+      scope: "read_products",
+      tags,
+      params: storeParams(ProductIdParam),
+      ...PRODUCT.get,
+    }),
     async (request) => ({
       success: true as const,
       data: await products.get(storeOf(request), request.params.id),
     }),
   );
-
-  if (!options.write) return;
-
   app.post(
-    base,
-    {
-      preHandler: write,
-      schema: {
-        operationId: op("createProduct"),
-        tags,
-        summary: "Create a product",
-        description: "Emits `product.created`.",
-        security: family.security,
-        params: Params(family.params),
-        body: CreateProductBody,
-        response: { 201: Envelope(ProductResource, "Created"), ...errors("CONFLICT") },
-      },
-    },
+    "/stores/:slug/products",
+    dashboardRoute({
+      operationId: "dashboardCreateProduct",
+      scope: "write_products",
+      tags,
+      params: StoreParams,
+      ...PRODUCT.create,
+    }),
     async (request, reply) =>
       reply
         .status(201)
         .send({ success: true as const, data: await products.create(storeOf(request), request.body) }),
   );
-
   app.patch(
-    `${base}/:id`,
-    {
-      preHandler: write,
-      schema: {
-        operationId: op("updateProduct"),
-        tags,
-        summary: "Update a product",
-        description: "Send only the fields to change. Emits `product.updated` when something changed.",
-        security: family.security,
-        params: one,
-        body: UpdateProductBody,
-        response: { 200: Envelope(ProductResource), ...errors("NOT_FOUND", "CONFLICT") },
-      },
-    },
+    "/stores/:slug/products/:id",
+    dashboardRoute({
+      operationId: "dashboardUpdateProduct",
+      scope: "write_products",
+      tags,
+      params: storeParams(ProductIdParam),
+      ...PRODUCT.update,
+    }),
     async (request) => ({
       success: true as const,
       data: await products.update(storeOf(request), request.params.id, request.body),
     }),
   );
-
   app.delete(
-    `${base}/:id`,
-    {
-      preHandler: write,
-      schema: {
-        operationId: op("deleteProduct"),
-        tags,
-        summary: "Delete a product",
-        description:
-          "Orders keep their line items' snapshot. Emits `product.deleted` with the deleted product.",
-        security: family.security,
-        params: one,
-        response: { 200: Envelope(ProductResource, "The deleted product"), ...errors("NOT_FOUND") },
-      },
+    "/stores/:slug/products/:id",
+    dashboardRoute({
+      operationId: "dashboardDeleteProduct",
+      scope: "write_products",
+      tags,
+      params: storeParams(ProductIdParam),
+      ...PRODUCT.remove,
+    }),
+    async (request) => ({
+      success: true as const,
+      data: await products.remove(storeOf(request), request.params.id),
+    }),
+  );
+}
+
+export function registerAdminProductRoutes(app: App, products: ProductService) {
+  const tags = ["Admin API: products"];
+  app.get(
+    "/products",
+    adminRoute({ operationId: "adminListProducts", scope: "read_products", tags, ...PRODUCT.list }),
+    async (request) => {
+      const page = await products.list(storeOf(request), request.query);
+      return { success: true as const, data: page.items, meta: page.meta };
     },
+  );
+  app.get(
+    "/products/:id",
+    adminRoute({
+      operationId: "adminGetProduct",
+      scope: "read_products",
+      tags,
+      params: ProductParams,
+      ...PRODUCT.get,
+    }),
+    async (request) => ({
+      success: true as const,
+      data: await products.get(storeOf(request), request.params.id),
+    }),
+  );
+  app.post(
+    "/products",
+    adminRoute({ operationId: "adminCreateProduct", scope: "write_products", tags, ...PRODUCT.create }),
+    async (request, reply) =>
+      reply
+        .status(201)
+        .send({ success: true as const, data: await products.create(storeOf(request), request.body) }),
+  );
+  app.patch(
+    "/products/:id",
+    adminRoute({
+      operationId: "adminUpdateProduct",
+      scope: "write_products",
+      tags,
+      params: ProductParams,
+      ...PRODUCT.update,
+    }),
+    async (request) => ({
+      success: true as const,
+      data: await products.update(storeOf(request), request.params.id, request.body),
+    }),
+  );
+  app.delete(
+    "/products/:id",
+    adminRoute({
+      operationId: "adminDeleteProduct",
+      scope: "write_products",
+      tags,
+      params: ProductParams,
+      ...PRODUCT.remove,
+    }),
+    async (request) => ({
+      success: true as const,
+      data: await products.remove(storeOf(request), request.params.id),
+    }),
+  );
+}
+
+/** The developer API's product routes but its page-numbered list (developer-routes.ts). */
+export function registerDeveloperProductRoutes(app: App, products: ProductService) {
+  const tags = ["Developer API: products"];
+  app.get(
+    "/products/:id",
+    developerRoute({
+      operationId: "developerGetProduct",
+      scope: "read_products",
+      tags,
+      params: ProductParams,
+      ...PRODUCT.get,
+    }),
+    async (request) => ({
+      success: true as const,
+      data: await products.get(storeOf(request), request.params.id),
+    }),
+  );
+  app.post(
+    "/products",
+    developerRoute({
+      operationId: "developerCreateProduct",
+      scope: "write_products",
+      tags,
+      ...PRODUCT.create,
+    }),
+    async (request, reply) =>
+      reply
+        .status(201)
+        .send({ success: true as const, data: await products.create(storeOf(request), request.body) }),
+  );
+  app.patch(
+    "/products/:id",
+    developerRoute({
+      operationId: "developerUpdateProduct",
+      scope: "write_products",
+      tags,
+      params: ProductParams,
+      ...PRODUCT.update,
+    }),
+    async (request) => ({
+      success: true as const,
+      data: await products.update(storeOf(request), request.params.id, request.body),
+    }),
+  );
+  app.delete(
+    "/products/:id",
+    developerRoute({
+      operationId: "developerDeleteProduct",
+      scope: "write_products",
+      tags,
+      params: ProductParams,
+      ...PRODUCT.remove,
+    }),
     async (request) => ({
       success: true as const,
       data: await products.remove(storeOf(request), request.params.id),

@@ -1,0 +1,49 @@
+import type { FastifyReply, FastifyRequest } from "fastify";
+import type { TProperties } from "typebox";
+import { type FamilyGuard, familyRoute } from "../lib/http/api-family.ts";
+import { Params, StoreSlug } from "../lib/http/schemas.ts";
+import { STORE_SCOPE_NAMES, type StoreScope } from "../lib/scopes.ts";
+import { currentAccount } from "./accounts/session-auth.ts";
+import type { StoreService } from "./stores/stores-service.ts";
+
+/**
+ * Route options of a dashboard route acting on one of the merchant's stores
+ * (`/stores/:slug/...`): the scope it needs goes into the session scheme's scope list, the
+ * description and the route config the guard checks, as in the Admin API.
+ */
+export const dashboardRoute = familyRoute<StoreScope>({
+  security: (scopes) => [{ sessionCookie: scopes }],
+  authErrors: ["UNAUTHENTICATED", "NOT_FOUND"],
+  scopeHolder: "the store's owner holds every scope of the store",
+  anyCredential: "the store's owner, signed in",
+});
+
+/** Path parameters of a store's route: the store's `slug`. */
+export const StoreParams = Params({ slug: StoreSlug });
+
+/** Path parameters of a route under a store: `slug`, then the route's own. */
+export function storeParams<P extends TProperties>(properties: P) {
+  return Params({ slug: StoreSlug, ...properties });
+}
+
+/**
+ * The dashboard's guard for a store's routes: a live session (401), a store the account owns (404
+ * otherwise, never 403), then the route's scope. It runs after validation, so `slug` is well-formed.
+ */
+export function createDashboardGuard(deps: {
+  requireSession: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+  stores: Pick<StoreService, "getOwned">;
+}): FamilyGuard {
+  return {
+    stage: "preHandler",
+    authenticate: async (request, reply) => {
+      await deps.requireSession(request, reply);
+      const { slug } = request.params as { slug: string };
+      request.store = await deps.stores.getOwned(currentAccount(request).id, slug);
+    },
+    // A store's owner holds every scope of it (there are no staff accounts yet); the routes state
+    // theirs all the same, so the table reads the same in every family and the check is in place.
+    granted: () => STORE_SCOPE_NAMES,
+    refusal: (scope) => ({ message: `This needs the ${scope} scope on this store.` }),
+  };
+}
