@@ -8,8 +8,10 @@ import { createCredentialGuard, createRateLimiter } from "./lib/rate-limit/limit
 import { createRedisWindowStore } from "./lib/rate-limit/redis-window-store.ts";
 import { createMemoryWindowStore, type SlidingWindowStore } from "./lib/rate-limit/sliding-window.ts";
 import { createSecretBox, parseSecretsKey } from "./lib/secret-box.ts";
+import { deriveKey } from "./lib/secrets-key.ts";
 import { createAccountRepo } from "./modules/accounts/accounts-repo.ts";
 import { createAccountService } from "./modules/accounts/accounts-service.ts";
+import { createDeviceCookies } from "./modules/accounts/device-cookie.ts";
 import { createSessionGuard } from "./modules/accounts/session-auth.ts";
 import { createApiKeyRepo } from "./modules/api-keys/api-keys-repo.ts";
 import { createApiKeyService } from "./modules/api-keys/api-keys-service.ts";
@@ -43,7 +45,7 @@ export function createPlatform(input: {
   database: DatabaseHandle;
   clock?: Clock;
   redis?: Redis | null;
-  /** The AES-256 key for webhook secrets (loadSecretsKey). */
+  /** The secrets key (loadSecretsKey): webhook secrets are sealed with it, device cookies signed with a key derived from it. */
   secretsKey?: Buffer;
 }) {
   const { config, database } = input;
@@ -51,6 +53,10 @@ export function createPlatform(input: {
   const clock = input.clock ?? systemClock;
   const redis = input.redis ?? null;
   const windowStore: SlidingWindowStore = redis ? createRedisWindowStore(redis) : createMemoryWindowStore();
+  // Without a configured key (in-memory databases: tests, the OpenAPI generator) secrets live as
+  // long as the process; main.ts always passes a persistent key.
+  const secretsKey =
+    input.secretsKey ?? (config.SECRETS_KEY ? parseSecretsKey(config.SECRETS_KEY) : randomBytes(32));
 
   const recordEvent = createEventRecorder({ clock });
   const repos = {
@@ -66,8 +72,13 @@ export function createPlatform(input: {
     sessionTtlSeconds: config.SESSION_TTL_SECONDS,
     guard: createCredentialGuard(
       { store: windowStore, clock },
-      { maxFailures: config.LOGIN_MAX_FAILURES, windowMs: config.LOGIN_FAILURE_WINDOW_SECONDS * 1000 },
+      {
+        maxFailures: config.LOGIN_MAX_FAILURES,
+        windowMs: config.LOGIN_FAILURE_WINDOW_SECONDS * 1000,
+        secret: "password",
+      },
     ),
+    devices: createDeviceCookies({ key: deriveKey(secretsKey, "device-cookie"), clock }),
   });
   const services = {
     accounts,
@@ -91,17 +102,14 @@ export function createPlatform(input: {
     {
       maxFailures: config.CREDENTIAL_MAX_FAILURES,
       windowMs: config.CREDENTIAL_FAILURE_WINDOW_SECONDS * 1000,
+      secret: "random",
     },
   );
   const webhooks = createWebhooksModule({
     db,
     config,
     clock,
-    // Without a configured key (in-memory databases: tests, the OpenAPI generator) secrets live as
-    // long as the process; main.ts always passes a persistent key.
-    secretBox: createSecretBox(
-      input.secretsKey ?? (config.SECRETS_KEY ? parseSecretsKey(config.SECRETS_KEY) : randomBytes(32)),
-    ),
+    secretBox: createSecretBox(secretsKey),
     recordEvent,
   });
   const uninstallHooks: UninstallHook[] = [webhooks.onUninstall];
