@@ -110,7 +110,10 @@ describe("OAuth corrections", () => {
     it("never redirect to an unverified redirect URI", async () => {
       const cases: Array<[string, Record<string, string | undefined>]> = [
         ["unknown client, no scope", { client_id: "mpc_unknown", scope: undefined }],
-        ["unregistered redirect, bad response_type", { redirect_uri: "https://evil.example.com/cb", response_type: "token" }],
+        [
+          "unregistered redirect, bad response_type",
+          { redirect_uri: "https://evil.example.com/cb", response_type: "token" },
+        ],
         ["missing redirect_uri", { redirect_uri: undefined, scope: undefined }],
         ["over-long client_id", { client_id: "x".repeat(100), response_type: undefined }],
       ];
@@ -130,9 +133,17 @@ describe("OAuth corrections", () => {
 
   describe("refresh with scope", () => {
     it("answers invalid_scope beyond the grant, leaving the refresh token unspent", async () => {
-      const inst = await installedApp(ctx.app, ["read_products", "read_orders"], ["read_products", "read_orders", "write_products"]);
+      const inst = await installedApp(
+        ctx.app,
+        ["read_products", "read_orders"],
+        ["read_products", "read_orders", "write_products"],
+      );
       for (const scope of ["read_products write_products", "manage_webhooks", "read_everything", ""]) {
-        const res = await token(inst, { grant_type: "refresh_token", refresh_token: inst.tokens.refreshToken, scope });
+        const res = await token(inst, {
+          grant_type: "refresh_token",
+          refresh_token: inst.tokens.refreshToken,
+          scope,
+        });
         assert.equal(res.status, 400, `scope "${scope}"`);
         assert.deepEqual(Object.keys(res.body).sort(), ["error", "error_description"]);
         assert.equal(res.body.error, "invalid_scope", `scope "${scope}"`);
@@ -182,7 +193,10 @@ describe("OAuth corrections", () => {
       assert.equal((await ordersOnly.get("/api/v1/apps/api/orders")).status, 200);
       assert.equal((await ordersOnly.get("/api/v1/apps/api/products")).status, 403);
 
-      const whole = await token(inst, { grant_type: "refresh_token", refresh_token: envelope.data.refreshToken });
+      const whole = await token(inst, {
+        grant_type: "refresh_token",
+        refresh_token: envelope.data.refreshToken,
+      });
       assert.equal(whole.status, 200);
       assert.equal(whole.body.scope, "read_orders read_products", "omitted: the grant's scopes");
     });
@@ -243,7 +257,11 @@ describe("OAuth corrections: a throttled token request", () => {
     const a = await registerApp(ctx.app, ["read_products"]);
     const wrong = { client_id: a.clientId, client_secret: "mpcs_wrong" };
     for (let i = 0; i < 2; i++) {
-      const res = await form("/api/v1/oauth/token", { grant_type: "refresh_token", refresh_token: "mprt_x", ...wrong });
+      const res = await form("/api/v1/oauth/token", {
+        grant_type: "refresh_token",
+        refresh_token: "mprt_x",
+        ...wrong,
+      });
       assert.equal(res.status, 401);
       assert.equal(res.body.error, "invalid_client");
     }

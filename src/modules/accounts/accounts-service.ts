@@ -58,6 +58,8 @@ export function createAccountService(deps: {
     async login(input: { email: string; password: string }, ip: string, deviceCookie?: string) {
       const account = await repo.findByEmail(input.email);
       const device = account ? deps.devices.trustedDevice(deviceCookie, account.id) : null;
+      // A success does not clear the e-mail's failures (no clearOnSuccess): that would hand whoever
+      // is guessing a fresh budget each time the merchant signs in. They age out of the window.
       const signedIn = await deps.guard.verify(
         device ? { id: device, ip: null } : { id: `login:${input.email.toLowerCase()}`, ip },
         async () => {
@@ -65,8 +67,6 @@ export function createAccountService(deps: {
           return (await verifyPassword(hash, input.password)) ? account : undefined;
         },
         () => new AppError("INVALID_CREDENTIALS", { message: "The e-mail address or password is wrong." }),
-        // A success does not clear the e-mail's failures: that would hand whoever is guessing a
-        // fresh budget each time the merchant signs in. They age out of the window instead.
       );
       return {
         account: signedIn,

@@ -82,7 +82,8 @@ export function registerConsentRoutes(
           302,
         );
       const unsafe = (error: unknown) => {
-        if (error instanceof UnsafeAuthorizationError) return sendPage(reply, 400, (n) => errorPage(error.message, n));
+        if (error instanceof UnsafeAuthorizationError)
+          return sendPage(reply, 400, (n) => errorPage(error.message, n));
         throw error;
       };
 
@@ -124,7 +125,8 @@ export function registerConsentRoutes(
       try {
         checked = await deps.consent.validate(authRequest);
       } catch (error) {
-        if (error instanceof RedirectableAuthorizationError) return redirectError(q.redirect_uri, error, q.state);
+        if (error instanceof RedirectableAuthorizationError)
+          return redirectError(q.redirect_uri, error, q.state);
         return unsafe(error);
       }
       const token = request.cookies[SESSION_COOKIE];

@@ -57,7 +57,8 @@ export function createConsentService(deps: {
    */
   async function verifyClient(clientId: string, redirectUri: string): Promise<AppRow> {
     const app = /^[A-Za-z0-9_]{1,64}$/.test(clientId) ? await deps.apps.findByClientId(clientId) : undefined;
-    if (!app) throw new UnsafeAuthorizationError("VALIDATION_FAILED", { message: "Unknown app (client_id)." });
+    if (!app)
+      throw new UnsafeAuthorizationError("VALIDATION_FAILED", { message: "Unknown app (client_id)." });
     if (!(app.redirect_uris as string[]).includes(redirectUri)) {
       throw new UnsafeAuthorizationError("VALIDATION_FAILED", {
         message: "The redirect_uri is not registered for this app.",
