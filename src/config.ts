@@ -78,7 +78,7 @@ export const ConfigSchema = Type.Object({
     minimum: 1,
     default: 10,
     description:
-      "Failed logins allowed per e-mail address and per client IP within LOGIN_FAILURE_WINDOW_SECONDS.",
+      "Failed logins allowed per e-mail address (5x that per client IP) within LOGIN_FAILURE_WINDOW_SECONDS from browsers that have not signed in to the account before; a browser that has (device cookie) gets this many of its own instead, and is not held up by the e-mail's or the IP's lockout.",
   }),
   LOGIN_FAILURE_WINDOW_SECONDS: Type.Integer({
     minimum: 1,
@@ -111,7 +111,7 @@ export const ConfigSchema = Type.Object({
     minimum: 1,
     default: 20,
     description:
-      "Failed client-secret or API-key-secret checks allowed per client id / key id and per IP within CREDENTIAL_FAILURE_WINDOW_SECONDS.",
+      "Failed client-secret or API-key-secret checks allowed per client id / key id (5x that per IP) within CREDENTIAL_FAILURE_WINDOW_SECONDS. The per-IP bound refuses only wrong credentials, never a right one.",
   }),
   CREDENTIAL_FAILURE_WINDOW_SECONDS: Type.Integer({
     minimum: 1,
@@ -122,7 +122,7 @@ export const ConfigSchema = Type.Object({
     Type.String({
       pattern: "^[A-Za-z0-9+/=_-]{43,88}$",
       description:
-        "32-byte key (base64 or base64url) encrypting webhook subscription secrets (AES-256-GCM). Unset on the embedded default: generated once into DATA_DIR/secrets.key. Required with DATABASE_URL.",
+        "32-byte key (base64 or base64url) encrypting webhook subscription secrets (AES-256-GCM); keys derived from it (HKDF) sign dashboard device cookies, so every instance must share it. Unset on the embedded default: generated once into DATA_DIR/secrets.key. Required with DATABASE_URL.",
     }),
   ),
   WEBHOOK_RETRY_BASE_MS: Type.Integer({

@@ -8,8 +8,10 @@ import { createCredentialGuard, createRateLimiter } from "./lib/rate-limit/limit
 import { createRedisWindowStore } from "./lib/rate-limit/redis-window-store.ts";
 import { createMemoryWindowStore, type SlidingWindowStore } from "./lib/rate-limit/sliding-window.ts";
 import { createSecretBox, parseSecretsKey } from "./lib/secret-box.ts";
+import { deriveKey } from "./lib/secrets-key.ts";
 import { createAccountRepo } from "./modules/accounts/accounts-repo.ts";
 import { createAccountService } from "./modules/accounts/accounts-service.ts";
+import { createDeviceCookies } from "./modules/accounts/device-cookie.ts";
 import { createSessionGuard } from "./modules/accounts/session-auth.ts";
 import { createApiKeyRepo } from "./modules/api-keys/api-keys-repo.ts";
 import { createApiKeyService } from "./modules/api-keys/api-keys-service.ts";
@@ -45,7 +47,7 @@ export function createPlatform(input: {
   database: DatabaseHandle;
   clock?: Clock;
   redis?: Redis | null;
-  /** The AES-256 key for webhook secrets and stored idempotent responses (loadSecretsKey). */
+  /** The secrets key (loadSecretsKey): seals webhook secrets and stored idempotent responses; device cookies are signed with a key derived from it. */
   secretsKey?: Buffer;
 }) {
   const { config, database } = input;
@@ -72,8 +74,13 @@ export function createPlatform(input: {
     sessionTtlSeconds: config.SESSION_TTL_SECONDS,
     guard: createCredentialGuard(
       { store: windowStore, clock },
-      { maxFailures: config.LOGIN_MAX_FAILURES, windowMs: config.LOGIN_FAILURE_WINDOW_SECONDS * 1000 },
+      {
+        maxFailures: config.LOGIN_MAX_FAILURES,
+        windowMs: config.LOGIN_FAILURE_WINDOW_SECONDS * 1000,
+        secret: "password",
+      },
     ),
+    devices: createDeviceCookies({ key: deriveKey(secretsKey, "device-cookie"), clock }),
   });
   const services = {
     accounts,
@@ -97,6 +104,7 @@ export function createPlatform(input: {
     {
       maxFailures: config.CREDENTIAL_MAX_FAILURES,
       windowMs: config.CREDENTIAL_FAILURE_WINDOW_SECONDS * 1000,
+      secret: "random",
     },
   );
   const webhooks = createWebhooksModule({

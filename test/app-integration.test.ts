@@ -323,6 +323,7 @@ describe("app integration: the whole life of an app", () => {
     const q = new URLSearchParams({
       client_id: a.clientId,
       redirect_uri: REDIRECT,
+      response_type: "code",
       scope: "read_products read_orders",
       state: "x",
     });
@@ -347,7 +348,7 @@ describe("app integration: the whole life of an app", () => {
     assert.equal(badUri.status, 400);
     assert.equal(badUri.headers.location, undefined);
     const badScope = await merchant.client.get(
-      `/api/v1/apps/authorize?${new URLSearchParams({ client_id: a.clientId, redirect_uri: REDIRECT, scope: "write_products", state: "z" })}`,
+      `/api/v1/apps/authorize?${new URLSearchParams({ client_id: a.clientId, redirect_uri: REDIRECT, response_type: "code", scope: "write_products", state: "z" })}`,
     );
     assert.equal(badScope.status, 302);
     assert.match(

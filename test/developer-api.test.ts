@@ -425,7 +425,7 @@ describe("developer key API", () => {
     assert.equal((await c.api.get(`${DEV}/store`)).status, 200);
   });
 
-  it("throttles repeated failures per client IP across key ids", async () => {
+  it("throttles repeated failures per client IP across key ids, refusing only wrong pairs", async () => {
     const d = await merchantWithKey(["read_products"]);
     const attacker = "203.0.113.9";
     for (let i = 0; i < MAX_FAILURES_PER_IP; i++) {
@@ -439,10 +439,27 @@ describe("developer key API", () => {
       "x-api-key": `mpk_${"w".repeat(24)}`,
       "x-api-secret": "mpsk_guess",
     });
-    assert.equal(fresh.status, 429, "a new key id from the same IP is refused");
-    assert.equal((await fromIp(attacker, `${DEV}/store`, d.headers)).status, 429);
-    assert.equal((await fromIp("198.51.100.4", `${DEV}/store`, d.headers)).status, 200, "other IPs are not");
+    assert.equal(fresh.status, 429, "a wrong pair from the same IP is refused");
+    assert.equal(errorCode(fresh), "RATE_LIMITED");
+    assert.ok(Number(fresh.headers["retry-after"]) >= 1);
+    // Issue 9: a right pair is never refused because other credentials failed from its address.
+    assert.equal((await fromIp(attacker, `${DEV}/store`, d.headers)).status, 200, "a right pair is not");
+    const wrongOfKnownKey = await fromIp(attacker, `${DEV}/store`, {
+      ...d.headers,
+      "x-api-secret": "mpsk_guess",
+    });
+    assert.equal(wrongOfKnownKey.status, 429);
+    assert.deepEqual(wrongOfKnownKey.body, fresh.body, "one answer for every wrong pair");
+    const elsewhere = await fromIp("198.51.100.4", `${DEV}/store`, {
+      "x-api-key": `mpk_${"v".repeat(24)}`,
+      "x-api-secret": "mpsk_guess",
+    });
+    assert.equal(elsewhere.status, 401, "other IPs are not throttled");
     ctx.clock.advance(900_000);
-    assert.equal((await fromIp(attacker, `${DEV}/store`, d.headers)).status, 200);
+    const later = await fromIp(attacker, `${DEV}/store`, {
+      "x-api-key": `mpk_${"u".repeat(24)}`,
+      "x-api-secret": "mpsk_guess",
+    });
+    assert.equal(later.status, 401, "after the window");
   });
 });

@@ -157,6 +157,8 @@ export interface AccessTokensTable {
   expires_at: Timestamp;
   first_used_at: Date | null;
   revoked_at: Date | null;
+  /** Narrower than the grant's after a refresh that asked for fewer scopes; null: the grant's. */
+  scopes: ColumnType<Scope[] | null, string | null | undefined, string | null>;
 }
 
 export interface RefreshTokensTable {

@@ -23,6 +23,10 @@ export const ERROR_CODES = {
     description:
       "The authorization code or refresh token is invalid, expired, used or not bound to this client.",
   },
+  INVALID_SCOPE: {
+    status: 400,
+    description: "The requested scope is unknown or exceeds what the grant holds.",
+  },
   INSUFFICIENT_SCOPE: {
     status: 403,
     description: "The credentials lack the scope named in `details.requiredScope`.",
@@ -57,6 +61,7 @@ export const DEFAULT_MESSAGES: Record<ErrorCode, string> = {
   INVALID_TOKEN: "The access token is invalid or expired.",
   INVALID_CLIENT: "Client authentication failed.",
   INVALID_GRANT: "The grant is invalid, expired or already used.",
+  INVALID_SCOPE: "The requested scope is unknown or exceeds the grant.",
   INSUFFICIENT_SCOPE: "The credentials do not grant the required scope.",
   FORBIDDEN: "This action is not allowed.",
   NOT_FOUND: "The resource was not found.",

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { promisify } from "node:util";
-import { loadSecretsKey, parseSecretsKey } from "./secrets-key.ts";
+import { deriveKey, loadSecretsKey, parseSecretsKey } from "./secrets-key.ts";
 
 const run = promisify(execFile);
 const made: string[] = [];
@@ -106,5 +106,15 @@ describe("secrets key", () => {
     for (const output of outputs) assert.deepEqual(output.stdout.split(","), first);
     assert.equal(new Set(first).size, rounds);
     for (let i = 0; i < rounds; i++) assert.deepEqual(readdirSync(join(dir, String(i))), ["secrets.key"]);
+  });
+
+  it("derives a stable, distinct 32-byte key per purpose", () => {
+    const key = randomBytes(32);
+    const a = deriveKey(key, "device-cookie");
+    assert.equal(a.length, 32);
+    assert.deepEqual(deriveKey(Buffer.from(key), "device-cookie"), a, "same key, same purpose");
+    assert.notDeepEqual(deriveKey(key, "other"), a, "another purpose");
+    assert.notDeepEqual(deriveKey(randomBytes(32), "device-cookie"), a, "another key");
+    assert.notDeepEqual(a, key);
   });
 });

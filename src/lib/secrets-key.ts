@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { hkdfSync, randomBytes } from "node:crypto";
 import { chmodSync, linkSync, mkdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
@@ -51,6 +51,15 @@ export function loadSecretsKey(input: {
   const key = readKeyFile(file);
   if (!key) throw new Error(`${file} could not be created.`);
   return key;
+}
+
+/**
+ * A 32-byte key for one purpose, derived from the secrets key with HKDF-SHA256 (RFC 5869), so one
+ * configured key serves several uses without any two sharing key material. Stable for as long as
+ * the secrets key is: every instance and every restart derives the same key.
+ */
+export function deriveKey(secretsKey: Buffer, purpose: string): Buffer {
+  return Buffer.from(hkdfSync("sha256", secretsKey, Buffer.alloc(0), `merchant-platform/${purpose}`, 32));
 }
 
 function readKeyFile(file: string): Buffer | null {

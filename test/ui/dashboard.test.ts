@@ -424,6 +424,7 @@ describe("merchant dashboard in a real browser", { skip: chromiumSkipReason() },
     const q = new URLSearchParams({
       client_id: clientId,
       redirect_uri: "https://app.example.com/cb",
+      response_type: "code",
       scope: "read_products read_orders",
       state: "abc",
     });

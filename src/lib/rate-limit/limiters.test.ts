@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { createFailureThrottle, createRateLimiter } from "./limiters.ts";
+import { AppError } from "../errors.ts";
+import { createCredentialGuard, createFailureThrottle, createRateLimiter } from "./limiters.ts";
 import { createMemoryWindowStore } from "./sliding-window.ts";
 
 describe("limiters sharing one store", () => {
@@ -30,5 +31,61 @@ describe("limiters sharing one store", () => {
     await throttle.assertAllowed("b");
     await throttle.clear("a");
     await throttle.assertAllowed("a");
+  });
+});
+
+describe("credential guard", () => {
+  const clock = { now: () => new Date(1_000_000) };
+  const wrong = () => new AppError("INVALID_CLIENT");
+  const code = (e: unknown) => (e as AppError).code;
+  const attempt = (
+    guard: ReturnType<typeof createCredentialGuard>,
+    id: string,
+    ip: string | null,
+    ok: boolean,
+  ) =>
+    guard
+      .verify({ id, ip }, async () => (ok ? "subject" : undefined), wrong)
+      .then(
+        (value) => value,
+        (error: unknown) => code(error),
+      );
+
+  it("random secrets: the IP bound refuses only wrong credentials; the id bound refuses all", async () => {
+    const guard = createCredentialGuard(
+      { store: createMemoryWindowStore(), clock },
+      { maxFailures: 2, windowMs: 60_000, secret: "random" },
+    );
+    for (let i = 0; i < 10; i++)
+      assert.equal(await attempt(guard, `id${i}`, "1.1.1.1", false), "INVALID_CLIENT");
+    assert.equal(await attempt(guard, "id-x", "1.1.1.1", false), "RATE_LIMITED");
+    assert.equal(await attempt(guard, "id-y", "1.1.1.1", true), "subject");
+    assert.equal(await attempt(guard, "id-z", "2.2.2.2", false), "INVALID_CLIENT");
+    // id-x failed once from the throttled address, once more elsewhere: now even its right secret waits.
+    assert.equal(await attempt(guard, "id-x", "2.2.2.2", false), "INVALID_CLIENT");
+    assert.equal(await attempt(guard, "id-x", "3.3.3.3", true), "RATE_LIMITED");
+  });
+
+  it("passwords: the IP bound refuses before verification; ip null leaves it out", async () => {
+    const guard = createCredentialGuard(
+      { store: createMemoryWindowStore(), clock },
+      { maxFailures: 2, windowMs: 60_000, secret: "password" },
+    );
+    for (let i = 0; i < 10; i++)
+      assert.equal(await attempt(guard, `e${i}`, "1.1.1.1", false), "INVALID_CLIENT");
+    let checked = false;
+    const refused = await guard
+      .verify(
+        { id: "e-new", ip: "1.1.1.1" },
+        async () => {
+          checked = true;
+          return "subject";
+        },
+        wrong,
+      )
+      .catch(code);
+    assert.equal(refused, "RATE_LIMITED");
+    assert.equal(checked, false, "a refused attempt costs no verification");
+    assert.equal(await attempt(guard, "device:1", null, true), "subject");
   });
 });

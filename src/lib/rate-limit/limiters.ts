@@ -25,7 +25,7 @@ export type RateLimiter = ReturnType<typeof createRateLimiter>;
 
 /**
  * Credential-guessing throttle: after `maxFailures` failures of a key within `windowMs`, further
- * attempts are refused with 429 until the oldest failure ages out. Success clears the key.
+ * attempts are refused with 429 until the oldest failure ages out.
  */
 export function createFailureThrottle(
   deps: { store: SlidingWindowStore; clock: Clock },
@@ -33,24 +33,28 @@ export function createFailureThrottle(
   windowMs: number,
 ) {
   const ns = (key: string) => `fail:${key}`;
+  const refusal = (oldestMs: number | null, now: number) =>
+    new AppError("RATE_LIMITED", {
+      message: "Too many failed attempts. Try again later.",
+      headers: { "retry-after": String(Math.max(1, secondsUntilFree(oldestMs, windowMs, now))) },
+    });
   return {
     async assertAllowed(...keys: string[]): Promise<void> {
       const now = deps.clock.now().getTime();
       for (const key of keys) {
         const state = await deps.store.peek(ns(key), windowMs, now);
-        if (state.count >= maxFailures) {
-          const retryAfter = Math.max(1, secondsUntilFree(state.oldestMs, windowMs, now));
-          throw new AppError("RATE_LIMITED", {
-            message: "Too many failed attempts. Try again later.",
-            headers: { "retry-after": String(retryAfter) },
-          });
-        }
+        if (state.count >= maxFailures) throw refusal(state.oldestMs, now);
       }
     },
-    async recordFailure(...keys: string[]): Promise<void> {
+    /**
+     * Records a failure of `key`. Answers the 429 to give when the key was already at its limit,
+     * otherwise null. Capped at maxFailures entries: enough to block, and a flood cannot grow the
+     * window without bound.
+     */
+    async recordFailure(key: string): Promise<AppError | null> {
       const now = deps.clock.now().getTime();
-      // Capped at maxFailures entries: enough to block, and a flood cannot grow the window without bound.
-      await Promise.all(keys.map((key) => deps.store.hit(ns(key), maxFailures, windowMs, now)));
+      const state = await deps.store.hit(ns(key), maxFailures, windowMs, now);
+      return state.allowed ? null : refusal(state.oldestMs, now);
     },
     async clear(...keys: string[]): Promise<void> {
       await Promise.all(keys.map((key) => deps.store.clear(ns(key))));
@@ -60,26 +64,58 @@ export function createFailureThrottle(
 export type FailureThrottle = ReturnType<typeof createFailureThrottle>;
 
 /**
- * Credential-guessing guard on two axes: per identifier (an e-mail, a client id, a key id) and a
- * looser one per client IP, since many honest users can share an address.
+ * What kind of secret a guard protects, which decides what the per-IP bound may refuse:
+ * - `password`: chosen by people, so guessable. The address bound refuses before verification,
+ *   otherwise one address could spray a few passwords over many accounts, and a 200 among 429s
+ *   would tell it which guess was right.
+ * - `random`: 256 random bits (client secrets, API key secrets), which nobody guesses. The address
+ *   bound refuses only credentials that turned out wrong, so a correct credential is never refused
+ *   because other credentials failed from the same address (a shared NAT, a CI provider).
+ */
+export type SecretKind = "password" | "random";
+
+/**
+ * Credential-guessing guard on two axes: per identifier (an e-mail, a client id, a key id, a device
+ * cookie) and a looser one per client IP, since many honest users can share an address. The design
+ * and its trade-offs: docs/decisions.md, "Guessing throttles".
  */
 export function createCredentialGuard(
   deps: { store: SlidingWindowStore; clock: Clock },
-  options: { maxFailures: number; windowMs: number; ipFactor?: number },
+  options: { maxFailures: number; windowMs: number; ipFactor?: number; secret: SecretKind },
 ) {
   const byId = createFailureThrottle(deps, options.maxFailures, options.windowMs);
   const byIp = createFailureThrottle(deps, options.maxFailures * (options.ipFactor ?? 5), options.windowMs);
   return {
-    async check(id: string, ip: string) {
-      await byId.assertAllowed(id);
-      await byIp.assertAllowed(`ip:${ip}`);
+    /**
+     * Verifies a credential under the throttles; answers what `check` found, or throws.
+     * - 429 while `id` has `maxFailures` failures in the window, before anything is checked: even
+     *   the right secret waits, so a throttled guesser never learns which guess was right.
+     * - For passwords, the same while the IP is over its bound (see SecretKind).
+     * - A wrong credential (`check` answers undefined) is counted against `id` and the IP and
+     *   answers `wrong()`, one identical error for every kind of wrong; or, for random secrets
+     *   from an address over its bound, 429.
+     * `ip: null` leaves the address out (a trusted device has its own bucket instead).
+     */
+    async verify<T>(
+      who: { id: string; ip: string | null },
+      check: () => Promise<T | undefined>,
+      wrong: () => AppError,
+      opts: { clearOnSuccess?: boolean } = {},
+    ): Promise<T> {
+      const ipKey = who.ip === null ? null : `ip:${who.ip}`;
+      await byId.assertAllowed(who.id);
+      if (ipKey && options.secret === "password") await byIp.assertAllowed(ipKey);
+      const subject = await check();
+      if (subject !== undefined) {
+        if (opts.clearOnSuccess) await byId.clear(who.id);
+        return subject;
+      }
+      const [, ipRefusal] = await Promise.all([
+        byId.recordFailure(who.id),
+        ipKey ? byIp.recordFailure(ipKey) : null,
+      ]);
+      throw ipRefusal ?? wrong();
     },
-    async fail(id: string, ip: string) {
-      await byId.recordFailure(id);
-      await byIp.recordFailure(`ip:${ip}`);
-    },
-    /** A success clears the identifier's failures (not the IP's). */
-    succeed: (id: string) => byId.clear(id),
   };
 }
 export type CredentialGuard = ReturnType<typeof createCredentialGuard>;

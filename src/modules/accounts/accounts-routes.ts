@@ -4,6 +4,7 @@ import { Envelope, errorResponses } from "../../lib/http/schemas.ts";
 import type { App } from "../../lib/http/types.ts";
 import { AccountResource, LoginBody, SignupBody, toAccountResource } from "./accounts-schemas.ts";
 import type { AccountService } from "./accounts-service.ts";
+import { DEVICE_COOKIE, deviceCookieOptions } from "./device-cookie.ts";
 import { currentAccount, SESSION_COOKIE, sessionCookieOptions } from "./session-auth.ts";
 
 const tags = ["Dashboard: account"];
@@ -17,12 +18,23 @@ export function registerAccountRoutes(
     secureCookies: boolean;
   },
 ) {
-  const setSession = (reply: FastifyReply, session: { token: string; expiresAt: Date }) =>
-    reply.setCookie(
-      SESSION_COOKIE,
-      session.token,
-      sessionCookieOptions(deps.secureCookies, session.expiresAt),
-    );
+  // The device cookie is only ever read by the login route: it goes to nothing else.
+  const devicePath = `${app.prefix}/auth`;
+  const signedIn = (
+    reply: FastifyReply,
+    result: { session: { token: string; expiresAt: Date }; device: { value: string; expiresAt: Date } },
+  ) =>
+    reply
+      .setCookie(
+        SESSION_COOKIE,
+        result.session.token,
+        sessionCookieOptions(deps.secureCookies, result.session.expiresAt),
+      )
+      .setCookie(
+        DEVICE_COOKIE,
+        result.device.value,
+        deviceCookieOptions(deps.secureCookies, devicePath, result.device.expiresAt),
+      );
 
   app.post(
     "/auth/signup",
@@ -39,9 +51,9 @@ export function registerAccountRoutes(
       },
     },
     async (request, reply) => {
-      const { account, session } = await deps.accounts.signup(request.body);
-      setSession(reply, session);
-      return reply.status(201).send({ success: true, data: toAccountResource(account) });
+      const result = await deps.accounts.signup(request.body);
+      signedIn(reply, result);
+      return reply.status(201).send({ success: true, data: toAccountResource(result.account) });
     },
   );
 
@@ -53,7 +65,7 @@ export function registerAccountRoutes(
         tags,
         summary: "Log in and start a session",
         description:
-          "Repeated failures for one e-mail address or client IP are throttled with 429 and `Retry-After`.",
+          "Repeated failures for one e-mail address or client IP are throttled with 429 and `Retry-After`. A browser that has signed in to the account before (it holds the `mp_device` cookie every sign-in sets) has its own failure budget instead, so guessing elsewhere never locks the merchant out of it.",
         body: LoginBody,
         response: {
           200: Envelope(AccountResource, "Logged in; the session cookie is set."),
@@ -62,9 +74,9 @@ export function registerAccountRoutes(
       },
     },
     async (request, reply) => {
-      const { account, session } = await deps.accounts.login(request.body, request.ip);
-      setSession(reply, session);
-      return { success: true as const, data: toAccountResource(account) };
+      const result = await deps.accounts.login(request.body, request.ip, request.cookies[DEVICE_COOKIE]);
+      signedIn(reply, result);
+      return { success: true as const, data: toAccountResource(result.account) };
     },
   );
 

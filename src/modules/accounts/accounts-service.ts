@@ -4,6 +4,7 @@ import { AppError } from "../../lib/errors.ts";
 import { newId } from "../../lib/ids.ts";
 import type { CredentialGuard } from "../../lib/rate-limit/limiters.ts";
 import type { AccountRepo } from "./accounts-repo.ts";
+import type { DeviceCookies } from "./device-cookie.ts";
 import { dummyPasswordHash, hashPassword, verifyPassword } from "./password.ts";
 
 export const SESSION_TOKEN_PREFIX = "mps";
@@ -14,8 +15,12 @@ export function createAccountService(deps: {
   repo: AccountRepo;
   clock: Clock;
   sessionTtlSeconds: number;
-  /** Failed logins per e-mail address and per client IP. */
+  /**
+   * Failed logins per e-mail address and per client IP from browsers the account has not signed in
+   * from, and per device cookie from those it has.
+   */
   guard: CredentialGuard;
+  devices: DeviceCookies;
 }) {
   const { repo, clock } = deps;
 
@@ -40,20 +45,34 @@ export function createAccountService(deps: {
         name: input.name.trim(),
         password_hash: await hashPassword(input.password),
       });
-      return { account, session: await startSession(account.id) };
+      // The browser that created the account is one it has signed in from.
+      return { account, session: await startSession(account.id), device: deps.devices.issue(account.id) };
     },
 
-    async login(input: { email: string; password: string }, ip: string) {
-      const emailKey = `login:${input.email.toLowerCase()}`;
-      await deps.guard.check(emailKey, ip);
+    /**
+     * Signs in. `deviceCookie` is the browser's device cookie, if any: when it is one this platform
+     * issued for this account, the attempt is that device's (its own failure bucket, no e-mail or
+     * IP lockout), so guessing against the e-mail elsewhere never locks the merchant out of a
+     * browser they have used before. Every success issues a new device cookie.
+     */
+    async login(input: { email: string; password: string }, ip: string, deviceCookie?: string) {
       const account = await repo.findByEmail(input.email);
-      const ok = await verifyPassword(account?.password_hash ?? (await dummyPasswordHash()), input.password);
-      if (!account || !ok) {
-        await deps.guard.fail(emailKey, ip);
-        throw new AppError("INVALID_CREDENTIALS", { message: "The e-mail address or password is wrong." });
-      }
-      await deps.guard.succeed(emailKey);
-      return { account, session: await startSession(account.id) };
+      const device = account ? deps.devices.trustedDevice(deviceCookie, account.id) : null;
+      // A success does not clear the e-mail's failures (no clearOnSuccess): that would hand whoever
+      // is guessing a fresh budget each time the merchant signs in. They age out of the window.
+      const signedIn = await deps.guard.verify(
+        device ? { id: device, ip: null } : { id: `login:${input.email.toLowerCase()}`, ip },
+        async () => {
+          const hash = account?.password_hash ?? (await dummyPasswordHash());
+          return (await verifyPassword(hash, input.password)) ? account : undefined;
+        },
+        () => new AppError("INVALID_CREDENTIALS", { message: "The e-mail address or password is wrong." }),
+      );
+      return {
+        account: signedIn,
+        session: await startSession(signedIn.id),
+        device: deps.devices.issue(signedIn.id),
+      };
     },
 
     async logout(token: string) {

@@ -26,6 +26,7 @@ export function createApiKeyService(deps: {
   db: Db;
   repo: ApiKeyRepo;
   clock: Clock;
+  /** A "random" secret guard: see createCredentialGuard. */
   guard: CredentialGuard;
 }) {
   const { repo, clock } = deps;
@@ -83,23 +84,21 @@ export function createApiKeyService(deps: {
 
     /**
      * Checks a key pair. Unknown key, wrong secret, revoked and expired all answer the same
-     * INVALID_CREDENTIALS after the same work; failures are throttled per key id and per IP.
+     * INVALID_CREDENTIALS after the same work; failures are throttled per key id and per IP (a
+     * right pair is never refused for its IP's failures; docs/developer-api.md).
      */
     async authenticate(keyId: string, secret: string, ip: string): Promise<KeyContext> {
-      const id = `apikey:${keyId.slice(0, 64)}`;
-      await deps.guard.check(id, ip);
-      const row = /^[A-Za-z0-9_]{1,64}$/.test(keyId) ? await repo.findWithStore(keyId) : undefined;
-      const matches = safeEqual(sha256Hex(secret), row?.secret_hash ?? UNKNOWN_KEY_HASH);
       const now = clock.now();
-      if (
-        !row ||
-        !matches ||
-        row.revoked_at ||
-        (row.expires_at && row.expires_at.getTime() <= now.getTime())
-      ) {
-        await deps.guard.fail(id, ip);
-        throw invalid();
-      }
+      const row = await deps.guard.verify(
+        { id: `apikey:${keyId.slice(0, 64)}`, ip },
+        async () => {
+          const row = /^[A-Za-z0-9_]{1,64}$/.test(keyId) ? await repo.findWithStore(keyId) : undefined;
+          const matches = safeEqual(sha256Hex(secret), row?.secret_hash ?? UNKNOWN_KEY_HASH);
+          const usable = !row?.revoked_at && !(row?.expires_at && row.expires_at.getTime() <= now.getTime());
+          return row && matches && usable ? row : undefined;
+        },
+        invalid,
+      );
       if (!row.last_used_at || now.getTime() - row.last_used_at.getTime() > TOUCH_INTERVAL_MS) {
         await repo.touch(row.id, row.key_id, now);
       }

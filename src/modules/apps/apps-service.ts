@@ -14,7 +14,7 @@ const UNKNOWN_CLIENT_HASH = sha256Hex(newSecret(CLIENT_SECRET_PREFIX));
 export function createAppService(deps: {
   repo: AppRepo;
   clock: Clock;
-  /** Failures per client id and per IP: guessing a secret is throttled. */
+  /** Failures per client id and per IP: guessing a secret is throttled (a "random" secret guard). */
   guard: CredentialGuard;
 }) {
   const { repo, clock } = deps;
@@ -55,22 +55,24 @@ export function createAppService(deps: {
 
     /**
      * Client authentication for the token endpoints. Unknown client and wrong secret give the same
-     * INVALID_CLIENT after the same work; repeated failures per client id or IP answer 429.
+     * INVALID_CLIENT after the same work; repeated failures per client id answer 429, and so do
+     * wrong secrets from an IP with too many failures (a right one is never refused for its IP).
      */
     async authenticateClient(clientId: string, clientSecret: string, ip: string): Promise<AppRow> {
-      const id = `client:${clientId.slice(0, 64)}`;
-      await deps.guard.check(id, ip);
-      const app = /^[A-Za-z0-9_]{1,64}$/.test(clientId) ? await repo.findByClientId(clientId) : undefined;
-      const ok = safeEqual(sha256Hex(clientSecret), app?.client_secret_hash ?? UNKNOWN_CLIENT_HASH);
-      if (!app || !ok) {
-        await deps.guard.fail(id, ip);
-        throw new AppError("INVALID_CLIENT", {
-          message: "Client authentication failed.",
-          headers: { "www-authenticate": 'Basic realm="merchant-platform"' },
-        });
-      }
-      await deps.guard.succeed(id);
-      return app;
+      return deps.guard.verify(
+        { id: `client:${clientId.slice(0, 64)}`, ip },
+        async () => {
+          const app = /^[A-Za-z0-9_]{1,64}$/.test(clientId) ? await repo.findByClientId(clientId) : undefined;
+          const ok = safeEqual(sha256Hex(clientSecret), app?.client_secret_hash ?? UNKNOWN_CLIENT_HASH);
+          return app && ok ? app : undefined;
+        },
+        () =>
+          new AppError("INVALID_CLIENT", {
+            message: "Client authentication failed.",
+            headers: { "www-authenticate": 'Basic realm="merchant-platform"' },
+          }),
+        { clearOnSuccess: true },
+      );
     },
   };
 }

@@ -51,28 +51,71 @@ export function registerConsentRoutes(
         tags: ["App integration: consent"],
         summary: "Consent page (OAuth authorization endpoint)",
         description:
-          "Shows the merchant (after logging in) the app, each requested scope in plain words and the store to install into. The decision redirects to `redirect_uri` with `code`, `slug`, `state` and `iss`, or `error=access_denied`. An unknown client or unregistered redirect URI is shown as an error and never redirected.",
+          "Shows the merchant (after logging in) the app, each requested scope in plain words and the store to install into. The decision redirects to `redirect_uri` with `code`, `slug`, `state` and `iss`, or `error=access_denied`. An unknown client or unregistered redirect URI is shown as an error and never redirected. Once both are verified, every other error of the request goes back to `redirect_uri` (RFC 6749 4.1.2.1) with `error`, `error_description`, `state` and `iss`: a missing `response_type` or a malformed parameter is `invalid_request`, a `response_type` other than `code` is `unsupported_response_type`, a missing or unknown scope, or one the app is not registered for, is `invalid_scope`.",
         querystring: AuthorizeQuery,
         produces: ["text/html"],
         response: {
           200: Type.String({ description: "HTML consent (or login) page" }),
           302: Type.Null({
-            description: "Redirect to the app with an OAuth error (invalid_scope, invalid_request)",
+            description:
+              "Redirect to the app with an OAuth error (invalid_request, unsupported_response_type, invalid_scope)",
           }),
           400: Type.String({ description: "HTML error page" }),
         },
       },
     },
     async (request, reply) => {
+      const q = request.query;
+      /** RFC 6749 4.1.2.1: the error goes back to the app, with its state and our issuer (RFC 9207). */
+      const redirectError = (
+        redirectUri: string,
+        error: RedirectableAuthorizationError,
+        state: string | undefined,
+      ) =>
+        reply.redirect(
+          buildRedirect(redirectUri, {
+            error: error.oauthError,
+            error_description: error.message,
+            state,
+            iss: deps.issuer,
+          }),
+          302,
+        );
+      const unsafe = (error: unknown) => {
+        if (error instanceof UnsafeAuthorizationError)
+          return sendPage(reply, 400, (n) => errorPage(error.message, n));
+        throw error;
+      };
+
       if (request.validationError) {
+        // Nothing is sent to a redirect URI before it is verified for its client: an over-long or
+        // missing client_id or redirect_uri gets the page; anything else malformed, once both are
+        // verified, goes back to the app as invalid_request.
+        const raw = request.query as Record<string, unknown>;
+        const text = (value: unknown, max: number) =>
+          typeof value === "string" && value.length <= max ? value : undefined;
+        const clientId = text(raw.client_id, 64);
+        const redirectUri = text(raw.redirect_uri, 2000);
+        if (clientId !== undefined && redirectUri !== undefined) {
+          try {
+            await deps.consent.verifyClient(clientId, redirectUri);
+          } catch (error) {
+            return unsafe(error);
+          }
+          const error = new RedirectableAuthorizationError(
+            "invalid_request",
+            "The authorization request has a malformed parameter.",
+          );
+          return redirectError(redirectUri, error, text(raw.state, 1000));
+        }
         return sendPage(reply, 400, (n) =>
           errorPage("The authorization link is incomplete or malformed.", n),
         );
       }
-      const q = request.query;
       const authRequest = {
         clientId: q.client_id,
         redirectUri: q.redirect_uri,
+        responseType: q.response_type,
         scope: q.scope,
         state: q.state,
         codeChallenge: q.code_challenge,
@@ -82,20 +125,9 @@ export function registerConsentRoutes(
       try {
         checked = await deps.consent.validate(authRequest);
       } catch (error) {
-        if (error instanceof RedirectableAuthorizationError) {
-          return reply.redirect(
-            buildRedirect(q.redirect_uri, {
-              error: error.oauthError,
-              error_description: error.message,
-              state: q.state,
-              iss: deps.issuer,
-            }),
-            302,
-          );
-        }
-        if (error instanceof UnsafeAuthorizationError)
-          return sendPage(reply, 400, (n) => errorPage(error.message, n));
-        throw error;
+        if (error instanceof RedirectableAuthorizationError)
+          return redirectError(q.redirect_uri, error, q.state);
+        return unsafe(error);
       }
       const token = request.cookies[SESSION_COOKIE];
       const account = token ? await deps.accounts.authenticate(token) : null;

@@ -10,7 +10,8 @@ import type { TokenService } from "./token-service.ts";
 export interface AuthorizationRequest {
   clientId: string;
   redirectUri: string;
-  scope: string;
+  /** Absent is invalid_scope: there is no default scope. */
+  scope: string | undefined;
   state?: string | undefined;
   codeChallenge?: string | undefined;
   codeChallengeMethod?: string | undefined;
@@ -22,13 +23,16 @@ export interface AuthorizationRequest {
  */
 export class UnsafeAuthorizationError extends AppError {}
 
+/** RFC 6749 4.1.2.1 errors this service sends back to the app's redirect URI. */
+export type AuthorizationErrorCode = "invalid_request" | "unsupported_response_type" | "invalid_scope";
+
 /**
  * A request whose client and redirect URI are good but which is otherwise wrong: answered by
  * redirecting to the app with an OAuth error (RFC 6749 4.1.2.1).
  */
 export class RedirectableAuthorizationError extends AppError {
-  readonly oauthError: "invalid_scope" | "invalid_request";
-  constructor(oauthError: "invalid_scope" | "invalid_request", message: string) {
+  readonly oauthError: AuthorizationErrorCode;
+  constructor(oauthError: AuthorizationErrorCode, message: string) {
     super("VALIDATION_FAILED", { message });
     this.oauthError = oauthError;
   }
@@ -47,17 +51,42 @@ export function createConsentService(deps: {
   tokens: Pick<TokenService, "createCode">;
   issuer: string;
 }) {
-  /** Checks an authorization request. Throws UnsafeAuthorizationError or RedirectableAuthorizationError. */
-  async function validate(req: AuthorizationRequest): Promise<{ app: AppRow; scopes: Scope[] }> {
-    const app = /^[A-Za-z0-9_]{1,64}$/.test(req.clientId)
-      ? await deps.apps.findByClientId(req.clientId)
-      : undefined;
+  /**
+   * The app, when `redirectUri` is registered for `clientId`; throws UnsafeAuthorizationError
+   * otherwise. Only after this may an error be sent to the redirect URI.
+   */
+  async function verifyClient(clientId: string, redirectUri: string): Promise<AppRow> {
+    const app = /^[A-Za-z0-9_]{1,64}$/.test(clientId) ? await deps.apps.findByClientId(clientId) : undefined;
     if (!app)
       throw new UnsafeAuthorizationError("VALIDATION_FAILED", { message: "Unknown app (client_id)." });
-    if (!(app.redirect_uris as string[]).includes(req.redirectUri)) {
+    if (!(app.redirect_uris as string[]).includes(redirectUri)) {
       throw new UnsafeAuthorizationError("VALIDATION_FAILED", {
         message: "The redirect_uri is not registered for this app.",
       });
+    }
+    return app;
+  }
+
+  /**
+   * Checks an authorization request (RFC 6749 4.1.1): client and redirect URI first, then, in
+   * this order, response_type, scope and PKCE. Throws UnsafeAuthorizationError or
+   * RedirectableAuthorizationError.
+   */
+  async function validate(
+    req: AuthorizationRequest & { responseType: string | undefined },
+  ): Promise<{ app: AppRow; scopes: Scope[] }> {
+    const app = await verifyClient(req.clientId, req.redirectUri);
+    if (req.responseType === undefined) {
+      throw new RedirectableAuthorizationError("invalid_request", "response_type is required; use code.");
+    }
+    if (req.responseType !== "code") {
+      throw new RedirectableAuthorizationError(
+        "unsupported_response_type",
+        "Only response_type=code (the authorization code flow) is supported.",
+      );
+    }
+    if (req.scope === undefined) {
+      throw new RedirectableAuthorizationError("invalid_scope", "The scope parameter is required.");
     }
     const scopes = parseScopeParam(req.scope);
     if (!scopes)
@@ -88,6 +117,7 @@ export function createConsentService(deps: {
   }
 
   return {
+    verifyClient,
     validate,
 
     /** The merchant's decision; answers where to send the browser. */
@@ -96,7 +126,8 @@ export function createConsentService(deps: {
     ): Promise<string> {
       let checked: { app: AppRow; scopes: Scope[] };
       try {
-        checked = await validate(input);
+        // The consent page is only shown for a request with response_type=code.
+        checked = await validate({ ...input, responseType: "code" });
       } catch (error) {
         if (error instanceof RedirectableAuthorizationError) {
           return buildRedirect(input.redirectUri, {

@@ -101,11 +101,22 @@ export function createOAuthRepo(db: Executor) {
         .execute();
     },
     async insertTokens(
-      access: { token_hash: string; store_id: string; grant_id: string; created_at: Date; expires_at: Date },
+      access: {
+        token_hash: string;
+        store_id: string;
+        grant_id: string;
+        created_at: Date;
+        expires_at: Date;
+        /** Null: the grant's scopes. */
+        scopes: Scope[] | null;
+      },
       refresh: { token_hash: string; store_id: string; grant_id: string; created_at: Date; expires_at: Date },
       tx: Executor,
     ) {
-      await tx.insertInto("access_tokens").values(access).execute();
+      await tx
+        .insertInto("access_tokens")
+        .values({ ...access, scopes: access.scopes && JSON.stringify(access.scopes) })
+        .execute();
       await tx.insertInto("refresh_tokens").values(refresh).execute();
     },
     /** Marks the refresh token used if it is unused and unexpired. One statement: exactly one concurrent caller wins. */
@@ -126,7 +137,7 @@ export function createOAuthRepo(db: Executor) {
           j.onRef("g.store_id", "=", "r.store_id").onRef("g.id", "=", "r.grant_id"),
         )
         .selectAll("r")
-        .select(["g.app_id", "g.revoked_at as grant_revoked_at"])
+        .select(["g.app_id", "g.revoked_at as grant_revoked_at", "g.scopes as grant_scopes"])
         .where("r.token_hash", "=", tokenHash)
         .executeTakeFirst();
     },
@@ -185,6 +196,7 @@ export function createOAuthRepo(db: Executor) {
           "g.id as grant_id",
           "g.revoked_at as grant_revoked_at",
           "g.scopes as grant_scopes",
+          "t.scopes as token_scopes",
           "g.app_id as app_id",
           "i.id as installation_id",
           "i.status as installation_status",

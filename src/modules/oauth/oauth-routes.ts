@@ -12,6 +12,7 @@ import {
   IdempotencyHeaders,
   OAuthErrorResponse,
   OAuthTokenResponse,
+  oauthErrorFor,
   RefreshBody,
   TokenPairResource,
 } from "./oauth-schemas.ts";
@@ -64,10 +65,13 @@ export function registerTokenRoutes(
         tags,
         summary: "Refresh a token pair",
         description:
-          "The presented refresh token is spent. Presenting a spent refresh token again fails with INVALID_GRANT and revokes the whole token family, unless it is an idempotent retry (see the Idempotency-Key header).",
+          "The presented refresh token is spent. Presenting a spent refresh token again fails with INVALID_GRANT and revokes the whole token family, unless it is an idempotent retry (see the Idempotency-Key header). The optional `scope` narrows the new access token; a scope beyond the grant answers INVALID_SCOPE.",
         headers: IdempotencyHeaders,
         body: RefreshBody,
-        response: { 200: Envelope(TokenPairResource), ...errorResponses("INVALID_CLIENT", "INVALID_GRANT") },
+        response: {
+          200: Envelope(TokenPairResource),
+          ...errorResponses("INVALID_CLIENT", "INVALID_GRANT", "INVALID_SCOPE"),
+        },
       },
     },
     async (request, reply) => {
@@ -80,6 +84,7 @@ export function registerTokenRoutes(
         refreshToken: request.body.refreshToken,
         slug: request.body.slug,
         idempotencyKey: request.headers["idempotency-key"],
+        scope: request.body.scope,
       });
       reply.headers(NO_STORE);
       return { success: true as const, data: pair };
@@ -93,6 +98,8 @@ export function registerTokenRoutes(
         operationId: "oauthMetadata",
         tags: ["OAuth 2.0 (standard)"],
         summary: "Authorization server metadata (RFC 8414)",
+        description:
+          "This is an OAuth 2.0 authorization server, not an OpenID Connect provider: there is no `/.well-known/openid-configuration`, no ID token, no `openid` scope and no userinfo endpoint. Client libraries that discover OpenID metadata by default must be told to use RFC 8414: with openid-client v6, `discovery(new URL(issuer), clientId, clientSecret, undefined, { algorithm: 'oauth2' })`; with oauth4webapi, `discoveryRequest(issuer, { algorithm: 'oauth2' })`. Clients that take endpoints directly (simple-oauth2) need `tokenHost` = the issuer, `tokenPath` `/api/v1/oauth/token`, `revokePath` `/api/v1/oauth/revoke` and `authorizePath` `/api/v1/apps/authorize`.",
         response: { 200: Type.Object({}, { additionalProperties: true, description: "RFC 8414 metadata" }) },
       },
     },
@@ -126,16 +133,7 @@ export function registerTokenRoutes(
     oauth.setErrorHandler((error, request, reply) => {
       const appError = toAppError(error as never);
       if (appError.status >= 500) request.log.error({ err: error }, "token endpoint failed");
-      const oauthError =
-        appError.code === "INVALID_CLIENT"
-          ? "invalid_client"
-          : appError.code === "INVALID_GRANT"
-            ? "invalid_grant"
-            : appError.code === "RATE_LIMITED"
-              ? "slow_down"
-              : appError.status >= 500
-                ? "server_error"
-                : "invalid_request";
+      const oauthError = oauthErrorFor(appError.code, appError.status);
       for (const [name, value] of Object.entries(appError.headers)) reply.header(name, value);
       return reply
         .status(
@@ -204,7 +202,7 @@ export function registerTokenRoutes(
           tags: ["OAuth 2.0 (standard)"],
           summary: "Token endpoint (RFC 6749, PKCE RFC 7636)",
           description:
-            "Form-encoded `grant_type=authorization_code` (code, redirect_uri, code_verifier) or `grant_type=refresh_token` (refresh_token). Client authentication by HTTP Basic or client_id/client_secret in the body. Answers RFC 6749 shapes, not the platform envelope. Same tokens and rules as /api/v1/apps/token.",
+            "Form-encoded `grant_type=authorization_code` (code, redirect_uri, code_verifier) or `grant_type=refresh_token` (refresh_token, optional `scope` to narrow the new access token; a scope beyond the grant is `invalid_scope`). A `code_verifier` for a code whose authorization request had no `code_challenge` is `invalid_grant` (RFC 9700 2.1.1). Client authentication by HTTP Basic or client_id/client_secret in the body. Answers RFC 6749 shapes, not the platform envelope; a throttled request is 429 `temporarily_unavailable` with `Retry-After`. Same tokens and rules as /api/v1/apps/token.",
           consumes: ["application/x-www-form-urlencoded"],
           headers: IdempotencyHeaders,
           body: FormBody,
@@ -241,6 +239,7 @@ export function registerTokenRoutes(
           pair = await tokens.refresh(client, {
             refreshToken: body.refresh_token,
             idempotencyKey: request.headers["idempotency-key"],
+            scope: body.scope,
           });
         }
         return reply.headers(NO_STORE).send(rfcPair(pair));

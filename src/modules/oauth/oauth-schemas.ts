@@ -1,4 +1,5 @@
 import Type from "typebox";
+import type { ErrorCode } from "../../lib/errors.ts";
 import { Body, StoreSlug } from "../../lib/http/schemas.ts";
 import { ScopeSchema } from "../../lib/scopes.ts";
 import { ClientId } from "../apps/apps-schemas.ts";
@@ -19,7 +20,8 @@ export const ExchangeCodeBody = Body({
     Type.String({
       minLength: 43,
       maxLength: 128,
-      description: "PKCE verifier, required when the authorization sent a code_challenge.",
+      description:
+        "PKCE verifier: required when the authorization request sent a code_challenge, and refused (INVALID_GRANT) when it did not (RFC 9700 2.1.1).",
     }),
   ),
 });
@@ -29,6 +31,15 @@ export const RefreshBody = Body({
   refreshToken: Secret("The refresh token. Single use."),
   clientId: Type.String({ minLength: 1, maxLength: 64 }),
   clientSecret: Secret("The app's client secret."),
+  scope: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 500,
+      examples: ["read_products"],
+      description:
+        "Space-separated scopes (RFC 6749 section 6): narrows the new access token to these. Each must be in the grant, or the answer is 400 INVALID_SCOPE and the refresh token stays unspent. Omitted: the grant's scopes. The new refresh token always keeps the grant's scopes, so a later refresh may ask for them again.",
+    }),
+  ),
 });
 
 export const IdempotencyHeaders = Type.Object({
@@ -78,14 +89,20 @@ export const AuthorizeQuery = Type.Object(
   {
     client_id: Type.String({ maxLength: 64 }),
     redirect_uri: Type.String({ maxLength: 2000 }),
-    scope: Type.String({
-      maxLength: 500,
-      description: "Space-separated scopes, each registered for the app.",
-    }),
+    // Optional here so that their absence goes back to the app as an OAuth error (RFC 6749
+    // 4.1.2.1) rather than a validation page: the route checks them once the client is verified.
+    response_type: Type.Optional(
+      Type.String({ maxLength: 100, description: "Required: `code` (the only response type)." }),
+    ),
+    scope: Type.Optional(
+      Type.String({
+        maxLength: 500,
+        description: "Required. Space-separated scopes, each registered for the app.",
+      }),
+    ),
     state: Type.Optional(
       Type.String({ maxLength: 1000, description: "Returned unchanged; use it against CSRF." }),
     ),
-    response_type: Type.Optional(Type.Literal("code")),
     store: Type.Optional(Type.String({ maxLength: 48, description: "Slug of the store to preselect." })),
     code_challenge: Type.Optional(Type.String({ maxLength: 128 })),
     code_challenge_method: Type.Optional(Type.String({ maxLength: 10 })),
@@ -107,17 +124,38 @@ export const OAuthTokenResponse = Type.Object(
   { title: "OAuthTokenResponse", description: "RFC 6749 section 5.1 token response." },
 );
 
+/** RFC 6749 `error` values the token and revocation endpoints answer. */
+export const OAUTH_ERRORS = [
+  "invalid_request",
+  "invalid_client",
+  "invalid_grant",
+  "invalid_scope",
+  "unsupported_grant_type",
+  "temporarily_unavailable",
+  "server_error",
+] as const;
+export type OAuthErrorCode = (typeof OAUTH_ERRORS)[number];
+
+/**
+ * The platform codes with an RFC 6749 error of their own; any other 4xx is `invalid_request`.
+ * A throttled request is `temporarily_unavailable` (RFC 6749's "try again later") with 429 and
+ * `Retry-After`, not the device flow's `slow_down` (RFC 8628), which tells a polling client to
+ * poll more slowly rather than to wait.
+ */
+const OAUTH_ERROR_OF: Partial<Record<ErrorCode, OAuthErrorCode>> = {
+  INVALID_CLIENT: "invalid_client",
+  INVALID_GRANT: "invalid_grant",
+  INVALID_SCOPE: "invalid_scope",
+  RATE_LIMITED: "temporarily_unavailable",
+};
+
+export function oauthErrorFor(code: ErrorCode, status: number): OAuthErrorCode {
+  return OAUTH_ERROR_OF[code] ?? (status >= 500 ? "server_error" : "invalid_request");
+}
+
 export const OAuthErrorResponse = Type.Object(
   {
-    error: Type.Union([
-      Type.Literal("invalid_request"),
-      Type.Literal("invalid_client"),
-      Type.Literal("invalid_grant"),
-      Type.Literal("unsupported_grant_type"),
-      Type.Literal("invalid_scope"),
-      Type.Literal("slow_down"),
-      Type.Literal("server_error"),
-    ]),
+    error: Type.Enum(OAUTH_ERRORS),
     error_description: Type.String(),
   },
   { title: "OAuthError", description: "RFC 6749 section 5.2 error response." },

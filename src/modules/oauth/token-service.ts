@@ -4,7 +4,7 @@ import type { AppRow, Store } from "../../db/schema.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { newSecret, randomBase62, sha256Hex } from "../../lib/crypto.ts";
 import { AppError } from "../../lib/errors.ts";
-import type { Scope } from "../../lib/scopes.ts";
+import { parseScopeParam, type Scope } from "../../lib/scopes.ts";
 import { pickStore } from "../stores/stores-repo.ts";
 import type { OAuthRepo } from "./oauth-repo.ts";
 import { verifyPkce } from "./pkce.ts";
@@ -38,6 +38,8 @@ export interface TokenTtls {
 }
 
 const invalidGrant = (message: string) => new AppError("INVALID_GRANT", { message });
+const sameScopes = (a: readonly string[], b: readonly string[]) =>
+  a.length === b.length && a.every((s) => b.includes(s));
 
 /**
  * Encrypts the pair issued by a refresh under a key only the refresher can derive (the refresh
@@ -77,6 +79,8 @@ export function createTokenService(deps: { db: Db; repo: OAuthRepo; clock: Clock
     grant: { store_id: string; id: string; scopes: string[] },
     slug: string,
     now: Date,
+    /** A narrower set for the access token (a refresh that asked for fewer scopes); null: the grant's. */
+    accessScopes: Scope[] | null = null,
   ): Promise<{ pair: TokenPair; accessHash: string; refreshHash: string }> {
     const accessToken = newSecret(TOKEN_PREFIX.access);
     const refreshToken = newSecret(TOKEN_PREFIX.refresh);
@@ -89,6 +93,7 @@ export function createTokenService(deps: { db: Db; repo: OAuthRepo; clock: Clock
         grant_id: grant.id,
         created_at: now,
         expires_at: new Date(now.getTime() + ttl.accessSeconds * 1000),
+        scopes: accessScopes,
       },
       {
         token_hash: refreshHash,
@@ -106,7 +111,8 @@ export function createTokenService(deps: { db: Db; repo: OAuthRepo; clock: Clock
         tokenType: "Bearer",
         expiresIn: ttl.accessSeconds,
         refreshTokenExpiresIn: ttl.refreshSeconds,
-        scopes: grant.scopes as Scope[],
+        // RFC 6749 5.1: `scope` is the access token's. The refresh token keeps the grant's (section 6).
+        scopes: accessScopes ?? (grant.scopes as Scope[]),
         store: { slug },
       },
       accessHash,
@@ -175,6 +181,11 @@ export function createTokenService(deps: { db: Db; repo: OAuthRepo; clock: Clock
         if (code.code_challenge && !verifyPkce(code.code_challenge, input.codeVerifier)) {
           fail("The PKCE code verifier does not match the code challenge.");
         }
+        // RFC 9700 2.1.1: a verifier for a code issued without a challenge is refused, or an
+        // attacker who injects a stolen code into a PKCE client's session would get it redeemed.
+        if (!code.code_challenge && input.codeVerifier !== undefined) {
+          fail("A code_verifier was sent, but the authorization request had no code_challenge.");
+        }
         const grantId = `grant_${randomBase62(22)}`;
         await repo.insertGrant(
           {
@@ -209,13 +220,26 @@ export function createTokenService(deps: { db: Db; repo: OAuthRepo; clock: Clock
      * carries the same Idempotency-Key as the exchange, within `retrySeconds`, while the pair that
      * exchange issued is still completely unused, is answered with that same pair. No second pair
      * ever exists, so single use holds; an app whose refresh response was lost simply retries.
+     *
+     * `scope` (RFC 6749 section 6) narrows the new access token to those scopes; a scope the grant
+     * does not hold is INVALID_SCOPE and leaves the refresh token unspent. The new refresh token
+     * keeps the grant's scopes, as section 6 requires, so a later refresh may ask for them again.
      */
     async refresh(
       app: AppRow,
-      input: { refreshToken: string; slug?: string | undefined; idempotencyKey?: string | undefined },
+      input: {
+        refreshToken: string;
+        slug?: string | undefined;
+        idempotencyKey?: string | undefined;
+        scope?: string | undefined;
+      },
     ): Promise<TokenPair> {
       const tokenHash = sha256Hex(input.refreshToken);
       const now = clock.now();
+      const requested = input.scope === undefined ? null : parseScopeParam(input.scope);
+      if (input.scope !== undefined && !requested) {
+        throw new AppError("INVALID_SCOPE", { message: "The scope parameter names an unknown scope." });
+      }
       const fresh = await db.transaction().execute(async (tx) => {
         const token = await repo.useRefreshToken(tokenHash, now, tx);
         if (!token) return null;
@@ -228,7 +252,15 @@ export function createTokenService(deps: { db: Db; repo: OAuthRepo; clock: Clock
           throw invalidGrant("The app is no longer installed in this store.");
         if (input.slug !== undefined && grant.slug !== input.slug)
           throw invalidGrant("The store slug does not match the token.");
-        const issued = await issuePair(tx, grant, grant.slug, now);
+        const granted = grant.scopes as Scope[];
+        const beyond = (requested ?? []).filter((s) => !granted.includes(s));
+        if (beyond.length) {
+          throw new AppError("INVALID_SCOPE", {
+            message: `The grant does not include: ${beyond.join(", ")}.`,
+          });
+        }
+        const narrowed = requested && !sameScopes(requested, granted) ? requested : null;
+        const issued = await issuePair(tx, grant, grant.slug, now, narrowed);
         const key = input.idempotencyKey ? retryKey(input.refreshToken, input.idempotencyKey) : null;
         await repo.recordSuccessor(
           tokenHash,
@@ -258,7 +290,11 @@ export function createTokenService(deps: { db: Db; repo: OAuthRepo; clock: Clock
         (await repo.pairUnused(token.store_id, token.successor_access_hash, token.successor_refresh_hash));
       if (retryable) {
         const pair = openPair(retryKey(input.refreshToken, input.idempotencyKey!), token.retry_ciphertext!);
-        if (pair && (input.slug === undefined || pair.store.slug === input.slug)) return pair;
+        const sameRequest =
+          pair &&
+          (input.slug === undefined || pair.store.slug === input.slug) &&
+          sameScopes(pair.scopes, requested ?? (token.grant_scopes as Scope[]));
+        if (sameRequest) return pair;
       }
       await repo.revokeGrant(token.store_id, token.grant_id, "refresh_token_reuse", now);
       throw invalidGrant("The refresh token was already used; its token family is revoked.");
@@ -303,7 +339,7 @@ export function createTokenService(deps: { db: Db; repo: OAuthRepo; clock: Clock
         installationId: row.installation_id,
         appId: row.app_id,
         grantId: row.grant_id,
-        scopes: row.grant_scopes as Scope[],
+        scopes: (row.token_scopes ?? row.grant_scopes) as Scope[],
       };
     },
   };

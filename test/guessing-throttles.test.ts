@@ -1,0 +1,271 @@
+import assert from "node:assert/strict";
+import { randomBytes } from "node:crypto";
+import { after, before, describe, it } from "node:test";
+import { buildApp } from "../src/app.ts";
+import type { App } from "../src/lib/http/types.ts";
+import { createPlatform } from "../src/platform.ts";
+import { REDIRECT, registerApp } from "./apps-harness.ts";
+import { createTestContext, errorCode, Response_, type TestContext, uniqueEmail } from "./harness.ts";
+
+const LOGIN = "/api/v1/dashboard/auth/login";
+const MAX_LOGIN_FAILURES = 3;
+const PASSWORD = "correct horse battery";
+const DAY_MS = 24 * 3600 * 1000;
+
+/** A browser: keeps every cookie the server sets (the session and the device cookie). */
+class Browser {
+  readonly jar = new Map<string, string>();
+  readonly app: App;
+  readonly ip: string;
+  constructor(app: App, ip = "127.0.0.1") {
+    this.app = app;
+    this.ip = ip;
+  }
+  async post(url: string, body: unknown) {
+    const res = await this.app.inject({
+      method: "POST",
+      url,
+      remoteAddress: this.ip,
+      headers: {
+        "content-type": "application/json",
+        ...(this.jar.size ? { cookie: [...this.jar].map(([k, v]) => `${k}=${v}`).join("; ") } : {}),
+      },
+      payload: JSON.stringify(body),
+    });
+    for (const c of res.cookies) this.jar.set(c.name, c.value);
+    return new Response_(res);
+  }
+  login(email: string, password = PASSWORD) {
+    return this.post(LOGIN, { email, password });
+  }
+  get device() {
+    return this.jar.get("mp_device");
+  }
+}
+
+async function signup(app: App, browser = new Browser(app)) {
+  const email = uniqueEmail("guessed");
+  const res = await browser.post("/api/v1/dashboard/auth/signup", { email, password: PASSWORD, name: "M" });
+  assert.equal(res.status, 201);
+  return { email, browser };
+}
+
+/** Someone without the merchant's browser fails until the e-mail is locked for untrusted clients. */
+async function lockOut(app: App, email: string, ip = "198.51.100.7") {
+  for (let i = 0; i < MAX_LOGIN_FAILURES; i++) {
+    assert.equal((await new Browser(app, ip).login(email, "wrong password")).status, 401);
+  }
+  const locked = await new Browser(app, ip).login(email);
+  assert.equal(locked.status, 429, "the right password from an unknown browser waits out the lockout");
+}
+
+describe("failed guesses never lock out the rightful user: dashboard sign-in", () => {
+  let ctx: TestContext;
+  before(async () => {
+    ctx = await createTestContext({
+      LOGIN_MAX_FAILURES: String(MAX_LOGIN_FAILURES),
+      LOGIN_FAILURE_WINDOW_SECONDS: "900",
+    });
+  });
+  after(() => ctx.close());
+
+  it("sets a long-lived HttpOnly SameSite=Lax device cookie on sign-up and on every sign-in", async () => {
+    const { email, browser } = await signup(ctx.app);
+    const fromSignup = browser.device;
+    assert.ok(fromSignup);
+    const res = await browser.login(email);
+    assert.equal(res.status, 200);
+    const cookie = res.raw.cookies.find((c) => c.name === "mp_device");
+    assert.ok(cookie);
+    assert.equal(cookie.httpOnly, true);
+    assert.equal(cookie.sameSite, "Lax");
+    assert.equal(cookie.path, "/api/v1/dashboard/auth");
+    assert.notEqual(cookie.secure, true, "plain http here; Secure when PUBLIC_BASE_URL is https");
+    const lifetime = new Date(String(cookie.expires)).getTime() - ctx.clock.now().getTime();
+    assert.ok(lifetime > 300 * DAY_MS, `long-lived: ${lifetime} ms`);
+    assert.notEqual(cookie.value, fromSignup, "a new device cookie (a new failure bucket) each time");
+    assert.doesNotMatch(cookie.value, /@/, "it names the account, not its e-mail address");
+  });
+
+  it("lets a browser that signed in before sign in while the e-mail is locked for everyone else", async () => {
+    const { email, browser } = await signup(ctx.app);
+    await lockOut(ctx.app, email);
+    const mine = await browser.login(email);
+    assert.equal(mine.status, 200, JSON.stringify(mine.body));
+    assert.equal(mine.data.email, email);
+    // Its own mistakes answer 401 (counted in its own bucket), not the untrusted lockout's 429.
+    assert.equal((await browser.login(email, "typo password")).status, 401);
+    assert.equal((await browser.login(email)).status, 200);
+    // Guessing is still bounded for everyone else.
+    assert.equal((await new Browser(ctx.app).login(email)).status, 429);
+  });
+
+  it("locks out a device cookie that fails too often, without locking out the e-mail", async () => {
+    const { email, browser } = await signup(ctx.app);
+    const stolen = browser.device!;
+    const thief = new Browser(ctx.app, "203.0.113.50");
+    thief.jar.set("mp_device", stolen);
+    for (let i = 0; i < MAX_LOGIN_FAILURES; i++) {
+      assert.equal((await thief.login(email, "wrong password")).status, 401);
+    }
+    const locked = await thief.login(email);
+    assert.equal(locked.status, 429, "even the right password waits on a locked device cookie");
+    assert.equal(errorCode(locked), "RATE_LIMITED");
+    assert.ok(Number(locked.headers["retry-after"]) > 0);
+    // The device's failures are its own: other browsers, new or trusted, are unaffected.
+    assert.equal((await new Browser(ctx.app).login(email)).status, 200);
+    ctx.clock.advance(900_000);
+    assert.equal((await thief.login(email)).status, 200, "after the window");
+  });
+
+  it("treats a forged, altered, expired or another account's device cookie as no cookie", async () => {
+    const victim = await signup(ctx.app);
+    const other = await signup(ctx.app);
+    const genuine = victim.browser.device!;
+    const [accountId, nonce, expires, mac] = genuine.split(".") as [string, string, string, string];
+    const flipped = `${mac.slice(0, -1)}${mac.endsWith("A") ? "B" : "A"}`;
+    const later = String(Number(expires) + 10 * 365 * 24 * 3600);
+    const candidates = {
+      "altered signature": `${accountId}.${nonce}.${expires}.${flipped}`,
+      "extended expiry": `${accountId}.${nonce}.${later}.${mac}`,
+      "another account's cookie": other.browser.device!,
+      "another account's id": `${other.browser.device!.split(".")[0]}.${nonce}.${expires}.${mac}`,
+      garbage: "x".repeat(150),
+    };
+    await lockOut(ctx.app, victim.email);
+    for (const [name, value] of Object.entries(candidates)) {
+      const browser = new Browser(ctx.app);
+      browser.jar.set("mp_device", value);
+      assert.equal((await browser.login(victim.email)).status, 429, name);
+    }
+    assert.equal((await victim.browser.login(victim.email)).status, 200, "the genuine one works");
+
+    // Expiry: a cookie older than its lifetime is no longer trusted.
+    const old = await signup(ctx.app);
+    ctx.clock.advance(366 * DAY_MS);
+    await lockOut(ctx.app, old.email);
+    assert.equal((await old.browser.login(old.email)).status, 429, "expired device cookie");
+  });
+
+  it("does not refuse a trusted browser because its address failed too often", async () => {
+    const { email, browser } = await signup(ctx.app);
+    const office = "192.0.2.44";
+    browser.jar.delete("mp_session");
+    const inOffice = new Browser(ctx.app, office);
+    inOffice.jar.set("mp_device", browser.device!);
+    // 5x the per-e-mail budget from one address, spread over e-mails so none is locked by itself.
+    for (let i = 0; i < MAX_LOGIN_FAILURES * 5; i++) {
+      const res = await new Browser(ctx.app, office).login(uniqueEmail("spray"), "wrong password");
+      assert.equal(res.status, 401, `attempt ${i}`);
+    }
+    // Passwords are guessable, so an unknown browser at that address waits (docs/decisions.md)...
+    assert.equal((await new Browser(ctx.app, office).login(email)).status, 429);
+    // ...but the merchant's own browser there does not.
+    assert.equal((await inOffice.login(email)).status, 200);
+  });
+});
+
+describe("device cookies are signed with a key derived from SECRETS_KEY", () => {
+  const secretsKey = randomBytes(32).toString("base64");
+  let ctx: TestContext;
+  const instances: App[] = [];
+  /** Another instance (or the same one restarted) on the same database, with its own process state. */
+  async function instance(key: string) {
+    const config = { ...ctx.platform.config, SECRETS_KEY: key };
+    const app = await buildApp(createPlatform({ config, database: ctx.platform.database, clock: ctx.clock }));
+    await app.ready();
+    instances.push(app);
+    return app;
+  }
+  before(async () => {
+    ctx = await createTestContext({
+      SECRETS_KEY: secretsKey,
+      LOGIN_MAX_FAILURES: String(MAX_LOGIN_FAILURES),
+    });
+  });
+  after(async () => {
+    for (const app of instances) await app.close();
+    await ctx.close();
+  });
+
+  it("is accepted by every instance with the same key, and by none with another", async () => {
+    const { email, browser } = await signup(ctx.app);
+    const sameKey = await instance(secretsKey);
+    const otherKey = await instance(randomBytes(32).toString("base64"));
+    for (const [app, expected] of [
+      [sameKey, 200],
+      [otherKey, 429],
+    ] as const) {
+      await lockOut(app, email);
+      const there = new Browser(app);
+      there.jar.set("mp_device", browser.device!);
+      assert.equal((await there.login(email)).status, expected);
+    }
+  });
+});
+
+describe("failed guesses never lock out the rightful user: app credentials", () => {
+  const MAX = 2;
+  let ctx: TestContext;
+  before(async () => {
+    ctx = await createTestContext({ CREDENTIAL_MAX_FAILURES: String(MAX) });
+  });
+  after(() => ctx.close());
+
+  /** POST /api/v1/oauth/revoke: 200 exactly when the client authenticates (unknown tokens are fine). */
+  async function revoke(ip: string, clientId: string, clientSecret: string) {
+    return new Response_(
+      await ctx.app.inject({
+        method: "POST",
+        url: "/api/v1/oauth/revoke",
+        remoteAddress: ip,
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        payload: new URLSearchParams({
+          token: "mprt_unknown",
+          client_id: clientId,
+          client_secret: clientSecret,
+        }).toString(),
+      }),
+    );
+  }
+
+  it("accepts correct client credentials from an address that failed too often, and only those", async () => {
+    const a = await registerApp(ctx.app, ["read_products"]);
+    const shared = "203.0.113.77";
+    // The per-IP budget (5x the per-id one), spread over client ids so no id is throttled.
+    for (let i = 0; i < MAX * 5; i++) {
+      const res = await revoke(shared, `mpc_${String(i).padStart(24, "z")}`, "mpcs_wrong");
+      assert.equal(res.status, 401, `attempt ${i}`);
+    }
+    const right = await revoke(shared, a.clientId, a.clientSecret);
+    assert.equal(right.status, 200, JSON.stringify(right.body));
+    // The envelope endpoints authenticate the same way: a wrong code, not a throttle.
+    const exchange = await new Response_(
+      await ctx.app.inject({
+        method: "POST",
+        url: "/api/v1/apps/token",
+        remoteAddress: shared,
+        headers: { "content-type": "application/json" },
+        payload: JSON.stringify({
+          slug: "any-store",
+          code: "mpac_unknown",
+          redirectUri: REDIRECT,
+          clientId: a.clientId,
+          clientSecret: a.clientSecret,
+        }),
+      }),
+    );
+    assert.equal(exchange.status, 400);
+    assert.equal(errorCode(exchange), "INVALID_GRANT");
+    // Wrong credentials from that address stay refused, one answer for known and unknown clients.
+    const wrongKnown = await revoke(shared, a.clientId, "mpcs_wrong");
+    const wrongUnknown = await revoke(shared, `mpc_${"y".repeat(24)}`, "mpcs_wrong");
+    assert.equal(wrongKnown.status, 429);
+    assert.deepEqual(wrongKnown.body, wrongUnknown.body);
+    assert.equal(wrongKnown.headers["retry-after"], wrongUnknown.headers["retry-after"]);
+    assert.equal((await revoke("198.51.100.1", `mpc_${"x".repeat(24)}`, "mpcs_wrong")).status, 401);
+    // The per-id semantics are unchanged: the known client now has one failure of its two.
+    assert.equal((await revoke("198.51.100.2", a.clientId, "mpcs_wrong")).status, 401);
+    assert.equal((await revoke("198.51.100.3", a.clientId, a.clientSecret)).status, 429);
+  });
+});
