@@ -132,12 +132,18 @@ export function registerTokenRoutes(
     // RFC 6749 5.2 error bodies here, not the envelope: OAuth client libraries parse `error` as a string.
     oauth.setErrorHandler((error, request, reply) => {
       const appError = toAppError(error as never);
-      if (appError.status >= 500) request.log.error({ err: error }, "token endpoint failed");
+      // An outage is logged once per request at warn by nature (no stack); a 500 is a defect.
+      if (appError.code === "SERVICE_UNAVAILABLE")
+        request.log.warn({ code: appError.code }, "token endpoint unavailable");
+      else if (appError.status >= 500) request.log.error({ err: error }, "token endpoint failed");
       const oauthError = oauthErrorFor(appError.code, appError.status);
       for (const [name, value] of Object.entries(appError.headers)) reply.header(name, value);
       return reply
         .status(
-          appError.status === 400 || appError.status === 401 || appError.status === 429
+          appError.status === 400 ||
+            appError.status === 401 ||
+            appError.status === 429 ||
+            appError.status === 503
             ? appError.status
             : appError.status >= 500
               ? 500
@@ -212,6 +218,7 @@ export function registerTokenRoutes(
             401: OAuthErrorResponse,
             429: OAuthErrorResponse,
             500: OAuthErrorResponse,
+            503: OAuthErrorResponse,
           },
         },
       },
@@ -270,6 +277,7 @@ export function registerTokenRoutes(
             400: OAuthErrorResponse,
             401: OAuthErrorResponse,
             429: OAuthErrorResponse,
+            503: OAuthErrorResponse,
           },
         },
       },

@@ -147,6 +147,8 @@ const OAUTH_ERROR_OF: Partial<Record<ErrorCode, OAuthErrorCode>> = {
   INVALID_GRANT: "invalid_grant",
   INVALID_SCOPE: "invalid_scope",
   RATE_LIMITED: "temporarily_unavailable",
+  // The database (or another dependency) is down: 503 with Retry-After, so clients retry.
+  SERVICE_UNAVAILABLE: "temporarily_unavailable",
 };
 
 export function oauthErrorFor(code: ErrorCode, status: number): OAuthErrorCode {
