@@ -1,11 +1,12 @@
 import { randomBytes } from "node:crypto";
 import { Redis } from "ioredis";
 import { sql } from "kysely";
+import pino, { type Logger } from "pino";
 import type { Config } from "./config.ts";
 import type { DatabaseHandle } from "./db/client.ts";
 import { type Clock, systemClock } from "./lib/clock.ts";
 import { createCredentialGuard, createRateLimiter } from "./lib/rate-limit/limiters.ts";
-import { createRedisWindowStore } from "./lib/rate-limit/redis-window-store.ts";
+import { createSharedWindowStore, type RedisStatus } from "./lib/rate-limit/redis-window-store.ts";
 import { createMemoryWindowStore, type SlidingWindowStore } from "./lib/rate-limit/sliding-window.ts";
 import { createSecretBox, parseSecretsKey } from "./lib/secret-box.ts";
 import { createAccountRepo } from "./modules/accounts/accounts-repo.ts";
@@ -45,12 +46,19 @@ export function createPlatform(input: {
   redis?: Redis | null;
   /** The AES-256 key for webhook secrets (loadSecretsKey). */
   secretsKey?: Buffer;
+  /** Operational events (Redis lost and back). Default: silent. */
+  logger?: Logger;
 }) {
   const { config, database } = input;
   const db = database.db;
   const clock = input.clock ?? systemClock;
   const redis = input.redis ?? null;
-  const windowStore: SlidingWindowStore = redis ? createRedisWindowStore(redis) : createMemoryWindowStore();
+  // With Redis, limits and throttles are shared by every instance, and fall back to per-instance
+  // memory while Redis does not answer: Redis accelerates, it is not a single point of failure.
+  const sharedCounters = redis
+    ? createSharedWindowStore(redis, { clock, logger: input.logger ?? pino({ level: "silent" }) })
+    : null;
+  const windowStore: SlidingWindowStore = sharedCounters?.store ?? createMemoryWindowStore();
 
   const recordEvent = createEventRecorder({ clock });
   const repos = {
@@ -104,6 +112,7 @@ export function createPlatform(input: {
     ),
     recordEvent,
   });
+  for (const metric of sharedCounters?.metrics ?? []) webhooks.metrics.registry.registerMetric(metric);
   const uninstallHooks: UninstallHook[] = [webhooks.onUninstall];
   const developer = {
     keys: createApiKeyService({ db, repo: createApiKeyRepo(db), clock, guard: credentialGuard }),
@@ -157,13 +166,18 @@ export function createPlatform(input: {
     webhooks,
     developer,
     windowStore,
+    sharedCounters,
     requireSession: createSessionGuard(accounts),
-    /** Readiness: the database answers (and Redis, when configured). */
-    async ping() {
+    /**
+     * Readiness: throws unless the database answers. Redis is reported, not required: while it is
+     * down the service still serves, with per-instance limits. Answers at once while degraded.
+     */
+    async ping(): Promise<{ redis: RedisStatus }> {
       await sql`SELECT 1`.execute(db);
-      if (redis) await redis.ping();
+      return { redis: sharedCounters ? await sharedCounters.status() : "not_configured" };
     },
     async close() {
+      sharedCounters?.close();
       if (redis) redis.disconnect();
       await database.close();
     },
@@ -171,7 +185,25 @@ export function createPlatform(input: {
 }
 export type Platform = ReturnType<typeof createPlatform>;
 
-export function connectRedis(url: string): Redis {
-  // Fail fast rather than queue commands forever while Redis is down: requests then answer 503.
-  return new Redis(url, { maxRetriesPerRequest: 2, enableOfflineQueue: true, lazyConnect: false });
+/**
+ * The Redis client of an instance. Every call fails fast instead of waiting for Redis (short
+ * time-out, no offline queue, no retry), so the window store answers from memory at once; the
+ * connection itself is retried forever in the background.
+ */
+export function connectRedis(
+  url: string,
+  options: { commandTimeoutMs?: number; logger?: Pick<Logger, "debug"> } = {},
+): Redis {
+  const redis = new Redis(url, {
+    commandTimeout: options.commandTimeoutMs ?? 50,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    connectTimeout: 2000,
+    // Reconnect forever: 100 ms, 200 ms, ... capped at 2 s between attempts.
+    retryStrategy: (attempt) => Math.min(100 * 2 ** Math.min(attempt - 1, 5), 2000),
+  });
+  // Without a listener an 'error' event would be thrown. One arrives per failed reconnect, so they
+  // go to debug: the window store logs the outage itself, once.
+  redis.on("error", (err) => options.logger?.debug({ err }, "Redis connection error"));
+  return redis;
 }

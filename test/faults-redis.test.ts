@@ -59,16 +59,14 @@ describe("Redis outage and return under load", { skip: redisServerSkipReason() }
    * A service instance as main.ts builds one (connectRedis, a pino logger), sharing the test's
    * database and clock with the others, each with its own Redis connection and process state.
    */
-  async function startInstance(name: string, rateLimit: number): Promise<Instance> {
+  async function startInstance(name: string, rateLimit: number, commandTimeoutMs: number): Promise<Instance> {
     const logs: Json[] = [];
     const logger = pino({ level: "debug" }, { write: (line: string) => void logs.push(JSON.parse(line)) });
     const config: Config = {
       ...ctx.platform.config,
       REDIS_URL: redis.url,
       RATE_LIMIT_PER_MINUTE: rateLimit,
-      // Generous against a saturated CI machine's event-loop stalls: a spurious time-out would
-      // switch an instance to its own counters for a moment and break the exact counts below.
-      REDIS_COMMAND_TIMEOUT_MS: 250,
+      REDIS_COMMAND_TIMEOUT_MS: commandTimeoutMs,
     };
     const client = connectRedis(redis.url, { commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS, logger });
     const platform = createPlatform({
@@ -146,10 +144,17 @@ describe("Redis outage and return under load", { skip: redisServerSkipReason() }
   });
 
   it("answers every request in normal time through a SIGKILL of Redis and its return; limits per instance meanwhile, shared again after", async (t) => {
-    const [a, b] = [await startInstance("a", LIMIT), await startInstance("b", LIMIT)];
+    // A killed Redis fails every call at once, so the time-out plays no part here; it is generous
+    // because an event-loop stall on a saturated CI machine could otherwise time a call out,
+    // switch an instance to its own counters for a second and break the exact counts below.
+    const timeoutMs = 500;
+    const [a, b] = [await startInstance("a", LIMIT, timeoutMs), await startInstance("b", LIMIT, timeoutMs)];
     // The steady load runs on two instances of its own with a quota it never reaches, so every
     // request does its full work (the pair above is for exact quota counts).
-    const [l1, l2] = [await startInstance("l1", 1_000_000), await startInstance("l2", 1_000_000)];
+    const [l1, l2] = [
+      await startInstance("l1", 1_000_000, timeoutMs),
+      await startInstance("l2", 1_000_000, timeoutMs),
+    ];
 
     const loadApp = await installedApp(ctx.app, ["read_products"]);
     const keyOwner = await merchantWithStore(ctx.app);
@@ -169,22 +174,35 @@ describe("Redis outage and return under load", { skip: redisServerSkipReason() }
     // Redis up: one quota across both instances.
     assertExactlyLimit(await burst([a, b], quotaBefore.tokens.accessToken, LIMIT + 1), "shared before");
 
-    // Steady load: Admin API, developer API and login on both load instances, one after another.
+    // Steady load: one client each for the Admin API, the developer API and the login, each
+    // going back and forth between the two load instances.
     let running = true;
-    const worker = async (inst: Instance, what: string, request: (c: Client) => Promise<Response_>) => {
-      while (running) await timed(`${what}@${inst.name}`, () => request(new Client(inst.app)));
+    const worker = async (what: string, request: (c: Client) => Promise<Response_>) => {
+      for (let i = 0; running; i++) {
+        const inst = i % 2 ? l2 : l1;
+        await timed(`${what}@${inst.name}`, () => request(new Client(inst.app)));
+        // Real clients arrive through sockets. app.inject on the embedded database, with the
+        // counters in memory, completes in microtasks alone: yield, or the timers starve.
+        await new Promise((resolve) => setImmediate(resolve));
+      }
     };
-    const workers = [l1, l2].flatMap((inst) => [
-      worker(inst, "admin", (c) => c.get(ADMIN, { authorization: `Bearer ${loadApp.tokens.accessToken}` })),
-      worker(inst, "developer", (c) => c.get(DEVELOPER, keyHeaders)),
-      worker(inst, "login", (c) => c.post(LOGIN, login)),
-    ]);
+    const workers = [
+      worker("admin", (c) => c.get(ADMIN, { authorization: `Bearer ${loadApp.tokens.accessToken}` })),
+      worker("developer", (c) => c.get(DEVELOPER, keyHeaders)),
+      worker("login", (c) => c.post(LOGIN, login)),
+    ];
     stopLoad = async () => {
       running = false;
       await Promise.all(workers);
     };
-    const loadIn = (p: string) => samples.filter((s) => s.phase === p && /^(admin|developer|login)@/.test(s.what));
-    await waitUntil(() => loadIn("up").length >= 30, 60_000, "load before the outage");
+    const loadIn = (p: string) =>
+      samples.filter((s) => s.phase === p && /^(admin|developer|login)@/.test(s.what));
+    const logins = (p: string) => samples.filter((s) => s.phase === p && s.what.startsWith("login@"));
+    await waitUntil(
+      () => loadIn("up").length >= 30 && logins("up").length >= 4,
+      60_000,
+      "load before the outage",
+    );
 
     // The outage.
     phase = "down";
@@ -222,27 +240,39 @@ describe("Redis outage and return under load", { skip: redisServerSkipReason() }
     await stopLoad();
 
     for (const inst of instances) {
-      assert.equal(await metric(inst, "merchant_redis_degraded"), 0, `${inst.name} gauge after`);
       // Logged once when entered (warn), once when left (info): not per request.
       const warned = warnings(inst);
       assert.equal(warned.length, 1, `${inst.name} warnings: ${JSON.stringify(warned)}`);
       assert.match(warned[0]!.msg, /redis/i);
       assert.equal(redisInfo(inst).length, 1, `${inst.name}: ${JSON.stringify(redisInfo(inst))}`);
+      assert.equal(await metric(inst, "merchant_redis_degraded"), 0, `${inst.name} gauge after`);
     }
 
     const load = samples.filter((s) => /^(admin|developer|login)@/.test(s.what));
     const failed = samples.filter((s) => (s.what.startsWith("burst") ? s.status >= 500 : s.status !== 200));
     assert.deepEqual(failed, [], "no request failed");
-    const slow = samples.filter((s) => s.ms >= SLOW_MS);
-    assert.deepEqual(slow, [], `no request took ${SLOW_MS} ms or more`);
+    // A login is an argon2id hash first, which on a saturated CPU can take most of a second by
+    // itself: its bound is the slowest login with Redis up, plus the same second.
+    const loginBound = Math.max(...logins("up").map((s) => s.ms)) + SLOW_MS;
+    const slow = samples.filter((s) => s.ms >= (s.what.startsWith("login@") ? loginBound : SLOW_MS));
+    assert.deepEqual(
+      slow,
+      [],
+      `no request took ${SLOW_MS} ms or more (logins: ${Math.round(loginBound)} ms)`,
+    );
     for (const p of ["up", "down", "back"]) {
-      const ms = load.filter((s) => s.phase === p).map((s) => s.ms);
-      t.diagnostic(`load ${p}: ${ms.length} requests, p50 ${pct(ms, 50)} ms, max ${pct(ms, 100)} ms`);
+      for (const kind of ["admin", "developer", "login"]) {
+        const ms = load.filter((s) => s.phase === p && s.what.startsWith(kind)).map((s) => s.ms);
+        t.diagnostic(
+          `Redis ${p}, ${kind}: ${ms.length} requests, p50 ${pct(ms, 50)} ms, max ${pct(ms, 100)} ms`,
+        );
+      }
     }
   });
 
   it("Admin API latency with Redis up, killed and hung (SIGSTOP)", async (t) => {
-    const inst = instances.find((i) => i.name === "l1") ?? (await startInstance("l1", 1_000_000));
+    // The production default time-out (50 ms), which the hung server exercises.
+    const inst = await startInstance("m", 1_000_000, 50);
     const installed = await installedApp(ctx.app, ["read_products"]);
     const api = new Client(inst.app, { authorization: `Bearer ${installed.tokens.accessToken}` });
     const measure = async (label: string) => {
@@ -253,7 +283,9 @@ describe("Redis outage and return under load", { skip: redisServerSkipReason() }
         ms.push(performance.now() - started);
         assert.equal(res.status, 200, `${label}: ${JSON.stringify(res.body)}`);
       }
-      t.diagnostic(`Admin API, Redis ${label}: p50 ${pct(ms, 50)} ms, p99 ${pct(ms, 99)} ms, max ${pct(ms, 100)} ms`);
+      t.diagnostic(
+        `Admin API, Redis ${label}: p50 ${pct(ms, 50)} ms, p99 ${pct(ms, 99)} ms, max ${pct(ms, 100)} ms`,
+      );
       assert.ok(pct(ms, 100) < SLOW_MS, `${label}: max ${pct(ms, 100)} ms`);
     };
     const waitFor = (state: string) =>
@@ -279,6 +311,21 @@ describe("Redis outage and return under load", { skip: redisServerSkipReason() }
       [],
       "readyz answered 200 within a second every time",
     );
+  });
+});
+
+describe("readiness without Redis", () => {
+  it("is ready with redis not_configured, and says nothing of Redis in /metrics", async () => {
+    const ctx = await createTestContext();
+    try {
+      const res = await new Client(ctx.app).get("/readyz");
+      assert.equal(res.status, 200);
+      assert.deepEqual(res.data, { status: "ready", redis: "not_configured" });
+      const metrics = await ctx.platform.webhooks.metrics.registry.metrics();
+      assert.doesNotMatch(metrics, /merchant_redis/);
+    } finally {
+      await ctx.close();
+    }
   });
 });
 
