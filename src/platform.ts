@@ -192,12 +192,13 @@ export type Platform = ReturnType<typeof createPlatform>;
  */
 export function connectRedis(
   url: string,
-  options: { commandTimeoutMs?: number; logger?: Pick<Logger, "debug"> } = {},
+  options: { commandTimeoutMs: number; logger?: Pick<Logger, "debug"> },
 ): Redis {
   const redis = new Redis(url, {
-    commandTimeout: options.commandTimeoutMs ?? 50,
+    commandTimeout: options.commandTimeoutMs,
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
+    // A server that swallows connection attempts is tried again after 2 s, not after 10.
     connectTimeout: 2000,
     // Reconnect forever: 100 ms, 200 ms, ... capped at 2 s between attempts.
     retryStrategy: (attempt) => Math.min(100 * 2 ** Math.min(attempt - 1, 5), 2000),
