@@ -14,6 +14,7 @@ import { installJsonBody } from "./lib/http/json-body.ts";
 import { Envelope, errorResponses } from "./lib/http/schemas.ts";
 import type { App } from "./lib/http/types.ts";
 import { installValidators } from "./lib/http/validation.ts";
+import { RedisStatusSchema } from "./lib/rate-limit/redis-window-store.ts";
 import { createAdminGuard } from "./modules/admin-api/admin-family.ts";
 import { registerAdminRoutes } from "./modules/admin-api/admin-routes.ts";
 import { registerDashboardRoutes } from "./modules/dashboard-routes.ts";
@@ -96,20 +97,22 @@ export async function buildApp(
       schema: {
         operationId: "readyz",
         tags: ["Operations"],
-        summary: "Readiness: the database (and Redis, when configured) answer",
+        summary: "Readiness: the database answers (503 otherwise); says whether Redis is ok or degraded",
         response: {
-          200: Envelope(Type.Object({ status: Type.Literal("ready") })),
+          200: Envelope(Type.Object({ status: Type.Literal("ready"), redis: RedisStatusSchema })),
           ...errorResponses("SERVICE_UNAVAILABLE"),
         },
       },
     },
     async () => {
+      let readiness: Awaited<ReturnType<Platform["ping"]>>;
       try {
-        await platform.ping();
+        readiness = await platform.ping();
       } catch {
         throw new AppError("SERVICE_UNAVAILABLE");
       }
-      return { success: true as const, data: { status: "ready" as const } };
+      // Still ready with Redis degraded: the service serves, with per-instance limits meanwhile.
+      return { success: true as const, data: { status: "ready" as const, ...readiness } };
     },
   );
 

@@ -59,6 +59,13 @@ export const ConfigSchema = Type.Object({
         "Redis URL. Set it when more than one instance runs: rate limits and credential throttles are then shared.",
     }),
   ),
+  REDIS_COMMAND_TIMEOUT_MS: Type.Integer({
+    minimum: 1,
+    maximum: 10_000,
+    default: 50,
+    description:
+      "Time-out of each Redis call. A call that fails or times out switches rate limits and throttles to per-instance memory until Redis answers again.",
+  }),
   LOG_LEVEL: Type.Union(
     ["fatal", "error", "warn", "info", "debug", "trace", "silent"].map((l) => Type.Literal(l)),
     { default: "info", description: "pino log level." },

@@ -31,12 +31,14 @@ async function start(config: Config) {
   const stopMaintenance = startEmbeddedMaintenance(database, (error) =>
     logger.warn({ err: error }, "ANALYZE failed"),
   );
-  const redis = config.REDIS_URL ? connectRedis(config.REDIS_URL) : null;
+  const redis = config.REDIS_URL
+    ? connectRedis(config.REDIS_URL, { commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS, logger })
+    : null;
   const secretsKey = loadSecretsKey({
     secretsKey: config.SECRETS_KEY,
     dataDir: config.DATABASE_URL ? undefined : dataDir,
   });
-  const platform = createPlatform({ config, database, redis, secretsKey });
+  const platform = createPlatform({ config, database, redis, secretsKey, logger });
 
   let demo: Awaited<ReturnType<typeof seedDemo>> | null = null;
   if (config.DEMO_SEED && config.RUN_MODE !== "worker") {

@@ -1,11 +1,12 @@
 import { randomBytes } from "node:crypto";
 import { Redis } from "ioredis";
 import { sql } from "kysely";
+import pino, { type Logger } from "pino";
 import type { Config } from "./config.ts";
 import type { DatabaseHandle } from "./db/client.ts";
 import { type Clock, systemClock } from "./lib/clock.ts";
 import { createCredentialGuard, createRateLimiter } from "./lib/rate-limit/limiters.ts";
-import { createRedisWindowStore } from "./lib/rate-limit/redis-window-store.ts";
+import { createSharedWindowStore, type RedisStatus } from "./lib/rate-limit/redis-window-store.ts";
 import { createMemoryWindowStore, type SlidingWindowStore } from "./lib/rate-limit/sliding-window.ts";
 import { createSecretBox, parseSecretsKey } from "./lib/secret-box.ts";
 import { deriveKey } from "./lib/secrets-key.ts";
@@ -49,6 +50,8 @@ export function createPlatform(input: {
   redis?: Redis | null;
   /** The secrets key (loadSecretsKey): seals webhook secrets and stored idempotent responses; device cookies are signed with a key derived from it. */
   secretsKey?: Buffer;
+  /** Operational events (Redis lost and back). Default: silent. */
+  logger?: Logger;
 }) {
   const { config, database } = input;
   const db = database.db;
@@ -58,7 +61,12 @@ export function createPlatform(input: {
   const secretsKey =
     input.secretsKey ?? (config.SECRETS_KEY ? parseSecretsKey(config.SECRETS_KEY) : randomBytes(32));
   const redis = input.redis ?? null;
-  const windowStore: SlidingWindowStore = redis ? createRedisWindowStore(redis) : createMemoryWindowStore();
+  // With Redis, limits and throttles are shared by every instance, and fall back to per-instance
+  // memory while Redis does not answer: Redis accelerates, it is not a single point of failure.
+  const sharedCounters = redis
+    ? createSharedWindowStore(redis, { clock, logger: input.logger ?? pino({ level: "silent" }) })
+    : null;
+  const windowStore: SlidingWindowStore = sharedCounters?.store ?? createMemoryWindowStore();
 
   const recordEvent = createEventRecorder({ clock });
   const repos = {
@@ -114,6 +122,7 @@ export function createPlatform(input: {
     secretBox: createSecretBox(secretsKey),
     recordEvent,
   });
+  for (const metric of sharedCounters?.metrics ?? []) webhooks.metrics.registry.registerMetric(metric);
   const uninstallHooks: UninstallHook[] = [webhooks.onUninstall];
   const developer = {
     keys: createApiKeyService({ db, repo: createApiKeyRepo(db), clock, guard: credentialGuard }),
@@ -169,13 +178,18 @@ export function createPlatform(input: {
     windowStore,
     /** Idempotency keys of create requests (the HTTP side is lib/http/idempotency.ts). */
     idempotency: createIdempotencyService({ repo: createIdempotencyRepo(db), clock, secretsKey }),
+    sharedCounters,
     requireSession: createSessionGuard(accounts),
-    /** Readiness: the database answers (and Redis, when configured). */
-    async ping() {
+    /**
+     * Readiness: throws unless the database answers. Redis is reported, not required: while it is
+     * down the service still serves, with per-instance limits. Answers at once while degraded.
+     */
+    async ping(): Promise<{ redis: RedisStatus }> {
       await sql`SELECT 1`.execute(db);
-      if (redis) await redis.ping();
+      return { redis: sharedCounters ? await sharedCounters.status() : "not_configured" };
     },
     async close() {
+      sharedCounters?.close();
       if (redis) redis.disconnect();
       await database.close();
     },
@@ -183,7 +197,26 @@ export function createPlatform(input: {
 }
 export type Platform = ReturnType<typeof createPlatform>;
 
-export function connectRedis(url: string): Redis {
-  // Fail fast rather than queue commands forever while Redis is down: requests then answer 503.
-  return new Redis(url, { maxRetriesPerRequest: 2, enableOfflineQueue: true, lazyConnect: false });
+/**
+ * The Redis client of an instance. Every call fails fast instead of waiting for Redis (short
+ * time-out, no offline queue, no retry), so the window store answers from memory at once; the
+ * connection itself is retried forever in the background.
+ */
+export function connectRedis(
+  url: string,
+  options: { commandTimeoutMs: number; logger?: Pick<Logger, "debug"> },
+): Redis {
+  const redis = new Redis(url, {
+    commandTimeout: options.commandTimeoutMs,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    // A server that swallows connection attempts is tried again after 2 s, not after 10.
+    connectTimeout: 2000,
+    // Reconnect forever: 100 ms, 200 ms, ... capped at 2 s between attempts.
+    retryStrategy: (attempt) => Math.min(100 * 2 ** Math.min(attempt - 1, 5), 2000),
+  });
+  // Without a listener an 'error' event would be thrown. One arrives per failed reconnect, so they
+  // go to debug: the window store logs the outage itself, once.
+  redis.on("error", (err) => options.logger?.debug({ err }, "Redis connection error"));
+  return redis;
 }

@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { Redis } from "ioredis";
 import { TEST_REDIS_URL } from "./harness.ts";
@@ -31,6 +32,17 @@ export async function redisSkipReason(): Promise<string | undefined> {
   } finally {
     redis.disconnect();
   }
+}
+
+/** The redis-server binary fault tests start (and kill) themselves. */
+export const REDIS_SERVER = process.env.REDIS_SERVER_PATH ?? "redis-server";
+
+/** undefined when redis-server can be started; otherwise the skip reason. */
+export function redisServerSkipReason(): string | undefined {
+  const probe = spawnSync(REDIS_SERVER, ["--version"], { stdio: "ignore" });
+  return probe.error || probe.status !== 0
+    ? unavailable(`${REDIS_SERVER} not found (apt-get install redis-server, or set REDIS_SERVER_PATH)`)
+    : undefined;
 }
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";

@@ -1,5 +1,10 @@
 import { randomBytes } from "node:crypto";
 import type { Redis } from "ioredis";
+import type { Logger } from "pino";
+import { Counter, Gauge } from "prom-client";
+import Type, { type Static } from "typebox";
+import type { Clock } from "../clock.ts";
+import { createFallbackWindowStore } from "./fallback-window-store.ts";
 import type { SlidingWindowStore } from "./sliding-window.ts";
 
 // One script per operation so the read-check-write of a window is atomic across every instance.
@@ -60,3 +65,75 @@ export function createRedisWindowStore(redis: Redis, prefix = "mp:rl:"): Sliding
     },
   };
 }
+
+/** What readiness reports about Redis; declared once for the /readyz schema and the platform. */
+export const RedisStatusSchema = Type.Union(
+  [Type.Literal("ok"), Type.Literal("degraded"), Type.Literal("not_configured")],
+  {
+    description:
+      "`ok`: Redis answers and limits are shared by every instance. `degraded`: Redis does not answer; the service still serves, with rate limits and credential throttles counted per instance until Redis returns. `not_configured`: no REDIS_URL.",
+  },
+);
+export type RedisStatus = Static<typeof RedisStatusSchema>;
+
+/** How often an open circuit probes Redis (besides each reconnect of the client). */
+const PROBE_INTERVAL_MS = 1000;
+
+/**
+ * The window store of a platform with Redis: Redis while it answers, per-process memory while it
+ * does not (see createFallbackWindowStore). The switch is logged once each way and exported as
+ * Prometheus metrics (register `metrics` in the registry /metrics serves).
+ */
+export function createSharedWindowStore(
+  redis: Redis,
+  deps: { clock: Clock; logger: Pick<Logger, "warn" | "info"> },
+) {
+  const fallbackOperations = new Counter({
+    name: "merchant_redis_fallback_operations_total",
+    help: "Rate-limit and throttle operations answered from per-process memory because Redis did not answer.",
+    registers: [],
+  });
+  const store = createFallbackWindowStore({
+    primary: createRedisWindowStore(redis),
+    ping: () => redis.ping(),
+    clock: deps.clock,
+    probeIntervalMs: PROBE_INTERVAL_MS,
+    onFallback: () => fallbackOperations.inc(),
+    onChange(event) {
+      if (event.degraded) {
+        deps.logger.warn(
+          { err: event.error },
+          "Redis is unavailable: rate limits and credential throttles count per instance until it returns",
+        );
+      } else {
+        deps.logger.info(
+          { downSeconds: event.downMs / 1000, fallbackOperations: event.fallbackOperations },
+          "Redis is back: rate limits and credential throttles are shared again",
+        );
+      }
+    },
+  });
+  const degraded = new Gauge({
+    name: "merchant_redis_degraded",
+    help: "1 while Redis does not answer and rate limits count per instance, else 0.",
+    registers: [],
+    collect() {
+      this.set(store.degraded() ? 1 : 0);
+    },
+  });
+  // A reconnect is the likeliest moment Redis is back: probe at once rather than on the next tick.
+  const onReady = () => void store.probe();
+  redis.on("ready", onReady);
+  return {
+    store,
+    metrics: [degraded, fallbackOperations],
+    async status(): Promise<RedisStatus> {
+      return (await store.healthy()) ? "ok" : "degraded";
+    },
+    close() {
+      redis.off("ready", onReady);
+      store.close();
+    },
+  };
+}
+export type SharedWindowStore = ReturnType<typeof createSharedWindowStore>;
