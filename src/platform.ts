@@ -4,6 +4,7 @@ import { sql } from "kysely";
 import type { Config } from "./config.ts";
 import type { DatabaseHandle } from "./db/client.ts";
 import { type Clock, systemClock } from "./lib/clock.ts";
+import { createMetrics } from "./lib/metrics.ts";
 import { createCredentialGuard, createRateLimiter } from "./lib/rate-limit/limiters.ts";
 import { createRedisWindowStore } from "./lib/rate-limit/redis-window-store.ts";
 import { createMemoryWindowStore, type SlidingWindowStore } from "./lib/rate-limit/sliding-window.ts";
@@ -53,6 +54,8 @@ export function createPlatform(input: {
   const windowStore: SlidingWindowStore = redis ? createRedisWindowStore(redis) : createMemoryWindowStore();
 
   const recordEvent = createEventRecorder({ clock });
+  /** One Prometheus registry for every module; main.ts serves it on the metrics listener. */
+  const metrics = createMetrics();
   const repos = {
     accounts: createAccountRepo(db),
     stores: createStoreRepo(db),
@@ -103,6 +106,7 @@ export function createPlatform(input: {
       input.secretsKey ?? (config.SECRETS_KEY ? parseSecretsKey(config.SECRETS_KEY) : randomBytes(32)),
     ),
     recordEvent,
+    registry: metrics.registry,
   });
   const uninstallHooks: UninstallHook[] = [webhooks.onUninstall];
   const developer = {
@@ -157,6 +161,7 @@ export function createPlatform(input: {
     webhooks,
     developer,
     windowStore,
+    metrics,
     requireSession: createSessionGuard(accounts),
     /** Readiness: the database answers (and Redis, when configured). */
     async ping() {
