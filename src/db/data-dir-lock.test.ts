@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -12,21 +12,28 @@ const freshDir = () => {
   made.push(dir);
   return dir;
 };
+const children: ChildProcess[] = [];
 after(() => {
+  for (const child of children) child.kill("SIGKILL");
   for (const dir of made) rmSync(dir, { recursive: true, force: true });
 });
 
-/** Another process that takes the lock, reports, and holds it until it is killed. */
+/**
+ * Another process that takes the lock, reports, and holds it until it is killed. It drops the
+ * handle and collects garbage, as a long-running process eventually does: the lock must stay.
+ */
 function holder(dataDir: string) {
   const source = `
     const { lockDataDir } = await import(${JSON.stringify(join(import.meta.dirname, "data-dir-lock.ts"))});
     lockDataDir(${JSON.stringify(dataDir)});
+    globalThis.gc();
     process.stdout.write("locked\\n");
-    setInterval(() => {}, 60_000);
+    setInterval(() => globalThis.gc(), 10);
   `;
-  const child = spawn(process.execPath, ["--input-type=module", "-e", source], {
+  const child = spawn(process.execPath, ["--expose-gc", "--input-type=module", "-e", source], {
     stdio: ["ignore", "pipe", "inherit"],
   });
+  children.push(child);
   const locked = new Promise<void>((resolve, reject) => {
     child.stdout.on("data", (d) => String(d).includes("locked") && resolve());
     child.once("exit", (code) => reject(new Error(`holder exited (${code}) before locking`)));

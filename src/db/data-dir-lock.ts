@@ -6,6 +6,11 @@ import { StartupError } from "../lib/preflight.ts";
 const LOCK_FILE = "instance.lock";
 const PID_FILE = "instance.pid";
 const SQLITE_BUSY = 5;
+/**
+ * The open lock connections. A connection nothing refers to is garbage-collected, and closing it
+ * frees the lock: a caller that drops the returned handle must still keep the directory.
+ */
+const held = new Set<DatabaseSync>();
 
 export class DataDirLockedError extends StartupError {
   readonly dataDir: string;
@@ -57,12 +62,11 @@ export function lockDataDir(dir: string): DataDirLock {
   const temporary = `${pidFile}.${process.pid}.tmp`;
   writeFileSync(temporary, `${process.pid}\n`);
   renameSync(temporary, pidFile);
-  let held = true;
+  held.add(lock);
   return {
     dataDir,
     release() {
-      if (!held) return;
-      held = false;
+      if (!held.delete(lock)) return;
       // The pid file goes first: once the lock is free, it may already be the next holder's.
       rmSync(pidFile, { force: true });
       lock.close();
