@@ -41,7 +41,8 @@ async function prepare(
         dataDir: config.DATABASE_URL ? undefined : dataDir,
       });
     } catch (error) {
-      throw new StartupError((error as Error).message);
+      // SECRETS_KEY missing or malformed, or the key file standing in for it: a setting to fix.
+      throw new ConfigError((error as Error).message);
     }
     return { dataDir, lock, secretsKey };
   } catch (error) {

@@ -250,6 +250,15 @@ describe("a start that cannot succeed stops before touching data", () => {
     assert.equal((await badConfig.exit()).code, 78, badConfig.output);
     assert.match(badConfig.stderr, /PORT/);
     assert.equal(existsSync(dataDir), false);
+
+    // A server database without SECRETS_KEY is refused before any connection is tried.
+    const noKey = startServer({
+      ...serverEnv(dataDir, PORT_BASE + 12, PORT_BASE + 13),
+      DATABASE_URL: "postgres://nobody@127.0.0.1:1/none",
+      SECRETS_KEY: "",
+    });
+    assert.equal((await noKey.exit()).code, 78, noKey.output);
+    assert.match(noKey.stderr, /SECRETS_KEY is required/);
   });
 });
 
