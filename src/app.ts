@@ -3,7 +3,7 @@ import { join } from "node:path";
 import cookie from "@fastify/cookie";
 import fastifyStatic from "@fastify/static";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
-import Fastify, { type FastifyRequest, type FastifyServerOptions } from "fastify";
+import Fastify, { type FastifyBaseLogger, type FastifyRequest, type FastifyServerOptions } from "fastify";
 import Type from "typebox";
 import { AppError } from "./lib/errors.ts";
 import { installFamilyGuard } from "./lib/http/api-family.ts";
@@ -47,11 +47,13 @@ function idempotencyScope(request: FastifyRequest): string | null {
 /** Builds the HTTP application on already-open dependencies. No I/O happens here beyond registering routes. */
 export async function buildApp(
   platform: Platform,
-  options: { logger?: FastifyServerOptions["logger"] } = {},
+  options: { logger?: FastifyServerOptions["logger"]; loggerInstance?: FastifyBaseLogger } = {},
 ): Promise<App> {
   const { config } = platform;
   const app = Fastify({
-    logger: options.logger ?? false,
+    ...(options.loggerInstance
+      ? { loggerInstance: options.loggerInstance }
+      : { logger: options.logger ?? false }),
     bodyLimit: config.BODY_LIMIT_BYTES,
     trustProxy: config.TRUST_PROXY,
     requestIdHeader: false,
@@ -185,10 +187,6 @@ export async function buildApp(
       res.header("referrer-policy", "same-origin");
     },
   });
-
-  app.get("/metrics", { schema: { hide: true } }, async (_request, reply) => {
-    const registry = platform.webhooks.metrics.registry;
-    return reply.header("content-type", registry.contentType).send(await registry.metrics());
-  });
+  // No /metrics here: Prometheus data is served on its own listener (src/lib/metrics.ts, METRICS_PORT).
   return app;
 }

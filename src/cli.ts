@@ -1,31 +1,39 @@
-import { mkdirSync } from "node:fs";
 import { resolve } from "node:path";
 import { buildApp } from "./app.ts";
-import { ConfigError, ConfigSchema, loadConfig } from "./config.ts";
+import { type Config, ConfigError, ConfigSchema, loadConfig } from "./config.ts";
 import { openDatabase } from "./db/client.ts";
+import { lockDataDir } from "./db/data-dir-lock.ts";
 import { migrate } from "./db/migrate.ts";
+import { StartupError } from "./lib/preflight.ts";
 import { demoCredentialsFile, seedDemo } from "./modules/demo/demo-seed.ts";
 import { createPlatform } from "./platform.ts";
 
-/** Operator commands: migrate | seed | openapi | config. */
+/** Operator commands: migrate | seed | openapi | config (`npm run cli -- <command>`). */
 const command = process.argv[2];
+
+/** The embedded data directory for this command alone, as for the server (null on DATABASE_URL). */
+const lockEmbedded = (config: Config) => (config.DATABASE_URL ? null : lockDataDir(resolve(config.DATA_DIR)));
 
 async function withPlatform<T>(
   fn: (platform: ReturnType<typeof createPlatform>) => Promise<T>,
   options: { memory?: boolean } = {},
 ) {
   const config = loadConfig();
-  const dataDir = resolve(config.DATA_DIR);
-  const database = await openDatabase({
-    url: options.memory ? undefined : config.DATABASE_URL,
-    dataDir: options.memory ? undefined : dataDir,
-    schema: config.DATABASE_SCHEMA,
-  });
+  const lock = options.memory ? null : lockEmbedded(config);
   try {
-    await migrate(database);
-    return await fn(createPlatform({ config, database }));
+    const database = await openDatabase({
+      url: options.memory ? undefined : config.DATABASE_URL,
+      dataDir: options.memory ? undefined : resolve(config.DATA_DIR),
+      schema: config.DATABASE_SCHEMA,
+    });
+    try {
+      await migrate(database);
+      return await fn(createPlatform({ config, database }));
+    } finally {
+      await database.close();
+    }
   } finally {
-    await database.close();
+    lock?.release();
   }
 }
 
@@ -33,7 +41,7 @@ try {
   switch (command) {
     case "migrate": {
       const config = loadConfig();
-      if (!config.DATABASE_URL) mkdirSync(resolve(config.DATA_DIR), { recursive: true });
+      const lock = lockEmbedded(config);
       const database = await openDatabase({
         url: config.DATABASE_URL,
         dataDir: resolve(config.DATA_DIR),
@@ -41,6 +49,7 @@ try {
       });
       const applied = await migrate(database);
       await database.close();
+      lock?.release();
       console.log(applied.length ? `applied: ${applied.join(", ")}` : "up to date");
       break;
     }
@@ -85,10 +94,10 @@ try {
       break;
     }
     default:
-      console.error("usage: node src/cli.ts migrate|seed|openapi|config");
+      console.error("usage: npm run cli -- migrate|seed|openapi|config");
       process.exit(64);
   }
 } catch (error) {
-  console.error(error instanceof ConfigError ? error.message : error);
+  console.error(error instanceof ConfigError || error instanceof StartupError ? error.message : error);
   process.exit(1);
 }

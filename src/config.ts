@@ -13,6 +13,18 @@ export const ConfigSchema = Type.Object({
     description: "TCP port of the HTTP server.",
   }),
   HOST: Type.String({ default: "0.0.0.0", description: "Interface the HTTP server binds to." }),
+  METRICS_PORT: Type.Integer({
+    minimum: 0,
+    maximum: 65535,
+    default: 9464,
+    description:
+      "TCP port of the Prometheus metrics listener (GET /metrics), separate from the API in every RUN_MODE. 0 turns it off. Give each process on one machine its own.",
+  }),
+  METRICS_HOST: Type.String({
+    default: "127.0.0.1",
+    description:
+      "Interface the metrics listener binds to. Loopback by default: only this machine reads the metrics; set 0.0.0.0 (behind a firewall) for a remote scraper.",
+  }),
   PUBLIC_BASE_URL: Type.Optional(
     Type.String({
       pattern: "^https?://[^\\s/]+(/[^\\s]*)?$",

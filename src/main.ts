@@ -1,23 +1,60 @@
-import { mkdirSync } from "node:fs";
 import { resolve } from "node:path";
-import pino from "pino";
 import { buildApp } from "./app.ts";
 import { type Config, ConfigError, loadConfig } from "./config.ts";
 import { openDatabase } from "./db/client.ts";
+import { type DataDirLock, lockDataDir } from "./db/data-dir-lock.ts";
 import { startEmbeddedMaintenance } from "./db/maintenance.ts";
 import { migrate } from "./db/migrate.ts";
 import { waitForDatabase } from "./db/wait-for-database.ts";
+import { createLogger } from "./lib/logger.ts";
+import { serveMetrics } from "./lib/metrics.ts";
+import { assertPortFree, StartupError } from "./lib/preflight.ts";
 import { loadSecretsKey } from "./lib/secret-box.ts";
 import { demoCredentialsFile, seedDemo } from "./modules/demo/demo-seed.ts";
 import { listenForEvents } from "./modules/webhooks/delivery/notifications.ts";
 import { connectRedis, createPlatform } from "./platform.ts";
 
-const LOG_REDACT = ["req.headers.authorization", "req.headers.cookie", 'req.headers["x-api-secret"]'];
+/** How long SIGTERM/SIGINT waits for in-flight requests and deliveries before exiting anyway. */
+const DRAIN_LIMIT_MS = 25_000;
+
+/**
+ * Runs before anything opens the database, so a start that cannot succeed fails before it migrates
+ * or seeds. First the embedded data directory is taken for this process (a second start of the
+ * same service is told which process has it); then what can be checked is checked: the ports are
+ * free, the secrets key is valid.
+ */
+async function prepare(
+  config: Config,
+): Promise<{ dataDir: string; lock: DataDirLock | null; secretsKey: Buffer }> {
+  const dataDir = resolve(config.DATA_DIR);
+  const lock = config.DATABASE_URL ? null : lockDataDir(dataDir);
+  try {
+    const api = config.RUN_MODE !== "worker";
+    if (api && config.METRICS_PORT !== 0 && config.METRICS_PORT === config.PORT)
+      throw new StartupError(`METRICS_PORT ${config.METRICS_PORT} must differ from PORT.`);
+    if (api) await assertPortFree("PORT", config.PORT, config.HOST);
+    if (config.METRICS_PORT !== 0)
+      await assertPortFree("METRICS_PORT", config.METRICS_PORT, config.METRICS_HOST);
+    let secretsKey: Buffer;
+    try {
+      secretsKey = loadSecretsKey({
+        secretsKey: config.SECRETS_KEY,
+        dataDir: config.DATABASE_URL ? undefined : dataDir,
+      });
+    } catch (error) {
+      // SECRETS_KEY missing or malformed, or the key file standing in for it: a setting to fix.
+      throw new ConfigError((error as Error).message);
+    }
+    return { dataDir, lock, secretsKey };
+  } catch (error) {
+    lock?.release();
+    throw error;
+  }
+}
 
 async function start(config: Config) {
-  const logger = pino({ level: config.LOG_LEVEL, redact: LOG_REDACT });
-  const dataDir = resolve(config.DATA_DIR);
-  if (!config.DATABASE_URL) mkdirSync(dataDir, { recursive: true });
+  const logger = await createLogger({ level: config.LOG_LEVEL });
+  const { dataDir, lock, secretsKey } = await prepare(config);
   const database = await openDatabase({
     url: config.DATABASE_URL,
     dataDir,
@@ -34,10 +71,6 @@ async function start(config: Config) {
   const redis = config.REDIS_URL
     ? connectRedis(config.REDIS_URL, { commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS, logger })
     : null;
-  const secretsKey = loadSecretsKey({
-    secretsKey: config.SECRETS_KEY,
-    dataDir: config.DATABASE_URL ? undefined : dataDir,
-  });
   const platform = createPlatform({ config, database, redis, secretsKey, logger });
 
   let demo: Awaited<ReturnType<typeof seedDemo>> | null = null;
@@ -47,12 +80,20 @@ async function start(config: Config) {
     });
   }
 
-  const app = await buildApp(platform, { logger: { level: config.LOG_LEVEL, redact: LOG_REDACT } });
+  const app = await buildApp(platform, { loggerInstance: logger });
   if (config.RUN_MODE !== "worker") {
     await app.listen({ port: config.PORT, host: config.HOST });
   } else {
     await app.ready();
   }
+  const metrics =
+    config.METRICS_PORT === 0
+      ? null
+      : await serveMetrics(platform.metrics.registry, {
+          port: config.METRICS_PORT,
+          host: config.METRICS_HOST,
+          onError: (error) => logger.warn({ err: error }, "metrics scrape failed"),
+        });
 
   let stopWorker = async () => {};
   if (config.RUN_MODE !== "api") {
@@ -73,6 +114,7 @@ async function start(config: Config) {
       mode: config.RUN_MODE,
       database: config.DATABASE_URL ? "postgresql" : `embedded (${dataDir})`,
       redis: Boolean(redis),
+      metrics: metrics?.url ?? "off",
     },
     "merchant platform started",
   );
@@ -96,15 +138,17 @@ async function start(config: Config) {
     stopping = true;
     logger.info({ signal }, "shutting down: draining in-flight requests");
     const force = setTimeout(() => {
-      logger.error("shutdown took over 25 s; exiting");
+      logger.error(`shutdown took over ${DRAIN_LIMIT_MS / 1000} s; exiting`);
       process.exit(1);
-    }, 25_000);
+    }, DRAIN_LIMIT_MS);
     force.unref();
     try {
       await app.close();
+      await metrics?.close();
       await stopWorker();
       stopMaintenance();
       await platform.close();
+      lock?.release();
       logger.info("stopped");
       process.exit(0);
     } catch (error) {
@@ -122,6 +166,10 @@ try {
   if (error instanceof ConfigError) {
     console.error(error.message);
     process.exit(78);
+  }
+  if (error instanceof StartupError) {
+    console.error(error.message);
+    process.exit(1);
   }
   console.error(error);
   process.exit(1);

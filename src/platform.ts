@@ -5,6 +5,7 @@ import pino, { type Logger } from "pino";
 import type { Config } from "./config.ts";
 import type { DatabaseHandle } from "./db/client.ts";
 import { type Clock, systemClock } from "./lib/clock.ts";
+import { createMetrics } from "./lib/metrics.ts";
 import { createCredentialGuard, createRateLimiter } from "./lib/rate-limit/limiters.ts";
 import { createSharedWindowStore, type RedisStatus } from "./lib/rate-limit/redis-window-store.ts";
 import { createMemoryWindowStore, type SlidingWindowStore } from "./lib/rate-limit/sliding-window.ts";
@@ -69,6 +70,8 @@ export function createPlatform(input: {
   const windowStore: SlidingWindowStore = sharedCounters?.store ?? createMemoryWindowStore();
 
   const recordEvent = createEventRecorder({ clock });
+  /** One Prometheus registry for every module; main.ts serves it on the metrics listener. */
+  const metrics = createMetrics();
   const repos = {
     accounts: createAccountRepo(db),
     stores: createStoreRepo(db),
@@ -121,8 +124,9 @@ export function createPlatform(input: {
     clock,
     secretBox: createSecretBox(secretsKey),
     recordEvent,
+    registry: metrics.registry,
   });
-  for (const metric of sharedCounters?.metrics ?? []) webhooks.metrics.registry.registerMetric(metric);
+  for (const metric of sharedCounters?.metrics ?? []) metrics.registry.registerMetric(metric);
   const uninstallHooks: UninstallHook[] = [webhooks.onUninstall];
   const developer = {
     keys: createApiKeyService({ db, repo: createApiKeyRepo(db), clock, guard: credentialGuard }),
@@ -179,6 +183,7 @@ export function createPlatform(input: {
     /** Idempotency keys of create requests (the HTTP side is lib/http/idempotency.ts). */
     idempotency: createIdempotencyService({ repo: createIdempotencyRepo(db), clock, secretsKey }),
     sharedCounters,
+    metrics,
     requireSession: createSessionGuard(accounts),
     /**
      * Readiness: throws unless the database answers. Redis is reported, not required: while it is

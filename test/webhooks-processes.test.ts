@@ -30,6 +30,7 @@ function startWorker(ctx: TestContext, secretsKey: string, env: Record<string, s
       SECRETS_KEY: secretsKey,
       DEMO_SEED: "false",
       LOG_LEVEL: "error",
+      METRICS_PORT: "0", // several workers at once: none needs the metrics listener
       WEBHOOK_ALLOW_PRIVATE_TARGETS: "true",
       WEBHOOK_RETRY_BASE_MS: "200",
       WEBHOOK_TIMEOUT_MS: "2000",

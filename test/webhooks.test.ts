@@ -294,9 +294,9 @@ describe("webhooks: subscriptions and signed, retried deliveries to real HTTPS r
     assert.equal((await inst.api.get("/api/v1/apps/api/webhooks")).status, 401);
   });
 
-  it("exposes Prometheus metrics", async () => {
-    const res = await ctx.app.inject({ method: "GET", url: "/metrics" });
-    assert.equal(res.statusCode, 200);
+  it("exposes Prometheus metrics in the platform's registry, not on the API", async () => {
+    assert.equal((await ctx.app.inject({ method: "GET", url: "/metrics" })).statusCode, 404);
+    const res = { body: await ctx.platform.metrics.registry.metrics() };
     for (const name of [
       "webhook_delivery_attempts_total",
       "webhook_delivery_attempt_duration_seconds",

@@ -89,7 +89,11 @@ export async function installDocs(
           name: "Developer API: products",
           description: "`read_products` to read; `write_products` to create, change and delete.",
         },
-        { name: "Operations", description: "Health and readiness probes. Prometheus metrics at `/metrics`." },
+        {
+          name: "Operations",
+          description:
+            "Health and readiness probes. Prometheus metrics are not on this port: they are served at `/metrics` on the metrics listener (`METRICS_HOST:METRICS_PORT`, loopback by default).",
+        },
       ],
       components: {
         securitySchemes: {

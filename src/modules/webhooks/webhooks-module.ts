@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from "fastify";
+import type { Registry } from "prom-client";
 import type { Config } from "../../config.ts";
 import type { Db, Executor } from "../../db/client.ts";
 import type { Installation, Store } from "../../db/schema.ts";
@@ -22,11 +23,13 @@ export function createWebhooksModule(deps: {
   clock: Clock;
   secretBox: SecretBox;
   recordEvent: RecordEvent;
+  /** The platform's Prometheus registry. */
+  registry: Registry;
 }) {
   const { db, config, clock, secretBox } = deps;
   const allowPrivate = config.WEBHOOK_ALLOW_PRIVATE_TARGETS;
   const deliveries = createDeliveryRepo(db);
-  const metrics = createWebhookMetrics({ repo: deliveries, clock });
+  const metrics = createWebhookMetrics({ registry: deps.registry, repo: deliveries, clock });
   const subscriptions = createSubscriptionService({
     repo: createSubscriptionRepo(db),
     clock,

@@ -1,14 +1,18 @@
-import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import { Counter, Gauge, Histogram, type Registry } from "prom-client";
 import type { Clock } from "../../../lib/clock.ts";
 import type { DeliveryRepo } from "./delivery-repo.ts";
 
 /**
  * Prometheus metrics of the delivery engine: attempts by outcome, attempt latency, and (read from
  * the database at scrape time, so every instance reports the shared queue) queue depth and the age
- * of the oldest pending delivery.
+ * of the oldest pending delivery. Registered in the platform's registry (platform.metrics).
  */
-export function createWebhookMetrics(deps: { repo: Pick<DeliveryRepo, "stats">; clock: Clock }) {
-  const registry = new Registry();
+export function createWebhookMetrics(deps: {
+  registry: Registry;
+  repo: Pick<DeliveryRepo, "stats">;
+  clock: Clock;
+}) {
+  const { registry } = deps;
   const attempts = new Counter({
     name: "webhook_delivery_attempts_total",
     help: "Delivery attempts by outcome (delivered, retry, failed).",
