@@ -51,6 +51,7 @@ function startService(mode: "api" | "worker", env: Record<string, string>): Serv
       RUN_MODE: mode,
       HOST: "127.0.0.1",
       PORT: "0",
+      METRICS_PORT: "0", // several processes at once: none needs the metrics listener
       SECRETS_KEY: secretsKey,
       DEMO_SEED: "false",
       LOG_LEVEL: "info",

@@ -125,7 +125,7 @@ describe("Redis outage and return under load", { skip: redisServerSkipReason() }
   }
 
   const metric = async (inst: Instance, name: string) => {
-    const text = await inst.platform.webhooks.metrics.registry.metrics();
+    const text = await inst.platform.metrics.registry.metrics();
     const match = new RegExp(`^${name} (\\S+)$`, "m").exec(text);
     return match ? Number(match[1]) : undefined;
   };
@@ -321,7 +321,7 @@ describe("readiness without Redis", () => {
       const res = await new Client(ctx.app).get("/readyz");
       assert.equal(res.status, 200);
       assert.deepEqual(res.data, { status: "ready", redis: "not_configured" });
-      const metrics = await ctx.platform.webhooks.metrics.registry.metrics();
+      const metrics = await ctx.platform.metrics.registry.metrics();
       assert.doesNotMatch(metrics, /merchant_redis/);
     } finally {
       await ctx.close();
