@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { randomBytes, randomUUID } from "node:crypto";
 import { after, before, describe, it } from "node:test";
+import { buildApp } from "../src/app.ts";
+import { createPlatform } from "../src/platform.ts";
 import { installedApp } from "./apps-harness.ts";
 import {
   Client,
@@ -186,6 +188,33 @@ describe("idempotency keys on creates", () => {
     assertReplayOf(await dev.post("/api/v1/developer/products", body, idem(k)), first);
     assert.equal(await countRows(ctx, "products", m.store.id), 1);
     assert.equal(await countEvents(ctx, m.store.id, "product.created"), 1);
+  });
+
+  it("after the secrets key changed, a retry is refused plainly (409), never run again, never a 500", async () => {
+    const m = await merchant();
+    const k = key();
+    const body = { title: "Vase", price: "12.00" };
+    assert.equal((await m.client.post(`${m.base}/products`, body, idem(k))).status, 201);
+    // Another instance of the service on the same database, with another SECRETS_KEY.
+    const rekeyed = createPlatform({
+      config: ctx.platform.config,
+      database: ctx.platform.database,
+      clock: ctx.clock,
+      secretsKey: randomBytes(32),
+    });
+    const other = await buildApp(rekeyed);
+    await other.ready();
+    try {
+      const client = new Client(other);
+      client.cookie = m.client.cookie;
+      const retry = await client.post(`${m.base}/products`, body, idem(k));
+      assert.equal(retry.status, 409, JSON.stringify(retry.body));
+      assert.equal(errorCode(retry), "CONFLICT");
+      assert.match(retry.body.error.message, /secrets key/);
+      assert.equal(await countRows(ctx, "products", m.store.id), 1, "not created twice");
+    } finally {
+      await other.close();
+    }
   });
 
   it("the same key with another body, path or method answers 422 IDEMPOTENCY_KEY_REUSED and creates nothing", async () => {

@@ -77,7 +77,18 @@ export function createIdempotencyService(deps: {
         });
       }
       if (held.response_status === null || held.response_body === null) break;
-      return { kind: "replay", status: held.response_status, body: box().open(held.response_body) };
+      let body: string;
+      try {
+        body = box().open(held.response_body);
+      } catch {
+        // Sealed under a secrets key that has since changed: the create happened, but its answer
+        // cannot be shown again. Running it again would create a duplicate, so refuse plainly.
+        throw new AppError("CONFLICT", {
+          message:
+            "This Idempotency-Key's request already ran, but its stored answer can no longer be read (the service's secrets key changed). Check the resource list before retrying with a new key.",
+        });
+      }
+      return { kind: "replay", status: held.response_status, body };
     }
     throw new AppError("IDEMPOTENCY_KEY_IN_USE", {
       headers: { "retry-after": String(IN_USE_RETRY_AFTER_SECONDS) },
