@@ -485,7 +485,7 @@ describe("scale-out: two API and two worker processes on one PostgreSQL and one 
       }),
     );
     await waitUntil(() => released, 120_000, `${BARRIER} attempts open at once (both workers delivering)`);
-    await waitUntil(() => attemptsOf.size >= 1000, 300_000, "1,000 distinct deliveries");
+    await waitUntil(() => attemptsOf.size >= 1000, 150_000, "1,000 distinct deliveries");
     const elapsed = performance.now() - started;
 
     const store = await ctx.platform.db
