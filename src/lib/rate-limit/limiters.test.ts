@@ -66,6 +66,23 @@ describe("credential guard", () => {
     assert.equal(await attempt(guard, "id-x", "3.3.3.3", true), "RATE_LIMITED");
   });
 
+  it("keeps the password and the random-secret buckets apart on one store", async () => {
+    const store = createMemoryWindowStore();
+    const secrets = createCredentialGuard(
+      { store, clock },
+      { maxFailures: 2, windowMs: 60_000, secret: "random" },
+    );
+    const passwords = createCredentialGuard(
+      { store, clock },
+      { maxFailures: 2, windowMs: 60_000, secret: "password" },
+    );
+    // Enough wrong client secrets from one address to fill both IP bounds if they were shared.
+    for (let i = 0; i < 20; i++) await attempt(secrets, `client${i}`, "1.1.1.1", false);
+    assert.equal(await attempt(secrets, "client-x", "1.1.1.1", false), "RATE_LIMITED");
+    // A password sign-in from that address is still judged on its own.
+    assert.equal(await attempt(passwords, "someone@example.com", "1.1.1.1", true), "subject");
+  });
+
   it("passwords: the IP bound refuses before verification; ip null leaves it out", async () => {
     const guard = createCredentialGuard(
       { store: createMemoryWindowStore(), clock },

@@ -102,16 +102,19 @@ export function createCredentialGuard(
       wrong: () => AppError,
       opts: { clearOnSuccess?: boolean } = {},
     ): Promise<T> {
-      const ipKey = who.ip === null ? null : `ip:${who.ip}`;
-      await byId.assertAllowed(who.id);
+      // Buckets are per kind of secret: failed client secrets from an address must not spend
+      // that address's budget for passwords (nor the reverse); the two guards share one store.
+      const idKey = `${options.secret}:${who.id}`;
+      const ipKey = who.ip === null ? null : `${options.secret}:ip:${who.ip}`;
+      await byId.assertAllowed(idKey);
       if (ipKey && options.secret === "password") await byIp.assertAllowed(ipKey);
       const subject = await check();
       if (subject !== undefined) {
-        if (opts.clearOnSuccess) await byId.clear(who.id);
+        if (opts.clearOnSuccess) await byId.clear(idKey);
         return subject;
       }
       const [, ipRefusal] = await Promise.all([
-        byId.recordFailure(who.id),
+        byId.recordFailure(idKey),
         ipKey ? byIp.recordFailure(ipKey) : null,
       ]);
       throw ipRefusal ?? wrong();
