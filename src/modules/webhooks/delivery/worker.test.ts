@@ -43,7 +43,7 @@ function setup() {
   const repo: WorkerDeps["repo"] = {
     async dispatchEvents() {
       guard();
-      return 0;
+      return { events: 0, claimed: [] };
     },
     async failExhausted() {
       guard();
@@ -53,11 +53,15 @@ function setup() {
       guard();
       return state.claims++ === 0 ? [DELIVERY] : [];
     },
-    async complete(_d, outcome) {
+    async release() {
+      guard();
+      return 0;
+    },
+    async completeMany(items) {
       state.completeCalls++;
       guard();
-      state.completed.push(outcome.next.status);
-      return true;
+      for (const item of items) state.completed.push(item.next.status);
+      return new Set(items.map((item) => item.delivery.id));
     },
     async nextDueAt() {
       guard();
