@@ -48,8 +48,8 @@ export interface WorkerDeps {
   metrics?: {
     attemptFinished(outcome: "delivered" | "retry" | "failed", seconds: number): void;
   };
-  /** Housekeeping run with the poll (retention); its failures are logged, never fatal. */
-  housekeeping?: (now: Date) => Promise<void>;
+  /** Background housekeeping (retention), offered a turn with every poll; stop() waits for it. */
+  housekeeping?: { due(now: Date): void; idle(): Promise<void> };
 }
 
 /**
@@ -323,8 +323,7 @@ export function createDeliveryWorker(deps: WorkerDeps) {
     if (now.getTime() - lastSweep >= settings.pollMs) {
       lastSweep = now.getTime();
       await repo.failExhausted(now, settings.maxAttempts);
-      if (deps.housekeeping)
-        await deps.housekeeping(now).catch((error) => logger.warn({ err: error }, "housekeeping failed"));
+      deps.housekeeping?.due(now);
     }
     const r = room();
     if (r.limit > 0) {
@@ -427,6 +426,7 @@ export function createDeliveryWorker(deps: WorkerDeps) {
           );
       await Promise.allSettled([...attempts]);
       while (flushing) await flushing;
+      await deps.housekeeping?.idle();
     },
     /** One pass of dispatch + claim, for operators' tools and tests that step the engine. */
     tick,
