@@ -133,9 +133,11 @@ export function createPlatform(input: {
     /** Developer API quota: RATE_LIMIT_PER_MINUTE accepted requests per key pair in any 60 s. */
     limiter: createRateLimiter({ store: windowStore, clock }, config.RATE_LIMIT_PER_MINUTE, 60_000),
   };
+  const apps = createAppService({ repo: appRepo, clock, guard: credentialGuard });
   const tokens = createTokenService({
     db,
     repo: createOAuthRepo(db),
+    clients: apps,
     clock,
     ttl: {
       accessSeconds: config.ACCESS_TOKEN_TTL_SECONDS,
@@ -152,7 +154,7 @@ export function createPlatform(input: {
     onUninstall: uninstallHooks,
   });
   const integration = {
-    apps: createAppService({ repo: appRepo, clock, guard: credentialGuard }),
+    apps,
     installations,
     tokens,
     consent: createConsentService({

@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
 import { after, before, describe, it } from "node:test";
+import pg from "pg";
 import { consent, exchange, installedApp, REDIRECT, registerApp } from "./apps-harness.ts";
 import { Client, createTestContext, errorCode, merchantWithStore, type TestContext } from "./harness.ts";
 
@@ -25,6 +27,51 @@ describe("token rules under concurrency, and the lost-response retry", () => {
       key ? { "idempotency-key": key } : {},
     );
 
+  /** Refresh tokens of the family the given refresh token belongs to. */
+  const tokenCounts = async (refreshToken: string) => {
+    const hash = createHash("sha256").update(refreshToken).digest("hex");
+    return ctx.platform.db
+      .selectFrom("refresh_tokens as r")
+      .innerJoin("refresh_tokens as f", (j) =>
+        j.onRef("f.store_id", "=", "r.store_id").onRef("f.grant_id", "=", "r.grant_id"),
+      )
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .where("r.token_hash", "=", hash)
+      .execute()
+      .then((rows) => rows.map((row) => ({ n: Number(row.n) })) as [{ n: number }]);
+  };
+
+  /** The SQL statements the database receives while `run` runs (BEGIN and COMMIT included). */
+  const countStatements = async (run: () => Promise<unknown>): Promise<string[]> => {
+    const seen: string[] = [];
+    const database = ctx.platform.database;
+    if (database.kind === "pglite") {
+      const pglite = database.pglite;
+      const query = pglite.query.bind(pglite);
+      pglite.query = ((text: string, ...rest: unknown[]) => {
+        seen.push(text);
+        return (query as (...a: unknown[]) => unknown)(text, ...rest);
+      }) as typeof pglite.query;
+      try {
+        await run();
+      } finally {
+        delete (pglite as { query?: unknown }).query;
+      }
+    } else {
+      const query = pg.Client.prototype.query;
+      pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+        seen.push(typeof args[0] === "string" ? args[0] : String((args[0] as { text?: string }).text));
+        return (query as (...a: unknown[]) => unknown).apply(this, args);
+      } as typeof query;
+      try {
+        await run();
+      } finally {
+        pg.Client.prototype.query = query;
+      }
+    }
+    return seen;
+  };
+
   it("20 parallel redemptions of one code: exactly one succeeds", async () => {
     const a = await registerApp(ctx.app, ["read_products"]);
     const merchant = await merchantWithStore(ctx.app);
@@ -48,19 +95,99 @@ describe("token rules under concurrency, and the lost-response retry", () => {
     assert.equal((await api.get("/api/v1/apps/api/products")).status, 401);
   });
 
-  it("10 parallel refreshes of one token: exactly one succeeds", async () => {
+  it("20 parallel refreshes of one token: exactly one succeeds; the others are reuse and revoke the family", async () => {
     const inst = await installedApp(ctx.app, ["read_products"]);
+    const refresh = refresher(inst);
+    const results = await Promise.all(Array.from({ length: 20 }, () => refresh(inst.tokens.refreshToken)));
+    const ok = results.filter((r) => r.status === 200);
+    assert.equal(ok.length, 1);
+    for (const r of results.filter((r) => r.status !== 200)) {
+      assert.equal(r.status, 400);
+      assert.equal(errorCode(r), "INVALID_GRANT");
+    }
+    // A second presentation of a spent token is reuse (RFC 9700), concurrent or not.
+    assert.equal((await inst.bearer(ok[0]!.data.accessToken).get("/api/v1/apps/api/products")).status, 401);
+    assert.equal((await refresh(ok[0]!.data.refreshToken)).status, 400);
+    const [{ n }] = await tokenCounts(inst.tokens.refreshToken);
+    assert.equal(n, 2, "one successor pair was issued, no more");
+  });
+
+  it("20 parallel presentations with one Idempotency-Key: all get the same pair, and only one pair exists", async () => {
+    const inst = await installedApp(ctx.app, ["read_products"]);
+    const refresh = refresher(inst);
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => refresh(inst.tokens.refreshToken, "key-parallel-1")),
+    );
+    assert.deepEqual(
+      results.map((r) => r.status),
+      Array(20).fill(200),
+    );
+    for (const r of results) assert.deepEqual(r.data, results[0]!.data);
+    const [{ n }] = await tokenCounts(inst.tokens.refreshToken);
+    assert.equal(n, 2, "the original refresh token and its one successor");
+    assert.equal(
+      (await inst.bearer(results[0]!.data.accessToken).get("/api/v1/apps/api/products")).status,
+      200,
+    );
+    assert.equal((await refresh(results[0]!.data.refreshToken)).status, 200, "the family is intact");
+  });
+
+  it("a refresh racing a revocation of its family never leaves a usable token", async () => {
+    for (let round = 0; round < 5; round++) {
+      const inst = await installedApp(ctx.app, ["read_products"]);
+      const revoke = new Client(ctx.app).request(
+        "POST",
+        "/api/v1/oauth/revoke",
+        `token=${inst.tokens.refreshToken}&client_id=${inst.clientId}&client_secret=${inst.clientSecret}`,
+        { "content-type": "application/x-www-form-urlencoded" },
+      );
+      const [refreshed, revoked] = await Promise.all([refresher(inst)(inst.tokens.refreshToken), revoke]);
+      assert.equal(revoked.status, 200);
+      if (refreshed.status === 200) {
+        // It committed first; the revocation then took its tokens too.
+        const api = inst.bearer(refreshed.data.accessToken);
+        assert.equal((await api.get("/api/v1/apps/api/products")).status, 401);
+        assert.equal((await refresher(inst)(refreshed.data.refreshToken)).status, 400);
+      } else {
+        assert.equal(errorCode(refreshed), "INVALID_GRANT");
+      }
+      assert.equal((await inst.api.get("/api/v1/apps/api/products")).status, 401);
+    }
+  });
+
+  it("a wrong secret, another client or a wrong slug spends nothing", async () => {
+    const inst = await installedApp(ctx.app, ["read_products"]);
+    const other = await registerApp(ctx.app, ["read_products"]);
     const body = {
       slug: inst.merchant.slug,
       refreshToken: inst.tokens.refreshToken,
       clientId: inst.clientId,
       clientSecret: inst.clientSecret,
     };
-    const results = await Promise.all(
-      Array.from({ length: 10 }, () => new Client(ctx.app).post("/api/v1/apps/token/refresh", body)),
+    const post = (change: Record<string, string>) =>
+      new Client(ctx.app).post("/api/v1/apps/token/refresh", { ...body, ...change });
+    const wrongSecret = await post({ clientSecret: other.clientSecret });
+    assert.equal(wrongSecret.status, 401);
+    assert.equal(errorCode(wrongSecret), "INVALID_CLIENT");
+    const unknown = await post({ clientId: `mpc_${"x".repeat(24)}` });
+    assert.deepEqual(unknown.body, wrongSecret.body, "an unknown client answers like a wrong secret");
+    const otherClient = await post({ clientId: other.clientId, clientSecret: other.clientSecret });
+    assert.equal(otherClient.status, 400);
+    assert.equal(otherClient.body.error.message, "The refresh token was not issued to this client.");
+    const wrongSlug = await post({ slug: other.dev.slug });
+    assert.equal(wrongSlug.status, 400);
+    assert.equal(wrongSlug.body.error.message, "The store slug does not match the token.");
+    const ok = await post({});
+    assert.equal(ok.status, 200, "none of the refused requests spent the token");
+    assert.equal((await inst.bearer(ok.data.accessToken).get("/api/v1/apps/api/products")).status, 200);
+  });
+
+  it("a successful refresh is one database statement", async () => {
+    const inst = await installedApp(ctx.app, ["read_products"]);
+    const statements = await countStatements(() =>
+      refresher(inst)(inst.tokens.refreshToken, "key-count-1").then((r) => assert.equal(r.status, 200)),
     );
-    assert.equal(results.filter((r) => r.status === 200).length, 1);
-    assert.equal(results.filter((r) => r.status === 400 && errorCode(r) === "INVALID_GRANT").length, 9);
+    assert.equal(statements.length, 1, statements.join("\n"));
   });
 
   it("answers a retry after a lost refresh response with the same pair, once, while it is unused", async () => {

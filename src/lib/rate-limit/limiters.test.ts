@@ -105,4 +105,32 @@ describe("credential guard", () => {
     assert.equal(checked, false, "a refused attempt costs no verification");
     assert.equal(await attempt(guard, "device:1", null, true), "subject");
   });
+
+  it("clearOnSuccess clears the id's failures, and sends no clear when there were none", async () => {
+    const memory = createMemoryWindowStore();
+    const cleared: string[] = [];
+    const store = {
+      ...memory,
+      clear: (key: string) => {
+        cleared.push(key);
+        return memory.clear(key);
+      },
+    };
+    const guard = createCredentialGuard(
+      { store, clock },
+      { maxFailures: 2, windowMs: 60_000, secret: "random" },
+    );
+    const verify = (ok: boolean) =>
+      guard.verify({ id: "client:c1", ip: "1.1.1.1" }, async () => (ok ? "subject" : undefined), wrong, {
+        clearOnSuccess: true,
+      });
+    assert.equal(await verify(true), "subject");
+    assert.deepEqual(cleared, [], "no failures, nothing to clear");
+    assert.equal(await verify(false).catch(code), "INVALID_CLIENT");
+    assert.equal(await verify(true), "subject");
+    assert.deepEqual(cleared, ["fail:client:c1"]);
+    // Cleared: two more failures are needed before the id is refused.
+    assert.equal(await verify(false).catch(code), "INVALID_CLIENT");
+    assert.equal(await verify(true), "subject");
+  });
 });

@@ -39,12 +39,16 @@ export function createFailureThrottle(
       headers: { "retry-after": String(Math.max(1, secondsUntilFree(oldestMs, windowMs, now))) },
     });
   return {
-    async assertAllowed(...keys: string[]): Promise<void> {
+    /** Throws the 429 if any key is at its limit; otherwise answers how many failures the keys have. */
+    async assertAllowed(...keys: string[]): Promise<number> {
       const now = deps.clock.now().getTime();
+      let failures = 0;
       for (const key of keys) {
         const state = await deps.store.peek(ns(key), windowMs, now);
         if (state.count >= maxFailures) throw refusal(state.oldestMs, now);
+        failures += state.count;
       }
+      return failures;
     },
     /**
      * Records a failure of `key`. Answers the 429 to give when the key was already at its limit,
@@ -106,11 +110,13 @@ export function createCredentialGuard(
       // that address's budget for passwords (nor the reverse); the two guards share one store.
       const idKey = `${options.secret}:${who.id}`;
       const ipKey = who.ip === null ? null : `${options.secret}:ip:${who.ip}`;
-      await byId.assertAllowed(idKey);
+      const failures = await byId.assertAllowed(idKey);
       if (ipKey && options.secret === "password") await byIp.assertAllowed(ipKey);
       const subject = await check();
       if (subject !== undefined) {
-        if (opts.clearOnSuccess) await byId.clear(idKey);
+        // Nothing to clear when there were no failures: no Redis round trip on the common path. A
+        // failure recorded meanwhile by another request stays counted, which only errs strict.
+        if (opts.clearOnSuccess && failures > 0) await byId.clear(idKey);
         return subject;
       }
       const [, ipRefusal] = await Promise.all([

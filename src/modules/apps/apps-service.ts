@@ -59,12 +59,33 @@ export function createAppService(deps: {
      * wrong secrets from an IP with too many failures (a right one is never refused for its IP).
      */
     async authenticateClient(clientId: string, clientSecret: string, ip: string): Promise<AppRow> {
+      const { app } = await this.authenticateClientWith(clientId, clientSecret, ip, async (id) => ({
+        app: await repo.findByClientId(id),
+        result: undefined,
+      }));
+      return app;
+    },
+
+    /**
+     * authenticateClient with the app row fetched by `fetch`, so a caller can look the client up in
+     * the same statement as its own work (a token refresh is one round trip that way). The contract
+     * for `fetch`: its work must change nothing unless `client_secret_hash` equals `secretHash`, so
+     * a wrong secret has no effect. The answer is still decided here, by the same constant-time
+     * compare and under the same throttles: `result` reaches the caller only with a right secret.
+     */
+    async authenticateClientWith<T>(
+      clientId: string,
+      clientSecret: string,
+      ip: string,
+      fetch: (clientId: string, secretHash: string) => Promise<{ app: AppRow | undefined; result: T }>,
+    ): Promise<{ app: AppRow; result: T }> {
       return deps.guard.verify(
         { id: `client:${clientId.slice(0, 64)}`, ip },
         async () => {
-          const app = /^[A-Za-z0-9_]{1,64}$/.test(clientId) ? await repo.findByClientId(clientId) : undefined;
-          const ok = safeEqual(sha256Hex(clientSecret), app?.client_secret_hash ?? UNKNOWN_CLIENT_HASH);
-          return app && ok ? app : undefined;
+          const secretHash = sha256Hex(clientSecret);
+          const found = /^[A-Za-z0-9_]{1,64}$/.test(clientId) ? await fetch(clientId, secretHash) : undefined;
+          const ok = safeEqual(secretHash, found?.app?.client_secret_hash ?? UNKNOWN_CLIENT_HASH);
+          return found?.app && ok ? { app: found.app, result: found.result } : undefined;
         },
         () =>
           new AppError("INVALID_CLIENT", {

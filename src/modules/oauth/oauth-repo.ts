@@ -1,5 +1,35 @@
+import { sql } from "kysely";
 import type { Executor } from "../../db/client.ts";
+import type { AppRow } from "../../db/schema.ts";
 import type { Scope } from "../../lib/scopes.ts";
+
+/** What one refresh statement does when everything holds (see spendRefreshToken). */
+export interface RefreshSpend {
+  clientId: string;
+  /** SHA-256 of the presented client secret: nothing is spent unless the app's hash is this. */
+  secretHash: string;
+  tokenHash: string;
+  now: Date;
+  /** The store slug the request names, if it names one. */
+  slug: string | null;
+  /** The scopes a narrowing refresh asks for (sorted, distinct); null: the grant's. */
+  scopes: Scope[] | null;
+  access: { hash: string; expiresAt: Date };
+  refresh: { hash: string; expiresAt: Date };
+  /** For the idempotent retry of a lost response: hash of the Idempotency-Key and the sealed pair. */
+  retry: { idempotencyHash: string; ciphertext: string } | null;
+}
+
+/** The client's app row (undefined: no such client) and, when the token was spent, what was issued. */
+export interface RefreshSpendResult {
+  app: AppRow | undefined;
+  issued: {
+    slug: string;
+    grantScopes: Scope[];
+    /** The new access token's own scopes; null: the grant's. */
+    accessScopes: Scope[] | null;
+  } | null;
+}
 
 /** Authorization codes, token grants (families), access and refresh tokens. Everything keyed by hash. */
 export function createOAuthRepo(db: Executor) {
@@ -119,15 +149,122 @@ export function createOAuthRepo(db: Executor) {
         .execute();
       await tx.insertInto("refresh_tokens").values(refresh).execute();
     },
-    /** Marks the refresh token used if it is unused and unexpired. One statement: exactly one concurrent caller wins. */
-    async useRefreshToken(tokenHash: string, now: Date, tx: Executor) {
+    /**
+     * The whole successful refresh in one statement (one round trip, its own transaction): finds
+     * the client's app, and spends the presented refresh token only if every rule holds (the
+     * client's secret hash, the token unused and unexpired, its grant this app's and unrevoked,
+     * the installation active, the slug and the requested scopes within the grant), inserting the
+     * new access and refresh tokens and recording them on the spent token for an idempotent retry.
+     * When anything fails, nothing changes and `issued` is null: the caller finds out why with
+     * findRefreshTokenState, which reads afresh.
+     *
+     * Single use: the UPDATE's `used_at IS NULL` is re-checked on the newest row version after a
+     * concurrent refresher commits, so of concurrent refreshes exactly one spends the token. The
+     * grant row is locked as a revocation's UPDATE locks it: a revocation or uninstall that
+     * committed first is seen (the lock re-reads the grant), one that comes later waits for this
+     * refresh and revokes the tokens it issued too.
+     */
+    async spendRefreshToken(input: RefreshSpend, tx: Executor = db): Promise<RefreshSpendResult> {
+      const scopes = input.scopes && JSON.stringify(input.scopes);
+      // Written for a cheap plan as much as for one round trip: planning a statement costs more
+      // than running it here, and every join and CTE adds to it (no input CTE, no client join).
+      const { rows } = await sql<
+        AppRow & {
+          issued_slug: string | null;
+          issued_grant_scopes: Scope[] | null;
+          issued_access_scopes: Scope[] | null;
+        }
+      >`
+        WITH grant_ AS (
+          SELECT g.store_id, g.id, g.scopes, s.slug
+          FROM refresh_tokens r
+          JOIN token_grants g ON g.store_id = r.store_id AND g.id = r.grant_id
+          JOIN installations i ON i.store_id = g.store_id AND i.id = g.installation_id
+          JOIN stores s ON s.id = g.store_id
+          WHERE r.token_hash = ${input.tokenHash}
+            AND g.app_id = (
+              SELECT id FROM apps WHERE client_id = ${input.clientId} AND client_secret_hash = ${input.secretHash}
+            )
+            AND g.revoked_at IS NULL
+            AND i.status = 'active'
+            AND (${input.slug}::text IS NULL OR s.slug = ${input.slug})
+            AND (${scopes}::jsonb IS NULL OR g.scopes @> ${scopes}::jsonb)
+          FOR NO KEY UPDATE OF g
+        ), spent AS (
+          UPDATE refresh_tokens r
+          SET used_at = ${input.now},
+              successor_access_hash = ${input.access.hash},
+              successor_refresh_hash = ${input.refresh.hash},
+              retry_idempotency_hash = ${input.retry?.idempotencyHash ?? null},
+              retry_ciphertext = ${input.retry?.ciphertext ?? null}
+          FROM grant_ g
+          WHERE r.token_hash = ${input.tokenHash}
+            AND r.store_id = g.store_id AND r.grant_id = g.id
+            AND r.used_at IS NULL
+            AND r.expires_at > ${input.now}
+          RETURNING r.store_id, r.grant_id, g.scopes, g.slug
+        ), new_access AS (
+          INSERT INTO access_tokens (token_hash, store_id, grant_id, created_at, expires_at, scopes)
+          -- null: the grant's scopes. Asking for all of them is not narrowing (grant_ already
+          -- checked the request is within the grant, so containment both ways is the same set).
+          SELECT ${input.access.hash}::text, store_id, grant_id, ${input.now}::timestamptz,
+                 ${input.access.expiresAt}::timestamptz,
+                 CASE WHEN ${scopes}::jsonb IS NULL OR scopes <@ ${scopes}::jsonb THEN NULL ELSE ${scopes}::jsonb END
+          FROM spent
+          RETURNING scopes
+        ), new_refresh AS (
+          INSERT INTO refresh_tokens (token_hash, store_id, grant_id, created_at, expires_at)
+          SELECT ${input.refresh.hash}::text, store_id, grant_id, ${input.now}::timestamptz,
+                 ${input.refresh.expiresAt}::timestamptz
+          FROM spent
+        )
+        SELECT a.*, spent.slug AS issued_slug, spent.scopes AS issued_grant_scopes,
+               (SELECT scopes FROM new_access) AS issued_access_scopes
+        FROM apps a LEFT JOIN spent ON true
+        WHERE a.client_id = ${input.clientId}
+      `.execute(tx);
+      const row = rows[0];
+      if (!row) return { app: undefined, issued: null };
+      const { issued_slug, issued_grant_scopes, issued_access_scopes, ...app } = row;
+      return {
+        app,
+        issued:
+          issued_slug === null
+            ? null
+            : { slug: issued_slug, grantScopes: issued_grant_scopes!, accessScopes: issued_access_scopes },
+      };
+    },
+    /**
+     * Everything that decides why a refresh token was not spent, read afresh: the token, its
+     * grant, installation and store, and the pair it was exchanged for (if it was).
+     */
+    async findRefreshTokenState(tokenHash: string, tx: Executor = db) {
       return tx
-        .updateTable("refresh_tokens")
-        .set({ used_at: now })
-        .where("token_hash", "=", tokenHash)
-        .where("used_at", "is", null)
-        .where("expires_at", ">", now)
-        .returningAll()
+        .selectFrom("refresh_tokens as r")
+        .innerJoin("token_grants as g", (j) =>
+          j.onRef("g.store_id", "=", "r.store_id").onRef("g.id", "=", "r.grant_id"),
+        )
+        .innerJoin("installations as i", (j) =>
+          j.onRef("i.store_id", "=", "g.store_id").onRef("i.id", "=", "g.installation_id"),
+        )
+        .innerJoin("stores as s", "s.id", "g.store_id")
+        .leftJoin("access_tokens as sa", "sa.token_hash", "r.successor_access_hash")
+        .leftJoin("refresh_tokens as sr", "sr.token_hash", "r.successor_refresh_hash")
+        .selectAll("r")
+        .select([
+          "g.app_id",
+          "g.revoked_at as grant_revoked_at",
+          "g.scopes as grant_scopes",
+          "i.status as installation_status",
+          "s.slug",
+          "sa.token_hash as successor_access_found",
+          "sa.first_used_at as successor_access_used_at",
+          "sa.revoked_at as successor_access_revoked_at",
+          "sa.scopes as successor_access_scopes",
+          "sr.token_hash as successor_refresh_found",
+          "sr.used_at as successor_refresh_used_at",
+        ])
+        .where("r.token_hash", "=", tokenHash)
         .executeTakeFirst();
     },
     async findRefreshToken(tokenHash: string, tx: Executor = db) {
@@ -140,42 +277,6 @@ export function createOAuthRepo(db: Executor) {
         .select(["g.app_id", "g.revoked_at as grant_revoked_at", "g.scopes as grant_scopes"])
         .where("r.token_hash", "=", tokenHash)
         .executeTakeFirst();
-    },
-    async recordSuccessor(
-      tokenHash: string,
-      successor: {
-        access: string;
-        refresh: string;
-        idempotencyHash: string | null;
-        ciphertext: string | null;
-      },
-      tx: Executor,
-    ) {
-      await tx
-        .updateTable("refresh_tokens")
-        .set({
-          successor_access_hash: successor.access,
-          successor_refresh_hash: successor.refresh,
-          retry_idempotency_hash: successor.idempotencyHash,
-          retry_ciphertext: successor.ciphertext,
-        })
-        .where("token_hash", "=", tokenHash)
-        .execute();
-    },
-    /** True when neither token of a pair has been used or revoked. */
-    async pairUnused(storeId: string, accessHash: string, refreshHash: string, tx: Executor = db) {
-      const access = await tx
-        .selectFrom("access_tokens")
-        .select(["first_used_at", "revoked_at"])
-        .where("token_hash", "=", accessHash)
-        .executeTakeFirst();
-      const refresh = await tx
-        .selectFrom("refresh_tokens")
-        .select(["used_at"])
-        .where("token_hash", "=", refreshHash)
-        .where("store_id", "=", storeId)
-        .executeTakeFirst();
-      return Boolean(access && !access.first_used_at && !access.revoked_at && refresh && !refresh.used_at);
     },
     /** Everything needed to authorize an Admin API call, in one query. */
     async findAccessToken(tokenHash: string, tx: Executor = db) {

@@ -75,11 +75,12 @@ export function registerTokenRoutes(
       },
     },
     async (request, reply) => {
-      const client = await apps.authenticateClient(
-        request.body.clientId,
-        request.body.clientSecret,
-        request.ip,
-      );
+      // Client authentication happens inside: it shares the refresh's one database statement.
+      const client = {
+        clientId: request.body.clientId,
+        clientSecret: request.body.clientSecret,
+        ip: request.ip,
+      };
       const pair = await tokens.refresh(client, {
         refreshToken: request.body.refreshToken,
         slug: request.body.slug,
@@ -167,7 +168,8 @@ export function registerTokenRoutes(
       { additionalProperties: true },
     );
 
-    const authenticate = (
+    /** RFC 6749 2.3.1 client credentials, from HTTP Basic or the form; INVALID_CLIENT when absent. */
+    const credentials = (
       request: FastifyRequest,
       body: { client_id?: string | undefined; client_secret?: string | undefined },
     ) => {
@@ -187,7 +189,14 @@ export function registerTokenRoutes(
         throw new AppError("INVALID_CLIENT", {
           headers: { "www-authenticate": 'Basic realm="merchant-platform"' },
         });
-      return apps.authenticateClient(id, secret, request.ip);
+      return { clientId: id, clientSecret: secret, ip: request.ip };
+    };
+    const authenticate = (
+      request: FastifyRequest,
+      body: { client_id?: string | undefined; client_secret?: string | undefined },
+    ) => {
+      const client = credentials(request, body);
+      return apps.authenticateClient(client.clientId, client.clientSecret, client.ip);
     };
 
     const rfcPair = (pair: TokenPair) => ({
@@ -230,9 +239,9 @@ export function registerTokenRoutes(
             error_description: "Use authorization_code or refresh_token.",
           });
         }
-        const client = await authenticate(request, body);
         let pair: TokenPair;
         if (body.grant_type === "authorization_code") {
+          const client = await authenticate(request, body);
           if (!body.code || !body.redirect_uri)
             throw new AppError("VALIDATION_FAILED", { message: "code and redirect_uri are required." });
           pair = await tokens.exchangeCode(client, {
@@ -241,9 +250,12 @@ export function registerTokenRoutes(
             codeVerifier: body.code_verifier,
           });
         } else {
-          if (!body.refresh_token)
+          if (!body.refresh_token) {
+            await authenticate(request, body);
             throw new AppError("VALIDATION_FAILED", { message: "refresh_token is required." });
-          pair = await tokens.refresh(client, {
+          }
+          // Client authentication happens inside: it shares the refresh's one database statement.
+          pair = await tokens.refresh(credentials(request, body), {
             refreshToken: body.refresh_token,
             idempotencyKey: request.headers["idempotency-key"],
             scope: body.scope,

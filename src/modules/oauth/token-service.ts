@@ -5,6 +5,7 @@ import type { Clock } from "../../lib/clock.ts";
 import { newSecret, randomBase62, sha256Hex } from "../../lib/crypto.ts";
 import { AppError } from "../../lib/errors.ts";
 import { parseScopeParam, type Scope } from "../../lib/scopes.ts";
+import type { AppService } from "../apps/apps-service.ts";
 import { pickStore } from "../stores/stores-repo.ts";
 import type { OAuthRepo } from "./oauth-repo.ts";
 import { verifyPkce } from "./pkce.ts";
@@ -41,26 +42,37 @@ const invalidGrant = (message: string) => new AppError("INVALID_GRANT", { messag
 const sameScopes = (a: readonly string[], b: readonly string[]) =>
   a.length === b.length && a.every((s) => b.includes(s));
 
+/** The secrets of a pair: what a refresh seals for its idempotent retry. */
+interface SealedTokens {
+  accessToken: string;
+  refreshToken: string;
+}
 /**
- * Encrypts the pair issued by a refresh under a key only the refresher can derive (the refresh
- * token it presented and its Idempotency-Key, neither of which is stored), so a retry after a
- * lost response can be answered with the very same pair.
+ * The two tokens a refresh issued are encrypted under a key only the refresher can derive (the
+ * refresh token it presented and its Idempotency-Key, neither of which is stored), so a retry
+ * after a lost response can be answered with the very same pair. The rest of the answer (scopes,
+ * slug) is read again from the database: the statement that issues the pair learns it only then.
  */
 function retryKey(refreshToken: string, idempotencyKey: string): Buffer {
   return Buffer.from(hkdfSync("sha256", refreshToken, idempotencyKey, "mp-refresh-retry-v1", 32));
 }
-function sealPair(key: Buffer, pair: TokenPair): string {
+function sealTokens(key: Buffer, tokens: SealedTokens): string {
   const iv = randomBytes(12);
   const cipher = createCipheriv("aes-256-gcm", key, iv);
-  const body = Buffer.concat([cipher.update(JSON.stringify(pair), "utf8"), cipher.final()]);
+  const plain = JSON.stringify({ accessToken: tokens.accessToken, refreshToken: tokens.refreshToken });
+  const body = Buffer.concat([cipher.update(plain, "utf8"), cipher.final()]);
   return [iv, cipher.getAuthTag(), body].map((b) => b.toString("base64url")).join(".");
 }
-function openPair(key: Buffer, sealed: string): TokenPair | null {
+/** The sealed tokens; null if the key does not open them. (Rows sealed before hold the whole pair: its tokens are read the same way.) */
+function openTokens(key: Buffer, sealed: string): SealedTokens | null {
   try {
     const [iv, tag, body] = sealed.split(".").map((p) => Buffer.from(p, "base64url"));
     const decipher = createDecipheriv("aes-256-gcm", key, iv!);
     decipher.setAuthTag(tag!);
-    return JSON.parse(Buffer.concat([decipher.update(body!), decipher.final()]).toString("utf8"));
+    const opened = JSON.parse(Buffer.concat([decipher.update(body!), decipher.final()]).toString("utf8"));
+    return typeof opened?.accessToken === "string" && typeof opened?.refreshToken === "string"
+      ? { accessToken: opened.accessToken, refreshToken: opened.refreshToken }
+      : null;
   } catch {
     return null;
   }
@@ -71,8 +83,24 @@ function openPair(key: Buffer, sealed: string): TokenPair | null {
  * URI, scopes and PKCE challenge), access tokens (1 hour) and single-use refresh tokens (30 days)
  * in families, reuse detection that revokes a family, and access-token authentication.
  */
-export function createTokenService(deps: { db: Db; repo: OAuthRepo; clock: Clock; ttl: TokenTtls }) {
+export function createTokenService(deps: {
+  db: Db;
+  repo: OAuthRepo;
+  clock: Clock;
+  ttl: TokenTtls;
+  /** Client authentication (credential guard, constant-time compare) for the refresh statement. */
+  clients: Pick<AppService, "authenticateClient" | "authenticateClientWith">;
+}) {
   const { db, repo, clock, ttl } = deps;
+
+  const pairOf = (tokens: SealedTokens, scopes: Scope[], slug: string): TokenPair => ({
+    ...tokens,
+    tokenType: "Bearer",
+    expiresIn: ttl.accessSeconds,
+    refreshTokenExpiresIn: ttl.refreshSeconds,
+    scopes,
+    store: { slug },
+  });
 
   async function issuePair(
     tx: Executor,
@@ -215,18 +243,22 @@ export function createTokenService(deps: { db: Db; repo: OAuthRepo; clock: Clock
     },
 
     /**
-     * Trades a refresh token for a new pair; the presented token is spent. Presenting a spent token
-     * again revokes its whole family (RFC 9700 reuse detection), with one exception: a retry that
-     * carries the same Idempotency-Key as the exchange, within `retrySeconds`, while the pair that
-     * exchange issued is still completely unused, is answered with that same pair. No second pair
-     * ever exists, so single use holds; an app whose refresh response was lost simply retries.
+     * Authenticates the client and trades a refresh token for a new pair; the presented token is
+     * spent. Presenting a spent token again revokes its whole family (RFC 9700 reuse detection),
+     * with one exception: a retry that carries the same Idempotency-Key as the exchange, within
+     * `retrySeconds`, while the pair that exchange issued is still completely unused, is answered
+     * with that same pair. No second pair ever exists, so single use holds; an app whose refresh
+     * response was lost simply retries.
      *
      * `scope` (RFC 6749 section 6) narrows the new access token to those scopes; a scope the grant
      * does not hold is INVALID_SCOPE and leaves the refresh token unspent. The new refresh token
      * keeps the grant's scopes, as section 6 requires, so a later refresh may ask for them again.
+     *
+     * A successful refresh is one database statement (client lookup, every check, the spend and
+     * both inserts: spendRefreshToken); only a refused one reads again to say why.
      */
     async refresh(
-      app: AppRow,
+      client: { clientId: string; clientSecret: string; ip: string },
       input: {
         refreshToken: string;
         slug?: string | undefined;
@@ -238,63 +270,95 @@ export function createTokenService(deps: { db: Db; repo: OAuthRepo; clock: Clock
       const now = clock.now();
       const requested = input.scope === undefined ? null : parseScopeParam(input.scope);
       if (input.scope !== undefined && !requested) {
+        await deps.clients.authenticateClient(client.clientId, client.clientSecret, client.ip);
         throw new AppError("INVALID_SCOPE", { message: "The scope parameter names an unknown scope." });
       }
-      const fresh = await db.transaction().execute(async (tx) => {
-        const token = await repo.useRefreshToken(tokenHash, now, tx);
-        if (!token) return null;
-        const grant = await repo.findGrantForUpdate(token.store_id, token.grant_id, tx);
-        // Each failure below rolls the use back, so a wrong client or slug cannot spend the token.
-        if (!grant || grant.app_id !== app.id)
-          throw invalidGrant("The refresh token was not issued to this client.");
-        if (grant.revoked_at) throw invalidGrant("The refresh token has been revoked.");
-        if (grant.installation_status !== "active")
+      const tokens: SealedTokens = {
+        accessToken: newSecret(TOKEN_PREFIX.access),
+        refreshToken: newSecret(TOKEN_PREFIX.refresh),
+      };
+      const { app, result: issued } = await deps.clients.authenticateClientWith(
+        client.clientId,
+        client.clientSecret,
+        client.ip,
+        async (clientId, secretHash) => {
+          const { app, issued } = await repo.spendRefreshToken({
+            clientId,
+            secretHash,
+            tokenHash,
+            now,
+            slug: input.slug ?? null,
+            scopes: requested,
+            access: {
+              hash: sha256Hex(tokens.accessToken),
+              expiresAt: new Date(now.getTime() + ttl.accessSeconds * 1000),
+            },
+            refresh: {
+              hash: sha256Hex(tokens.refreshToken),
+              expiresAt: new Date(now.getTime() + ttl.refreshSeconds * 1000),
+            },
+            retry: input.idempotencyKey
+              ? {
+                  idempotencyHash: sha256Hex(input.idempotencyKey),
+                  ciphertext: sealTokens(retryKey(input.refreshToken, input.idempotencyKey), tokens),
+                }
+              : null,
+          });
+          return { app, result: issued };
+        },
+      );
+      if (issued) {
+        // RFC 6749 5.1: `scope` is the access token's. The refresh token keeps the grant's (section 6).
+        return pairOf(tokens, issued.accessScopes ?? issued.grantScopes, issued.slug);
+      }
+
+      // Not spent: say why, from a fresh read (the statement's snapshot may predate a concurrent winner).
+      const token = await repo.findRefreshTokenState(tokenHash);
+      if (token && !token.used_at && token.expires_at.getTime() > now.getTime()) {
+        // Unused: a wrong binding. Nothing was spent, so a wrong client or slug cannot burn the token.
+        if (token.app_id !== app.id) throw invalidGrant("The refresh token was not issued to this client.");
+        if (token.grant_revoked_at) throw invalidGrant("The refresh token has been revoked.");
+        if (token.installation_status !== "active")
           throw invalidGrant("The app is no longer installed in this store.");
-        if (input.slug !== undefined && grant.slug !== input.slug)
+        if (input.slug !== undefined && token.slug !== input.slug)
           throw invalidGrant("The store slug does not match the token.");
-        const granted = grant.scopes as Scope[];
+        const granted = token.grant_scopes as Scope[];
         const beyond = (requested ?? []).filter((s) => !granted.includes(s));
         if (beyond.length) {
           throw new AppError("INVALID_SCOPE", {
             message: `The grant does not include: ${beyond.join(", ")}.`,
           });
         }
-        const narrowed = requested && !sameScopes(requested, granted) ? requested : null;
-        const issued = await issuePair(tx, grant, grant.slug, now, narrowed);
-        const key = input.idempotencyKey ? retryKey(input.refreshToken, input.idempotencyKey) : null;
-        await repo.recordSuccessor(
-          tokenHash,
-          {
-            access: issued.accessHash,
-            refresh: issued.refreshHash,
-            idempotencyHash: input.idempotencyKey ? sha256Hex(input.idempotencyKey) : null,
-            ciphertext: key ? sealPair(key, issued.pair) : null,
-          },
-          tx,
-        );
-        return issued.pair;
-      });
-      if (fresh) return fresh;
-
-      const token = await repo.findRefreshToken(tokenHash);
+        // Every rule holds now, yet the statement spent nothing: a token's state only ever moves
+        // towards unusable (slugs never change), so this cannot happen; refuse rather than guess.
+        throw invalidGrant("The refresh token is invalid.");
+      }
       if (!token || token.app_id !== app.id) throw invalidGrant("The refresh token is invalid.");
       if (!token.used_at) throw invalidGrant("The refresh token has expired.");
       if (token.grant_revoked_at) throw invalidGrant("The refresh token has been revoked.");
+      const pairUnused =
+        token.successor_access_found !== null &&
+        token.successor_access_used_at === null &&
+        token.successor_access_revoked_at === null &&
+        token.successor_refresh_found !== null &&
+        token.successor_refresh_used_at === null;
       const retryable =
         input.idempotencyKey !== undefined &&
         token.retry_idempotency_hash === sha256Hex(input.idempotencyKey) &&
         token.retry_ciphertext !== null &&
         now.getTime() - token.used_at.getTime() <= ttl.retrySeconds * 1000 &&
-        token.successor_access_hash !== null &&
-        token.successor_refresh_hash !== null &&
-        (await repo.pairUnused(token.store_id, token.successor_access_hash, token.successor_refresh_hash));
+        pairUnused;
       if (retryable) {
-        const pair = openPair(retryKey(input.refreshToken, input.idempotencyKey!), token.retry_ciphertext!);
+        const sealed = openTokens(
+          retryKey(input.refreshToken, input.idempotencyKey!),
+          token.retry_ciphertext!,
+        );
+        const scopes = (token.successor_access_scopes ?? token.grant_scopes) as Scope[];
         const sameRequest =
-          pair &&
-          (input.slug === undefined || pair.store.slug === input.slug) &&
-          sameScopes(pair.scopes, requested ?? (token.grant_scopes as Scope[]));
-        if (sameRequest) return pair;
+          sealed &&
+          (input.slug === undefined || token.slug === input.slug) &&
+          sameScopes(scopes, requested ?? (token.grant_scopes as Scope[]));
+        if (sameRequest) return pairOf(sealed, scopes, token.slug);
       }
       await repo.revokeGrant(token.store_id, token.grant_id, "refresh_token_reuse", now);
       throw invalidGrant("The refresh token was already used; its token family is revoked.");
