@@ -128,7 +128,7 @@ describe("credential guard", () => {
     assert.deepEqual(cleared, [], "no failures, nothing to clear");
     assert.equal(await verify(false).catch(code), "INVALID_CLIENT");
     assert.equal(await verify(true), "subject");
-    assert.deepEqual(cleared, ["fail:client:c1"]);
+    assert.deepEqual(cleared, ["fail:random:client:c1"]);
     // Cleared: two more failures are needed before the id is refused.
     assert.equal(await verify(false).catch(code), "INVALID_CLIENT");
     assert.equal(await verify(true), "subject");
