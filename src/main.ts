@@ -1,4 +1,5 @@
 import { resolve } from "node:path";
+import { buildApp } from "./app.ts";
 import { type Config, ConfigError, loadConfig } from "./config.ts";
 import { openDatabase } from "./db/client.ts";
 import { type DataDirLock, lockDataDir } from "./db/data-dir-lock.ts";
@@ -79,13 +80,12 @@ async function start(config: Config) {
     });
   }
 
-  // A worker serves no HTTP: it skips building the app (compiling every route's schemas and
-  // serializers took most of its start-up) and begins delivering at once.
-  const app =
-    config.RUN_MODE === "worker"
-      ? null
-      : await (await import("./app.ts")).buildApp(platform, { loggerInstance: logger });
-  await app?.listen({ port: config.PORT, host: config.HOST });
+  const app = await buildApp(platform, { loggerInstance: logger });
+  if (config.RUN_MODE !== "worker") {
+    await app.listen({ port: config.PORT, host: config.HOST });
+  } else {
+    await app.ready();
+  }
   const metrics =
     config.METRICS_PORT === 0
       ? null
@@ -97,9 +97,9 @@ async function start(config: Config) {
 
   let stopWorker = async () => {};
   if (config.RUN_MODE !== "api") {
-    const worker = platform.webhooks.createWorker(app?.log ?? logger);
+    const worker = platform.webhooks.createWorker(app.log);
     const unlisten = await listenForEvents(database, worker.poke, (error) =>
-      logger.warn({ err: error }, "event notifications interrupted; polling meanwhile"),
+      app.log.warn({ err: error }, "event notifications interrupted; polling meanwhile"),
     );
     worker.start();
     stopWorker = async () => {
@@ -143,7 +143,7 @@ async function start(config: Config) {
     }, DRAIN_LIMIT_MS);
     force.unref();
     try {
-      await app?.close();
+      await app.close();
       await metrics?.close();
       await stopWorker();
       stopMaintenance();
