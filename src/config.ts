@@ -182,6 +182,18 @@ export const ConfigSchema = Type.Object({
     description:
       "Allow webhook targets on loopback/private/link-local addresses (local development and tests only).",
   }),
+  WEBHOOK_LOG_RETENTION_DAYS: Type.Integer({
+    minimum: 0,
+    default: 30,
+    description:
+      "Finished (delivered, failed, cancelled) webhook deliveries with their attempt log, and dispatched outbox events, are deleted this many days after they finished; 0 keeps them for ever.",
+  }),
+  CREDENTIAL_RETENTION_GRACE_SECONDS: Type.Integer({
+    minimum: 0,
+    default: 86_400,
+    description:
+      "Expired authorization codes and app tokens, and revoked token families, are deleted this long after they expired or were revoked (until then a replayed one is still recognised and answered as such).",
+  }),
   BODY_LIMIT_BYTES: Type.Integer({
     minimum: 1024,
     default: 1_048_576,

@@ -1,5 +1,4 @@
 import { resolve } from "node:path";
-import { buildApp } from "./app.ts";
 import { type Config, ConfigError, loadConfig } from "./config.ts";
 import { openDatabase } from "./db/client.ts";
 import { type DataDirLock, lockDataDir } from "./db/data-dir-lock.ts";
@@ -80,12 +79,13 @@ async function start(config: Config) {
     });
   }
 
-  const app = await buildApp(platform, { loggerInstance: logger });
-  if (config.RUN_MODE !== "worker") {
-    await app.listen({ port: config.PORT, host: config.HOST });
-  } else {
-    await app.ready();
-  }
+  // A worker serves no HTTP: it skips building the app (compiling every route's schemas and
+  // serializers took most of its start-up) and begins delivering at once.
+  const app =
+    config.RUN_MODE === "worker"
+      ? null
+      : await (await import("./app.ts")).buildApp(platform, { loggerInstance: logger });
+  await app?.listen({ port: config.PORT, host: config.HOST });
   const metrics =
     config.METRICS_PORT === 0
       ? null
@@ -97,9 +97,9 @@ async function start(config: Config) {
 
   let stopWorker = async () => {};
   if (config.RUN_MODE !== "api") {
-    const worker = platform.webhooks.createWorker(app.log);
+    const worker = platform.webhooks.createWorker(app?.log ?? logger);
     const unlisten = await listenForEvents(database, worker.poke, (error) =>
-      app.log.warn({ err: error }, "event notifications interrupted; polling meanwhile"),
+      logger.warn({ err: error }, "event notifications interrupted; polling meanwhile"),
     );
     worker.start();
     stopWorker = async () => {
@@ -143,7 +143,7 @@ async function start(config: Config) {
     }, DRAIN_LIMIT_MS);
     force.unref();
     try {
-      await app.close();
+      await app?.close();
       await metrics?.close();
       await stopWorker();
       stopMaintenance();

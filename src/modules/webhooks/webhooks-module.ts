@@ -6,6 +6,7 @@ import type { Installation, Store } from "../../db/schema.ts";
 import type { Clock } from "../../lib/clock.ts";
 import type { SecretBox } from "../../lib/secret-box.ts";
 import type { RecordEvent } from "../events/events-repo.ts";
+import { createRetention, createRetentionSweeper } from "../retention/retention-repo.ts";
 import { createDeliveryRepo, stopInstallationWebhooks } from "./delivery/delivery-repo.ts";
 import { createWebhookMetrics } from "./delivery/metrics.ts";
 import { classify, nextAttemptDelayMs } from "./delivery/retry-policy.ts";
@@ -16,7 +17,10 @@ import { createDeliveryWorker } from "./delivery/worker.ts";
 import { createSubscriptionRepo } from "./subscriptions-repo.ts";
 import { createSubscriptionService } from "./subscriptions-service.ts";
 
-/** Wires subscriptions, the delivery engine and its metrics. */
+/** How often a worker prunes old rows (retention); the first run is at its start. */
+const RETENTION_EVERY_MS = 60_000;
+
+/** Wires subscriptions, the delivery engine, its metrics and the retention of what grows. */
 export function createWebhooksModule(deps: {
   db: Db;
   config: Config;
@@ -63,9 +67,23 @@ export function createWebhooksModule(deps: {
     });
   }
 
+  const retention = createRetention(db, {
+    webhookLogDays: config.WEBHOOK_LOG_RETENTION_DAYS,
+    credentialGraceSeconds: config.CREDENTIAL_RETENTION_GRACE_SECONDS,
+  });
+
   function createWorker(logger: FastifyBaseLogger) {
     const agent = createWebhookAgent(config.WEBHOOK_CONCURRENCY);
+    const sweeper = createRetentionSweeper({
+      retention,
+      everyMs: RETENTION_EVERY_MS,
+      onResult: (counts) => {
+        if (counts && Object.values(counts).some((n) => n > 0)) logger.info({ deleted: counts }, "retention");
+      },
+      onError: (error) => logger.warn({ err: error }, "retention run failed; trying again later"),
+    });
     return createDeliveryWorker({
+      housekeeping: sweeper,
       repo: deliveries,
       clock,
       logger,
@@ -118,6 +136,6 @@ export function createWebhooksModule(deps: {
     });
   }
 
-  return { subscriptions, deliveries, metrics, onUninstall, createWorker };
+  return { subscriptions, deliveries, metrics, retention, onUninstall, createWorker };
 }
 export type WebhooksModule = ReturnType<typeof createWebhooksModule>;

@@ -35,125 +35,233 @@ export function webhookBody(
   });
 }
 
+/** How many more deliveries a claim may take for each target host (the worker's per-host room). */
+export interface ClaimRoom {
+  /** Deliveries in all. */
+  limit: number;
+  /** Room of the hosts the worker already holds deliveries for; a host missing here has `otherHosts`. */
+  hosts: ReadonlyMap<string, number>;
+  otherHosts: number;
+}
+
+/** One finished attempt, to be recorded (see completeMany). */
+export interface Completion {
+  delivery: Pick<ClaimedDelivery, "store_id" | "id" | "attempts" | "lease_token">;
+  startedAt: Date;
+  durationMs: number;
+  statusCode: number | null;
+  error: string | null;
+  responseBody: string | null;
+  next: { status: "delivered" | "failed" } | { status: "pending"; at: Date };
+  now: Date;
+}
+
+const pgArray = (values: readonly unknown[]) => values as unknown as string;
+
 /**
  * The delivery engine's storage: fan-out of outbox events to deliveries, claiming due deliveries
  * with a lease (several workers, never two on one delivery), recording outcomes fenced by the
- * lease token, and the sweeps that keep the 8-attempt cap true even across crashes.
+ * lease token, and the sweeps that keep the 8-attempt cap true even across crashes. Every
+ * operation is a fixed number of statements for any number of rows: the engine waits on the
+ * database, so round trips per delivery are what bound it.
  */
 export function createDeliveryRepo(db: Db) {
   return {
     /**
      * Turns up to `limit` undispatched events into deliveries, one per matching active
-     * subscription created before the event, in one transaction; answers how many events. SKIP LOCKED lets several
-     * dispatchers work side by side; the unique key makes a retried dispatch harmless.
+     * subscription created before the event, in one transaction of two statements whatever the
+     * batch size; answers how many events, and the deliveries it claimed on the way. SKIP LOCKED
+     * lets several dispatchers work side by side; the unique key makes a retried dispatch harmless.
+     *
+     * With `claim`, new deliveries within its room are inserted already claimed by this worker
+     * (attempts 1, leased until now + leaseMs), exactly as `claim` would have: the first attempt
+     * then needs no further round trip and no second commit.
      */
-    async dispatchEvents(now: Date, limit: number): Promise<number> {
+    async dispatchEvents(
+      now: Date,
+      limit: number,
+      claim?: { room: ClaimRoom; leaseMs: number },
+    ): Promise<{ events: number; claimed: ClaimedDelivery[] }> {
       return db.transaction().execute(async (tx) => {
-        const events = await tx
-          .selectFrom("events")
-          .innerJoin("stores", "stores.id", "events.store_id")
-          .select([
-            "events.seq",
-            "events.id",
-            "events.store_id",
-            "events.topic",
-            "events.created_at",
-            "events.payload",
-            "events.installation_id",
-            "stores.slug",
-          ])
-          .where("events.dispatched_at", "is", null)
-          .orderBy("events.seq")
-          .limit(limit)
-          .forUpdate("events")
-          .skipLocked()
-          .execute();
-        if (events.length === 0) return 0;
-        for (const event of events) {
-          let subs = tx
-            .selectFrom("webhook_subscriptions as s")
-            .innerJoin("installations as i", (j) =>
-              j.onRef("i.store_id", "=", "s.store_id").onRef("i.id", "=", "s.installation_id"),
-            )
-            .select(["s.id", "s.installation_id", "s.app_id", "s.target_url"])
-            .where("s.store_id", "=", event.store_id)
-            .where("s.event_name", "=", event.topic)
-            .where("s.status", "=", "active")
-            .where("i.status", "=", "active")
-            .where("s.created_at", "<=", event.created_at);
-          if (event.installation_id) subs = subs.where("s.installation_id", "=", event.installation_id);
-          const rows = (await subs.execute()).map((s) => ({
-            store_id: event.store_id,
-            id: newDeliveryId(),
-            event_id: event.id,
-            event_name: event.topic,
-            subscription_id: s.id,
-            installation_id: s.installation_id,
-            app_id: s.app_id,
-            target_url: s.target_url,
-            target_host: new URL(s.target_url).host,
-            body: webhookBody(event, event.slug),
-            status: "pending" as const,
-            next_attempt_at: now,
-            created_at: now,
-            updated_at: now,
-          }));
-          if (rows.length) {
-            await tx
-              .insertInto("webhook_deliveries")
-              .values(rows)
-              .onConflict((oc) =>
-                oc
-                  .expression(sql`store_id, subscription_id, event_id`)
-                  .where("redelivery_of", "is", null)
-                  .doNothing(),
-              )
-              .execute();
-          }
-        }
-        await tx
-          .updateTable("events")
-          .set({ dispatched_at: now })
-          .where(
-            "seq",
-            "in",
-            events.map((e) => e.seq),
+        // Events and their matching subscriptions in one statement (a LEFT JOIN keeps the events
+        // nobody subscribed to: they are marked dispatched too).
+        const rows = await sql<{
+          seq: number;
+          id: string;
+          store_id: string;
+          topic: string;
+          created_at: Date;
+          payload: unknown;
+          slug: string;
+          sub_id: string | null;
+          installation_id: string | null;
+          app_id: string | null;
+          target_url: string | null;
+          secret_ciphertext: string | null;
+        }>`
+          WITH due AS (
+            SELECT seq FROM events
+             WHERE dispatched_at IS NULL
+             ORDER BY seq
+             LIMIT ${limit}
+             FOR UPDATE SKIP LOCKED
           )
-          .execute();
-        return events.length;
+          SELECT e.seq, e.id, e.store_id, e.topic, e.created_at, e.payload, st.slug,
+                 s.id AS sub_id, s.installation_id, s.app_id, s.target_url, s.secret_ciphertext
+            FROM due
+            JOIN events e ON e.seq = due.seq
+            JOIN stores st ON st.id = e.store_id
+            LEFT JOIN LATERAL (
+              SELECT s.id, s.installation_id, s.app_id, s.target_url, s.secret_ciphertext, s.created_at
+                FROM webhook_subscriptions s
+                JOIN installations i ON i.store_id = s.store_id AND i.id = s.installation_id
+               WHERE s.store_id = e.store_id
+                 AND s.event_name = e.topic
+                 AND s.status = 'active'
+                 AND i.status = 'active'
+                 AND s.created_at <= e.created_at
+                 AND (e.installation_id IS NULL OR s.installation_id = e.installation_id)
+            ) s ON true
+           ORDER BY e.seq, s.created_at, s.id`.execute(tx);
+        if (rows.rows.length === 0) return { events: 0, claimed: [] };
+        const seqs = [...new Set(rows.rows.map((r) => r.seq))];
+        const token = randomBase62(16);
+        const leaseUntil = claim ? new Date(now.getTime() + claim.leaseMs) : null;
+        const room = new Map(claim?.room.hosts);
+        let left = claim?.room.limit ?? 0;
+        const bodies = new Map<number, string>();
+        const d = {
+          id: [] as string[],
+          store_id: [] as string[],
+          event_id: [] as string[],
+          event_name: [] as string[],
+          subscription_id: [] as string[],
+          installation_id: [] as string[],
+          app_id: [] as string[],
+          target_url: [] as string[],
+          target_host: [] as string[],
+          body: [] as string[],
+          leased: [] as boolean[],
+        };
+        const secrets = new Map<string, string>();
+        for (const r of rows.rows) {
+          if (r.sub_id === null) continue;
+          let body = bodies.get(r.seq);
+          if (body === undefined) {
+            body = webhookBody(r, r.slug);
+            bodies.set(r.seq, body);
+          }
+          const host = new URL(r.target_url!).host;
+          const hostRoom = room.get(host) ?? claim?.room.otherHosts ?? 0;
+          const leased = left > 0 && hostRoom > 0;
+          if (leased) {
+            left--;
+            room.set(host, hostRoom - 1);
+          }
+          const id = newDeliveryId();
+          secrets.set(id, r.secret_ciphertext!);
+          d.id.push(id);
+          d.store_id.push(r.store_id);
+          d.event_id.push(r.id);
+          d.event_name.push(r.topic);
+          d.subscription_id.push(r.sub_id);
+          d.installation_id.push(r.installation_id!);
+          d.app_id.push(r.app_id!);
+          d.target_url.push(r.target_url!);
+          d.target_host.push(host);
+          d.body.push(body);
+          d.leased.push(leased);
+        }
+        // One statement: the deliveries (a retried dispatch conflicts and inserts nothing) and the
+        // events marked dispatched. Only rows this statement inserted come back, so a claimed row
+        // is always one this worker owns.
+        const inserted = await sql<{ id: string }>`
+          WITH ins AS (
+            INSERT INTO webhook_deliveries
+              (store_id, id, event_id, event_name, subscription_id, installation_id, app_id, target_url,
+               target_host, body, status, attempts, next_attempt_at, lease_until, lease_token, created_at, updated_at)
+            SELECT n.store_id, n.id, n.event_id, n.event_name, n.subscription_id, n.installation_id, n.app_id,
+                   n.target_url, n.target_host, n.body, 'pending',
+                   CASE WHEN n.leased THEN 1 ELSE 0 END, ${now},
+                   CASE WHEN n.leased THEN ${leaseUntil}::timestamptz END,
+                   CASE WHEN n.leased THEN ${token} END, ${now}, ${now}
+              FROM unnest(${pgArray(d.store_id)}::text[], ${pgArray(d.id)}::text[], ${pgArray(d.event_id)}::text[],
+                          ${pgArray(d.event_name)}::text[], ${pgArray(d.subscription_id)}::text[],
+                          ${pgArray(d.installation_id)}::text[], ${pgArray(d.app_id)}::text[],
+                          ${pgArray(d.target_url)}::text[], ${pgArray(d.target_host)}::text[],
+                          ${pgArray(d.body)}::text[], ${pgArray(d.leased)}::boolean[])
+                   AS n(store_id, id, event_id, event_name, subscription_id, installation_id, app_id,
+                        target_url, target_host, body, leased)
+            ON CONFLICT (store_id, subscription_id, event_id) WHERE redelivery_of IS NULL DO NOTHING
+            RETURNING id, lease_token
+          ), marked AS (
+            UPDATE events SET dispatched_at = ${now} WHERE seq = ANY(${pgArray(seqs)}::bigint[])
+          )
+          SELECT id FROM ins WHERE lease_token IS NOT NULL`.execute(tx);
+        const byIndex = new Map(d.id.map((id, i) => [id, i]));
+        const claimed = inserted.rows.map(({ id }): ClaimedDelivery => {
+          const i = byIndex.get(id)!;
+          return {
+            store_id: d.store_id[i]!,
+            id,
+            event_name: d.event_name[i]!,
+            subscription_id: d.subscription_id[i]!,
+            target_url: d.target_url[i]!,
+            target_host: d.target_host[i]!,
+            body: d.body[i]!,
+            attempts: 1,
+            lease_token: token,
+            secret_ciphertext: secrets.get(id)!,
+          };
+        });
+        return { events: seqs.length, claimed };
       });
     },
 
     /**
-     * Claims up to `limit` due deliveries for `leaseMs`, skipping hosts at their concurrency cap.
-     * The attempt counter is raised at claim time, so an attempt whose worker dies still counts
-     * and no delivery can be attempted more than `maxAttempts` times.
+     * Claims due deliveries for `leaseMs`: at most `room.limit` in all and, per target host, at
+     * most its room (so no host gets more than the worker can run for it). The attempt counter is
+     * raised at claim time, so an attempt whose worker dies still counts and no delivery can be
+     * attempted more than `maxAttempts` times.
      */
     async claim(
       now: Date,
-      limit: number,
+      room: ClaimRoom,
       leaseMs: number,
       maxAttempts: number,
-      busyHosts: string[],
     ): Promise<ClaimedDelivery[]> {
-      if (limit <= 0) return [];
+      if (room.limit <= 0) return [];
       const token = randomBase62(16);
       const leaseUntil = new Date(now.getTime() + leaseMs);
-      // One statement on purpose: the row locks of the inner SELECT live only as long as the UPDATE.
+      const full = [...room.hosts].filter(([, n]) => n <= 0).map(([host]) => host);
+      const open = [...room.hosts].filter(([, n]) => n > 0);
+      // The candidates are locked (SKIP LOCKED) a few times over the limit, then cut to each host's
+      // room; the locks of the rows not taken end with this statement. One statement on purpose:
+      // the row locks live only as long as the UPDATE.
       const result = await sql<ClaimedDelivery>`
+        WITH candidates AS (
+          SELECT store_id, id, target_host, next_attempt_at FROM webhook_deliveries
+           WHERE status = 'pending'
+             AND next_attempt_at <= ${now}
+             AND (lease_until IS NULL OR lease_until <= ${now})
+             AND attempts < ${maxAttempts}
+             ${full.length ? sql`AND target_host <> ALL(${pgArray(full)}::text[])` : sql``}
+           ORDER BY next_attempt_at
+           LIMIT ${Math.min(room.limit * 4, 2000)}
+           FOR UPDATE SKIP LOCKED
+        ), ranked AS (
+          SELECT c.store_id, c.id, c.next_attempt_at,
+                 row_number() OVER (PARTITION BY c.target_host ORDER BY c.next_attempt_at, c.id) AS n,
+                 coalesce(h.room, ${room.otherHosts}) AS room
+            FROM candidates c
+            LEFT JOIN unnest(${pgArray(open.map(([h]) => h))}::text[], ${pgArray(open.map(([, n]) => n))}::int[])
+                 AS h(host, room) ON h.host = c.target_host
+        ), due AS (
+          SELECT store_id, id FROM ranked WHERE n <= room ORDER BY next_attempt_at LIMIT ${room.limit}
+        )
         UPDATE webhook_deliveries AS d
            SET attempts = d.attempts + 1, lease_until = ${leaseUntil}, lease_token = ${token}, updated_at = ${now}
-          FROM (
-            SELECT store_id, id FROM webhook_deliveries
-             WHERE status = 'pending'
-               AND next_attempt_at <= ${now}
-               AND (lease_until IS NULL OR lease_until <= ${now})
-               AND attempts < ${maxAttempts}
-               ${busyHosts.length ? sql`AND target_host <> ALL(${busyHosts})` : sql``}
-             ORDER BY next_attempt_at
-             LIMIT ${limit}
-             FOR UPDATE SKIP LOCKED
-          ) AS due, webhook_subscriptions AS s
+          FROM due, webhook_subscriptions AS s
          WHERE d.store_id = due.store_id AND d.id = due.id
            AND s.store_id = d.store_id AND s.id = d.subscription_id
         RETURNING d.store_id, d.id, d.event_name, d.subscription_id, d.target_url, d.target_host, d.body,
@@ -162,55 +270,68 @@ export function createDeliveryRepo(db: Db) {
     },
 
     /**
-     * Records an attempt and moves the delivery on. Fenced: if the lease was lost (another worker
-     * took over after it expired, or the delivery was cancelled) the state is left alone.
+     * Gives back claimed deliveries that were never attempted (the worker is stopping, or one
+     * waited too long for a free slot): the attempt counter goes back down and the lease ends, so
+     * no attempt is spent on them. Fenced by the lease token like a completion.
      */
-    async complete(
-      d: ClaimedDelivery,
-      outcome: {
-        startedAt: Date;
-        durationMs: number;
-        statusCode: number | null;
-        error: string | null;
-        responseBody: string | null;
-        next: { status: "delivered" | "failed" } | { status: "pending"; at: Date };
-        now: Date;
-      },
-    ): Promise<boolean> {
+    async release(
+      deliveries: ReadonlyArray<Pick<ClaimedDelivery, "store_id" | "id" | "lease_token">>,
+      now: Date,
+    ) {
+      if (deliveries.length === 0) return 0;
+      const result = await sql`
+        UPDATE webhook_deliveries AS d
+           SET attempts = d.attempts - 1, lease_until = NULL, lease_token = NULL, updated_at = ${now}
+          FROM unnest(${pgArray(deliveries.map((x) => x.store_id))}::text[], ${pgArray(deliveries.map((x) => x.id))}::text[],
+                      ${pgArray(deliveries.map((x) => x.lease_token))}::text[]) AS r(store_id, id, lease_token)
+         WHERE d.store_id = r.store_id AND d.id = r.id AND d.status = 'pending' AND d.lease_token = r.lease_token`.execute(
+        db,
+      );
+      return Number(result.numAffectedRows ?? 0);
+    },
+
+    /**
+     * Records finished attempts and moves their deliveries on, any number in one statement.
+     * Fenced: a delivery whose lease was lost (another worker took over after it expired, or it
+     * was cancelled) is left alone, though its attempt is still logged. Answers the ids whose
+     * outcome was applied.
+     *
+     * The commit is asynchronous (synchronous_commit off): if the server crashes within the next
+     * few milliseconds, what is lost is this record, never a delivery: the delivery is still
+     * pending under the lease its (synchronous) claim wrote, so it is attempted again when the
+     * lease ends, and its attempt count, raised by that claim, still holds the cap.
+     */
+    async completeMany(items: readonly Completion[]): Promise<Set<string>> {
+      if (items.length === 0) return new Set();
+      const col = <T>(f: (c: Completion) => T) => pgArray(items.map(f));
       return db.transaction().execute(async (tx) => {
-        await tx
-          .insertInto("webhook_attempts")
-          .values({
-            store_id: d.store_id,
-            delivery_id: d.id,
-            attempt: d.attempts,
-            started_at: outcome.startedAt,
-            duration_ms: Math.round(outcome.durationMs),
-            status_code: outcome.statusCode,
-            error: outcome.error,
-            response_body: outcome.responseBody,
-          })
-          .onConflict((oc) => oc.doNothing())
-          .execute();
-        const done = outcome.next.status !== "pending";
-        const updated = await tx
-          .updateTable("webhook_deliveries")
-          .set({
-            status: outcome.next.status,
-            next_attempt_at: outcome.next.status === "pending" ? outcome.next.at : outcome.now,
-            lease_until: null,
-            lease_token: null,
-            last_status_code: outcome.statusCode,
-            last_error: outcome.error,
-            updated_at: outcome.now,
-            completed_at: done ? outcome.now : null,
-          })
-          .where("store_id", "=", d.store_id)
-          .where("id", "=", d.id)
-          .where("status", "=", "pending")
-          .where("lease_token", "=", d.lease_token)
-          .executeTakeFirst();
-        return Number(updated.numUpdatedRows) === 1;
+        await sql`SET LOCAL synchronous_commit = off`.execute(tx);
+        const result = await sql<{ id: string }>`
+          WITH input AS (
+            SELECT * FROM unnest(
+              ${col((c) => c.delivery.store_id)}::text[], ${col((c) => c.delivery.id)}::text[],
+              ${col((c) => c.delivery.lease_token)}::text[], ${col((c) => c.delivery.attempts)}::int[],
+              ${col((c) => c.startedAt.toISOString())}::timestamptz[], ${col((c) => Math.round(c.durationMs))}::int[],
+              ${col((c) => c.statusCode)}::int[], ${col((c) => c.error)}::text[], ${col((c) => c.responseBody)}::text[],
+              ${col((c) => c.next.status)}::text[],
+              ${col((c) => (c.next.status === "pending" ? c.next.at : c.now).toISOString())}::timestamptz[],
+              ${col((c) => c.now.toISOString())}::timestamptz[]
+            ) AS t(store_id, id, lease_token, attempt, started_at, duration_ms, status_code, error, response_body,
+                   next_status, next_at, now)
+          ), logged AS (
+            INSERT INTO webhook_attempts
+              (store_id, delivery_id, attempt, started_at, duration_ms, status_code, error, response_body)
+            SELECT store_id, id, attempt, started_at, duration_ms, status_code, error, response_body FROM input
+            ON CONFLICT DO NOTHING
+          )
+          UPDATE webhook_deliveries AS d
+             SET status = i.next_status, next_attempt_at = i.next_at, lease_until = NULL, lease_token = NULL,
+                 last_status_code = i.status_code, last_error = i.error, updated_at = i.now,
+                 completed_at = CASE WHEN i.next_status = 'pending' THEN NULL ELSE i.now END
+            FROM input i
+           WHERE d.store_id = i.store_id AND d.id = i.id AND d.status = 'pending' AND d.lease_token = i.lease_token
+          RETURNING d.id`.execute(tx);
+        return new Set(result.rows.map((r) => r.id));
       });
     },
 
@@ -233,14 +354,22 @@ export function createDeliveryRepo(db: Db) {
       return Number(result.numUpdatedRows);
     },
 
-    /** When the next delivery falls due (for the worker's sleep), or null. */
-    async nextDueAt(): Promise<Date | null> {
+    /**
+     * When the next delivery that no worker holds falls due (for the worker's sleep), or null.
+     * Leased rows are skipped: an attempt in flight is not "due", and counting it would wake an
+     * idle worker every few milliseconds until it finishes. Leases that expire are found by the
+     * poll.
+     */
+    async nextDueAt(now: Date): Promise<Date | null> {
       const row = await db
         .selectFrom("webhook_deliveries")
-        .select((eb) => eb.fn.min("next_attempt_at").as("at"))
+        .select("next_attempt_at")
         .where("status", "=", "pending")
+        .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<=", now)]))
+        .orderBy("next_attempt_at")
+        .limit(1)
         .executeTakeFirst();
-      return (row?.at as Date | null | undefined) ?? null;
+      return row?.next_attempt_at ?? null;
     },
 
     async stats(now: Date) {

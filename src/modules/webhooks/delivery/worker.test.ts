@@ -43,7 +43,7 @@ function setup() {
   const repo: WorkerDeps["repo"] = {
     async dispatchEvents() {
       guard();
-      return 0;
+      return { events: 0, claimed: [] };
     },
     async failExhausted() {
       guard();
@@ -53,11 +53,15 @@ function setup() {
       guard();
       return state.claims++ === 0 ? [DELIVERY] : [];
     },
-    async complete(_d, outcome) {
+    async release() {
+      guard();
+      return 0;
+    },
+    async completeMany(items) {
       state.completeCalls++;
       guard();
-      state.completed.push(outcome.next.status);
-      return true;
+      for (const item of items) state.completed.push(item.next.status);
+      return new Set(items.map((item) => item.delivery.id));
     },
     async nextDueAt() {
       guard();
@@ -130,5 +134,115 @@ describe("delivery worker: the database goes away", () => {
       state.down = false;
       await worker.stop();
     }
+  });
+});
+
+describe("delivery worker: concurrency and claims held in memory", () => {
+  /** A fake queue of `n` deliveries to two hosts; the claim honours the worker's room like the SQL. */
+  function setupQueue(n: number, perTarget: number, attemptMs: number) {
+    const queue: ClaimedDelivery[] = Array.from({ length: n }, (_, i) => ({
+      ...DELIVERY,
+      id: `whd_${i}`,
+      target_host: i % 2 ? "a.example" : "b.example",
+    }));
+    const state = {
+      active: new Map<string, number>(),
+      maxActive: 0,
+      attempts: [] as string[],
+      released: [] as string[],
+      completed: [] as string[],
+    };
+    const take = (room: { limit: number; hosts: ReadonlyMap<string, number>; otherHosts: number }) => {
+      const left = new Map<string, number>();
+      const out: ClaimedDelivery[] = [];
+      for (const d of [...queue]) {
+        if (out.length >= room.limit) break;
+        const r = left.get(d.target_host) ?? room.hosts.get(d.target_host) ?? room.otherHosts;
+        if (r <= 0) continue;
+        left.set(d.target_host, r - 1);
+        out.push(d);
+        queue.splice(queue.indexOf(d), 1);
+      }
+      return out;
+    };
+    const repo: WorkerDeps["repo"] = {
+      async dispatchEvents() {
+        return { events: 0, claimed: [] };
+      },
+      async failExhausted() {
+        return 0;
+      },
+      async claim(_now, room) {
+        return take(room);
+      },
+      async release(ds) {
+        state.released.push(...ds.map((d) => d.id));
+        return ds.length;
+      },
+      async completeMany(items) {
+        state.completed.push(...items.map((i) => i.delivery.id));
+        return new Set(items.map((i) => i.delivery.id));
+      },
+      async nextDueAt() {
+        return null;
+      },
+    };
+    const worker = createDeliveryWorker({
+      repo,
+      clock: { now: () => new Date() },
+      settings: {
+        concurrency: 6,
+        perTargetConcurrency: perTarget,
+        leaseMs: 60_000,
+        maxAttempts: 8,
+        timeoutMs: 1000,
+        retryBaseMs: 1000,
+        pollMs: 50,
+        dispatchBatch: 10,
+        backoff: { firstMs: 5, maxMs: 40 },
+      },
+      logger: { info() {}, warn() {}, error() {}, debug() {} } as never,
+      openSecret: () => "secret",
+      async attempt({ delivery }) {
+        state.attempts.push(delivery.id);
+        const n = (state.active.get(delivery.target_host) ?? 0) + 1;
+        state.active.set(delivery.target_host, n);
+        state.maxActive = Math.max(state.maxActive, n);
+        await new Promise((r) => setTimeout(r, attemptMs));
+        state.active.set(delivery.target_host, state.active.get(delivery.target_host)! - 1);
+        return { status: 200, responseBody: "ok", durationMs: attemptMs };
+      },
+      classify: () => "delivered",
+      nextDelayMs: () => 1000,
+    });
+    return { state, worker, queue };
+  }
+
+  it("never has more than perTargetConcurrency attempts in flight to one host, and attempts every delivery once", async () => {
+    const { state, worker } = setupQueue(60, 2, 3);
+    worker.start();
+    try {
+      await until(() => state.completed.length === 60, "all 60 recorded");
+    } finally {
+      await worker.stop();
+    }
+    assert.ok(state.maxActive <= 2, `max in flight to one host: ${state.maxActive}`);
+    assert.equal(new Set(state.attempts).size, 60);
+    assert.equal(state.attempts.length, 60);
+    assert.deepEqual(state.released, []);
+  });
+
+  it("stop gives back the claims it held but never started, and attempts nothing more", async () => {
+    const { state, worker } = setupQueue(200, 1, 30);
+    worker.start();
+    await until(() => state.attempts.length >= 2, "first attempts");
+    await worker.stop();
+    const attempted = new Set(state.attempts);
+    assert.equal(state.completed.length, state.attempts.length, "every attempt made is recorded");
+    assert.ok(state.released.length > 0, "held claims were given back");
+    assert.ok(
+      state.released.every((id) => !attempted.has(id)),
+      "only unattempted ones",
+    );
   });
 });

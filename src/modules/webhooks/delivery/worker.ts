@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from "fastify";
 import { isDatabaseUnavailable } from "../../../db/availability.ts";
 import { type BackoffOptions, backoffDelayMs } from "../../../lib/backoff.ts";
 import type { Clock } from "../../../lib/clock.ts";
-import type { ClaimedDelivery, DeliveryRepo } from "./delivery-repo.ts";
+import type { ClaimedDelivery, ClaimRoom, Completion, DeliveryRepo } from "./delivery-repo.ts";
 
 /** One HTTP attempt's result, as the sender reports it. */
 export interface AttemptResult {
@@ -30,7 +30,10 @@ export interface WorkerSettings {
 }
 
 export interface WorkerDeps {
-  repo: Pick<DeliveryRepo, "dispatchEvents" | "failExhausted" | "claim" | "complete" | "nextDueAt">;
+  repo: Pick<
+    DeliveryRepo,
+    "dispatchEvents" | "failExhausted" | "claim" | "release" | "completeMany" | "nextDueAt"
+  >;
   clock: Clock;
   settings: WorkerSettings;
   logger: Pick<FastifyBaseLogger, "info" | "warn" | "error" | "debug">;
@@ -45,38 +48,134 @@ export interface WorkerDeps {
   metrics?: {
     attemptFinished(outcome: "delivered" | "retry" | "failed", seconds: number): void;
   };
+  /** Background housekeeping (retention), offered a turn with every poll; stop() waits for it. */
+  housekeeping?: { due(now: Date): void; idle(): Promise<void> };
 }
 
 /**
- * The delivery loop of one worker process: dispatch new events, claim due deliveries (bounded
- * overall and per target host), attempt them, record outcomes, sleep until woken by a
- * notification, a finished attempt, the next due time or the poll interval.
+ * Claimed deliveries may wait in memory for a free slot to their host, so that a finished attempt
+ * is followed by the next at once instead of after a claim's round trip (and its synchronous
+ * commit). How many: what the host's slots get through in about this long, judged by its recent
+ * attempt durations; at least `perTargetConcurrency`, at most `concurrency`. A fast receiver gets
+ * large claims; a slow one (seconds per attempt) gets no more queued than it has slots.
+ */
+const QUEUE_BUDGET_MS = 1000;
+/** Completions recorded per statement at most. */
+const COMPLETION_BATCH = 500;
+
+interface Held {
+  delivery: ClaimedDelivery;
+  /** When the lease began (the claim's `now`). */
+  claimedAt: number;
+}
+
+/**
+ * The delivery loop of one worker process: dispatch new events (claiming their first attempts on
+ * the way), claim due deliveries (bounded overall and per target host), attempt them, record
+ * outcomes in batches, sleep until woken by a notification, a free slot, the next due time or the
+ * poll interval.
+ *
+ * Concurrency: at most `concurrency` attempts in flight, at most `perTargetConcurrency` to one
+ * host. A slot is free again as soon as the receiver has answered; recording the outcome does not
+ * hold it (outcomes are written in the background, many per statement).
  */
 export function createDeliveryWorker(deps: WorkerDeps) {
   const { repo, clock, settings, logger } = deps;
-  const inFlight = new Map<string, number>();
+  const perTarget = settings.perTargetConcurrency;
+  // In flight plus waiting, over all hosts.
+  const totalHold = settings.concurrency * 2;
+  /** Recent attempt duration per host (ms, moving average): how much may queue for it. */
+  const durations = new Map<string, number>();
+  const queueRoom = (host: string) => {
+    const ms = durations.get(host);
+    if (ms === undefined) return perTarget;
+    const fits = Math.floor((perTarget * QUEUE_BUDGET_MS) / Math.max(ms, 1));
+    return Math.max(perTarget, Math.min(settings.concurrency, fits));
+  };
+  /** Claimed deliveries per host, attempts in flight included. */
+  const held = new Map<string, number>();
+  /** Attempts in flight per host. */
+  const active = new Map<string, number>();
+  /** Claimed, waiting for a slot, oldest first. */
+  let waiting: Held[] = [];
+  let heldTotal = 0;
   let running = 0;
   let stopped = true;
-  // Fan-out and sweeps run when an event was announced or the poll interval passed, not after
-  // every finished attempt: on a busy worker that would be extra queries per delivery.
+  // Fan-out runs when an event was announced or the poll interval passed, not after every
+  // finished attempt: on a busy worker that would be extra queries per delivery.
   let housekeepingDue = true;
-  let lastHousekeeping = 0;
+  let lastDispatch = 0;
+  let lastSweep = Number.NEGATIVE_INFINITY;
   let wake: (() => void) | null = null;
-  let wakeOnAttempt: (() => void) | null = null;
+  let wakeOnSlot: (() => void) | null = null;
   let loop: Promise<void> | null = null;
   const attempts = new Set<Promise<void>>();
+  let completions: Array<{ completion: Completion; claimedAt: number }> = [];
+  let flushing: Promise<void> | null = null;
+  const toRelease: Held[] = [];
 
-  /** A new event was committed: dispatch it and claim its deliveries now. */
+  const add = (map: Map<string, number>, host: string, n: number) => {
+    const next = (map.get(host) ?? 0) + n;
+    if (next <= 0) map.delete(host);
+    else map.set(host, next);
+  };
+
+  /** A new event was committed: dispatch it and attempt its deliveries now. */
   function poke() {
     housekeepingDue = true;
     wake?.();
   }
 
-  function attemptFinished() {
-    wakeOnAttempt?.();
+  /** What the next claim may take: what this worker can hold, per host and in all. */
+  function room(): ClaimRoom {
+    const hosts = new Map<string, number>();
+    for (const [host, n] of held) hosts.set(host, perTarget + queueRoom(host) - n);
+    return { limit: totalHold - heldTotal, hosts, otherHosts: perTarget * 2 };
   }
 
-  async function runOne(d: ClaimedDelivery, claimedAt: number) {
+  function take(claimed: ClaimedDelivery[], claimedAt: number) {
+    for (const delivery of claimed) {
+      waiting.push({ delivery, claimedAt });
+      add(held, delivery.target_host, 1);
+      heldTotal++;
+    }
+    pump();
+  }
+
+  /**
+   * Starts waiting deliveries while slots are free. One that waited so long that its attempt
+   * might outlive its lease is given back unattempted (its attempt count restored), so that no
+   * other worker can take it while it is in flight here.
+   */
+  function pump() {
+    if (waiting.length === 0) return;
+    const nowMs = clock.now().getTime();
+    const keep: Held[] = [];
+    for (const h of waiting) {
+      const host = h.delivery.target_host;
+      if (nowMs - h.claimedAt > settings.leaseMs - settings.timeoutMs - settings.leaseMs / 10) {
+        toRelease.push(h);
+        add(held, host, -1);
+        heldTotal--;
+      } else if (!stopped && running < settings.concurrency && (active.get(host) ?? 0) < perTarget) {
+        start(h);
+      } else keep.push(h);
+    }
+    waiting = keep;
+    if (toRelease.length) wake?.();
+  }
+
+  function start(h: Held) {
+    const host = h.delivery.target_host;
+    running++;
+    add(active, host, 1);
+    const p = runOne(h)
+      .catch((error) => logger.error({ err: error, delivery: h.delivery.id }, "delivery attempt failed"))
+      .finally(() => attempts.delete(p));
+    attempts.add(p);
+  }
+
+  async function runOne({ delivery: d, claimedAt }: Held) {
     const startedAt = clock.now();
     let result: AttemptResult;
     try {
@@ -91,7 +190,20 @@ export function createDeliveryWorker(deps: WorkerDeps) {
         durationMs: clock.now().getTime() - startedAt.getTime(),
         error: `internal: ${(error as Error).message}`,
       };
+    } finally {
+      // The receiver has answered (or not): the slot is free for the next attempt to this host.
+      running--;
+      add(active, d.target_host, -1);
+      add(held, d.target_host, -1);
+      heldTotal--;
     }
+    const seen = durations.get(d.target_host);
+    // Bounded: a worker that has talked to very many hosts forgets and starts over.
+    if (seen === undefined && durations.size >= 10_000) durations.clear();
+    durations.set(
+      d.target_host,
+      seen === undefined ? result.durationMs : seen * 0.8 + result.durationMs * 0.2,
+    );
     let outcome = deps.classify(result);
     if (outcome === "retry" && d.attempts >= settings.maxAttempts) outcome = "failed";
     const now = clock.now();
@@ -104,8 +216,10 @@ export function createDeliveryWorker(deps: WorkerDeps) {
             ),
           }
         : { status: outcome };
-    const record = () =>
-      repo.complete(d, {
+    deps.metrics?.attemptFinished(outcome, result.durationMs / 1000);
+    completions.push({
+      completion: {
+        delivery: d,
         startedAt,
         durationMs: result.durationMs,
         statusCode: result.status ?? null,
@@ -113,41 +227,67 @@ export function createDeliveryWorker(deps: WorkerDeps) {
         responseBody: result.responseBody,
         next,
         now,
-      });
-    deps.metrics?.attemptFinished(outcome, result.durationMs / 1000);
-    const kept = await recordWhileLeased(record, claimedAt, d.id);
-    if (kept === false)
-      logger.warn({ delivery: d.id }, "delivery lease lost before completion; outcome not applied");
+      },
+      claimedAt,
+    });
+    flushSoon();
+    pump();
+    // Claim more once this host's queue runs low, so its slots never wait for a claim.
+    const queued = waiting.filter((h) => h.delivery.target_host === d.target_host).length;
+    if (queued <= Math.floor(queueRoom(d.target_host) / 2)) wakeOnSlot?.();
+  }
+
+  function flushSoon() {
+    if (flushing) return;
+    flushing = flush().finally(() => {
+      flushing = null;
+      if (completions.length) flushSoon();
+    });
   }
 
   /**
-   * The attempt was made; its outcome is worth keeping through a database outage (else the
-   * delivery is sent again when its lease ends, and the attempt log misses it). Retries while the
-   * database is unavailable and the lease is ours; after that another worker may own the delivery
-   * and the fenced update would be refused anyway. Answers null when it gave up.
+   * Records finished attempts, all that are waiting in one statement. An outcome is worth keeping
+   * through a database outage (else the delivery is sent again when its lease ends, and the
+   * attempt log misses it): a batch is retried while the database is unavailable and its leases
+   * last; after that another worker may own the delivery and the fenced update would be refused
+   * anyway.
    */
-  async function recordWhileLeased(
-    record: () => Promise<boolean>,
-    claimedAt: number,
-    delivery: string,
-  ): Promise<boolean | null> {
-    for (let failures = 1; ; failures++) {
+  async function flush() {
+    let failures = 0;
+    while (completions.length) {
+      const batch = completions.slice(0, COMPLETION_BATCH);
+      completions = completions.slice(batch.length);
       try {
-        return await record();
+        const applied = await repo.completeMany(batch.map((b) => b.completion));
+        failures = 0;
+        for (const { completion } of batch)
+          if (!applied.has(completion.delivery.id))
+            logger.warn(
+              { delivery: completion.delivery.id },
+              "delivery lease lost before completion; outcome not applied",
+            );
       } catch (error) {
+        failures++;
         const delayMs = backoffDelayMs(failures, settings.backoff);
-        const leaseLeft = claimedAt + settings.leaseMs - clock.now().getTime();
-        if (!isDatabaseUnavailable(error) || stopped || delayMs >= leaseLeft) {
+        const nowMs = clock.now().getTime();
+        const retry =
+          isDatabaseUnavailable(error) && !stopped
+            ? batch.filter((b) => b.claimedAt + settings.leaseMs - nowMs > delayMs)
+            : [];
+        if (retry.length < batch.length)
           logger.error(
-            { err: error, delivery },
+            {
+              err: error,
+              deliveries: batch.filter((b) => !retry.includes(b)).map((b) => b.completion.delivery.id),
+            },
             "delivery attempt failed to record; it is attempted again when its lease ends",
           );
-          return null;
-        }
+        if (retry.length === 0) continue;
         logger.warn(
-          { delivery, retryInMs: delayMs, error: (error as Error).message },
-          "database unavailable; recording the delivery attempt again later",
+          { deliveries: retry.length, retryInMs: delayMs, error: (error as Error).message },
+          "database unavailable; recording the delivery attempts again later",
         );
+        completions = [...retry, ...completions];
         await new Promise((r) => setTimeout(r, delayMs));
       }
     }
@@ -155,53 +295,63 @@ export function createDeliveryWorker(deps: WorkerDeps) {
 
   async function tick(): Promise<number> {
     const now = clock.now();
-    if (housekeepingDue || now.getTime() - lastHousekeeping >= settings.pollMs) {
+    let claimed = 0;
+    if (toRelease.length) {
+      const batch = toRelease.splice(0);
+      try {
+        await repo.release(
+          batch.map((h) => h.delivery),
+          now,
+        );
+      } catch (error) {
+        // Not given back: their leases end by themselves (and the attempt counts, as after a crash).
+        logger.warn({ err: error, deliveries: batch.length }, "could not give back unattempted deliveries");
+      }
+    }
+    if (housekeepingDue || now.getTime() - lastDispatch >= settings.pollMs) {
       housekeepingDue = false;
-      lastHousekeeping = now.getTime();
+      lastDispatch = now.getTime();
+      const dispatched = await repo.dispatchEvents(now, settings.dispatchBatch, {
+        room: room(),
+        leaseMs: settings.leaseMs,
+      });
+      take(dispatched.claimed, now.getTime());
+      claimed += dispatched.claimed.length;
       // A full batch means more events may be waiting: keep dispatching on the next tick.
-      if ((await repo.dispatchEvents(now, settings.dispatchBatch)) >= settings.dispatchBatch)
-        housekeepingDue = true;
+      if (dispatched.events >= settings.dispatchBatch) housekeepingDue = true;
+    }
+    if (now.getTime() - lastSweep >= settings.pollMs) {
+      lastSweep = now.getTime();
       await repo.failExhausted(now, settings.maxAttempts);
+      deps.housekeeping?.due(now);
     }
-    const free = settings.concurrency - running;
-    if (free <= 0) return 0;
-    const busy = [...inFlight.entries()]
-      .filter(([, n]) => n >= settings.perTargetConcurrency)
-      .map(([host]) => host);
-    const claimed = await repo.claim(now, free, settings.leaseMs, settings.maxAttempts, busy);
-    // The lease runs from the claim's `now` (the time the database stored with it).
-    const claimedAt = now.getTime();
-    // A host may appear more often in one claim than it has free slots: keep the extra for later
-    // by releasing nothing here, since the claim size is small; the cap holds for the next claims.
-    for (const d of claimed) {
-      running++;
-      inFlight.set(d.target_host, (inFlight.get(d.target_host) ?? 0) + 1);
-      const p = runOne(d, claimedAt)
-        .catch((error) => logger.error({ err: error, delivery: d.id }, "delivery attempt failed to record"))
-        .finally(() => {
-          running--;
-          const n = (inFlight.get(d.target_host) ?? 1) - 1;
-          if (n <= 0) inFlight.delete(d.target_host);
-          else inFlight.set(d.target_host, n);
-          attempts.delete(p);
-          attemptFinished();
-        });
-      attempts.add(p);
+    const r = room();
+    if (r.limit > 0) {
+      const rows = await repo.claim(now, r, settings.leaseMs, settings.maxAttempts);
+      take(rows, now.getTime());
+      claimed += rows.length;
     }
-    return claimed.length;
+    return claimed;
   }
 
   /**
-   * Until the next due time or the poll interval; or, backing off after a failed pass, for
-   * `backoffMs`, during which only a notification (the database is back) or stop() wakes it, not
-   * the attempts that finish meanwhile.
+   * Until woken: by a notification, a slot freed on a host whose queue runs low, the next due time
+   * (asked only when nothing is held: attempts in flight wake the loop when they finish) or the
+   * poll interval. Backing off after a failed pass, for `backoffMs`, during which only a
+   * notification (the database is back) or stop() wakes it.
    */
   async function sleep(backoffMs?: number) {
+    if (backoffMs === undefined && (housekeepingDue || toRelease.length)) return;
     let ms = backoffMs;
     if (ms === undefined) {
-      const nextDue = await repo.nextDueAt().catch(() => null);
-      const untilDue = nextDue ? nextDue.getTime() - clock.now().getTime() : settings.pollMs;
-      ms = Math.max(5, Math.min(settings.pollMs, untilDue));
+      ms = settings.pollMs;
+      if (heldTotal === 0) {
+        const now = clock.now();
+        const nextDue = await repo.nextDueAt(now).catch(() => null);
+        if (nextDue) ms = Math.max(5, Math.min(settings.pollMs, nextDue.getTime() - now.getTime()));
+      }
+      // A notification may have come while we asked.
+      if (housekeepingDue) return;
     }
     await new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, ms);
@@ -209,10 +359,10 @@ export function createDeliveryWorker(deps: WorkerDeps) {
         clearTimeout(timer);
         resolve();
       };
-      wakeOnAttempt = backoffMs === undefined ? wake : null;
+      wakeOnSlot = backoffMs === undefined ? wake : null;
     });
     wake = null;
-    wakeOnAttempt = null;
+    wakeOnSlot = null;
   }
 
   async function run() {
@@ -220,11 +370,9 @@ export function createDeliveryWorker(deps: WorkerDeps) {
     while (!stopped) {
       let backoffMs: number | undefined;
       try {
-        const claimed = await tick();
+        await tick();
         if (failures > 0) logger.info({ failures }, "delivery worker resumed");
         failures = 0;
-        // A full claim means more may be due now: go round again without sleeping.
-        if (claimed > 0 && running < settings.concurrency) continue;
       } catch (error) {
         // Nothing is lost by a failed pass (claims and outcomes are transactions; a claim whose
         // answer was lost ends with its lease): pause, longer each time, and go round again.
@@ -250,12 +398,35 @@ export function createDeliveryWorker(deps: WorkerDeps) {
     },
     /** Wakes the loop at once (a new event was committed). */
     poke,
-    /** Stops claiming, then waits for the attempts in flight to finish and record. */
+    /**
+     * Stops claiming, gives back what it claimed but did not start, then waits for the attempts
+     * in flight to finish and their outcomes to be recorded.
+     */
     async stop() {
       stopped = true;
       poke();
       await loop;
+      const unstarted = [...toRelease.splice(0), ...waiting];
+      waiting = [];
+      for (const h of unstarted) {
+        add(held, h.delivery.target_host, -1);
+        heldTotal--;
+      }
+      if (unstarted.length)
+        await repo
+          .release(
+            unstarted.map((h) => h.delivery),
+            clock.now(),
+          )
+          .catch((error) =>
+            logger.warn(
+              { err: error, deliveries: unstarted.length },
+              "could not give back unattempted deliveries",
+            ),
+          );
       await Promise.allSettled([...attempts]);
+      while (flushing) await flushing;
+      await deps.housekeeping?.idle();
     },
     /** One pass of dispatch + claim, for operators' tools and tests that step the engine. */
     tick,

@@ -1,0 +1,196 @@
+import { type RawBuilder, sql } from "kysely";
+import type { Db } from "../../db/client.ts";
+
+/** What is deleted, and when. */
+export interface RetentionSettings {
+  /** Finished deliveries (with their attempts) and dispatched events, this long after they finished; 0 = never. */
+  webhookLogDays: number;
+  /** Expired codes and tokens, and revoked token families, this long after expiry or revocation. */
+  credentialGraceSeconds: number;
+  /** Rows per statement (default 1000): each batch is its own short transaction. */
+  batchSize?: number;
+  /** Batches per table per run at most (default 200), so one run stays bounded. */
+  maxBatches?: number;
+}
+
+export type PruneCounts = {
+  deliveries: number;
+  events: number;
+  authorizationCodes: number;
+  accessTokens: number;
+  refreshTokens: number;
+  tokenGrants: number;
+};
+
+// With the schema's hash as the second key: each schema on a server prunes apart (tests share one).
+const RETENTION_LOCK_KEY = 7_231_020;
+const DAY_MS = 24 * 3600 * 1000;
+
+/**
+ * Retention of the tables that grow without bound: the webhook delivery log, the outbox, and
+ * spent credentials. Deletes in batches of `batchSize` rows, oldest first through an index, each
+ * batch one short transaction whose rows are picked with SKIP LOCKED (nothing waits on a row in
+ * use, and nothing in use waits long on us). Each batch first takes a transaction-level advisory
+ * lock without waiting: while one worker prunes, the others skip their turn.
+ */
+export function createRetention(db: Db, settings: RetentionSettings) {
+  const batchSize = settings.batchSize ?? 1000;
+  const maxBatches = settings.maxBatches ?? 200;
+
+  /** One batch; null when another worker holds the retention lock. */
+  async function batch(statement: RawBuilder<unknown>): Promise<number | null> {
+    return db.transaction().execute(async (tx) => {
+      const { rows } = await sql<{ locked: boolean }>`
+        SELECT pg_try_advisory_xact_lock(${RETENTION_LOCK_KEY}, hashtext(current_schema())) AS locked`.execute(
+        tx,
+      );
+      if (!rows[0]?.locked) return null;
+      const result = await statement.execute(tx);
+      return Number(result.numAffectedRows ?? 0);
+    });
+  }
+
+  /** Batches until one comes back short (caught up) or the run's bound; null when locked out. */
+  async function drain(statement: RawBuilder<unknown>): Promise<number | null> {
+    let total = 0;
+    for (let i = 0; i < maxBatches; i++) {
+      const n = await batch(statement);
+      if (n === null) return i === 0 ? null : total;
+      total += n;
+      if (n < batchSize) break;
+    }
+    return total;
+  }
+
+  return {
+    /**
+     * One pass over every table, as of `now`. Answers what was deleted, or null when another
+     * worker was pruning (it will have done the work).
+     */
+    async run(now: Date): Promise<PruneCounts | null> {
+      const counts: PruneCounts = {
+        deliveries: 0,
+        events: 0,
+        authorizationCodes: 0,
+        accessTokens: 0,
+        refreshTokens: 0,
+        tokenGrants: 0,
+      };
+      const steps: Array<[keyof PruneCounts, RawBuilder<unknown>]> = [];
+      if (settings.webhookLogDays > 0) {
+        const logCutoff = new Date(now.getTime() - settings.webhookLogDays * DAY_MS);
+        steps.push(
+          // Attempts go with their delivery (ON DELETE CASCADE, by the attempts' primary key).
+          [
+            "deliveries",
+            sql`DELETE FROM webhook_deliveries d USING (
+                  SELECT store_id, id FROM webhook_deliveries
+                   WHERE status <> 'pending' AND completed_at < ${logCutoff}
+                   ORDER BY completed_at LIMIT ${batchSize} FOR UPDATE SKIP LOCKED) old
+                WHERE d.store_id = old.store_id AND d.id = old.id`,
+          ],
+          [
+            "events",
+            sql`DELETE FROM events e USING (
+                  SELECT seq FROM events WHERE dispatched_at < ${logCutoff}
+                   ORDER BY dispatched_at LIMIT ${batchSize} FOR UPDATE SKIP LOCKED) old
+                WHERE e.seq = old.seq`,
+          ],
+        );
+      }
+      const cutoff = new Date(now.getTime() - settings.credentialGraceSeconds * 1000);
+      steps.push(
+        [
+          "authorizationCodes",
+          sql`DELETE FROM authorization_codes c USING (
+                SELECT code_hash FROM authorization_codes WHERE expires_at < ${cutoff}
+                 ORDER BY expires_at LIMIT ${batchSize} FOR UPDATE SKIP LOCKED) old
+              WHERE c.code_hash = old.code_hash`,
+        ],
+        [
+          "accessTokens",
+          sql`DELETE FROM access_tokens t USING (
+                SELECT token_hash FROM access_tokens WHERE expires_at < ${cutoff}
+                 ORDER BY expires_at LIMIT ${batchSize} FOR UPDATE SKIP LOCKED) old
+              WHERE t.token_hash = old.token_hash`,
+        ],
+        [
+          "accessTokens",
+          sql`DELETE FROM access_tokens t USING (
+                SELECT t.token_hash FROM token_grants g
+                  JOIN access_tokens t ON t.store_id = g.store_id AND t.grant_id = g.id
+                 WHERE g.revoked_at < ${cutoff}
+                 LIMIT ${batchSize} FOR UPDATE OF t SKIP LOCKED) old
+              WHERE t.token_hash = old.token_hash`,
+        ],
+        [
+          "refreshTokens",
+          sql`DELETE FROM refresh_tokens t USING (
+                SELECT token_hash FROM refresh_tokens WHERE expires_at < ${cutoff}
+                 ORDER BY expires_at LIMIT ${batchSize} FOR UPDATE SKIP LOCKED) old
+              WHERE t.token_hash = old.token_hash`,
+        ],
+        [
+          "refreshTokens",
+          sql`DELETE FROM refresh_tokens t USING (
+                SELECT t.token_hash FROM token_grants g
+                  JOIN refresh_tokens t ON t.store_id = g.store_id AND t.grant_id = g.id
+                 WHERE g.revoked_at < ${cutoff}
+                 LIMIT ${batchSize} FOR UPDATE OF t SKIP LOCKED) old
+              WHERE t.token_hash = old.token_hash`,
+        ],
+        // A family with no token left can issue nothing: its grant goes too (after the tokens
+        // above, so a revoked family's grant never takes a long cascade with it). A grant gets
+        // its first tokens in the transaction that creates it, so "no tokens" is never a family
+        // being born.
+        [
+          "tokenGrants",
+          sql`DELETE FROM token_grants g USING (
+                SELECT store_id, id FROM token_grants g
+                 WHERE g.created_at < ${cutoff}
+                   AND NOT EXISTS (SELECT 1 FROM access_tokens t WHERE t.store_id = g.store_id AND t.grant_id = g.id)
+                   AND NOT EXISTS (SELECT 1 FROM refresh_tokens t WHERE t.store_id = g.store_id AND t.grant_id = g.id)
+                 ORDER BY g.created_at LIMIT ${batchSize} FOR UPDATE SKIP LOCKED) old
+              WHERE g.store_id = old.store_id AND g.id = old.id`,
+        ],
+      );
+      for (const [name, statement] of steps) {
+        const n = await drain(statement);
+        if (n === null) return null;
+        counts[name] += n;
+      }
+      return counts;
+    },
+  };
+}
+export type Retention = ReturnType<typeof createRetention>;
+
+/**
+ * Runs `retention` in the background at most every `everyMs`, one run at a time; the delivery
+ * worker calls `due` from its housekeeping, so pruning never holds up deliveries.
+ */
+export function createRetentionSweeper(deps: {
+  retention: Pick<Retention, "run">;
+  everyMs: number;
+  onResult(counts: PruneCounts | null): void;
+  onError(error: unknown): void;
+}) {
+  let last = Number.NEGATIVE_INFINITY;
+  let running: Promise<void> | null = null;
+  return {
+    due(now: Date) {
+      if (running || now.getTime() - last < deps.everyMs) return;
+      last = now.getTime();
+      running = deps.retention
+        .run(now)
+        .then(deps.onResult, deps.onError)
+        .finally(() => {
+          running = null;
+        });
+    },
+    /** Resolves when no run is in progress (for a clean stop). */
+    async idle() {
+      await running;
+    },
+  };
+}
