@@ -209,6 +209,17 @@ export type Config = Static<typeof ConfigSchema> & { PUBLIC_BASE_URL: string; DE
 
 export class ConfigError extends Error {}
 
+/**
+ * How long after its claim a delivery may still be attempted: its attempt (up to the time-out)
+ * and the recording of its outcome (a tenth of the lease) must end inside the lease, or another
+ * worker could take it while it is in flight. The delivery worker gives back claims that waited
+ * longer; the configuration refuses settings that leave less than MIN_ATTEMPT_START_WINDOW_MS.
+ */
+export function attemptStartWindowMs(leaseMs: number, timeoutMs: number): number {
+  return leaseMs - timeoutMs - leaseMs / 10;
+}
+export const MIN_ATTEMPT_START_WINDOW_MS = 500;
+
 /** Parses and validates the environment; throws ConfigError listing every bad variable. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const known = Object.keys(ConfigSchema.properties);
@@ -229,6 +240,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(`Invalid configuration:\n${[...new Set(lines)].join("\n")}`);
   }
   const parsed = input as unknown as Static<typeof ConfigSchema>;
+  const window = attemptStartWindowMs(parsed.WEBHOOK_LEASE_MS, parsed.WEBHOOK_TIMEOUT_MS);
+  if (window < MIN_ATTEMPT_START_WINDOW_MS)
+    throw new ConfigError(
+      `Invalid configuration:\n  WEBHOOK_LEASE_MS: must exceed WEBHOOK_TIMEOUT_MS by a tenth of itself plus ${MIN_ATTEMPT_START_WINDOW_MS} ms (got ${parsed.WEBHOOK_LEASE_MS} and ${parsed.WEBHOOK_TIMEOUT_MS}): a worker starts an attempt only while it can finish and record it inside its lease, so a shorter lease never delivers anything`,
+    );
   return {
     ...parsed,
     PUBLIC_BASE_URL: (parsed.PUBLIC_BASE_URL ?? `http://localhost:${parsed.PORT}`).replace(/\/+$/, ""),

@@ -57,7 +57,7 @@ function startService(mode: "api" | "worker", env: Record<string, string>): Serv
       LOG_LEVEL: "info",
       WEBHOOK_ALLOW_PRIVATE_TARGETS: "true",
       WEBHOOK_RETRY_BASE_MS: "200",
-      WEBHOOK_TIMEOUT_MS: "5000",
+      WEBHOOK_TIMEOUT_MS: "3000",
       WEBHOOK_LEASE_MS: "5000",
       ...env,
     },

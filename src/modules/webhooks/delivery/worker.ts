@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from "fastify";
+import { attemptStartWindowMs } from "../../../config.ts";
 import { isDatabaseUnavailable } from "../../../db/availability.ts";
 import { type BackoffOptions, backoffDelayMs } from "../../../lib/backoff.ts";
 import type { Clock } from "../../../lib/clock.ts";
@@ -84,6 +85,7 @@ export function createDeliveryWorker(deps: WorkerDeps) {
   const perTarget = settings.perTargetConcurrency;
   // In flight plus waiting, over all hosts.
   const totalHold = settings.concurrency * 2;
+  const startWindowMs = attemptStartWindowMs(settings.leaseMs, settings.timeoutMs);
   /** Recent attempt duration per host (ms, moving average): how much may queue for it. */
   const durations = new Map<string, number>();
   const queueRoom = (host: string) => {
@@ -153,7 +155,7 @@ export function createDeliveryWorker(deps: WorkerDeps) {
     const keep: Held[] = [];
     for (const h of waiting) {
       const host = h.delivery.target_host;
-      if (nowMs - h.claimedAt > settings.leaseMs - settings.timeoutMs - settings.leaseMs / 10) {
+      if (nowMs - h.claimedAt > startWindowMs) {
         toRelease.push(h);
         add(held, host, -1);
         heldTotal--;
