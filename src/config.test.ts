@@ -14,10 +14,13 @@ describe("configuration", () => {
     assert.throws(
       () => loadConfig({ WEBHOOK_LEASE_MS: "5000", WEBHOOK_TIMEOUT_MS: "5000" }),
       (error: unknown) =>
-        error instanceof ConfigError && /WEBHOOK_LEASE_MS: must exceed WEBHOOK_TIMEOUT_MS/.test(error.message),
+        error instanceof ConfigError &&
+        /WEBHOOK_LEASE_MS: must exceed WEBHOOK_TIMEOUT_MS/.test(error.message),
     );
     assert.throws(() => loadConfig({ WEBHOOK_LEASE_MS: "3000", WEBHOOK_TIMEOUT_MS: "2300" }), ConfigError);
     const ok = loadConfig({ WEBHOOK_LEASE_MS: "3000", WEBHOOK_TIMEOUT_MS: "2000" });
-    assert.ok(attemptStartWindowMs(ok.WEBHOOK_LEASE_MS, ok.WEBHOOK_TIMEOUT_MS) >= MIN_ATTEMPT_START_WINDOW_MS);
+    assert.ok(
+      attemptStartWindowMs(ok.WEBHOOK_LEASE_MS, ok.WEBHOOK_TIMEOUT_MS) >= MIN_ATTEMPT_START_WINDOW_MS,
+    );
   });
 });
