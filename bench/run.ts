@@ -205,8 +205,9 @@ try {
       failures.push(`${name}: ${(error as Error).message.split("\n")[0]}`);
     }
   }
-  // Memory: the peak RSS of every API process the parts above ran (each under its load).
-  if (selected("memory") || !only) {
+  // Memory: the peak RSS of every API process the parts above ran (each under its load); printed
+  // whenever one ran, "memory" in --only only adds the note when none did.
+  {
     if (apiPeakRss.length) {
       const worst = apiPeakRss.reduce((a, b) => (b.mb > a.mb ? b : a));
       console.log(`\n== Memory ==\n${apiPeakRss.map((r) => `  ${r.process}: ${fmt(r.mb)} MB`).join("\n")}`);
