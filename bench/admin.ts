@@ -84,7 +84,9 @@ export async function benchAdmin(o: BenchOptions): Promise<void> {
     const results: Record<string, number[]> = Object.fromEntries(Object.keys(targets).map((n) => [n, []]));
     for (let r = 1; r <= o.runs; r++) {
       const line: string[] = [];
-      for (const name of Object.keys(targets) as Name[]) {
+      // Every other run in reverse order, so no figure always runs first (or after the same one).
+      const order = Object.keys(targets) as Name[];
+      for (const name of r % 2 ? order : order.reverse()) {
         const res = await shoot(name, o.seconds);
         results[name]!.push(res.rps);
         line.push(

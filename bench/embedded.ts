@@ -114,7 +114,10 @@ export async function benchEmbedded(o: BenchOptions): Promise<{ peakRss: number 
     console.log(`  restart + load: peak RSS (VmHWM) ${fmt(loadPeak)} MB`);
     peakRss = Math.max(startPeak, loadPeak);
   } finally {
-    for (const proc of procs.reverse()) await proc.stop();
+    for (const proc of procs.reverse()) {
+      const peak = await proc.stop();
+      console.log(`  ${proc.name} peak RSS (VmHWM): ${fmt(peak)} MB`);
+    }
     end();
   }
   return { peakRss };

@@ -101,7 +101,8 @@ async function describeMachine() {
   try {
     const client = new pg.Client({ connectionString: BENCH_DATABASE_URL });
     await client.connect();
-    postgres = (await client.query<{ v: string }>("SELECT current_setting('server_version') AS v")).rows[0]!.v;
+    postgres = (await client.query<{ v: string }>("SELECT current_setting('server_version') AS v")).rows[0]!
+      .v;
     await client.end();
   } catch (error) {
     postgres = `unreachable (${(error as Error).message})`;
@@ -205,33 +206,29 @@ try {
       failures.push(`${name}: ${(error as Error).message.split("\n")[0]}`);
     }
   }
-  // Memory: the peak RSS of every API process the parts above ran (each under its load); printed
-  // whenever one ran, "memory" in --only only adds the note when none did.
-  {
-    if (apiPeakRss.length) {
-      const worst = apiPeakRss.reduce((a, b) => (b.mb > a.mb ? b : a));
-      console.log(`\n== Memory ==\n${apiPeakRss.map((r) => `  ${r.process}: ${fmt(r.mb)} MB`).join("\n")}`);
-      addFigure({
-        figure: "API process peak RSS under these loads (PostgreSQL mode)",
-        value: `${fmt(worst.mb)} MB (${worst.process})`,
-        floor: "—",
-        ratio: "—",
-        target: "< 200 MB",
-        met: worst.mb < 200,
-      });
-    } else if (selected("memory")) {
-      console.log("\nmemory: no PostgreSQL API process ran (select admin, refresh or million with it)");
-    }
-    if (Number.isFinite(embeddedPeak)) {
-      addFigure({
-        figure: "Embedded process peak RSS (start on a fresh data dir, and load)",
-        value: `${fmt(embeddedPeak)} MB`,
-        floor: "—",
-        ratio: "—",
-        target: "< 400 MB",
-        met: embeddedPeak < 400,
-      });
-    }
+  if (apiPeakRss.length) {
+    const worst = apiPeakRss.reduce((a, b) => (b.mb > a.mb ? b : a));
+    console.log(`\n== Memory ==\n${apiPeakRss.map((r) => `  ${r.process}: ${fmt(r.mb)} MB`).join("\n")}`);
+    addFigure({
+      figure: "API process peak RSS under these loads (PostgreSQL mode)",
+      value: `${fmt(worst.mb)} MB (${worst.process})`,
+      floor: "—",
+      ratio: "—",
+      target: "< 200 MB",
+      met: worst.mb < 200,
+    });
+  } else if (selected("memory")) {
+    console.log("\nmemory: no PostgreSQL API process ran (select admin, refresh or million with it)");
+  }
+  if (Number.isFinite(embeddedPeak)) {
+    addFigure({
+      figure: "Embedded process peak RSS (start on a fresh data dir, and load)",
+      value: `${fmt(embeddedPeak)} MB`,
+      floor: "—",
+      ratio: "—",
+      target: "< 400 MB",
+      met: embeddedPeak < 400,
+    });
   }
   printTable();
 } finally {
