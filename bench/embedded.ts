@@ -7,7 +7,7 @@
  * the floor (PGlite is one process's database), and the service starts again on the original.
  * Its peak RSS is the higher of the two processes': start on a fresh directory, and load.
  */
-import { cpSync } from "node:fs";
+import { cpSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { BenchOptions } from "./lib/options.ts";
 import { addFigure, part, printRuns } from "./lib/report.ts";
@@ -54,7 +54,9 @@ export async function benchEmbedded(o: BenchOptions): Promise<{ peakRss: number 
   try {
     // No DATABASE_URL, RUN_MODE, DEMO_SEED: the defaults an operator gets from `npm start`.
     const env = { DATA_DIR: dataDir };
-    const first = await startService("embedded (fresh start)", env);
+    const first = await startService("embedded (fresh start)", env, {
+      beforeRetry: () => rmSync(dataDir, { recursive: true, force: true }),
+    });
     procs.push(first);
     const merchant = await merchantWithStore(first.url);
     const { pairs } = await installApp(first.url, merchant, ["read_products", "write_products"], 8);

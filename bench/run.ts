@@ -63,7 +63,7 @@ if (values.help) {
   [--connections 50] [--latency-connections 4] [--products 10000] [--embedded-products 2000]
   [--million-rows 1000000] [--floor-prepared] [--refresh-chains 16]
   [--webhook-events 5000] [--webhook-rate 300] [--webhook-seconds 10] [--per-target 4,32]
-env: BENCH_DATABASE_URL, BENCH_REDIS_URL, BENCH_SECONDS (default of --seconds)`);
+env: BENCH_DATABASE_URL, BENCH_REDIS_URL, BENCH_SECONDS (default of --seconds), BENCH_NODE_ARGS (extra node flags of the service and floor processes)`);
   process.exit(0);
 }
 

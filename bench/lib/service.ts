@@ -26,7 +26,9 @@ export function startCommand(): { env: Record<string, string>; nodeArgs: string[
   const rest = words.slice(i + 1);
   const scriptAt = rest.findIndex((w) => w.endsWith(".ts") || w.endsWith(".js"));
   if (scriptAt < 0) throw new Error(`no script in the start script: ${pkg.scripts.start}`);
-  return { env, nodeArgs: rest.slice(0, scriptAt), script: rest[scriptAt]! };
+  // BENCH_NODE_ARGS adds flags for one run (a profile: "--cpu-prof --cpu-prof-dir=/tmp/prof").
+  const extra = (process.env.BENCH_NODE_ARGS ?? "").split(/\s+/).filter(Boolean);
+  return { env, nodeArgs: [...rest.slice(0, scriptAt), ...extra], script: rest[scriptAt]! };
 }
 
 /** A temporary directory of this benchmark run (/tmp/i10-bench-*). */
@@ -150,25 +152,38 @@ export async function startProcess(options: {
  * environment only. Defaults for a benchmark: loopback, the metrics listener off, warn-level logs,
  * a rate limit far above what the load reaches (the limiter still runs on every request).
  */
-export async function startService(name: string, env: Record<string, string>): Promise<Proc> {
+export async function startService(
+  name: string,
+  env: Record<string, string>,
+  options: { beforeRetry?: () => void } = {},
+): Promise<Proc> {
   const start = startCommand();
-  const port = await freePort();
-  return startProcess({
-    name,
-    script: join(ROOT, start.script),
-    nodeArgs: start.nodeArgs,
-    port,
-    env: {
-      NODE_EXTRA_CA_CERTS: join(TLS, "ca.pem"),
-      HOST: "127.0.0.1",
-      PORT: String(port),
-      METRICS_PORT: "0",
-      LOG_LEVEL: "warn",
-      RATE_LIMIT_PER_MINUTE: "1000000000",
-      ...start.env,
-      ...env,
-    },
-  });
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    try {
+      return await startProcess({
+        name,
+        script: join(ROOT, start.script),
+        nodeArgs: start.nodeArgs,
+        port,
+        env: {
+          NODE_EXTRA_CA_CERTS: join(TLS, "ca.pem"),
+          HOST: "127.0.0.1",
+          PORT: String(port),
+          METRICS_PORT: "0",
+          LOG_LEVEL: "warn",
+          RATE_LIMIT_PER_MINUTE: "1000000000",
+          ...start.env,
+          ...env,
+        },
+      });
+    } catch (error) {
+      // Other processes on the machine may take the port between the check and the service's
+      // listen (the embedded start takes seconds in between): try another.
+      if (attempt >= 3 || !String((error as Error).message).includes("EADDRINUSE")) throw error;
+      options.beforeRetry?.();
+    }
+  }
 }
 
 /**
