@@ -29,6 +29,7 @@ import { loadavg } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import pg from "pg";
+import { startCommand } from "./lib/service.ts";
 
 const ROOT = join(import.meta.dirname, "..");
 const TLS = join(ROOT, "test", "fixtures", "tls");
@@ -224,26 +225,25 @@ const load = () =>
     .map((l) => l.toFixed(2))
     .join(" ");
 
-async function main() {
-  const { values } = parseArgs({
-    args: process.argv.slice(2),
-    options: {
-      "per-target": { type: "string", default: "4,32" },
-      runs: { type: "string", default: "3" },
-      events: { type: "string", default: "5000" },
-      rate: { type: "string", default: "300" },
-      seconds: { type: "string", default: "10" },
-      "worker-root": { type: "string" },
-      "cpu-prof": { type: "string" },
-    },
-  });
-  const perTargets = values["per-target"].split(",").map(Number);
-  const runs = Number(values.runs);
-  const events = Number(values.events);
-  const rate = Number(values.rate);
-  const steadyEvents = Math.round(rate * Number(values.seconds));
-  const workerRoot = resolve(values["worker-root"] ?? ROOT);
-  const cpuProf = values["cpu-prof"] ? resolve(values["cpu-prof"]) : undefined;
+export interface WebhookBenchOptions {
+  perTargets: number[];
+  runs: number;
+  events: number;
+  rate: number;
+  seconds: number;
+  /** Another checkout whose worker to measure (comparisons); default this one. */
+  workerRoot?: string | undefined;
+  cpuProf?: string | undefined;
+}
+
+/** Medians per per-target concurrency of drain/s, floor/s, ratio, start-up, p50, p99, worker RSS. */
+export type WebhookMedians = Record<number, Record<string, number>>;
+
+export async function benchWebhooks(options: WebhookBenchOptions): Promise<WebhookMedians> {
+  const { perTargets, runs, events, rate } = options;
+  const steadyEvents = Math.round(rate * options.seconds);
+  const workerRoot = resolve(options.workerRoot ?? ROOT);
+  const cpuProf = options.cpuProf ? resolve(options.cpuProf) : undefined;
 
   // Setup with the service's own code: schema, a store, an installed app, one subscription.
   const { loadConfig } = await import("../src/config.ts");
@@ -299,7 +299,7 @@ async function main() {
     `webhook engine on PostgreSQL; worker ${workerRoot === ROOT ? "this checkout" : workerRoot}; node ${process.version}`,
   );
   console.log(
-    `backlog ${events} events; steady ${rate}/s for ${values.seconds} s; body ${bodyBytes} bytes; load avg ${load()}\n`,
+    `backlog ${events} events; steady ${rate}/s for ${options.seconds} s; body ${bodyBytes} bytes; load avg ${load()}\n`,
   );
   const results: Record<number, Array<Record<string, number>>> = {};
   try {
@@ -307,13 +307,15 @@ async function main() {
       for (const perTarget of perTargets) {
         await reset();
         await run("producer", { schema, storeId: store.id, mode: "backlog", n: events, rate });
-        const nodeArgs = cpuProf ? [`--cpu-prof`, `--cpu-prof-dir=${cpuProf}`] : [];
+        const start = startCommand();
+        const nodeArgs = [...start.nodeArgs, ...(cpuProf ? [`--cpu-prof`, `--cpu-prof-dir=${cpuProf}`] : [])];
         const spawnedAt = now();
-        const worker = spawn(process.execPath, [...nodeArgs, join(workerRoot, "src/main.ts")], {
+        const worker = spawn(process.execPath, [...nodeArgs, join(workerRoot, start.script)], {
           cwd: workerRoot,
           stdio: ["ignore", "ignore", "inherit"],
           env: {
             ...process.env,
+            ...start.env,
             NODE_EXTRA_CA_CERTS: join(TLS, "ca.pem"),
             RUN_MODE: "worker",
             DATABASE_URL,
@@ -383,13 +385,16 @@ async function main() {
       "| per-target | drain /s | undici floor /s | ratio | start-up ms | p50 ms | p99 ms | worker peak RSS MB |",
     );
     console.log("|---|---|---|---|---|---|---|---|");
+    const medians: WebhookMedians = {};
     for (const perTarget of perTargets) {
       const rows = results[perTarget] ?? [];
       const m = (k: string) => median(rows.map((row) => row[k]!));
+      medians[perTarget] = Object.fromEntries(Object.keys(rows[0] ?? {}).map((k) => [k, m(k)]));
       console.log(
         `| ${perTarget} | ${m("drain").toFixed(0)} | ${m("floor").toFixed(0)} | ${m("ratio").toFixed(3)} | ${m("startup").toFixed(0)} | ${m("p50").toFixed(1)} | ${m("p99").toFixed(1)} | ${m("rss").toFixed(0)} |`,
       );
     }
+    return medians;
   } finally {
     rx.send({ cmd: "exit" });
     await db.end();
@@ -399,8 +404,35 @@ async function main() {
   }
 }
 
-const [role, json] = process.argv.slice(2);
-if (role === "receiver") await receiver();
-else if (role === "producer") await producer(JSON.parse(json!));
-else if (role === "floor") await floor(JSON.parse(json!));
-else await main();
+async function main() {
+  const { values } = parseArgs({
+    args: process.argv.slice(2),
+    options: {
+      "per-target": { type: "string", default: "4,32" },
+      runs: { type: "string", default: "3" },
+      events: { type: "string", default: "5000" },
+      rate: { type: "string", default: "300" },
+      seconds: { type: "string", default: "10" },
+      "worker-root": { type: "string" },
+      "cpu-prof": { type: "string" },
+    },
+  });
+  await benchWebhooks({
+    perTargets: values["per-target"].split(",").map(Number),
+    runs: Number(values.runs),
+    events: Number(values.events),
+    rate: Number(values.rate),
+    seconds: Number(values.seconds),
+    workerRoot: values["worker-root"],
+    cpuProf: values["cpu-prof"],
+  });
+}
+
+// Run directly (or forked as one of its own roles); imported by bench/run.ts, it only exports.
+if (process.argv[1] && resolve(process.argv[1]) === import.meta.filename) {
+  const [role, json] = process.argv.slice(2);
+  if (role === "receiver") await receiver();
+  else if (role === "producer") await producer(JSON.parse(json!));
+  else if (role === "floor") await floor(JSON.parse(json!));
+  else await main();
+}

@@ -1,0 +1,142 @@
+/**
+ * Admin API reads on PostgreSQL against a bare Fastify + pg server running the same SQL, and the
+ * Admin API with the Redis limiter against the in-process one. Three service processes side by
+ * side on one schema: the API (in-process limiter), the API with REDIS_URL, the floor; wrk drives
+ * each in turn, so every run's figure has its floor measured next to it.
+ */
+import { randomBytes } from "node:crypto";
+import { apiPeakRss, type BenchOptions } from "./lib/options.ts";
+import {
+  BENCH_DATABASE_URL,
+  BENCH_REDIS_URL,
+  benchSchema,
+  sampleProductIds,
+  seedProducts,
+} from "./lib/pg.ts";
+import { addFigure, part, printRuns } from "./lib/report.ts";
+import { type Proc, startFloor, startService } from "./lib/service.ts";
+import { installApp, merchantWithStore } from "./lib/setup.ts";
+import { fmt, median } from "./lib/stats.ts";
+import { type HttpRequest, wrk } from "./lib/wrk.ts";
+
+const ADMIN = "/api/v1/apps/api";
+
+export async function benchAdmin(o: BenchOptions): Promise<void> {
+  const end = part("Admin API on PostgreSQL vs bare Fastify + pg", [
+    `${o.products.toLocaleString("en-US")} products in the store; wrk ${o.connections} connections, ${o.seconds} s per run; floor statements ${o.floorPrepared ? "named (prepared)" : "unnamed"}`,
+  ]);
+  const db = await benchSchema("bench_admin");
+  const procs: Proc[] = [];
+  try {
+    const env = {
+      RUN_MODE: "api",
+      DATABASE_URL: BENCH_DATABASE_URL,
+      DATABASE_SCHEMA: db.schema,
+      SECRETS_KEY: randomBytes(32).toString("base64"),
+      DEMO_SEED: "false",
+    };
+    const api = await startService("api", env);
+    procs.push(api);
+    const merchant = await merchantWithStore(api.url);
+    const { pairs } = await installApp(api.url, merchant, ["read_products"], 8);
+    const storeId = await seedProducts(db.client, merchant.slug, o.products);
+    const ids = await sampleProductIds(db.client, storeId, 200);
+    const apiRedis = await startService("api+redis", { ...env, REDIS_URL: BENCH_REDIS_URL });
+    procs.push(apiRedis);
+    const floor = await startFloor({
+      FLOOR_DB: "pg",
+      DATABASE_URL: BENCH_DATABASE_URL,
+      DATABASE_SCHEMA: db.schema,
+      STORE_SLUG: merchant.slug,
+      FLOOR_PREPARED: String(o.floorPrepared),
+    });
+    procs.push(floor);
+
+    const auth = (i: number) => ({ authorization: `Bearer ${pairs[i % pairs.length]!.accessToken}` });
+    const list: HttpRequest[] = pairs.map((_, i) => ({
+      path: `${ADMIN}/products?limit=50`,
+      headers: auth(i),
+    }));
+    const get: HttpRequest[] = ids.map((id, i) => ({ path: `${ADMIN}/products/${id}`, headers: auth(i) }));
+    const floorList: HttpRequest[] = list.map((r) => ({ ...r, path: "/products?limit=50" }));
+    const floorGet: HttpRequest[] = get.map((r) => ({ ...r, path: r.path.slice(ADMIN.length) }));
+    const targets = {
+      "admin list": [api.url, list],
+      "floor list": [floor.url, floorList],
+      "admin get": [api.url, get],
+      "floor get": [floor.url, floorGet],
+      "admin list, Redis limiter": [apiRedis.url, list],
+      "floor hello": [floor.url, [{ path: "/healthz" }]],
+    } as const satisfies Record<string, readonly [string, HttpRequest[]]>;
+    type Name = keyof typeof targets;
+    const shoot = (name: Name, seconds: number) =>
+      wrk({
+        base: targets[name][0],
+        requests: targets[name][1],
+        dir: o.dir,
+        seconds,
+        connections: o.connections,
+        label: name,
+      });
+
+    // JIT, pools and caches warm before anything counts.
+    for (const name of Object.keys(targets) as Name[]) await shoot(name, Math.min(3, o.seconds));
+    const results: Record<string, number[]> = Object.fromEntries(Object.keys(targets).map((n) => [n, []]));
+    for (let r = 1; r <= o.runs; r++) {
+      const line: string[] = [];
+      // Every other run in reverse order, so no figure always runs first (or after the same one).
+      const order = Object.keys(targets) as Name[];
+      for (const name of r % 2 ? order : order.reverse()) {
+        const res = await shoot(name, o.seconds);
+        results[name]!.push(res.rps);
+        line.push(
+          `${name} ${fmt(res.rps)} req/s (p50 ${fmt(res.p50, 1)} ms, p99 ${fmt(res.p99, 1)} ms, ${fmt(res.bytesPerRequest)} B)`,
+        );
+      }
+      console.log(`  run ${r}: ${line.join("; ")}`);
+    }
+    const ratios = (a: Name, b: Name) => results[a]!.map((x, i) => x / results[b]![i]!);
+    for (const name of Object.keys(targets)) printRuns(name, results[name]!, "req/s");
+    const listRatio = printRuns("ratio admin list / floor list", ratios("admin list", "floor list"), "", 3);
+    const getRatio = printRuns("ratio admin get / floor get", ratios("admin get", "floor get"), "", 3);
+    const redisRatio = printRuns(
+      "ratio Redis limiter / in-process limiter",
+      ratios("admin list, Redis limiter", "admin list"),
+      "",
+      3,
+    );
+    const m = (name: Name) => `${fmt(median(results[name]!))} req/s`;
+    addFigure({
+      figure: "Admin API GET /products?limit=50 ÷ bare Fastify + pg, same SQL",
+      value: m("admin list"),
+      floor: m("floor list"),
+      ratio: fmt(listRatio, 2),
+      target: "≥ 0.75",
+      met: listRatio >= 0.75,
+    });
+    addFigure({
+      figure: "Admin API GET /products/{id} ÷ the same floor for one row",
+      value: m("admin get"),
+      floor: m("floor get"),
+      ratio: fmt(getRatio, 2),
+      target: "≥ 0.60",
+      met: getRatio >= 0.6,
+    });
+    addFigure({
+      figure: "Admin API list with the Redis limiter ÷ in-process limiter",
+      value: m("admin list, Redis limiter"),
+      floor: m("admin list"),
+      ratio: fmt(redisRatio, 2),
+      target: "≥ 0.90",
+      met: redisRatio >= 0.9,
+    });
+  } finally {
+    for (const proc of procs.reverse()) {
+      const peak = await proc.stop();
+      console.log(`  ${proc.name} peak RSS (VmHWM): ${fmt(peak)} MB`);
+      if (proc.name.startsWith("api")) apiPeakRss.push({ process: `admin part, ${proc.name}`, mb: peak });
+    }
+    await db.drop();
+    end();
+  }
+}

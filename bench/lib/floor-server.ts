@@ -1,0 +1,102 @@
+/**
+ * The floor of the HTTP figures: a bare Fastify server in its own process running the same SQL as
+ * the service's product reads, through `pg` (FLOOR_DB=pg: DATABASE_URL, DATABASE_SCHEMA) or PGlite
+ * on disk (FLOOR_DB=pglite: DATA_DIR, as the embedded service keeps it). No authentication, no
+ * rate limit, no schema validation: what the same stack does for the same rows. Answers the same
+ * envelope and field names, so the bodies are the same size (the benchmark prints both).
+ *
+ *   GET /healthz                  {"ok":true}   (also the "bare Fastify hello" floor)
+ *   GET /products?limit=50        the first page, newest first
+ *   GET /products/:id             one product
+ *
+ * FLOOR_PREPARED=true sends named (prepared) statements; by default unnamed ones, as the pg driver
+ * does unless told otherwise.
+ */
+import { join } from "node:path";
+import Fastify from "fastify";
+
+interface Row {
+  id: string;
+  title: string;
+  description: string;
+  price_minor: number;
+  sku: string | null;
+  stock: number;
+  status: string;
+  created_at: Date;
+  updated_at: Date;
+}
+type Query = (name: string, text: string, values: unknown[]) => Promise<Row[]>;
+
+// The statements the service's product repository sends today (Kysely's compiled text).
+const LIST = 'select * from "products" where "store_id" = $1 order by "created_at" desc, "id" desc limit $2';
+const GET = 'select * from "products" where "store_id" = $1 and "id" = $2';
+
+async function connect(): Promise<{ query: Query; close(): Promise<void> }> {
+  if (process.env.FLOOR_DB === "pglite") {
+    const { PGlite } = await import("@electric-sql/pglite");
+    const db = await PGlite.create(join(process.env.DATA_DIR!, "pgdata"));
+    return {
+      query: async (_name, text, values) => (await db.query<Row>(text, values)).rows,
+      close: () => db.close(),
+    };
+  }
+  const { default: pg } = await import("pg");
+  const pool = new pg.Pool({
+    connectionString: process.env.DATABASE_URL,
+    max: Number(process.env.DATABASE_POOL_SIZE ?? 10),
+    options: `-c search_path=${process.env.DATABASE_SCHEMA ?? "public"}`,
+  });
+  const prepared = process.env.FLOOR_PREPARED === "true";
+  return {
+    query: async (name, text, values) =>
+      (await pool.query<Row>(prepared ? { name, text, values } : { text, values })).rows,
+    close: () => pool.end(),
+  };
+}
+
+const db = await connect();
+const [store] = (await db.query("store", "select id, currency from stores where slug = $1", [
+  process.env.STORE_SLUG,
+])) as unknown as Array<{ id: string; currency: string }>;
+if (!store) throw new Error(`no store ${process.env.STORE_SLUG}`);
+
+const view = (p: Row) => ({
+  id: p.id,
+  title: p.title,
+  description: p.description,
+  price: (p.price_minor / 100).toFixed(2),
+  currency: store.currency,
+  sku: p.sku,
+  stock: p.stock,
+  status: p.status,
+  createdAt: p.created_at.toISOString(),
+  updatedAt: p.updated_at.toISOString(),
+});
+
+const app = Fastify({ logger: false });
+app.get("/healthz", async () => ({ ok: true }));
+app.get<{ Querystring: { limit?: string } }>("/products", async (request) => {
+  const limit = Math.min(250, Math.max(1, Number(request.query.limit ?? 50)));
+  const rows = await db.query("floor_list", LIST, [store.id, limit + 1]);
+  const items = rows.slice(0, limit);
+  const last = items[items.length - 1];
+  const nextCursor =
+    rows.length > limit && last
+      ? Buffer.from(JSON.stringify(["c", last.created_at.getTime(), last.id])).toString("base64url")
+      : null;
+  return { success: true, data: items.map(view), meta: { nextCursor, limit } };
+});
+app.get<{ Params: { id: string } }>("/products/:id", async (request, reply) => {
+  const [row] = await db.query("floor_get", GET, [store.id, request.params.id]);
+  if (!row) return reply.status(404).send({ success: false });
+  return { success: true, data: view(row) };
+});
+await app.listen({ port: Number(process.env.PORT), host: "127.0.0.1" });
+const stop = async () => {
+  await app.close();
+  await db.close();
+  process.exit(0);
+};
+process.on("SIGTERM", () => void stop());
+process.on("SIGINT", () => void stop());
