@@ -12,17 +12,17 @@
 import { randomBytes } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import { sql } from "kysely";
+import pg from "pg";
 import { buildApp } from "../src/app.ts";
 import { loadConfig } from "../src/config.ts";
 import { openDatabase } from "../src/db/client.ts";
 import { migrate } from "../src/db/migrate.ts";
 import { createPlatform } from "../src/platform.ts";
 import { installedApp } from "../test/apps-harness.ts";
-import { Client, dropSchema } from "../test/harness.ts";
+import { Client } from "../test/harness.ts";
 
 const url = process.env.BENCH_DATABASE_URL;
 if (!url) throw new Error("Set BENCH_DATABASE_URL (PostgreSQL).");
-process.env.TEST_DATABASE_URL = url; // dropSchema reads it
 const products = Number(process.argv[2] ?? 1_000_000);
 const keep = process.env.BENCH_KEEP_SCHEMA;
 const schema = keep ?? `bench_${randomBytes(4).toString("hex")}`;
@@ -143,5 +143,10 @@ try {
 } finally {
   await app.close();
   await platform.close();
-  if (!keep) await dropSchema(schema);
+  if (!keep) {
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    await admin.end();
+  }
 }
