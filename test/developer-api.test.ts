@@ -257,9 +257,12 @@ describe("developer key API", () => {
     assert.equal(pastEnd.status, 200);
     assert.deepEqual(pastEnd.data, []);
     assert.deepEqual(pastEnd.body.meta, { page: 3, perPage: 3, total: 6, totalPages: 2 });
-    const farPast = await page("?page=1000000&perPage=100");
-    assert.deepEqual(farPast.body.meta, { page: 1_000_000, perPage: 100, total: 6, totalPages: 1 });
+    // The deepest page the window allows, far past the end: still an empty page with the totals.
+    const farPast = await page("?page=100&perPage=100");
+    assert.deepEqual(farPast.body.meta, { page: 100, perPage: 100, total: 6, totalPages: 1 });
     assert.deepEqual(farPast.data, []);
+    const deepest = await page("?page=10000&perPage=1");
+    assert.deepEqual(deepest.body.meta, { page: 10_000, perPage: 1, total: 6, totalPages: 6 });
 
     newestFirst.unshift(...(await seedProducts(m, 1, "Q")));
     const partialLast = await page("?page=3&perPage=3");
@@ -278,6 +281,7 @@ describe("developer key API", () => {
       ["?page=1.5", "page"],
       ["?page=abc", "page"],
       ["?page=", "page"],
+      ["?page=10001", "page"],
       ["?page=1000001", "page"],
       ["?perPage=0", "perPage"],
       ["?perPage=101", "perPage"],
@@ -290,6 +294,39 @@ describe("developer key API", () => {
       assert.equal(errorCode(res), "VALIDATION_FAILED");
       assert.equal(res.body.error.details[0].field, field, query);
     }
+  });
+
+  it("refuses pages that end past the first 10,000 products, before reading anything", async () => {
+    const { m, api } = await merchantWithKey(["read_products"]);
+    await seedProducts(m, 1);
+    for (const [query, product, lastPage] of [
+      ["?page=101&perPage=100", 10_100, 100],
+      ["?page=5001&perPage=2", 10_002, 5000],
+      ["?page=10000&perPage=20", 200_000, 500],
+      ["?page=10000", 200_000, 500],
+    ] as const) {
+      const res = await api.get(`${DEV}/products${query}`);
+      assert.equal(res.status, 400, query);
+      assert.equal(res.body.success, false);
+      assert.equal(errorCode(res), "VALIDATION_FAILED");
+      assert.match(res.body.error.message, /first 10,000 products/);
+      assert.equal(res.body.error.details[0].field, "page");
+      assert.match(
+        res.body.error.details[0].message,
+        new RegExp(`is ${product},.*last page for .* is ${lastPage}$`),
+      );
+    }
+    // The edges of the window are served.
+    for (const query of ["?page=100&perPage=100", "?page=5000&perPage=2", "?page=500"]) {
+      const res = await api.get(`${DEV}/products${query}`);
+      assert.equal(res.status, 200, query);
+      assert.equal(res.body.meta.total, 1);
+    }
+    const described = spec.doc.paths[`${DEV}/products`].get.parameters.find(
+      (p: { name: string }) => p.name === "page",
+    );
+    assert.equal(described.schema.maximum, 10_000);
+    assert.match(described.description, /page × perPage` may be at most 10,000/);
   });
 
   it("keeps each key inside its own store", async () => {

@@ -248,6 +248,14 @@ export interface IdempotencyKeysTable {
   created_at: Timestamp;
 }
 
+/** Written only by the triggers of migration 20261123_0040; the application reads the sum of a store's slots. */
+export interface StoreRowCountsTable {
+  store_id: string;
+  resource: "products";
+  slot: number;
+  n: number;
+}
+
 export interface DB {
   accounts: AccountsTable;
   sessions: SessionsTable;
@@ -268,6 +276,7 @@ export interface DB {
   webhook_attempts: WebhookAttemptsTable;
   api_keys: ApiKeysTable;
   idempotency_keys: IdempotencyKeysTable;
+  store_row_counts: StoreRowCountsTable;
 }
 
 export type Account = Selectable<AccountsTable>;

@@ -3,7 +3,7 @@ import { storeOf } from "../../lib/http/api-family.ts";
 import type { App } from "../../lib/http/types.ts";
 import { registerDeveloperProductRoutes } from "../products/products-routes.ts";
 import { ProductResource } from "../products/products-schemas.ts";
-import type { ProductService } from "../products/products-service.ts";
+import { PAGE_WINDOW, type ProductService } from "../products/products-service.ts";
 import { StoreResource, toStoreResource } from "../stores/stores-schemas.ts";
 import { developerRoute } from "./developer-family.ts";
 
@@ -60,15 +60,14 @@ export function registerDeveloperRoutes(app: App, products: ProductService) {
       scope: "read_products",
       tags: ["Developer API: products"],
       summary: "List products, page by page",
-      description:
-        "Newest first (creation time, then id). `page` from 1 (default 1, at most 1,000,000), `perPage` 1-100 (default 20); other values, or unknown parameters, answer 400 `VALIDATION_FAILED` naming the parameter. A page past the end answers an empty `data` with the true totals in `meta`. Offsets shift when products are created or deleted between calls.",
+      description: `Newest first (creation time, then id). \`page\` from 1 (default 1), \`perPage\` 1-100 (default 20); other values, or unknown parameters, answer 400 \`VALIDATION_FAILED\` naming the parameter. Pages reach the first ${PAGE_WINDOW.toLocaleString("en")} products: \`page × perPage\` above ${PAGE_WINDOW.toLocaleString("en")} answers 400 \`VALIDATION_FAILED\` with \`details[0].field\` \`page\` (at \`perPage=100\`, the last page is ${PAGE_WINDOW / 100}). A page past the end answers an empty \`data\` with the true totals in \`meta\`. Offsets shift when products are created or deleted between calls.`,
       querystring: Type.Object(
         {
           page: Type.Integer({
             minimum: 1,
-            maximum: 1_000_000,
+            maximum: PAGE_WINDOW,
             default: 1,
-            description: "1-based page number.",
+            description: `1-based page number. \`page × perPage\` may be at most ${PAGE_WINDOW.toLocaleString("en")}: deeper pages answer 400 \`VALIDATION_FAILED\` (an offset costs a walk over every row it skips, so the depth is bounded to keep every page's cost flat).`,
           }),
           perPage: Type.Integer({
             minimum: 1,

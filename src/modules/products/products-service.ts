@@ -9,6 +9,13 @@ import type { RecordEvent } from "../events/events-repo.ts";
 import type { ProductRepo } from "./products-repo.ts";
 import { toProductResource } from "./products-schemas.ts";
 
+/**
+ * How deep the developer API's offset pages reach: page × perPage ≤ PAGE_WINDOW. An OFFSET costs
+ * a walk over every row it skips, so without a bound the cost of a page grows with the catalogue;
+ * within it, a page costs at most 10,000 index entries (issue 10).
+ */
+export const PAGE_WINDOW = 10_000;
+
 export interface ProductInput {
   title?: string | undefined;
   description?: string | undefined;
@@ -136,7 +143,19 @@ export function createProductService(deps: {
     },
 
     /** page/perPage listing with totals (developer API contract). */
+    /** The developer API's offset pages; refuses a page that ends past the first PAGE_WINDOW products. */
     async listByPage(store: Store, page: number, perPage: number) {
+      if (page * perPage > PAGE_WINDOW) {
+        throw new AppError("VALIDATION_FAILED", {
+          message: `Pages reach only the first ${PAGE_WINDOW.toLocaleString("en")} products, newest first: ask for a page with page × perPage ≤ ${PAGE_WINDOW}.`,
+          details: [
+            {
+              field: "page",
+              message: `page × perPage is ${page * perPage}, more than ${PAGE_WINDOW}; the last page for perPage=${perPage} is ${Math.floor(PAGE_WINDOW / perPage)}`,
+            },
+          ],
+        });
+      }
       const [total, rows] = await Promise.all([
         repo.count(store.id),
         repo.listPage(store.id, (page - 1) * perPage, perPage),
