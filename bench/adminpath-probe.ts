@@ -285,7 +285,9 @@ async function main() {
       get: [`${svc}/api/v1/apps/api/products/${fixture.productId}`, `${flr}/products/${fixture.productId}`],
     } as const;
     console.log(
-      `mode ${embedded ? "embedded PGlite" : "PostgreSQL"}${values.redis ? " + Redis" : ""}, node ${process.version}, load ${loadavg().map((l) => l.toFixed(1)).join(" ")}`,
+      `mode ${embedded ? "embedded PGlite" : "PostgreSQL"}${values.redis ? " + Redis" : ""}, node ${process.version}, load ${loadavg()
+        .map((l) => l.toFixed(1))
+        .join(" ")}`,
     );
     // Warm-up: JIT, pools, prepared statements.
     for (const kind of ["list", "get"] as const) {
@@ -324,7 +326,9 @@ async function main() {
       console.log(`median refresh: ${median(rates).toFixed(0)}/s`);
     }
     console.log(
-      `service peak RSS ${peakRssMb(service.pid).toFixed(0)} MB; load ${loadavg().map((l) => l.toFixed(1)).join(" ")}`,
+      `service peak RSS ${peakRssMb(service.pid).toFixed(0)} MB; load ${loadavg()
+        .map((l) => l.toFixed(1))
+        .join(" ")}`,
     );
   } finally {
     await Promise.all([stop(service), stop(floorProcess)]);
