@@ -115,6 +115,13 @@ export const ConfigSchema = Type.Object({
     default: 3600,
     description: "Lifetime of an app access token.",
   }),
+  ACCESS_TOKEN_CACHE_MS: Type.Integer({
+    minimum: 0,
+    maximum: 5000,
+    default: 500,
+    description:
+      "How long an instance may trust an access token it verified, without reading it again; every revocation and uninstall answers this much later, so no instance accepts the token after that answer. 0 reads every time.",
+  }),
   REFRESH_TOKEN_TTL_SECONDS: Type.Integer({
     minimum: 1,
     default: 30 * 24 * 3600,

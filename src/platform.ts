@@ -29,9 +29,10 @@ import {
   createInstallationService,
   type UninstallHook,
 } from "./modules/installations/installations-service.ts";
+import { createAccessCache } from "./modules/oauth/access-cache.ts";
 import { createConsentService } from "./modules/oauth/consent-service.ts";
 import { createOAuthRepo } from "./modules/oauth/oauth-repo.ts";
-import { createTokenService } from "./modules/oauth/token-service.ts";
+import { type AccessContext, createTokenService } from "./modules/oauth/token-service.ts";
 import { createOrderRepo } from "./modules/orders/orders-repo.ts";
 import { createOrderService } from "./modules/orders/orders-service.ts";
 import { createProductRepo } from "./modules/products/products-repo.ts";
@@ -134,8 +135,11 @@ export function createPlatform(input: {
     limiter: createRateLimiter({ store: windowStore, clock }, config.RATE_LIMIT_PER_MINUTE, 60_000),
   };
   const apps = createAppService({ repo: appRepo, clock, guard: credentialGuard });
+  // One per process, shared by the token rules (which verify and revoke) and uninstall.
+  const accessCache = createAccessCache<AccessContext>({ ttlMs: config.ACCESS_TOKEN_CACHE_MS });
   const tokens = createTokenService({
     db,
+    cache: accessCache,
     repo: createOAuthRepo(db),
     clients: apps,
     clock,
@@ -151,6 +155,7 @@ export function createPlatform(input: {
     repo: createInstallationRepo(db),
     apps: appRepo,
     clock,
+    accessCache,
     onUninstall: uninstallHooks,
   });
   const integration = {

@@ -1,8 +1,9 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
-import { Kysely, PostgresDialect, type Transaction } from "kysely";
+import { Kysely, type Transaction } from "kysely";
 import pg from "pg";
+import { preparedPostgresDialect } from "./pg-dialect.ts";
 import { PGliteDialect } from "./pglite-dialect.ts";
 import type { DB } from "./schema.ts";
 
@@ -65,7 +66,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     // (migrate creates the schema, and main.ts waits for the server there).
     pool.on("error", () => {});
     pool.on("connect", (client) => client.on("error", () => {}));
-    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+    // Named (prepared) statements: each is planned once per connection, not on every execution.
+    const db = new Kysely<DB>({ dialect: preparedPostgresDialect(pool) });
     return {
       kind: "pg",
       db,

@@ -5,6 +5,7 @@ import { randomBase62 } from "../../lib/crypto.ts";
 import { notFound } from "../../lib/errors.ts";
 import type { Scope } from "../../lib/scopes.ts";
 import type { AppRepo } from "../apps/apps-repo.ts";
+import type { AccessCache } from "../oauth/access-cache.ts";
 import type { InstallationRepo } from "./installations-repo.ts";
 
 /** Runs inside the uninstall transaction, before it commits (e.g. to write `app/uninstalled`). */
@@ -15,6 +16,8 @@ export function createInstallationService(deps: {
   repo: InstallationRepo;
   apps: Pick<AppRepo, "findByClientId">;
   clock: Clock;
+  /** Verified access tokens; an uninstall answers only once none of them can be trusted anywhere. */
+  accessCache: Pick<AccessCache<unknown>, "revoked">;
   onUninstall?: UninstallHook[];
 }) {
   const { repo, clock } = deps;
@@ -57,7 +60,7 @@ export function createInstallationService(deps: {
       const app = await deps.apps.findByClientId(clientId);
       if (!app) throw notFound("Installation");
       const now = clock.now();
-      return deps.db.transaction().execute(async (tx) => {
+      const answer = await deps.db.transaction().execute(async (tx) => {
         const active = await repo.findActiveForUpdate(store.id, app.id, tx);
         if (!active) throw notFound("Installation");
         const ended = await repo.markUninstalled(store.id, active.id, now, tx);
@@ -66,6 +69,8 @@ export function createInstallationService(deps: {
         for (const hook of deps.onUninstall ?? []) await hook(tx, ended, store);
         return { clientId, name: app.name, uninstalledAt: now.toISOString() };
       });
+      await deps.accessCache.revoked();
+      return answer;
     },
   };
 }

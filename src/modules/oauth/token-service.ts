@@ -7,6 +7,7 @@ import { AppError } from "../../lib/errors.ts";
 import { parseScopeParam, type Scope } from "../../lib/scopes.ts";
 import type { AppService } from "../apps/apps-service.ts";
 import { pickStore } from "../stores/stores-repo.ts";
+import type { AccessCache } from "./access-cache.ts";
 import type { OAuthRepo } from "./oauth-repo.ts";
 import { verifyPkce } from "./pkce.ts";
 
@@ -90,8 +91,10 @@ export function createTokenService(deps: {
   ttl: TokenTtls;
   /** Client authentication (credential guard, constant-time compare) for the refresh statement. */
   clients: Pick<AppService, "authenticateClient" | "authenticateClientWith">;
+  /** Verified access tokens (access-cache.ts); every revocation here waits it out before answering. */
+  cache: AccessCache<AccessContext>;
 }) {
-  const { db, repo, clock, ttl } = deps;
+  const { db, repo, clock, ttl, cache } = deps;
 
   const pairOf = (tokens: SealedTokens, scopes: Scope[], slug: string): TokenPair => ({
     ...tokens,
@@ -237,6 +240,7 @@ export function createTokenService(deps: {
       const existing = await repo.findCode(codeHash);
       if (existing?.redeemed_at && existing.app_id === app.id) {
         await repo.revokeGrantsOfCode(codeHash, "code_reuse", now);
+        await cache.revoked();
         throw invalidGrant("The authorization code was already used; tokens issued from it are revoked.");
       }
       throw invalidGrant("The authorization code is invalid.");
@@ -361,6 +365,7 @@ export function createTokenService(deps: {
         if (sameRequest) return pairOf(sealed, scopes, token.slug);
       }
       await repo.revokeGrant(token.store_id, token.grant_id, "refresh_token_reuse", now);
+      await cache.revoked();
       throw invalidGrant("The refresh token was already used; its token family is revoked.");
     },
 
@@ -372,9 +377,9 @@ export function createTokenService(deps: {
         const refresh = await repo.findRefreshToken(hash);
         if (refresh && refresh.app_id === app.id)
           await repo.revokeGrant(refresh.store_id, refresh.grant_id, "revoked_by_client", now);
-        return;
-      }
-      if (token.startsWith(`${TOKEN_PREFIX.access}_`)) await repo.revokeAccessToken(hash, app.id, now);
+      } else if (token.startsWith(`${TOKEN_PREFIX.access}_`)) await repo.revokeAccessToken(hash, app.id, now);
+      // Every answer waits, found or not: the time taken says nothing about the token.
+      await cache.revoked();
     },
 
     /** The store, installation and scopes behind a bearer token; INVALID_TOKEN for anything else. */
@@ -385,6 +390,13 @@ export function createTokenService(deps: {
         });
       if (!token.startsWith(`${TOKEN_PREFIX.access}_`) || token.length > 100) throw invalid();
       const hash = sha256Hex(token);
+      // Taken before the read: an entry is trusted for cache.ttlMs from here (access-cache.ts).
+      const started = cache.now();
+      const known = cache.get(hash, started);
+      if (known) {
+        if (known.expiresAt <= clock.now().getTime()) throw invalid();
+        return known.value;
+      }
       const row = await repo.findAccessToken(hash);
       const now = clock.now();
       if (
@@ -397,14 +409,16 @@ export function createTokenService(deps: {
         throw invalid();
       }
       if (!row.token_first_used_at) await repo.markAccessTokenUsed(hash, now);
-      const store = pickStore(row);
-      return {
-        store,
+      // Frozen: one object now serves every request that presents this token for a while.
+      const access: AccessContext = Object.freeze({
+        store: Object.freeze(pickStore(row)),
         installationId: row.installation_id,
         appId: row.app_id,
         grantId: row.grant_id,
-        scopes: (row.token_scopes ?? row.grant_scopes) as Scope[],
-      };
+        scopes: Object.freeze((row.token_scopes ?? row.grant_scopes) as Scope[]) as Scope[],
+      });
+      cache.set(hash, access, row.token_expires_at.getTime(), started);
+      return access;
     },
   };
 }
