@@ -70,7 +70,8 @@ export function createDeliveryRepo(db: Db) {
     /**
      * Turns up to `limit` undispatched events into deliveries, one per matching active
      * subscription created before the event, in one transaction of two statements whatever the
-     * batch size; answers how many events, and the deliveries it claimed on the way. SKIP LOCKED
+     * batch size; answers how many events, the deliveries it claimed on the way, and the hosts of
+     * those it inserted but could not claim (their room was full: they are due now). SKIP LOCKED
      * lets several dispatchers work side by side; the unique key makes a retried dispatch harmless.
      *
      * With `claim`, new deliveries within its room are inserted already claimed by this worker
@@ -81,7 +82,7 @@ export function createDeliveryRepo(db: Db) {
       now: Date,
       limit: number,
       claim?: { room: ClaimRoom; leaseMs: number },
-    ): Promise<{ events: number; claimed: ClaimedDelivery[] }> {
+    ): Promise<{ events: number; claimed: ClaimedDelivery[]; unclaimedHosts: string[] }> {
       return db.transaction().execute(async (tx) => {
         // Events and their matching subscriptions in one statement (a LEFT JOIN keeps the events
         // nobody subscribed to: they are marked dispatched too).
@@ -123,7 +124,7 @@ export function createDeliveryRepo(db: Db) {
                  AND (e.installation_id IS NULL OR s.installation_id = e.installation_id)
             ) s ON true
            ORDER BY e.seq, s.created_at, s.id`.execute(tx);
-        if (rows.rows.length === 0) return { events: 0, claimed: [] };
+        if (rows.rows.length === 0) return { events: 0, claimed: [], unclaimedHosts: [] };
         const seqs = [...new Set(rows.rows.map((r) => r.seq))];
         const token = randomBase62(16);
         const leaseUntil = claim ? new Date(now.getTime() + claim.leaseMs) : null;
@@ -175,7 +176,7 @@ export function createDeliveryRepo(db: Db) {
         // One statement: the deliveries (a retried dispatch conflicts and inserts nothing) and the
         // events marked dispatched. Only rows this statement inserted come back, so a claimed row
         // is always one this worker owns.
-        const inserted = await sql<{ id: string }>`
+        const inserted = await sql<{ id: string; leased: boolean }>`
           WITH ins AS (
             INSERT INTO webhook_deliveries
               (store_id, id, event_id, event_name, subscription_id, installation_id, app_id, target_url,
@@ -197,11 +198,17 @@ export function createDeliveryRepo(db: Db) {
           ), marked AS (
             UPDATE events SET dispatched_at = ${now} WHERE seq = ANY(${pgArray(seqs)}::bigint[])
           )
-          SELECT id FROM ins WHERE lease_token IS NOT NULL`.execute(tx);
+          SELECT id, lease_token IS NOT NULL AS leased FROM ins`.execute(tx);
         const byIndex = new Map(d.id.map((id, i) => [id, i]));
-        const claimed = inserted.rows.map(({ id }): ClaimedDelivery => {
+        const unclaimedHosts = new Set<string>();
+        const claimed: ClaimedDelivery[] = [];
+        for (const { id, leased } of inserted.rows) {
           const i = byIndex.get(id)!;
-          return {
+          if (!leased) {
+            unclaimedHosts.add(d.target_host[i]!);
+            continue;
+          }
+          claimed.push({
             store_id: d.store_id[i]!,
             id,
             event_name: d.event_name[i]!,
@@ -212,9 +219,9 @@ export function createDeliveryRepo(db: Db) {
             attempts: 1,
             lease_token: token,
             secret_ciphertext: secrets.get(id)!,
-          };
-        });
-        return { events: seqs.length, claimed };
+          });
+        }
+        return { events: seqs.length, claimed, unclaimedHosts: [...unclaimedHosts] };
       });
     },
 
@@ -296,43 +303,44 @@ export function createDeliveryRepo(db: Db) {
      * was cancelled) is left alone, though its attempt is still logged. Answers the ids whose
      * outcome was applied.
      *
-     * The commit is asynchronous (synchronous_commit off): if the server crashes within the next
-     * few milliseconds, what is lost is this record, never a delivery: the delivery is still
-     * pending under the lease its (synchronous) claim wrote, so it is attempted again when the
-     * lease ends, and its attempt count, raised by that claim, still holds the cap.
+     * One statement, so one round trip (no BEGIN, no COMMIT of its own). The commit is
+     * synchronous on purpose: with `synchronous_commit = off` a server crash (or an immediate
+     * shutdown) loses the last commits that reported success, and the worker has already let go
+     * of them; the deliveries then stay leased until the lease ends (60 s by default) and are sent
+     * to the receiver a second time. Nothing would vanish, but every outage would repeat attempts
+     * that were answered. The worker never waits for this commit (a slot is free once the receiver
+     * has answered; outcomes are recorded in the background, the next batch collecting while one
+     * is written), so its flush costs the database a WAL flush per batch, not throughput.
      */
     async completeMany(items: readonly Completion[]): Promise<Set<string>> {
       if (items.length === 0) return new Set();
       const col = <T>(f: (c: Completion) => T) => pgArray(items.map(f));
-      return db.transaction().execute(async (tx) => {
-        await sql`SET LOCAL synchronous_commit = off`.execute(tx);
-        const result = await sql<{ id: string }>`
-          WITH input AS (
-            SELECT * FROM unnest(
-              ${col((c) => c.delivery.store_id)}::text[], ${col((c) => c.delivery.id)}::text[],
-              ${col((c) => c.delivery.lease_token)}::text[], ${col((c) => c.delivery.attempts)}::int[],
-              ${col((c) => c.startedAt.toISOString())}::timestamptz[], ${col((c) => Math.round(c.durationMs))}::int[],
-              ${col((c) => c.statusCode)}::int[], ${col((c) => c.error)}::text[], ${col((c) => c.responseBody)}::text[],
-              ${col((c) => c.next.status)}::text[],
-              ${col((c) => (c.next.status === "pending" ? c.next.at : c.now).toISOString())}::timestamptz[],
-              ${col((c) => c.now.toISOString())}::timestamptz[]
-            ) AS t(store_id, id, lease_token, attempt, started_at, duration_ms, status_code, error, response_body,
-                   next_status, next_at, now)
-          ), logged AS (
-            INSERT INTO webhook_attempts
-              (store_id, delivery_id, attempt, started_at, duration_ms, status_code, error, response_body)
-            SELECT store_id, id, attempt, started_at, duration_ms, status_code, error, response_body FROM input
-            ON CONFLICT DO NOTHING
-          )
-          UPDATE webhook_deliveries AS d
-             SET status = i.next_status, next_attempt_at = i.next_at, lease_until = NULL, lease_token = NULL,
-                 last_status_code = i.status_code, last_error = i.error, updated_at = i.now,
-                 completed_at = CASE WHEN i.next_status = 'pending' THEN NULL ELSE i.now END
-            FROM input i
-           WHERE d.store_id = i.store_id AND d.id = i.id AND d.status = 'pending' AND d.lease_token = i.lease_token
-          RETURNING d.id`.execute(tx);
-        return new Set(result.rows.map((r) => r.id));
-      });
+      const result = await sql<{ id: string }>`
+        WITH input AS (
+          SELECT * FROM unnest(
+            ${col((c) => c.delivery.store_id)}::text[], ${col((c) => c.delivery.id)}::text[],
+            ${col((c) => c.delivery.lease_token)}::text[], ${col((c) => c.delivery.attempts)}::int[],
+            ${col((c) => c.startedAt.toISOString())}::timestamptz[], ${col((c) => Math.round(c.durationMs))}::int[],
+            ${col((c) => c.statusCode)}::int[], ${col((c) => c.error)}::text[], ${col((c) => c.responseBody)}::text[],
+            ${col((c) => c.next.status)}::text[],
+            ${col((c) => (c.next.status === "pending" ? c.next.at : c.now).toISOString())}::timestamptz[],
+            ${col((c) => c.now.toISOString())}::timestamptz[]
+          ) AS t(store_id, id, lease_token, attempt, started_at, duration_ms, status_code, error, response_body,
+                 next_status, next_at, now)
+        ), logged AS (
+          INSERT INTO webhook_attempts
+            (store_id, delivery_id, attempt, started_at, duration_ms, status_code, error, response_body)
+          SELECT store_id, id, attempt, started_at, duration_ms, status_code, error, response_body FROM input
+          ON CONFLICT DO NOTHING
+        )
+        UPDATE webhook_deliveries AS d
+           SET status = i.next_status, next_attempt_at = i.next_at, lease_until = NULL, lease_token = NULL,
+               last_status_code = i.status_code, last_error = i.error, updated_at = i.now,
+               completed_at = CASE WHEN i.next_status = 'pending' THEN NULL ELSE i.now END
+          FROM input i
+         WHERE d.store_id = i.store_id AND d.id = i.id AND d.status = 'pending' AND d.lease_token = i.lease_token
+        RETURNING d.id`.execute(db);
+      return new Set(result.rows.map((r) => r.id));
     },
 
     /** Deliveries whose last allowed attempt died with its worker: failed for good once the lease is over. */
