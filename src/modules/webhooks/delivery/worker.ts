@@ -165,9 +165,9 @@ export function createDeliveryWorker(deps: WorkerDeps) {
   function take(claimed: ClaimedDelivery[], claimedAt: number) {
     for (const delivery of claimed) {
       const host = delivery.target_host;
-      let q = queues.get(host);
-      if (!q) queues.set(host, (q = []));
-      q.push({ delivery, claimedAt });
+      const q = queues.get(host);
+      if (q) q.push({ delivery, claimedAt });
+      else queues.set(host, [{ delivery, claimedAt }]);
       add(held, host, 1);
       heldTotal++;
     }
@@ -395,7 +395,8 @@ export function createDeliveryWorker(deps: WorkerDeps) {
       // A host that got all its room may have more due; one that got less has nothing more due now.
       const got = new Map<string, number>();
       for (const row of rows) got.set(row.target_host, (got.get(row.target_host) ?? 0) + 1);
-      for (const host of backlog) if (!got.has(host) && (r.hosts.get(host) ?? r.otherHosts) > 0) backlog.delete(host);
+      for (const host of backlog)
+        if (!got.has(host) && (r.hosts.get(host) ?? r.otherHosts) > 0) backlog.delete(host);
       for (const [host, n] of got) {
         if (n >= (r.hosts.get(host) ?? r.otherHosts)) backlog.add(host);
         else backlog.delete(host);
