@@ -274,6 +274,8 @@ export function createDeliveryWorker(deps: WorkerDeps) {
     // Claim more once this host's queue runs low, so its slots never wait for a claim.
     if (backlog.has(d.target_host) && queued(d.target_host) <= Math.floor(queueRoom(d.target_host) / 2))
       wakeOnSlot?.();
+    // A claim is owed but everything this worker may hold was held: claim once half is free.
+    else if (claimDue && heldTotal <= totalHold / 2) wakeOnSlot?.();
   }
 
   function flushSoon() {
@@ -423,7 +425,11 @@ export function createDeliveryWorker(deps: WorkerDeps) {
       if (dispatchDue || toRelease.length) return;
       if (heldTotal < totalHold && (claimDue || backlogLow())) return;
       const nowMs = clock.now().getTime();
-      ms = Math.max(1, Math.min(lastClaim + settings.pollMs, retryDueAt, nextDueAt) - nowMs);
+      // Full (nothing more may be held): a claim that is owed waits for room, not a timer.
+      ms =
+        heldTotal >= totalHold
+          ? settings.pollMs
+          : Math.max(1, Math.min(lastClaim + settings.pollMs, retryDueAt, nextDueAt) - nowMs);
     }
     await new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, ms);
