@@ -69,9 +69,18 @@ export function createDeliveryRepo(db: Db) {
   return {
     /**
      * Turns up to `limit` undispatched events into deliveries, one per matching active
-     * subscription created before the event, in one transaction of two statements whatever the
-     * batch size; answers how many events, and the deliveries it claimed on the way. SKIP LOCKED
-     * lets several dispatchers work side by side; the unique key makes a retried dispatch harmless.
+     * subscription created before the event; answers how many events this call dispatched, the
+     * deliveries it claimed on the way, and the hosts of those it inserted but could not claim
+     * (their room was full: they are due now).
+     *
+     * Two statements and no transaction of their own, so two round trips and one commit: this is
+     * the path from an event's commit to its first attempt. The first reads the events and their
+     * subscriptions without locking anything (a lock would make the read a writing transaction
+     * with a commit of its own). The second does all the writing at once: it locks the events
+     * that are still undispatched (SKIP LOCKED: another worker's are left to it), inserts the
+     * deliveries of those events only, and marks them dispatched. So an event is dispatched by
+     * exactly one statement, and a delivery exists exactly when its event is marked; a worker that
+     * read the same events meanwhile inserts nothing. The unique key still makes any retry harmless.
      *
      * With `claim`, new deliveries within its room are inserted already claimed by this worker
      * (attempts 1, leased until now + leaseMs), exactly as `claim` would have: the first attempt
@@ -81,30 +90,25 @@ export function createDeliveryRepo(db: Db) {
       now: Date,
       limit: number,
       claim?: { room: ClaimRoom; leaseMs: number },
-    ): Promise<{ events: number; claimed: ClaimedDelivery[] }> {
-      return db.transaction().execute(async (tx) => {
-        // Events and their matching subscriptions in one statement (a LEFT JOIN keeps the events
-        // nobody subscribed to: they are marked dispatched too).
-        const rows = await sql<{
-          seq: number;
-          id: string;
-          store_id: string;
-          topic: string;
-          created_at: Date;
-          payload: unknown;
-          slug: string;
-          sub_id: string | null;
-          installation_id: string | null;
-          app_id: string | null;
-          target_url: string | null;
-          secret_ciphertext: string | null;
-        }>`
+    ): Promise<{ events: number; claimed: ClaimedDelivery[]; unclaimedHosts: string[] }> {
+      // Events and their matching subscriptions in one statement (a LEFT JOIN keeps the events
+      // nobody subscribed to: they are marked dispatched too).
+      const rows = await sql<{
+        seq: number;
+        id: string;
+        store_id: string;
+        topic: string;
+        created_at: Date;
+        payload: unknown;
+        slug: string;
+        sub_id: string | null;
+        installation_id: string | null;
+        app_id: string | null;
+        target_url: string | null;
+        secret_ciphertext: string | null;
+      }>`
           WITH due AS (
-            SELECT seq FROM events
-             WHERE dispatched_at IS NULL
-             ORDER BY seq
-             LIMIT ${limit}
-             FOR UPDATE SKIP LOCKED
+            SELECT seq FROM events WHERE dispatched_at IS NULL ORDER BY seq LIMIT ${limit}
           )
           SELECT e.seq, e.id, e.store_id, e.topic, e.created_at, e.payload, st.slug,
                  s.id AS sub_id, s.installation_id, s.app_id, s.target_url, s.secret_ciphertext
@@ -122,61 +126,67 @@ export function createDeliveryRepo(db: Db) {
                  AND s.created_at <= e.created_at
                  AND (e.installation_id IS NULL OR s.installation_id = e.installation_id)
             ) s ON true
-           ORDER BY e.seq, s.created_at, s.id`.execute(tx);
-        if (rows.rows.length === 0) return { events: 0, claimed: [] };
-        const seqs = [...new Set(rows.rows.map((r) => r.seq))];
-        const token = randomBase62(16);
-        const leaseUntil = claim ? new Date(now.getTime() + claim.leaseMs) : null;
-        const room = new Map(claim?.room.hosts);
-        let left = claim?.room.limit ?? 0;
-        const bodies = new Map<number, string>();
-        const d = {
-          id: [] as string[],
-          store_id: [] as string[],
-          event_id: [] as string[],
-          event_name: [] as string[],
-          subscription_id: [] as string[],
-          installation_id: [] as string[],
-          app_id: [] as string[],
-          target_url: [] as string[],
-          target_host: [] as string[],
-          body: [] as string[],
-          leased: [] as boolean[],
-        };
-        const secrets = new Map<string, string>();
-        for (const r of rows.rows) {
-          if (r.sub_id === null) continue;
-          let body = bodies.get(r.seq);
-          if (body === undefined) {
-            body = webhookBody(r, r.slug);
-            bodies.set(r.seq, body);
-          }
-          const host = new URL(r.target_url!).host;
-          const hostRoom = room.get(host) ?? claim?.room.otherHosts ?? 0;
-          const leased = left > 0 && hostRoom > 0;
-          if (leased) {
-            left--;
-            room.set(host, hostRoom - 1);
-          }
-          const id = newDeliveryId();
-          secrets.set(id, r.secret_ciphertext!);
-          d.id.push(id);
-          d.store_id.push(r.store_id);
-          d.event_id.push(r.id);
-          d.event_name.push(r.topic);
-          d.subscription_id.push(r.sub_id);
-          d.installation_id.push(r.installation_id!);
-          d.app_id.push(r.app_id!);
-          d.target_url.push(r.target_url!);
-          d.target_host.push(host);
-          d.body.push(body);
-          d.leased.push(leased);
+           ORDER BY e.seq, s.created_at, s.id`.execute(db);
+      if (rows.rows.length === 0) return { events: 0, claimed: [], unclaimedHosts: [] };
+      const seqs = [...new Set(rows.rows.map((r) => r.seq))];
+      const token = randomBase62(16);
+      const leaseUntil = claim ? new Date(now.getTime() + claim.leaseMs) : null;
+      const room = new Map(claim?.room.hosts);
+      let left = claim?.room.limit ?? 0;
+      const bodies = new Map<number, string>();
+      const d = {
+        seq: [] as number[],
+        id: [] as string[],
+        store_id: [] as string[],
+        event_id: [] as string[],
+        event_name: [] as string[],
+        subscription_id: [] as string[],
+        installation_id: [] as string[],
+        app_id: [] as string[],
+        target_url: [] as string[],
+        target_host: [] as string[],
+        body: [] as string[],
+        leased: [] as boolean[],
+      };
+      const secrets = new Map<string, string>();
+      for (const r of rows.rows) {
+        if (r.sub_id === null) continue;
+        let body = bodies.get(r.seq);
+        if (body === undefined) {
+          body = webhookBody(r, r.slug);
+          bodies.set(r.seq, body);
         }
-        // One statement: the deliveries (a retried dispatch conflicts and inserts nothing) and the
-        // events marked dispatched. Only rows this statement inserted come back, so a claimed row
-        // is always one this worker owns.
-        const inserted = await sql<{ id: string }>`
-          WITH ins AS (
+        const host = new URL(r.target_url!).host;
+        const hostRoom = room.get(host) ?? claim?.room.otherHosts ?? 0;
+        const leased = left > 0 && hostRoom > 0;
+        if (leased) {
+          left--;
+          room.set(host, hostRoom - 1);
+        }
+        const id = newDeliveryId();
+        secrets.set(id, r.secret_ciphertext!);
+        d.seq.push(r.seq);
+        d.id.push(id);
+        d.store_id.push(r.store_id);
+        d.event_id.push(r.id);
+        d.event_name.push(r.topic);
+        d.subscription_id.push(r.sub_id);
+        d.installation_id.push(r.installation_id!);
+        d.app_id.push(r.app_id!);
+        d.target_url.push(r.target_url!);
+        d.target_host.push(host);
+        d.body.push(body);
+        d.leased.push(leased);
+      }
+      // One statement: the events locked, the deliveries of the locked events (a retried dispatch
+      // conflicts and inserts nothing) and the events marked dispatched. Only rows this statement
+      // inserted come back, so a claimed row is always one this worker owns.
+      const written = await sql<{ id: string | null; leased: boolean | null; events: number }>`
+          WITH locked AS (
+            SELECT seq FROM events
+             WHERE seq = ANY(${pgArray(seqs)}::bigint[]) AND dispatched_at IS NULL
+               FOR UPDATE SKIP LOCKED
+          ), ins AS (
             INSERT INTO webhook_deliveries
               (store_id, id, event_id, event_name, subscription_id, installation_id, app_id, target_url,
                target_host, body, status, attempts, next_attempt_at, lease_until, lease_token, created_at, updated_at)
@@ -185,37 +195,45 @@ export function createDeliveryRepo(db: Db) {
                    CASE WHEN n.leased THEN 1 ELSE 0 END, ${now},
                    CASE WHEN n.leased THEN ${leaseUntil}::timestamptz END,
                    CASE WHEN n.leased THEN ${token} END, ${now}, ${now}
-              FROM unnest(${pgArray(d.store_id)}::text[], ${pgArray(d.id)}::text[], ${pgArray(d.event_id)}::text[],
-                          ${pgArray(d.event_name)}::text[], ${pgArray(d.subscription_id)}::text[],
-                          ${pgArray(d.installation_id)}::text[], ${pgArray(d.app_id)}::text[],
-                          ${pgArray(d.target_url)}::text[], ${pgArray(d.target_host)}::text[],
-                          ${pgArray(d.body)}::text[], ${pgArray(d.leased)}::boolean[])
-                   AS n(store_id, id, event_id, event_name, subscription_id, installation_id, app_id,
+              FROM unnest(${pgArray(d.seq)}::bigint[], ${pgArray(d.store_id)}::text[], ${pgArray(d.id)}::text[],
+                          ${pgArray(d.event_id)}::text[], ${pgArray(d.event_name)}::text[],
+                          ${pgArray(d.subscription_id)}::text[], ${pgArray(d.installation_id)}::text[],
+                          ${pgArray(d.app_id)}::text[], ${pgArray(d.target_url)}::text[],
+                          ${pgArray(d.target_host)}::text[], ${pgArray(d.body)}::text[], ${pgArray(d.leased)}::boolean[])
+                   AS n(seq, store_id, id, event_id, event_name, subscription_id, installation_id, app_id,
                         target_url, target_host, body, leased)
+             WHERE n.seq IN (SELECT seq FROM locked)
             ON CONFLICT (store_id, subscription_id, event_id) WHERE redelivery_of IS NULL DO NOTHING
             RETURNING id, lease_token
           ), marked AS (
-            UPDATE events SET dispatched_at = ${now} WHERE seq = ANY(${pgArray(seqs)}::bigint[])
+            UPDATE events SET dispatched_at = ${now} WHERE seq IN (SELECT seq FROM locked) RETURNING seq
           )
-          SELECT id FROM ins WHERE lease_token IS NOT NULL`.execute(tx);
-        const byIndex = new Map(d.id.map((id, i) => [id, i]));
-        const claimed = inserted.rows.map(({ id }): ClaimedDelivery => {
-          const i = byIndex.get(id)!;
-          return {
-            store_id: d.store_id[i]!,
-            id,
-            event_name: d.event_name[i]!,
-            subscription_id: d.subscription_id[i]!,
-            target_url: d.target_url[i]!,
-            target_host: d.target_host[i]!,
-            body: d.body[i]!,
-            attempts: 1,
-            lease_token: token,
-            secret_ciphertext: secrets.get(id)!,
-          };
+          SELECT ins.id, ins.lease_token IS NOT NULL AS leased, (SELECT count(*)::int FROM marked) AS events
+            FROM (SELECT 1) AS one LEFT JOIN ins ON true`.execute(db);
+      const inserted = written.rows.filter((r) => r.id !== null) as Array<{ id: string; leased: boolean }>;
+      const byIndex = new Map(d.id.map((id, i) => [id, i]));
+      const unclaimedHosts = new Set<string>();
+      const claimed: ClaimedDelivery[] = [];
+      for (const { id, leased } of inserted) {
+        const i = byIndex.get(id)!;
+        if (!leased) {
+          unclaimedHosts.add(d.target_host[i]!);
+          continue;
+        }
+        claimed.push({
+          store_id: d.store_id[i]!,
+          id,
+          event_name: d.event_name[i]!,
+          subscription_id: d.subscription_id[i]!,
+          target_url: d.target_url[i]!,
+          target_host: d.target_host[i]!,
+          body: d.body[i]!,
+          attempts: 1,
+          lease_token: token,
+          secret_ciphertext: secrets.get(id)!,
         });
-        return { events: seqs.length, claimed };
-      });
+      }
+      return { events: written.rows[0]?.events ?? 0, claimed, unclaimedHosts: [...unclaimedHosts] };
     },
 
     /**
@@ -296,43 +314,44 @@ export function createDeliveryRepo(db: Db) {
      * was cancelled) is left alone, though its attempt is still logged. Answers the ids whose
      * outcome was applied.
      *
-     * The commit is asynchronous (synchronous_commit off): if the server crashes within the next
-     * few milliseconds, what is lost is this record, never a delivery: the delivery is still
-     * pending under the lease its (synchronous) claim wrote, so it is attempted again when the
-     * lease ends, and its attempt count, raised by that claim, still holds the cap.
+     * One statement, so one round trip (no BEGIN, no COMMIT of its own). The commit is
+     * synchronous on purpose: with `synchronous_commit = off` a server crash (or an immediate
+     * shutdown) loses the last commits that reported success, and the worker has already let go
+     * of them; the deliveries then stay leased until the lease ends (60 s by default) and are sent
+     * to the receiver a second time. Nothing would vanish, but every outage would repeat attempts
+     * that were answered. The worker never waits for this commit (a slot is free once the receiver
+     * has answered; outcomes are recorded in the background, the next batch collecting while one
+     * is written), so its flush costs the database a WAL flush per batch, not throughput.
      */
     async completeMany(items: readonly Completion[]): Promise<Set<string>> {
       if (items.length === 0) return new Set();
       const col = <T>(f: (c: Completion) => T) => pgArray(items.map(f));
-      return db.transaction().execute(async (tx) => {
-        await sql`SET LOCAL synchronous_commit = off`.execute(tx);
-        const result = await sql<{ id: string }>`
-          WITH input AS (
-            SELECT * FROM unnest(
-              ${col((c) => c.delivery.store_id)}::text[], ${col((c) => c.delivery.id)}::text[],
-              ${col((c) => c.delivery.lease_token)}::text[], ${col((c) => c.delivery.attempts)}::int[],
-              ${col((c) => c.startedAt.toISOString())}::timestamptz[], ${col((c) => Math.round(c.durationMs))}::int[],
-              ${col((c) => c.statusCode)}::int[], ${col((c) => c.error)}::text[], ${col((c) => c.responseBody)}::text[],
-              ${col((c) => c.next.status)}::text[],
-              ${col((c) => (c.next.status === "pending" ? c.next.at : c.now).toISOString())}::timestamptz[],
-              ${col((c) => c.now.toISOString())}::timestamptz[]
-            ) AS t(store_id, id, lease_token, attempt, started_at, duration_ms, status_code, error, response_body,
-                   next_status, next_at, now)
-          ), logged AS (
-            INSERT INTO webhook_attempts
-              (store_id, delivery_id, attempt, started_at, duration_ms, status_code, error, response_body)
-            SELECT store_id, id, attempt, started_at, duration_ms, status_code, error, response_body FROM input
-            ON CONFLICT DO NOTHING
-          )
-          UPDATE webhook_deliveries AS d
-             SET status = i.next_status, next_attempt_at = i.next_at, lease_until = NULL, lease_token = NULL,
-                 last_status_code = i.status_code, last_error = i.error, updated_at = i.now,
-                 completed_at = CASE WHEN i.next_status = 'pending' THEN NULL ELSE i.now END
-            FROM input i
-           WHERE d.store_id = i.store_id AND d.id = i.id AND d.status = 'pending' AND d.lease_token = i.lease_token
-          RETURNING d.id`.execute(tx);
-        return new Set(result.rows.map((r) => r.id));
-      });
+      const result = await sql<{ id: string }>`
+        WITH input AS (
+          SELECT * FROM unnest(
+            ${col((c) => c.delivery.store_id)}::text[], ${col((c) => c.delivery.id)}::text[],
+            ${col((c) => c.delivery.lease_token)}::text[], ${col((c) => c.delivery.attempts)}::int[],
+            ${col((c) => c.startedAt.toISOString())}::timestamptz[], ${col((c) => Math.round(c.durationMs))}::int[],
+            ${col((c) => c.statusCode)}::int[], ${col((c) => c.error)}::text[], ${col((c) => c.responseBody)}::text[],
+            ${col((c) => c.next.status)}::text[],
+            ${col((c) => (c.next.status === "pending" ? c.next.at : c.now).toISOString())}::timestamptz[],
+            ${col((c) => c.now.toISOString())}::timestamptz[]
+          ) AS t(store_id, id, lease_token, attempt, started_at, duration_ms, status_code, error, response_body,
+                 next_status, next_at, now)
+        ), logged AS (
+          INSERT INTO webhook_attempts
+            (store_id, delivery_id, attempt, started_at, duration_ms, status_code, error, response_body)
+          SELECT store_id, id, attempt, started_at, duration_ms, status_code, error, response_body FROM input
+          ON CONFLICT DO NOTHING
+        )
+        UPDATE webhook_deliveries AS d
+           SET status = i.next_status, next_attempt_at = i.next_at, lease_until = NULL, lease_token = NULL,
+               last_status_code = i.status_code, last_error = i.error, updated_at = i.now,
+               completed_at = CASE WHEN i.next_status = 'pending' THEN NULL ELSE i.now END
+          FROM input i
+         WHERE d.store_id = i.store_id AND d.id = i.id AND d.status = 'pending' AND d.lease_token = i.lease_token
+        RETURNING d.id`.execute(db);
+      return new Set(result.rows.map((r) => r.id));
     },
 
     /** Deliveries whose last allowed attempt died with its worker: failed for good once the lease is over. */

@@ -43,7 +43,7 @@ function setup() {
   const repo: WorkerDeps["repo"] = {
     async dispatchEvents() {
       guard();
-      return { events: 0, claimed: [] };
+      return { events: 0, claimed: [], unclaimedHosts: [] };
     },
     async failExhausted() {
       guard();
@@ -167,7 +167,7 @@ describe("delivery worker: concurrency and claims held in memory", () => {
     };
     const repo: WorkerDeps["repo"] = {
       async dispatchEvents() {
-        return { events: 0, claimed: [] };
+        return { events: 0, claimed: [], unclaimedHosts: [] };
       },
       async failExhausted() {
         return 0;

@@ -55,12 +55,16 @@ export interface WorkerDeps {
 
 /**
  * Claimed deliveries may wait in memory for a free slot to their host, so that a finished attempt
- * is followed by the next at once instead of after a claim's round trip (and its synchronous
- * commit). How many: what the host's slots get through in about this long, judged by its recent
- * attempt durations; at least `perTargetConcurrency`, at most `concurrency`. A fast receiver gets
- * large claims; a slow one (seconds per attempt) gets no more queued than it has slots.
+ * is followed by the next at once instead of after a claim's round trip. How many: what the host's
+ * slots get through in about this long, judged by its recent attempt durations; at least
+ * `perTargetConcurrency`, at most MAX_QUEUED. A fast receiver gets large claims (one claim
+ * statement per few hundred attempts instead of per few); a slow one (seconds per attempt) gets no
+ * more queued than it has slots. Far below the attempt start window (leaseMs - timeoutMs - a
+ * tenth), so a queued delivery is started long before it would have to be given back.
  */
-const QUEUE_BUDGET_MS = 1000;
+const QUEUE_BUDGET_MS = 250;
+/** Deliveries queued for one host at most, and (beyond the attempts in flight) for all hosts. */
+const MAX_QUEUED = 512;
 /** Completions recorded per statement at most. */
 const COMPLETION_BATCH = 500;
 
@@ -73,18 +77,26 @@ interface Held {
 /**
  * The delivery loop of one worker process: dispatch new events (claiming their first attempts on
  * the way), claim due deliveries (bounded overall and per target host), attempt them, record
- * outcomes in batches, sleep until woken by a notification, a free slot, the next due time or the
- * poll interval.
+ * outcomes in batches, sleep until there is work.
  *
  * Concurrency: at most `concurrency` attempts in flight, at most `perTargetConcurrency` to one
  * host. A slot is free again as soon as the receiver has answered; recording the outcome does not
  * hold it (outcomes are written in the background, many per statement).
+ *
+ * Statements per delivery are what bound the engine (it waits on the database, and on a small
+ * machine the database's CPU is the worker's too), so the loop asks only what it has reason to:
+ * - a notification dispatches at once (its first attempts are claimed by the dispatch itself) and
+ *   claims nothing more unless the dispatch found no new event (a redelivery, an uninstall);
+ * - a claim runs when one may find something: a host whose last claim or dispatch left due
+ *   deliveries behind (its room was full) has room again, a retry this worker recorded falls due,
+ *   something was given back, or the poll interval passed (leases that ended, other workers'
+ *   retries: the safety net that makes every other signal an optimisation).
  */
 export function createDeliveryWorker(deps: WorkerDeps) {
   const { repo, clock, settings, logger } = deps;
   const perTarget = settings.perTargetConcurrency;
   // In flight plus waiting, over all hosts.
-  const totalHold = settings.concurrency * 2;
+  const totalHold = settings.concurrency + MAX_QUEUED;
   const startWindowMs = attemptStartWindowMs(settings.leaseMs, settings.timeoutMs);
   /** Recent attempt duration per host (ms, moving average): how much may queue for it. */
   const durations = new Map<string, number>();
@@ -92,21 +104,29 @@ export function createDeliveryWorker(deps: WorkerDeps) {
     const ms = durations.get(host);
     if (ms === undefined) return perTarget;
     const fits = Math.floor((perTarget * QUEUE_BUDGET_MS) / Math.max(ms, 1));
-    return Math.max(perTarget, Math.min(settings.concurrency, fits));
+    return Math.max(perTarget, Math.min(MAX_QUEUED, fits));
   };
   /** Claimed deliveries per host, attempts in flight included. */
   const held = new Map<string, number>();
   /** Attempts in flight per host. */
   const active = new Map<string, number>();
-  /** Claimed, waiting for a slot, oldest first. */
-  let waiting: Held[] = [];
+  /** Claimed, waiting for a slot: per host, oldest first. */
+  const queues = new Map<string, Held[]>();
   let heldTotal = 0;
   let running = 0;
   let stopped = true;
-  // Fan-out runs when an event was announced or the poll interval passed, not after every
-  // finished attempt: on a busy worker that would be extra queries per delivery.
-  let housekeepingDue = true;
+  /** New events were announced (or a dispatch came back full): dispatch on the next pass. */
+  let dispatchDue = true;
+  /** A claim may find something whatever the hosts' queues: set by the signals listed above. */
+  let claimDue = true;
+  /** Hosts whose last claim or dispatch left due deliveries behind: claimed again when their queue runs low. */
+  const backlog = new Set<string>();
+  /** The earliest retry this worker recorded (ms), or Infinity. */
+  let retryDueAt = Number.POSITIVE_INFINITY;
+  /** When the next delivery no worker holds falls due, as last asked (ms), or Infinity. */
+  let nextDueAt = Number.POSITIVE_INFINITY;
   let lastDispatch = 0;
+  let lastClaim = Number.NEGATIVE_INFINITY;
   let lastSweep = Number.NEGATIVE_INFINITY;
   let wake: (() => void) | null = null;
   let wakeOnSlot: (() => void) | null = null;
@@ -124,7 +144,7 @@ export function createDeliveryWorker(deps: WorkerDeps) {
 
   /** A new event was committed: dispatch it and attempt its deliveries now. */
   function poke() {
-    housekeepingDue = true;
+    dispatchDue = true;
     wake?.();
   }
 
@@ -135,35 +155,52 @@ export function createDeliveryWorker(deps: WorkerDeps) {
     return { limit: totalHold - heldTotal, hosts, otherHosts: perTarget * 2 };
   }
 
+  const queued = (host: string) => queues.get(host)?.length ?? 0;
+  /** A host with due deliveries left behind whose queue is low enough to claim for it again. */
+  const backlogLow = () => {
+    for (const host of backlog) if (queued(host) <= Math.floor(queueRoom(host) / 2)) return true;
+    return false;
+  };
+
   function take(claimed: ClaimedDelivery[], claimedAt: number) {
     for (const delivery of claimed) {
-      waiting.push({ delivery, claimedAt });
-      add(held, delivery.target_host, 1);
+      const host = delivery.target_host;
+      const q = queues.get(host);
+      if (q) q.push({ delivery, claimedAt });
+      else queues.set(host, [{ delivery, claimedAt }]);
+      add(held, host, 1);
       heldTotal++;
     }
     pump();
   }
 
   /**
-   * Starts waiting deliveries while slots are free. One that waited so long that its attempt
-   * might outlive its lease is given back unattempted (its attempt count restored), so that no
-   * other worker can take it while it is in flight here.
+   * Starts waiting deliveries while slots are free, the oldest claim first. One that waited so
+   * long that its attempt might outlive its lease is given back unattempted (its attempt count
+   * restored), so that no other worker can take it while it is in flight here.
    */
   function pump() {
-    if (waiting.length === 0) return;
+    if (queues.size === 0) return;
     const nowMs = clock.now().getTime();
-    const keep: Held[] = [];
-    for (const h of waiting) {
-      const host = h.delivery.target_host;
-      if (nowMs - h.claimedAt > startWindowMs) {
-        toRelease.push(h);
-        add(held, host, -1);
-        heldTotal--;
-      } else if (!stopped && running < settings.concurrency && (active.get(host) ?? 0) < perTarget) {
-        start(h);
-      } else keep.push(h);
+    for (const [host, q] of queues) {
+      let expired = 0;
+      while (expired < q.length && nowMs - q[expired]!.claimedAt > startWindowMs) expired++;
+      if (expired) {
+        for (const h of q.splice(0, expired)) toRelease.push(h);
+        add(held, host, -expired);
+        heldTotal -= expired;
+      }
+      if (q.length === 0) queues.delete(host);
     }
-    waiting = keep;
+    while (!stopped && running < settings.concurrency) {
+      let next: Held[] | undefined;
+      for (const [host, q] of queues)
+        if ((active.get(host) ?? 0) < perTarget && (!next || q[0]!.claimedAt < next[0]!.claimedAt)) next = q;
+      if (!next) break;
+      const h = next.shift()!;
+      if (next.length === 0) queues.delete(h.delivery.target_host);
+      start(h);
+    }
     if (toRelease.length) wake?.();
   }
 
@@ -235,8 +272,10 @@ export function createDeliveryWorker(deps: WorkerDeps) {
     flushSoon();
     pump();
     // Claim more once this host's queue runs low, so its slots never wait for a claim.
-    const queued = waiting.filter((h) => h.delivery.target_host === d.target_host).length;
-    if (queued <= Math.floor(queueRoom(d.target_host) / 2)) wakeOnSlot?.();
+    if (backlog.has(d.target_host) && queued(d.target_host) <= Math.floor(queueRoom(d.target_host) / 2))
+      wakeOnSlot?.();
+    // A claim is owed but everything this worker may hold was held: claim once half is free.
+    else if (claimDue && heldTotal <= totalHold / 2) wakeOnSlot?.();
   }
 
   function flushSoon() {
@@ -262,12 +301,21 @@ export function createDeliveryWorker(deps: WorkerDeps) {
       try {
         const applied = await repo.completeMany(batch.map((b) => b.completion));
         failures = 0;
-        for (const { completion } of batch)
+        for (const { completion } of batch) {
           if (!applied.has(completion.delivery.id))
             logger.warn(
               { delivery: completion.delivery.id },
               "delivery lease lost before completion; outcome not applied",
             );
+          // A retry of ours: claimed when it falls due, not at the next poll.
+          else if (completion.next.status === "pending") {
+            const at = completion.next.at.getTime();
+            if (at < retryDueAt) {
+              retryDueAt = at;
+              wakeOnSlot?.();
+            }
+          }
+        }
       } catch (error) {
         failures++;
         const delayMs = backoffDelayMs(failures, settings.backoff);
@@ -297,6 +345,7 @@ export function createDeliveryWorker(deps: WorkerDeps) {
 
   async function tick(): Promise<number> {
     const now = clock.now();
+    const nowMs = now.getTime();
     let claimed = 0;
     if (toRelease.length) {
       const batch = toRelease.splice(0);
@@ -305,55 +354,82 @@ export function createDeliveryWorker(deps: WorkerDeps) {
           batch.map((h) => h.delivery),
           now,
         );
+        claimDue = true;
       } catch (error) {
         // Not given back: their leases end by themselves (and the attempt counts, as after a crash).
         logger.warn({ err: error, deliveries: batch.length }, "could not give back unattempted deliveries");
       }
     }
-    if (housekeepingDue || now.getTime() - lastDispatch >= settings.pollMs) {
-      housekeepingDue = false;
-      lastDispatch = now.getTime();
+    if (dispatchDue || nowMs - lastDispatch >= settings.pollMs) {
+      const announced = dispatchDue;
+      dispatchDue = false;
+      lastDispatch = nowMs;
       const dispatched = await repo.dispatchEvents(now, settings.dispatchBatch, {
         room: room(),
         leaseMs: settings.leaseMs,
       });
-      take(dispatched.claimed, now.getTime());
+      take(dispatched.claimed, nowMs);
       claimed += dispatched.claimed.length;
-      // A full batch means more events may be waiting: keep dispatching on the next tick.
-      if (dispatched.events >= settings.dispatchBatch) housekeepingDue = true;
+      // Deliveries the dispatch could not claim (their host's room was full) are due now.
+      for (const host of dispatched.unclaimedHosts) backlog.add(host);
+      // A full batch means more events may be waiting: keep dispatching on the next pass.
+      if (dispatched.events >= settings.dispatchBatch) dispatchDue = true;
+      // Announced, yet no new event: a redelivery or an uninstall's delivery, or another worker's events.
+      if (announced && dispatched.events === 0) claimDue = true;
     }
-    if (now.getTime() - lastSweep >= settings.pollMs) {
-      lastSweep = now.getTime();
+    if (nowMs - lastSweep >= settings.pollMs) {
+      lastSweep = nowMs;
       await repo.failExhausted(now, settings.maxAttempts);
       deps.housekeeping?.due(now);
     }
+    if (nowMs >= retryDueAt || nowMs >= nextDueAt) {
+      retryDueAt = nextDueAt = Number.POSITIVE_INFINITY;
+      claimDue = true;
+    }
+    if (nowMs - lastClaim >= settings.pollMs) claimDue = true;
     const r = room();
-    if (r.limit > 0) {
+    if (r.limit > 0 && (claimDue || backlogLow())) {
+      claimDue = false;
+      lastClaim = nowMs;
       const rows = await repo.claim(now, r, settings.leaseMs, settings.maxAttempts);
-      take(rows, now.getTime());
+      take(rows, nowMs);
       claimed += rows.length;
+      // A host that got all its room may have more due; one that got less has nothing more due now.
+      const got = new Map<string, number>();
+      for (const row of rows) got.set(row.target_host, (got.get(row.target_host) ?? 0) + 1);
+      for (const host of backlog)
+        if (!got.has(host) && (r.hosts.get(host) ?? r.otherHosts) > 0) backlog.delete(host);
+      for (const [host, n] of got) {
+        if (n >= (r.hosts.get(host) ?? r.otherHosts)) backlog.add(host);
+        else backlog.delete(host);
+      }
+      if (rows.length >= r.limit) for (const host of got.keys()) backlog.add(host);
+      else if (heldTotal === 0 && backlog.size === 0) {
+        // Idle: sleep until the next due delivery instead of the whole poll interval.
+        const next = await repo.nextDueAt(now);
+        nextDueAt = next ? next.getTime() : Number.POSITIVE_INFINITY;
+      }
     }
     return claimed;
   }
 
   /**
-   * Until woken: by a notification, a slot freed on a host whose queue runs low, the next due time
-   * (asked only when nothing is held: attempts in flight wake the loop when they finish) or the
-   * poll interval. Backing off after a failed pass, for `backoffMs`, during which only a
-   * notification (the database is back) or stop() wakes it.
+   * Until woken: by a notification, a slot freed on a host with due deliveries left behind, a retry
+   * of ours or the next due delivery falling due, or the poll interval. Backing off after a failed
+   * pass, for `backoffMs`, during which only a notification (the database is back) or stop()
+   * wakes it.
    */
   async function sleep(backoffMs?: number) {
-    if (backoffMs === undefined && (housekeepingDue || toRelease.length)) return;
     let ms = backoffMs;
     if (ms === undefined) {
-      ms = settings.pollMs;
-      if (heldTotal === 0) {
-        const now = clock.now();
-        const nextDue = await repo.nextDueAt(now).catch(() => null);
-        if (nextDue) ms = Math.max(5, Math.min(settings.pollMs, nextDue.getTime() - now.getTime()));
-      }
-      // A notification may have come while we asked.
-      if (housekeepingDue) return;
+      if (dispatchDue || toRelease.length) return;
+      if (heldTotal < totalHold && (claimDue || backlogLow())) return;
+      const nowMs = clock.now().getTime();
+      // Full (nothing more may be held): a claim that is owed waits for room, not a timer.
+      ms =
+        heldTotal >= totalHold
+          ? settings.pollMs
+          : Math.max(1, Math.min(lastClaim + settings.pollMs, retryDueAt, nextDueAt) - nowMs);
     }
     await new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, ms);
@@ -408,8 +484,8 @@ export function createDeliveryWorker(deps: WorkerDeps) {
       stopped = true;
       poke();
       await loop;
-      const unstarted = [...toRelease.splice(0), ...waiting];
-      waiting = [];
+      const unstarted = [...toRelease.splice(0), ...[...queues.values()].flat()];
+      queues.clear();
       for (const h of unstarted) {
         add(held, h.delivery.target_host, -1);
         heldTotal--;
