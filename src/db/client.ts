@@ -5,6 +5,7 @@ import { Kysely, type Transaction } from "kysely";
 import pg from "pg";
 import { preparedPostgresDialect } from "./pg-dialect.ts";
 import { PGliteDialect } from "./pglite-dialect.ts";
+import { ensureEmbeddedDataDir } from "./pglite-init.ts";
 import type { DB } from "./schema.ts";
 
 export type Db = Kysely<DB>;
@@ -89,7 +90,9 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     };
   }
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
-  const pglite = await PGlite.create(options.dataDir ? join(options.dataDir, "pgdata") : undefined);
+  const pgdata = options.dataDir ? join(options.dataDir, "pgdata") : undefined;
+  if (pgdata) await ensureEmbeddedDataDir(pgdata);
+  const pglite = await PGlite.create(pgdata);
   if (schema !== "public")
     await pglite.exec(`CREATE SCHEMA IF NOT EXISTS "${schema}"; SET search_path TO "${schema}";`);
   const db = new Kysely<DB>({ dialect: new PGliteDialect(pglite) });
