@@ -171,7 +171,10 @@ describe("developer key API", () => {
 
     const call = (h: Record<string, string>) => client(h).get(`${DEV}/store`);
     const failures = {
-      wrongSecret: await call({ ...headers, "x-api-secret": `${key.secret.slice(0, -1)}${key.secret.endsWith("x") ? "y" : "x"}` }),
+      wrongSecret: await call({
+        ...headers,
+        "x-api-secret": `${key.secret.slice(0, -1)}${key.secret.endsWith("x") ? "y" : "x"}`,
+      }),
       shortSecret: await call({ ...headers, "x-api-secret": "mpsk_x" }),
       unknownKey: await call({ "x-api-key": `mpk_${"z".repeat(24)}`, "x-api-secret": key.secret }),
       otherStoresSecret: await call({ ...headers, "x-api-secret": other.key.secret }),
