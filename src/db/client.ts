@@ -51,7 +51,12 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
       connectionTimeoutMillis: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
       // TCP keep-alive, so a server that vanished without closing the socket is noticed.
       keepAlive: true,
-      options: `-c search_path=${schema}`,
+      // Prepared statements are planned afresh on each execution (custom plans): parsing and
+      // analysis are still saved, but a cached generic plan was seen to return wrong rows. The
+      // delivery engine's dispatch read (events LEFT JOIN their active subscriptions) returned no
+      // subscription for events that had one once its plan was cached, on PostgreSQL 15.19, with
+      // or without parameters; test/webhooks.test.ts fails that way without this setting.
+      options: `-c search_path=${schema} -c plan_cache_mode=force_custom_plan`,
       // bigint columns hold minor units and counters, all far below 2^53: read them as numbers.
       types: {
         getTypeParser: ((oid: number, format?: "text" | "binary") =>

@@ -115,17 +115,15 @@ export function createDeliveryRepo(db: Db) {
             FROM due
             JOIN events e ON e.seq = due.seq
             JOIN stores st ON st.id = e.store_id
-            LEFT JOIN LATERAL (
-              SELECT s.id, s.installation_id, s.app_id, s.target_url, s.secret_ciphertext, s.created_at
-                FROM webhook_subscriptions s
-                JOIN installations i ON i.store_id = s.store_id AND i.id = s.installation_id
-               WHERE s.store_id = e.store_id
+            LEFT JOIN (
+              webhook_subscriptions s
+              JOIN installations i
+                ON i.store_id = s.store_id AND i.id = s.installation_id AND i.status = 'active'
+            ) ON s.store_id = e.store_id
                  AND s.event_name = e.topic
                  AND s.status = 'active'
-                 AND i.status = 'active'
                  AND s.created_at <= e.created_at
                  AND (e.installation_id IS NULL OR s.installation_id = e.installation_id)
-            ) s ON true
            ORDER BY e.seq, s.created_at, s.id`.execute(db);
       if (rows.rows.length === 0) return { events: 0, claimed: [], unclaimedHosts: [] };
       const seqs = [...new Set(rows.rows.map((r) => r.seq))];
