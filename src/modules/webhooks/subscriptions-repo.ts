@@ -1,3 +1,4 @@
+import { sql } from "kysely";
 import type { Executor } from "../../db/client.ts";
 import type { WebhookSubscription } from "../../db/schema.ts";
 
@@ -10,7 +11,10 @@ export function createSubscriptionRepo(db: Executor) {
         .onConflict((oc) =>
           oc
             .columns(["store_id", "installation_id", "event_name", "target_url"])
-            .where("status", "=", "active")
+            // A literal, not a parameter: PostgreSQL picks the partial unique index as the arbiter
+            // by proving its predicate from this clause, which it cannot do for a parameter once
+            // the prepared statement gets a generic plan (42P10 from the sixth insert on).
+            .where(sql.ref("status"), "=", sql.lit("active"))
             .doNothing(),
         )
         .returningAll()
