@@ -6,7 +6,7 @@ import type {
   DeliveryRepo,
 } from "../src/modules/webhooks/delivery/delivery-repo.ts";
 import { installedApp } from "./apps-harness.ts";
-import { createTestContext, type TestContext } from "./harness.ts";
+import { createTestContext, TEST_DATABASE_URL, type TestContext } from "./harness.ts";
 
 /**
  * The delivery engine's batched statements against the database, with concurrent callers:
@@ -210,5 +210,78 @@ describe("delivery engine: batched claims, fan-out and completions", () => {
     const again = await repo.claim(ctx.clock.now(), room(1000), 60_000, 8);
     assert.equal(again.length, 6);
     assert.ok(again.every((d) => d.attempts === 1));
+  });
+});
+
+describe("delivery engine: a dispatch racing an uninstall", {
+  skip: TEST_DATABASE_URL
+    ? undefined
+    : "needs TEST_DATABASE_URL (the uninstall runs while the dispatch holds a connection)",
+}, () => {
+  let ctx: TestContext;
+  before(async () => {
+    ctx = await createTestContext({ WEBHOOK_ALLOW_PRIVATE_TARGETS: "true" }, { frozenClock: true });
+  });
+  after(async () => ctx.close());
+
+  it("a delivery read before an uninstall is not inserted after it: app/uninstalled stays the last", async () => {
+    const inst = await installedApp(ctx.app, ["read_products", "write_products", "manage_webhooks"]);
+    for (const eventName of ["product.created", "app/uninstalled"]) {
+      const res = await inst.api.post("/api/v1/apps/api/webhooks", {
+        eventName,
+        targetUrl: "https://hooks.example.test/hook",
+      });
+      assert.equal(res.status, 201);
+    }
+    ctx.clock.advance(1000);
+    assert.equal((await inst.api.post("/api/v1/apps/api/products", { title: "P", price: "1" })).status, 201);
+    ctx.clock.advance(1000);
+
+    // The dispatch's read returns, then waits until the merchant has uninstalled the app.
+    let readDone!: () => void;
+    const read = new Promise<void>((resolve) => {
+      readDone = resolve;
+    });
+    let uninstalled!: () => void;
+    const resume = new Promise<void>((resolve) => {
+      uninstalled = resolve;
+    });
+    const reads = new Set<unknown>();
+    const paused = ctx.platform.db.withPlugin({
+      transformQuery(args) {
+        if (args.node.kind === "RawNode" && args.node.sqlFragments.join("").includes("WITH due AS"))
+          reads.add(args.queryId);
+        return args.node;
+      },
+      async transformResult(args) {
+        if (reads.has(args.queryId)) {
+          readDone();
+          await resume;
+        }
+        return args.result;
+      },
+    });
+    const { createDeliveryRepo } = await import("../src/modules/webhooks/delivery/delivery-repo.ts");
+    const dispatching = createDeliveryRepo(paused).dispatchEvents(ctx.clock.now(), 100);
+    await read;
+    try {
+      const un = await inst.merchant.client.delete(`${inst.merchant.base}/installations/${inst.clientId}`);
+      assert.equal(un.status, 200);
+    } finally {
+      uninstalled();
+      await dispatching;
+    }
+
+    const live = await ctx.platform.db
+      .selectFrom("webhook_deliveries")
+      .select(["event_name", "status"])
+      .where("installation_id", "is not", null)
+      .where("status", "=", "pending")
+      .execute();
+    assert.deepEqual(
+      live.map((d) => d.event_name),
+      ["app/uninstalled"],
+      "only app/uninstalled is left to deliver",
+    );
   });
 });

@@ -41,23 +41,40 @@ if oldest[2] then oldestScore = tonumber(oldest[2]) end
 return {count, oldestScore}
 `;
 
+/** The two scripts as commands of the client: sent once, then called by their SHA1 (EVALSHA). */
+interface WindowCommands {
+  mpWindowHit(
+    key: string,
+    nowMs: number,
+    windowMs: number,
+    limit: number,
+    member: string,
+  ): Promise<[number, number, number]>;
+  mpWindowPeek(key: string, nowMs: number, windowMs: number): Promise<[number, number]>;
+}
+
 export function createRedisWindowStore(redis: Redis, prefix = "mp:rl:"): SlidingWindowStore {
+  // EVALSHA instead of EVAL: the script's text is not sent (nor hashed by Redis) on every hit.
+  // ioredis sends the text once per connection when Redis answers NOSCRIPT (after a restart).
+  redis.defineCommand("mpWindowHit", { numberOfKeys: 1, lua: HIT });
+  redis.defineCommand("mpWindowPeek", { numberOfKeys: 1, lua: PEEK });
+  const commands = redis as Redis & WindowCommands;
+  // Members must be unique across instances: a random instance id and a counter, no per-hit random.
+  const instance = randomBytes(6).toString("base64url");
+  let sequence = 0;
   return {
     async hit(key, limit, windowMs, nowMs) {
-      const nonce = `${nowMs}-${randomBytes(6).toString("hex")}`;
-      const [allowed, count, oldest] = (await redis.eval(
-        HIT,
-        1,
+      const [allowed, count, oldest] = await commands.mpWindowHit(
         prefix + key,
         nowMs,
         windowMs,
         Number.isFinite(limit) ? limit : 1e9,
-        nonce,
-      )) as [number, number, number];
+        `${nowMs}-${instance}-${sequence++}`,
+      );
       return { allowed: allowed === 1, count, oldestMs: oldest < 0 ? null : oldest };
     },
     async peek(key, windowMs, nowMs) {
-      const [count, oldest] = (await redis.eval(PEEK, 1, prefix + key, nowMs, windowMs)) as [number, number];
+      const [count, oldest] = await commands.mpWindowPeek(prefix + key, nowMs, windowMs);
       return { count, oldestMs: oldest < 0 ? null : oldest };
     },
     async clear(key) {

@@ -32,4 +32,15 @@ describe("sliding window (memory store)", () => {
     await store.clear("a");
     assert.equal((await store.peek("a", 1000, 10)).count, 0);
   });
+
+  it("stays exact over a long log as hits leave the front (compaction included)", async () => {
+    const store = createMemoryWindowStore();
+    for (let t = 0; t < 5000; t++) {
+      const state = await store.hit("k", Number.POSITIVE_INFINITY, 100, t);
+      assert.equal(state.count, Math.min(t + 1, 100));
+      assert.equal(state.oldestMs, Math.max(0, t - 99));
+    }
+    assert.deepEqual(await store.peek("k", 100, 5049), { count: 50, oldestMs: 4950 });
+    assert.deepEqual(await store.peek("k", 100, 6000), { count: 0, oldestMs: null });
+  });
 });

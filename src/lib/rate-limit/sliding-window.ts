@@ -49,37 +49,56 @@ export function decide(
   };
 }
 
+/**
+ * The accepted hits of one key, oldest first. Hits leave from the front by moving `head`, and the
+ * array is compacted only once the dead front is as long as the live rest, so a hit costs O(1)
+ * amortised however many the window holds (a splice per hit moved the whole log each time).
+ */
+interface HitLog {
+  times: number[];
+  head: number;
+}
+
 /** In-process store: exact for a single instance. Timestamps per key are kept sorted. */
 export function createMemoryWindowStore(): SlidingWindowStore & { size(): number } {
-  const hits = new Map<string, number[]>();
+  const hits = new Map<string, HitLog>();
   let calls = 0;
-  const prune = (list: number[], windowMs: number, nowMs: number) => {
-    let drop = 0;
-    while (drop < list.length && list[drop]! <= nowMs - windowMs) drop++;
-    if (drop > 0) list.splice(0, drop);
+  const prune = (log: HitLog, windowMs: number, nowMs: number) => {
+    const { times } = log;
+    while (log.head < times.length && times[log.head]! <= nowMs - windowMs) log.head++;
+    if (log.head > 0 && log.head >= times.length - log.head) {
+      times.splice(0, log.head);
+      log.head = 0;
+    }
   };
+  const count = (log: HitLog) => log.times.length - log.head;
+  const oldest = (log: HitLog) => log.times[log.head] ?? null;
   const sweep = (windowMs: number, nowMs: number) => {
     // Keys of idle clients would otherwise stay forever: drop empty windows every 1,000 calls.
     if (++calls % 1000 !== 0) return;
-    for (const [key, list] of hits) {
-      prune(list, windowMs, nowMs);
-      if (list.length === 0) hits.delete(key);
+    for (const [key, log] of hits) {
+      prune(log, windowMs, nowMs);
+      if (count(log) === 0) hits.delete(key);
     }
   };
   return {
     async hit(key, limit, windowMs, nowMs) {
       sweep(windowMs, nowMs);
-      const list = hits.get(key) ?? [];
-      prune(list, windowMs, nowMs);
-      const allowed = list.length < limit;
-      if (allowed) list.push(nowMs);
-      hits.set(key, list);
-      return { allowed, count: list.length, oldestMs: list[0] ?? null };
+      let log = hits.get(key);
+      if (!log) {
+        log = { times: [], head: 0 };
+        hits.set(key, log);
+      }
+      prune(log, windowMs, nowMs);
+      const allowed = count(log) < limit;
+      if (allowed) log.times.push(nowMs);
+      return { allowed, count: count(log), oldestMs: oldest(log) };
     },
     async peek(key, windowMs, nowMs) {
-      const list = hits.get(key) ?? [];
-      prune(list, windowMs, nowMs);
-      return { count: list.length, oldestMs: list[0] ?? null };
+      const log = hits.get(key);
+      if (!log) return { count: 0, oldestMs: null };
+      prune(log, windowMs, nowMs);
+      return { count: count(log), oldestMs: oldest(log) };
     },
     async clear(key) {
       hits.delete(key);

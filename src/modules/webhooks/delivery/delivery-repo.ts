@@ -179,11 +179,24 @@ export function createDeliveryRepo(db: Db) {
       // One statement: the events locked, the deliveries of the locked events (a retried dispatch
       // conflicts and inserts nothing) and the events marked dispatched. Only rows this statement
       // inserted come back, so a claimed row is always one this worker owns.
+      //
+      // The subscriptions read above are checked again here, under a share lock, in (store_id, id)
+      // order as an uninstall locks them (stopInstallationWebhooks): an uninstall that stopped them
+      // first is seen (the lock re-reads the row), one that comes later waits for this statement's
+      // commit and then cancels what it inserted. Without it, a delivery read before an uninstall
+      // and inserted after it would reach the app after app/uninstalled.
       const written = await sql<{ id: string | null; leased: boolean | null; events: number }>`
           WITH locked AS (
             SELECT seq FROM events
              WHERE seq = ANY(${pgArray(seqs)}::bigint[]) AND dispatched_at IS NULL
                FOR UPDATE SKIP LOCKED
+          ), live AS (
+            SELECT s.store_id, s.id FROM webhook_subscriptions s
+             WHERE (s.store_id, s.id) IN (
+                     SELECT * FROM unnest(${pgArray(d.store_id)}::text[], ${pgArray(d.subscription_id)}::text[]))
+               AND s.status = 'active'
+             ORDER BY s.store_id, s.id
+               FOR SHARE
           ), ins AS (
             INSERT INTO webhook_deliveries
               (store_id, id, event_id, event_name, subscription_id, installation_id, app_id, target_url,
@@ -201,6 +214,7 @@ export function createDeliveryRepo(db: Db) {
                    AS n(seq, store_id, id, event_id, event_name, subscription_id, installation_id, app_id,
                         target_url, target_host, body, leased)
              WHERE n.seq IN (SELECT seq FROM locked)
+               AND (n.store_id, n.subscription_id) IN (SELECT store_id, id FROM live)
             ON CONFLICT (store_id, subscription_id, event_id) WHERE redelivery_of IS NULL DO NOTHING
             RETURNING id, lease_token
           ), marked AS (
@@ -423,6 +437,19 @@ export async function stopInstallationWebhooks(
   },
 ): Promise<WebhookDelivery[]> {
   const { storeId, installationId, now } = input;
+  // Stop the subscriptions first, locking them in (store_id, id) order as a dispatch does: a
+  // dispatch that holds them finishes first (and what it inserted is cancelled below, by a
+  // statement that starts after it committed); one that comes later finds them stopped.
+  const stopped = await sql<{ id: string; app_id: string; target_url: string; event_name: string }>`
+    WITH mine AS (
+      SELECT store_id, id FROM webhook_subscriptions
+       WHERE store_id = ${storeId} AND installation_id = ${installationId} AND status = 'active'
+       ORDER BY store_id, id
+         FOR NO KEY UPDATE
+    )
+    UPDATE webhook_subscriptions s SET status = 'stopped', stopped_at = ${now}
+      FROM mine WHERE s.store_id = mine.store_id AND s.id = mine.id
+    RETURNING s.id, s.app_id, s.target_url, s.event_name`.execute(tx);
   // Attempts already in flight may still land; app/uninstalled waits until their leases are over,
   // so it is the last thing the app receives for this installation.
   const inflight = await tx
@@ -448,47 +475,34 @@ export async function stopInstallationWebhooks(
     .where("installation_id", "=", installationId)
     .where("status", "=", "pending")
     .execute();
-  const subs = await tx
-    .selectFrom("webhook_subscriptions")
-    .select(["id", "app_id", "target_url"])
-    .where("store_id", "=", storeId)
-    .where("installation_id", "=", installationId)
-    .where("event_name", "=", "app/uninstalled")
-    .where("status", "=", "active")
-    .execute();
-  const rows = subs.map((s) => ({
-    store_id: storeId,
-    id: newDeliveryId(),
-    event_id: input.event.id,
-    event_name: "app/uninstalled",
-    subscription_id: s.id,
-    installation_id: installationId,
-    app_id: s.app_id,
-    target_url: s.target_url,
-    target_host: new URL(s.target_url).host,
-    body: webhookBody(
-      {
-        id: input.event.id,
-        topic: "app/uninstalled",
-        created_at: input.event.created_at,
-        payload: input.event.payload,
-      },
-      input.slug,
-    ),
-    status: "pending" as const,
-    next_attempt_at: notBefore,
-    created_at: now,
-    updated_at: now,
-  }));
+  const rows = stopped.rows
+    .filter((s) => s.event_name === "app/uninstalled")
+    .map((s) => ({
+      store_id: storeId,
+      id: newDeliveryId(),
+      event_id: input.event.id,
+      event_name: "app/uninstalled",
+      subscription_id: s.id,
+      installation_id: installationId,
+      app_id: s.app_id,
+      target_url: s.target_url,
+      target_host: new URL(s.target_url).host,
+      body: webhookBody(
+        {
+          id: input.event.id,
+          topic: "app/uninstalled",
+          created_at: input.event.created_at,
+          payload: input.event.payload,
+        },
+        input.slug,
+      ),
+      status: "pending" as const,
+      next_attempt_at: notBefore,
+      created_at: now,
+      updated_at: now,
+    }));
   const created = rows.length
     ? await tx.insertInto("webhook_deliveries").values(rows).returningAll().execute()
     : [];
-  await tx
-    .updateTable("webhook_subscriptions")
-    .set({ status: "stopped", stopped_at: now })
-    .where("store_id", "=", storeId)
-    .where("installation_id", "=", installationId)
-    .where("status", "=", "active")
-    .execute();
   return created;
 }
