@@ -64,6 +64,13 @@ export const ConfigSchema = Type.Object({
     default: "./data",
     description: "Directory of the embedded database and generated local secrets.",
   }),
+  EMBEDDED_SHARED_BUFFERS_MB: Type.Integer({
+    minimum: 1,
+    maximum: 4096,
+    default: 16,
+    description:
+      "PostgreSQL's shared_buffers of the embedded database, in MB. Its WebAssembly memory holds them and never shrinks, so every MB read through them stays resident (128 MB, PostgreSQL's default, cost ~130 MB of RSS); the operating system still caches the data files. Raise it for a large embedded store.",
+  }),
   REDIS_URL: Type.Optional(
     Type.String({
       pattern: "^rediss?://",

@@ -60,6 +60,7 @@ async function start(config: Config) {
     schema: config.DATABASE_SCHEMA,
     poolSize: config.DATABASE_POOL_SIZE,
     connectTimeoutMs: config.DATABASE_CONNECT_TIMEOUT_MS,
+    embeddedSharedBuffersMb: config.EMBEDDED_SHARED_BUFFERS_MB,
   });
   // A server that is down or still starting is waited for (with back-off), not a reason to exit.
   const applied = await waitForDatabase(() => migrate(database), { logger });

@@ -35,7 +35,17 @@ const GET = 'select * from "products" where "store_id" = $1 and "id" = $2';
 async function connect(): Promise<{ query: Query; close(): Promise<void> }> {
   if (process.env.FLOOR_DB === "pglite") {
     const { PGlite } = await import("@electric-sql/pglite");
-    const db = await PGlite.create(join(process.env.DATA_DIR!, "pgdata"));
+    const { DEFAULT_EMBEDDED_SHARED_BUFFERS_MB } = await import("../../src/db/client.ts");
+    // As the service opens it (shared_buffers) and keeps it (ANALYZE at start: PGlite has no
+    // autovacuum, and a planner without statistics would slow the floor, not the service).
+    const db = await PGlite.create(join(process.env.DATA_DIR!, "pgdata"), {
+      startParams: [
+        ...PGlite.defaultStartParams,
+        "-c",
+        `shared_buffers=${DEFAULT_EMBEDDED_SHARED_BUFFERS_MB}MB`,
+      ],
+    });
+    await db.exec("ANALYZE");
     return {
       query: async (_name, text, values) => (await db.query<Row>(text, values)).rows,
       close: () => db.close(),

@@ -38,9 +38,12 @@ export interface DatabaseOptions {
    * query fails (and a request answers 503) instead of hanging while the server is unreachable.
    */
   connectTimeoutMs?: number;
+  /** shared_buffers of the embedded database, in MB (default 16; see EMBEDDED_SHARED_BUFFERS_MB). */
+  embeddedSharedBuffersMb?: number;
 }
 
 export const DEFAULT_CONNECT_TIMEOUT_MS = 5000;
+export const DEFAULT_EMBEDDED_SHARED_BUFFERS_MB = 16;
 
 /**
  * Takes libpq's `options` parameter (server settings for every session, e.g.
@@ -105,7 +108,13 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
   const pgdata = options.dataDir ? join(options.dataDir, "pgdata") : undefined;
   if (pgdata) await ensureEmbeddedDataDir(pgdata);
-  const pglite = await PGlite.create(pgdata);
+  const pglite = await PGlite.create(pgdata, {
+    startParams: [
+      ...PGlite.defaultStartParams,
+      "-c",
+      `shared_buffers=${options.embeddedSharedBuffersMb ?? DEFAULT_EMBEDDED_SHARED_BUFFERS_MB}MB`,
+    ],
+  });
   if (schema !== "public")
     await pglite.exec(`CREATE SCHEMA IF NOT EXISTS "${schema}"; SET search_path TO "${schema}";`);
   const db = new Kysely<DB>({ dialect: new PGliteDialect(pglite) });
