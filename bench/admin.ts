@@ -5,6 +5,7 @@
  * each in turn, so every run's figure has its floor measured next to it.
  */
 import { randomBytes } from "node:crypto";
+import { Scope } from "../src/contracts/index.ts";
 import { apiPeakRss, type BenchOptions } from "./lib/options.ts";
 import {
   BENCH_DATABASE_URL,
@@ -38,7 +39,7 @@ export async function benchAdmin(o: BenchOptions): Promise<void> {
     const api = await startService("api", env);
     procs.push(api);
     const merchant = await merchantWithStore(api.url);
-    const { pairs } = await installApp(api.url, merchant, ["read_products"], 8);
+    const { pairs } = await installApp(api.url, merchant, [Scope.read_products], 8);
     const storeId = await seedProducts(db.client, merchant.slug, o.products);
     const ids = await sampleProductIds(db.client, storeId, 200);
     const apiRedis = await startService("api+redis", { ...env, REDIS_URL: BENCH_REDIS_URL });

@@ -15,6 +15,7 @@ import { sql } from "kysely";
 import pg from "pg";
 import { buildApp } from "../src/app.ts";
 import { loadConfig } from "../src/config.ts";
+import { Scope } from "../src/contracts/index.ts";
 import { openDatabase } from "../src/db/client.ts";
 import { migrate } from "../src/db/migrate.ts";
 import { createPlatform } from "../src/platform.ts";
@@ -41,11 +42,11 @@ await app.ready();
 const db = platform.db;
 
 try {
-  const installed = await installedApp(app, ["read_products"]);
+  const installed = await installedApp(app, [Scope.read_products]);
   const storeId: string = installed.merchant.store.id;
   const key = await installed.merchant.client.post(`${installed.merchant.base}/api-keys`, {
     name: "Bench",
-    scopes: ["read_products"],
+    scopes: [Scope.read_products],
   });
   const developer = new Client(app, { "x-api-key": key.data.keyId, "x-api-secret": key.data.secret });
 

@@ -9,6 +9,7 @@
  */
 import { cpSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { Scope } from "../src/contracts/index.ts";
 import type { BenchOptions } from "./lib/options.ts";
 import { addFigure, part, printRuns } from "./lib/report.ts";
 import { type Proc, startFloor, startService } from "./lib/service.ts";
@@ -59,7 +60,7 @@ export async function benchEmbedded(o: BenchOptions): Promise<{ peakRss: number 
     });
     procs.push(first);
     const merchant = await merchantWithStore(first.url);
-    const { pairs } = await installApp(first.url, merchant, ["read_products", "write_products"], 8);
+    const { pairs } = await installApp(first.url, merchant, [Scope.read_products, Scope.write_products], 8);
     const seeding = Date.now();
     await createProducts(first.url, pairs[0]!.accessToken, o.embeddedProducts);
     console.log(

@@ -6,6 +6,7 @@
  * (--latency-connections), so what is compared is the request, not the queue in front of it.
  */
 import { randomBytes } from "node:crypto";
+import { Scope } from "../src/contracts/index.ts";
 import { encodeCursor } from "../src/lib/pagination.ts";
 import { apiPeakRss, type BenchOptions } from "./lib/options.ts";
 import { BENCH_DATABASE_URL, benchSchema, seedProducts } from "./lib/pg.ts";
@@ -33,8 +34,8 @@ export async function benchMillion(o: BenchOptions): Promise<void> {
       DEMO_SEED: "false",
     });
     const merchant = await merchantWithStore(api.url);
-    const { pairs } = await installApp(api.url, merchant, ["read_products"], 4);
-    const key = await createApiKey(merchant, ["read_products"]);
+    const { pairs } = await installApp(api.url, merchant, [Scope.read_products], 4);
+    const key = await createApiKey(merchant, [Scope.read_products]);
     const seeding = Date.now();
     const storeId = await seedProducts(db.client, merchant.slug, o.millionRows);
     console.log(

@@ -6,6 +6,7 @@
 import { fork } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
+import { Scope } from "../src/contracts/index.ts";
 import { apiPeakRss, type BenchOptions } from "./lib/options.ts";
 import { BENCH_DATABASE_URL, benchSchema } from "./lib/pg.ts";
 import { addFigure, part, printRuns } from "./lib/report.ts";
@@ -51,7 +52,7 @@ export async function benchRefresh(o: BenchOptions): Promise<void> {
       DEMO_SEED: "false",
     });
     const merchant = await merchantWithStore(api.url);
-    const installed = await installApp(api.url, merchant, ["read_products"], o.refreshChains);
+    const installed = await installApp(api.url, merchant, [Scope.read_products], o.refreshChains);
     let refreshTokens = installed.pairs.map((p) => p.refreshToken);
     const load = (seconds: number, warmupSeconds: number) =>
       refreshLoad({

@@ -29,6 +29,7 @@ import { loadavg } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import pg from "pg";
+import { EVENT, ProductStatus, Scope } from "../src/contracts/index.ts";
 import { startCommand } from "./lib/service.ts";
 
 const ROOT = join(import.meta.dirname, "..");
@@ -41,7 +42,7 @@ const PAYLOAD = {
   id: "prod_0000000000000000000000",
   title: "Organic cotton T-shirt, heather grey",
   description: "A soft, breathable T-shirt made of 100% organic cotton. Machine washable.",
-  status: "active",
+  status: ProductStatus.active,
   price: "24.90",
   compareAtPrice: "29.90",
   currency: "EUR",
@@ -271,16 +272,16 @@ export async function benchWebhooks(options: WebhookBenchOptions): Promise<Webho
   const rx = child("receiver", {});
   const { port } = await message<{ port: number }>(rx, "ready");
   const target = `https://127.0.0.1:${port}/hook`;
-  const inst = await installedApp(app, ["read_products", "manage_webhooks"]);
+  const inst = await installedApp(app, [Scope.read_products, Scope.manage_webhooks]);
   const sub = await inst.api.post("/api/v1/apps/api/webhooks", {
-    eventName: "product.updated",
+    eventName: EVENT.productUpdated,
     targetUrl: target,
   });
   if (sub.status !== 201) throw new Error(`subscription: ${JSON.stringify(sub.body)}`);
   const store = (await platform.repos.stores.findBySlug(inst.merchant.slug))!;
   const bodyBytes = JSON.stringify({
     id: "evt_00000000000000000000000000000000",
-    event: "product.updated",
+    event: EVENT.productUpdated,
     createdAt: PAYLOAD.createdAt,
     store: { slug: store.slug },
     data: PAYLOAD,

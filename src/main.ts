@@ -150,7 +150,7 @@ async function start(config: Config) {
       stopMaintenance();
       await platform.close();
       lock?.release();
-      logger.info("stopped");
+      logger.info("shut down cleanly");
       process.exit(0);
     } catch (error) {
       logger.error({ err: error }, "error during shutdown");

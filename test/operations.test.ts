@@ -282,7 +282,7 @@ describe("signals", () => {
       if (isAlive(server)) process.kill(server, "SIGKILL");
     }
     assert.equal(await portAnswers(port), false, "nothing listens on the port any more");
-    assert.match(npm.stdout, /"msg":"stopped"/, "the server drained and closed its pools");
+    assert.match(npm.stdout, /"msg":"shut down cleanly"/, "the server drained and closed its pools");
     assert.deepEqual(exit, { code: 0, signal: null });
   });
 
@@ -304,7 +304,7 @@ describe("signals", () => {
     assert.doesNotMatch(tty.stdout, /"level":/, "no JSON on a terminal");
     tty.child.stdin!.write("\x03");
     assert.deepEqual(await tty.exit(), { code: 0, signal: null });
-    assert.match(tty.stdout, /INFO.*stopped/);
+    assert.match(tty.stdout, /INFO.*shut down cleanly/);
     assert.equal(await portAnswers(port), false);
   });
 });

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { Ajv2020 } from "ajv/dist/2020.js";
-import { SCOPE_NAMES, STORE_SCOPE_NAMES } from "../src/lib/scopes.ts";
+import { SCOPE_NAMES, STORE_SCOPE_NAMES } from "../src/contracts/scopes.ts";
 import { KEY_SCOPE_NAMES } from "../src/modules/api-keys/api-keys-schemas.ts";
 import { consent, exchange, REDIRECT } from "./apps-harness.ts";
 import { Client, createTestContext, type Json, merchantWithStore, type TestContext } from "./harness.ts";

@@ -1,5 +1,14 @@
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from "kysely";
-import type { Scope } from "../lib/scopes.ts";
+import type {
+  DeliveryStatus,
+  InstallationStatus,
+  OrderStatus,
+  ProductStatus,
+  Scope,
+  SubscriptionStatus,
+} from "../contracts/index.ts";
+
+export type { DeliveryStatus, OrderStatus };
 
 /**
  * Row types of every table, kept in step with db/migrations by hand (one file, reviewed with the
@@ -42,7 +51,7 @@ export interface ProductsTable {
   price_minor: number;
   sku: string | null;
   stock: number;
-  status: "active" | "draft" | "archived";
+  status: ProductStatus;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -57,8 +66,6 @@ export interface CustomersTable {
   created_at: Timestamp;
   updated_at: Timestamp;
 }
-
-export type OrderStatus = "pending" | "paid" | "confirmed" | "shipped" | "delivered" | "cancelled";
 
 export interface OrdersTable {
   store_id: string;
@@ -117,7 +124,7 @@ export interface InstallationsTable {
   id: string;
   app_id: string;
   scopes: Json<Scope[]>;
-  status: "active" | "uninstalled";
+  status: InstallationStatus;
   installed_by: string | null;
   created_at: Timestamp;
   updated_at: Timestamp;
@@ -182,12 +189,10 @@ export interface WebhookSubscriptionsTable {
   event_name: string;
   target_url: string;
   secret_ciphertext: string;
-  status: "active" | "stopped";
+  status: SubscriptionStatus;
   created_at: Timestamp;
   stopped_at: Date | null;
 }
-
-export type DeliveryStatus = "pending" | "delivered" | "failed" | "cancelled";
 
 export interface WebhookDeliveriesTable {
   store_id: string;

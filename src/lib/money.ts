@@ -25,7 +25,7 @@ const ZERO_DECIMALS = new Set([
 /** Largest amount in minor units we accept: well inside Number.MAX_SAFE_INTEGER and PostgreSQL bigint. */
 export const MAX_MINOR_UNITS = 10 ** 15;
 
-export const DECIMAL_PATTERN = "^(0|[1-9][0-9]{0,14})(\\.[0-9]{1,3})?$";
+export { DECIMAL_PATTERN } from "../contracts/fields.ts";
 
 export function currencyExponent(currency: string): number {
   if (THREE_DECIMALS.has(currency)) return 3;

@@ -1,8 +1,8 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { TProperties } from "typebox";
+import { STORE_SCOPE_NAMES, type StoreScope } from "../contracts/scopes.ts";
 import { type FamilyGuard, familyRoute } from "../lib/http/api-family.ts";
 import { Params, StoreSlug } from "../lib/http/schemas.ts";
-import { STORE_SCOPE_NAMES, type StoreScope } from "../lib/scopes.ts";
 import { currentAccount } from "./accounts/session-auth.ts";
 import type { StoreService } from "./stores/stores-service.ts";
 

@@ -1,8 +1,8 @@
 import type { FastifyContextConfig, FastifyReply, FastifyRequest } from "fastify";
 import type { TSchema } from "typebox";
+import type { StoreScope } from "../../contracts/scopes.ts";
 import type { Store } from "../../db/schema.ts";
 import { AppError, type ErrorCode } from "../errors.ts";
-import type { StoreScope } from "../scopes.ts";
 import { errorResponses } from "./schemas.ts";
 import type { App } from "./types.ts";
 

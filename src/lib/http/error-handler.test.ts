@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { FastifyError } from "fastify";
-import { toAppError } from "./error-handler.ts";
+import { toAppError, validationDetails } from "./error-handler.ts";
 
 /** A database error as pg and PGlite raise it: SQLSTATE in `code`, server text in `message`. */
 function pgError(code: string, message: string): FastifyError {
@@ -41,5 +41,34 @@ describe("toAppError: database unavailable", () => {
       assert.match(e.headers["retry-after"] ?? "", /^[1-9]\d*$/, error.message);
       assert.doesNotMatch(e.message, /ECONN|terminat|starting|clients|timeout/i);
     }
+  });
+});
+
+describe("validation details", () => {
+  it("explains a failed pattern with the field's x-hint, never with the regular expression", () => {
+    const details = validationDetails(
+      [
+        {
+          instancePath: "/price",
+          keyword: "pattern",
+          message: 'must match pattern "^(0|[1-9][0-9]{0,14})(\\.[0-9]{1,3})?$"',
+          params: { pattern: "^(0|[1-9][0-9]{0,14})(\\.[0-9]{1,3})?$" },
+          parentSchema: { "x-hint": "an amount such as 19.99" },
+        },
+        { instancePath: "/code", keyword: "pattern", message: 'must match pattern "^x$"', params: {} },
+        {
+          instancePath: "/email",
+          keyword: "format",
+          message: 'must match format "email"',
+          params: { format: "email" },
+        },
+      ],
+      "body",
+    );
+    assert.deepEqual(details, [
+      { field: "price", message: "must be an amount such as 19.99" },
+      { field: "code", message: "is not in the expected format" },
+      { field: "email", message: "must be a valid email" },
+    ]);
   });
 });

@@ -21,7 +21,17 @@ type ValidationIssue = {
   message?: string | undefined;
   keyword: string;
   params: Record<string, unknown>;
+  /** With Ajv's `verbose`: the schema holding the failed keyword. */
+  parentSchema?: { "x-hint"?: unknown } | undefined;
 };
+
+/** Words for a value that failed a pattern or a format: never the regular expression itself. */
+function shapeMessage(issue: ValidationIssue): string {
+  const hint = issue.parentSchema?.["x-hint"];
+  if (typeof hint === "string") return `must be ${hint}`;
+  if (issue.keyword === "format") return `must be a valid ${String(issue.params.format)}`;
+  return "is not in the expected format";
+}
 
 /** Ajv issues -> [{field, message}] naming the field as the client wrote it (`perPage`, `lineItems.0.quantity`). */
 export function validationDetails(issues: ValidationIssue[], context?: string) {
@@ -35,6 +45,8 @@ export function validationDetails(issues: ValidationIssue[], context?: string) {
     } else if (issue.keyword === "additionalProperties") {
       path = [path, String(issue.params.additionalProperty)].filter(Boolean).join(".");
       message = "is not a known field";
+    } else if (issue.keyword === "pattern" || issue.keyword === "format") {
+      message = shapeMessage(issue);
     }
     const field = path || (context === "body" ? "body" : (context ?? "request"));
     if (!out.some((d) => d.field === field && d.message === message)) out.push({ field, message });

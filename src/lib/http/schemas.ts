@@ -1,14 +1,10 @@
 import Type, { type TObject, type TProperties, type TSchema } from "typebox";
+import { Id, StoreSlug, Timestamp } from "../../contracts/fields.ts";
 import { ERROR_CODES, type ErrorCode } from "../errors.ts";
-import { type IdKind, idPattern } from "../ids.ts";
 
 /** Shared building blocks of every route schema: envelopes, error responses, ids, timestamps, pagination. */
 
-export const Timestamp = Type.String({ format: "date-time", examples: ["2026-11-22T10:00:00.000Z"] });
-
-export function Id(kind: IdKind, description?: string) {
-  return Type.String({ pattern: idPattern(kind), maxLength: 64, ...(description ? { description } : {}) });
-}
+export { Id, StoreSlug, Timestamp };
 
 /** A strict request body: unknown fields are a validation error, not silently dropped. */
 export function Body<P extends TProperties>(properties: P, options: { description?: string } = {}) {
@@ -87,11 +83,3 @@ export const CursorQuery = {
 export function Params<P extends TProperties>(properties: P): TObject<P> {
   return Type.Object(properties, { additionalProperties: false });
 }
-
-export const StoreSlug = Type.String({
-  pattern: "^[a-z0-9](?:[a-z0-9-]{1,46}[a-z0-9])$",
-  minLength: 3,
-  maxLength: 48,
-  description: "The store's unique slug: 3-48 lowercase letters, digits and inner hyphens.",
-  examples: ["demo-store"],
-});

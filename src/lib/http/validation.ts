@@ -7,7 +7,15 @@ import type { FastifyInstance } from "fastify";
  * unknown fields are errors), while path and query strings are coerced, since they are text on the wire.
  */
 export function installValidators(app: FastifyInstance): void {
-  const common = { allErrors: true, strict: false, removeAdditional: false, useDefaults: true } as const;
+  // verbose: each issue carries its schema, so a failed pattern is explained with the field's
+  // `x-hint` (contracts/fields.ts) instead of the regular expression.
+  const common = {
+    allErrors: true,
+    strict: false,
+    removeAdditional: false,
+    useDefaults: true,
+    verbose: true,
+  } as const;
   const bodyAjv = new Ajv({ ...common, coerceTypes: false });
   const textAjv = new Ajv({ ...common, coerceTypes: "array" });
   for (const ajv of [bodyAjv, textAjv]) {

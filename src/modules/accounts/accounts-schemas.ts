@@ -1,17 +1,11 @@
 import Type from "typebox";
+import { Email, Password, PersonName } from "../../contracts/index.ts";
 import { Body, Id, Timestamp } from "../../lib/http/schemas.ts";
-
-export const Email = Type.String({ format: "email", maxLength: 254, examples: ["merchant@example.com"] });
-export const Password = Type.String({
-  minLength: 10,
-  maxLength: 200,
-  description: "At least 10 characters.",
-});
 
 export const SignupBody = Body({
   email: Email,
   password: Password,
-  name: Type.String({ minLength: 1, maxLength: 100, examples: ["Sara Merchant"] }),
+  name: PersonName,
 });
 export const LoginBody = Body({ email: Email, password: Type.String({ minLength: 1, maxLength: 200 }) });
 

@@ -1,13 +1,12 @@
+import { SECRET_PREFIX } from "../../contracts/ids.ts";
 import type { Clock } from "../../lib/clock.ts";
-import { newSecret, sha256Hex } from "../../lib/crypto.ts";
+import { sha256Hex } from "../../lib/crypto.ts";
 import { AppError } from "../../lib/errors.ts";
-import { newId } from "../../lib/ids.ts";
+import { newId, newSecretOf } from "../../lib/ids.ts";
 import type { CredentialGuard } from "../../lib/rate-limit/limiters.ts";
 import type { AccountRepo } from "./accounts-repo.ts";
 import type { DeviceCookies } from "./device-cookie.ts";
 import { dummyPasswordHash, hashPassword, verifyPassword } from "./password.ts";
-
-export const SESSION_TOKEN_PREFIX = "mps";
 
 export type SessionAccount = { id: string; email: string; name: string; created_at: Date };
 
@@ -25,7 +24,7 @@ export function createAccountService(deps: {
   const { repo, clock } = deps;
 
   async function startSession(accountId: string) {
-    const token = newSecret(SESSION_TOKEN_PREFIX);
+    const token = newSecretOf("session");
     const expiresAt = new Date(clock.now().getTime() + deps.sessionTtlSeconds * 1000);
     await repo.insertSession({ token_hash: sha256Hex(token), account_id: accountId, expires_at: expiresAt });
     return { token, expiresAt };
@@ -81,7 +80,7 @@ export function createAccountService(deps: {
 
     /** The account of a session cookie value, or null when it is unknown or expired. */
     async authenticate(token: string): Promise<SessionAccount | null> {
-      if (!token.startsWith(`${SESSION_TOKEN_PREFIX}_`) || token.length > 100) return null;
+      if (!token.startsWith(`${SECRET_PREFIX.session}_`) || token.length > 100) return null;
       const row = await repo.findSessionAccount(sha256Hex(token), clock.now());
       return row ? { id: row.id, email: row.email, name: row.name, created_at: row.created_at } : null;
     },

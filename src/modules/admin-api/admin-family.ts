@@ -1,9 +1,9 @@
 import type { FastifyRequest } from "fastify";
+import type { Scope } from "../../contracts/scopes.ts";
 import { AppError } from "../../lib/errors.ts";
 import { type FamilyGuard, familyRoute } from "../../lib/http/api-family.ts";
 import { rateLimitHandler } from "../../lib/http/rate-limit.ts";
 import type { RateLimiter } from "../../lib/rate-limit/limiters.ts";
-import type { Scope } from "../../lib/scopes.ts";
 import type { AccessContext, TokenService } from "../oauth/token-service.ts";
 
 declare module "fastify" {

@@ -1,4 +1,5 @@
 import Type from "typebox";
+import { Scope } from "../../contracts/index.ts";
 import { storeOf } from "../../lib/http/api-family.ts";
 import { Envelope } from "../../lib/http/schemas.ts";
 import type { App } from "../../lib/http/types.ts";
@@ -21,7 +22,7 @@ export function registerApiKeyRoutes(app: App, keys: ApiKeyService) {
     "/stores/:slug/api-keys",
     dashboardRoute({
       operationId: "dashboardCreateApiKey",
-      scope: "manage_api_keys",
+      scope: Scope.manage_api_keys,
       tags,
       summary: "Create a key pair for the developer API",
       description: `Answers the key id and the secret; the secret is shown only in this response (only its SHA-256 hash is kept). Grant the minimum scopes needed: a catalogue export needs only \`read_products\`. At most ${MAX_ACTIVE_KEYS_PER_STORE} usable keys per store (409 beyond).`,
@@ -38,7 +39,7 @@ export function registerApiKeyRoutes(app: App, keys: ApiKeyService) {
                 data: {
                   keyId: "mpk_7Hd2Kq9LmX4Np6Rt8Vw1Yz3B",
                   name: "Nightly catalogue export",
-                  scopes: ["read_products"],
+                  scopes: [Scope.read_products],
                   createdAt: "2026-11-22T10:00:00.000Z",
                   lastUsedAt: null,
                   expiresAt: null,
@@ -63,7 +64,7 @@ export function registerApiKeyRoutes(app: App, keys: ApiKeyService) {
     "/stores/:slug/api-keys",
     dashboardRoute({
       operationId: "dashboardListApiKeys",
-      scope: "manage_api_keys",
+      scope: Scope.manage_api_keys,
       tags,
       summary: "List the store's key pairs (never their secrets)",
       description:
@@ -81,7 +82,7 @@ export function registerApiKeyRoutes(app: App, keys: ApiKeyService) {
     "/stores/:slug/api-keys/:keyId",
     dashboardRoute({
       operationId: "dashboardRevokeApiKey",
-      scope: "manage_api_keys",
+      scope: Scope.manage_api_keys,
       tags,
       summary: "Revoke a key pair",
       description:

@@ -1,36 +1,30 @@
-import Type, { type Static } from "typebox";
+import Type from "typebox";
+import {
+  idPattern,
+  KEY_SCOPE_NAMES,
+  KeyName,
+  type KeyScope,
+  KeyScopeSchema,
+  Scope,
+} from "../../contracts/index.ts";
 import type { ApiKey } from "../../db/schema.ts";
 import { Body, Timestamp } from "../../lib/http/schemas.ts";
 
-export const KEY_ID_PREFIX = "mpk";
-export const KEY_SECRET_PREFIX = "mpsk";
-
-/** The scopes a key pair can carry (spec 2.4 / 5.6, without manage_webhooks, which is for apps). */
-export const KeyScopeSchema = Type.Union(
-  [
-    Type.Literal("read_products"),
-    Type.Literal("write_products"),
-    Type.Literal("read_orders"),
-    Type.Literal("read_customers"),
-  ],
-  { description: "Grant the minimum the integration needs: a catalogue export needs only `read_products`." },
-);
-export type KeyScope = Static<typeof KeyScopeSchema>;
-export const KEY_SCOPE_NAMES: KeyScope[] = KeyScopeSchema.anyOf.map((s) => s.const);
+export { KEY_SCOPE_NAMES, type KeyScope, KeyScopeSchema };
 
 export const KeyId = Type.String({
-  pattern: `^${KEY_ID_PREFIX}_[0-9A-Za-z]{24}$`,
+  pattern: idPattern("apiKey"),
   maxLength: 40,
   examples: ["mpk_7Hd2Kq9LmX4Np6Rt8Vw1Yz3B"],
 });
 
 export const CreateApiKeyBody = Body({
-  name: Type.String({ minLength: 1, maxLength: 100, examples: ["Nightly catalogue export"] }),
+  name: KeyName,
   scopes: Type.Array(KeyScopeSchema, {
     minItems: 1,
-    maxItems: 4,
+    maxItems: KEY_SCOPE_NAMES.length,
     uniqueItems: true,
-    examples: [["read_products"]],
+    examples: [[Scope.read_products]],
   }),
   expiresAt: Type.Optional(
     Type.String({
@@ -66,7 +60,7 @@ export function toApiKeyResource(k: ApiKey) {
   return {
     keyId: k.id,
     name: k.name,
-    scopes: k.scopes as Array<"read_products" | "write_products" | "read_orders" | "read_customers">,
+    scopes: k.scopes as KeyScope[],
     createdAt: k.created_at.toISOString(),
     lastUsedAt: k.last_used_at ? k.last_used_at.toISOString() : null,
     expiresAt: k.expires_at ? k.expires_at.toISOString() : null,

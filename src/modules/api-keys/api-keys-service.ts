@@ -1,16 +1,16 @@
+import type { Scope } from "../../contracts/scopes.ts";
 import type { Db } from "../../db/client.ts";
 import type { Store } from "../../db/schema.ts";
 import type { Clock } from "../../lib/clock.ts";
-import { newSecret, randomBase62, safeEqual, sha256Hex } from "../../lib/crypto.ts";
+import { safeEqual, sha256Hex } from "../../lib/crypto.ts";
 import { AppError, notFound } from "../../lib/errors.ts";
+import { newId, newSecretOf } from "../../lib/ids.ts";
 import type { CredentialGuard } from "../../lib/rate-limit/limiters.ts";
-import type { Scope } from "../../lib/scopes.ts";
 import { pickStore } from "../stores/stores-repo.ts";
 import type { ApiKeyRepo } from "./api-keys-repo.ts";
-import { KEY_ID_PREFIX, KEY_SECRET_PREFIX } from "./api-keys-schemas.ts";
 
 // Compared against when the key id is unknown, so that answer costs the same as a wrong secret.
-const UNKNOWN_KEY_HASH = sha256Hex(newSecret(KEY_SECRET_PREFIX));
+const UNKNOWN_KEY_HASH = sha256Hex(newSecretOf("apiKeySecret"));
 const TOUCH_INTERVAL_MS = 60_000;
 /** Usable (unrevoked, unexpired) key pairs per store: enough for one per integration, bounded for the list. */
 export const MAX_ACTIVE_KEYS_PER_STORE = 100;
@@ -46,7 +46,7 @@ export function createApiKeyService(deps: {
           details: [{ field: "expiresAt", message: "must be in the future" }],
         });
       }
-      const secret = newSecret(KEY_SECRET_PREFIX);
+      const secret = newSecretOf("apiKeySecret");
       const key = await deps.db.transaction().execute(async (tx) => {
         await repo.lockStore(store.id, tx);
         if ((await repo.countActive(store.id, now, tx)) >= MAX_ACTIVE_KEYS_PER_STORE) {
@@ -58,7 +58,7 @@ export function createApiKeyService(deps: {
         return repo.insert(
           {
             store_id: store.id,
-            id: `${KEY_ID_PREFIX}_${randomBase62(24)}`,
+            id: newId("apiKey"),
             name: input.name.trim(),
             secret_hash: sha256Hex(secret),
             scopes: [...new Set(input.scopes)].sort(),

@@ -1,6 +1,6 @@
+import type { Scope } from "../../contracts/scopes.ts";
 import type { Executor } from "../../db/client.ts";
 import type { AppRow } from "../../db/schema.ts";
-import type { Scope } from "../../lib/scopes.ts";
 
 export function createAppRepo(db: Executor) {
   return {

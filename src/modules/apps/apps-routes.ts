@@ -1,8 +1,8 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import Type from "typebox";
+import type { Scope } from "../../contracts/scopes.ts";
 import { Envelope, errorResponses, Params } from "../../lib/http/schemas.ts";
 import type { App } from "../../lib/http/types.ts";
-import type { Scope } from "../../lib/scopes.ts";
 import { currentAccount } from "../accounts/session-auth.ts";
 import {
   AppResource,

@@ -1,32 +1,28 @@
 import Type from "typebox";
+import {
+  AppName,
+  idPattern,
+  MAX_REDIRECT_URIS,
+  RedirectUri,
+  SCOPE_NAMES,
+  ScopeSchema,
+} from "../../contracts/index.ts";
 import type { AppRow } from "../../db/schema.ts";
 import { Body, Timestamp } from "../../lib/http/schemas.ts";
-import { ScopeSchema } from "../../lib/scopes.ts";
-
-export const CLIENT_ID_PREFIX = "mpc";
-export const CLIENT_SECRET_PREFIX = "mpcs";
 
 export const ClientId = Type.String({
-  pattern: `^${CLIENT_ID_PREFIX}_[0-9A-Za-z]{24}$`,
+  pattern: idPattern("clientId"),
   maxLength: 40,
   description: "The app's public client id.",
   examples: ["mpc_3kTMd9Qx2LwZ7bPq5RvY8nHa"],
 });
 
-const RedirectUri = Type.String({
-  format: "uri",
-  pattern: "^https://[^\\s#]+$",
-  maxLength: 2000,
-  description: "An https URL without a fragment. Compared string for string at authorization.",
-  examples: ["https://app.example.com/oauth/callback"],
-});
-
 export const CreateAppBody = Body({
-  name: Type.String({ minLength: 1, maxLength: 100, examples: ["Inventory Sync"] }),
-  redirectUris: Type.Array(RedirectUri, { minItems: 1, maxItems: 10, uniqueItems: true }),
+  name: AppName,
+  redirectUris: Type.Array(RedirectUri, { minItems: 1, maxItems: MAX_REDIRECT_URIS, uniqueItems: true }),
   scopes: Type.Array(ScopeSchema, {
     minItems: 1,
-    maxItems: 5,
+    maxItems: SCOPE_NAMES.length,
     uniqueItems: true,
     description: "The most the app may ask a merchant for. Ask for the least you need.",
   }),

@@ -1,14 +1,14 @@
+import type { Scope } from "../../contracts/scopes.ts";
 import type { AppRow } from "../../db/schema.ts";
 import type { Clock } from "../../lib/clock.ts";
-import { newSecret, randomBase62, safeEqual, sha256Hex } from "../../lib/crypto.ts";
+import { safeEqual, sha256Hex } from "../../lib/crypto.ts";
 import { AppError, notFound } from "../../lib/errors.ts";
+import { newId, newSecretOf } from "../../lib/ids.ts";
 import type { CredentialGuard } from "../../lib/rate-limit/limiters.ts";
-import type { Scope } from "../../lib/scopes.ts";
 import type { AppRepo } from "./apps-repo.ts";
-import { CLIENT_ID_PREFIX, CLIENT_SECRET_PREFIX } from "./apps-schemas.ts";
 
 // Compared against when the client id is unknown, so that answer takes as long as a wrong secret.
-const UNKNOWN_CLIENT_HASH = sha256Hex(newSecret(CLIENT_SECRET_PREFIX));
+const UNKNOWN_CLIENT_HASH = sha256Hex(newSecretOf("clientSecret"));
 
 /** App registration, secret rotation and client authentication. */
 export function createAppService(deps: {
@@ -20,11 +20,11 @@ export function createAppService(deps: {
   const { repo, clock } = deps;
   return {
     async register(ownerId: string, input: { name: string; redirectUris: string[]; scopes: Scope[] }) {
-      const secret = newSecret(CLIENT_SECRET_PREFIX);
+      const secret = newSecretOf("clientSecret");
       const now = clock.now();
       const app = await repo.insert({
-        id: `app_${randomBase62(22)}`,
-        client_id: `${CLIENT_ID_PREFIX}_${randomBase62(24)}`,
+        id: newId("app"),
+        client_id: newId("clientId"),
         owner_account_id: ownerId,
         name: input.name.trim(),
         redirect_uris: input.redirectUris,
@@ -48,7 +48,7 @@ export function createAppService(deps: {
     /** Replaces the secret; the old one fails from the next request on, on every instance (it is checked in the database). */
     async rotateSecret(ownerId: string, clientId: string) {
       const app = await this.getOwned(ownerId, clientId);
-      const secret = newSecret(CLIENT_SECRET_PREFIX);
+      const secret = newSecretOf("clientSecret");
       const updated = await repo.setSecretHash(app.id, sha256Hex(secret), clock.now());
       return { app: updated, secret };
     },

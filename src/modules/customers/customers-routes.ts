@@ -1,7 +1,8 @@
+import { Scope } from "../../contracts/index.ts";
+import type { StoreScope } from "../../contracts/scopes.ts";
 import { type RouteSpec, storeOf } from "../../lib/http/api-family.ts";
 import { CursorPage, Envelope, Params } from "../../lib/http/schemas.ts";
 import type { App } from "../../lib/http/types.ts";
-import type { StoreScope } from "../../lib/scopes.ts";
 import { adminRoute } from "../admin-api/admin-family.ts";
 import { dashboardRoute, StoreParams, storeParams } from "../dashboard-family.ts";
 import {
@@ -37,7 +38,7 @@ export function registerDashboardCustomerRoutes(app: App, customers: CustomerSer
     "/stores/:slug/customers",
     dashboardRoute({
       operationId: "dashboardListCustomers",
-      scope: "read_customers",
+      scope: Scope.read_customers,
       tags,
       params: StoreParams,
       ...CUSTOMER.list,
@@ -51,7 +52,7 @@ export function registerDashboardCustomerRoutes(app: App, customers: CustomerSer
     "/stores/:slug/customers/:id",
     dashboardRoute({
       operationId: "dashboardGetCustomer",
-      scope: "read_customers",
+      scope: Scope.read_customers,
       tags,
       params: storeParams(CustomerIdParam),
       ...CUSTOMER.get,
@@ -65,7 +66,7 @@ export function registerDashboardCustomerRoutes(app: App, customers: CustomerSer
     "/stores/:slug/customers",
     dashboardRoute({
       operationId: "dashboardCreateCustomer",
-      scope: "write_customers",
+      scope: Scope.write_customers,
       tags,
       summary: "Create a customer",
       description: "E-mail addresses are unique per store, case-insensitively. Emits `customer.created`.",
@@ -85,7 +86,7 @@ export function registerAdminCustomerRoutes(app: App, customers: CustomerService
   const tags = ["Admin API: customers"];
   app.get(
     "/customers",
-    adminRoute({ operationId: "adminListCustomers", scope: "read_customers", tags, ...CUSTOMER.list }),
+    adminRoute({ operationId: "adminListCustomers", scope: Scope.read_customers, tags, ...CUSTOMER.list }),
     async (request) => {
       const page = await customers.list(storeOf(request), request.query);
       return { success: true as const, data: page.items, meta: page.meta };
@@ -95,7 +96,7 @@ export function registerAdminCustomerRoutes(app: App, customers: CustomerService
     "/customers/:id",
     adminRoute({
       operationId: "adminGetCustomer",
-      scope: "read_customers",
+      scope: Scope.read_customers,
       tags,
       params: Params(CustomerIdParam),
       ...CUSTOMER.get,

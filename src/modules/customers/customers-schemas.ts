@@ -1,33 +1,16 @@
-import Type from "typebox";
+import Type, { type Static } from "typebox";
+import { CustomerResource, Email, FirstName, LastName, Phone } from "../../contracts/index.ts";
 import type { Customer } from "../../db/schema.ts";
-import { Body, CursorQuery, Id, Timestamp } from "../../lib/http/schemas.ts";
-import { Email } from "../accounts/accounts-schemas.ts";
+import { Body, CursorQuery, Id } from "../../lib/http/schemas.ts";
 
-const Phone = Type.String({
-  pattern: "^\\+?[0-9 ()-]{4,30}$",
-  maxLength: 32,
-  examples: ["+966 50 123 4567"],
-});
+export { CustomerResource };
 
 export const CreateCustomerBody = Body({
   email: Email,
-  firstName: Type.String({ minLength: 1, maxLength: 100, examples: ["Layla"] }),
-  lastName: Type.Optional(Type.String({ maxLength: 100, examples: ["Haddad"] })),
+  firstName: FirstName,
+  lastName: Type.Optional(LastName),
   phone: Type.Optional(Type.Union([Phone, Type.Null()])),
 });
-
-export const CustomerResource = Type.Object(
-  {
-    id: Id("customer"),
-    email: Type.String(),
-    firstName: Type.String(),
-    lastName: Type.String(),
-    phone: Type.Union([Type.String(), Type.Null()]),
-    createdAt: Timestamp,
-    updatedAt: Timestamp,
-  },
-  { title: "Customer" },
-);
 
 export const CustomerListQuery = Type.Object({ ...CursorQuery }, { additionalProperties: false });
 export const CustomerIdParam = { id: Id("customer") };
@@ -43,3 +26,5 @@ export function toCustomerResource(c: Customer) {
     updatedAt: c.updated_at.toISOString(),
   };
 }
+
+export type CreateCustomerInput = Static<typeof CreateCustomerBody>;

@@ -1,3 +1,4 @@
+import { EVENT } from "../../contracts/index.ts";
 import type { Db } from "../../db/client.ts";
 import type { Store } from "../../db/schema.ts";
 import type { Clock } from "../../lib/clock.ts";
@@ -49,7 +50,7 @@ export function createCustomerService(deps: {
         const view = toCustomerResource(customer);
         await deps.recordEvent(tx, {
           storeId: store.id,
-          topic: "customer.created",
+          topic: EVENT.customerCreated,
           resourceId: customer.id,
           payload: view,
         });

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { OrderStatus, ProductStatus } from "../../contracts/index.ts";
 import { randomBase62 } from "../../lib/crypto.ts";
 import type { Platform } from "../../platform.ts";
 
@@ -29,7 +30,7 @@ const PRODUCTS = [
     sku: null,
     stock: 0,
     description: "Coming soon.",
-    status: "draft" as const,
+    status: ProductStatus.draft,
   },
 ];
 
@@ -72,7 +73,7 @@ export async function seedDemo(platform: Platform, options: { credentialsFile?: 
       { productId: mug!.id, quantity: 2 },
     ],
   });
-  await services.orders.setStatus(store, first.id, "paid");
+  await services.orders.setStatus(store, first.id, OrderStatus.paid);
   await services.orders.create(store, {
     customerId: omar!.id,
     lineItems: [{ productId: tote!.id, quantity: 3 }],

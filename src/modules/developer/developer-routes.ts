@@ -1,4 +1,5 @@
 import Type from "typebox";
+import { ProductStatus, Scope } from "../../contracts/index.ts";
 import { storeOf } from "../../lib/http/api-family.ts";
 import type { App } from "../../lib/http/types.ts";
 import { registerDeveloperProductRoutes } from "../products/products-routes.ts";
@@ -57,7 +58,7 @@ export function registerDeveloperRoutes(app: App, products: ProductService) {
     "/products",
     developerRoute({
       operationId: "developerListProducts",
-      scope: "read_products",
+      scope: Scope.read_products,
       tags: ["Developer API: products"],
       summary: "List products, page by page",
       description: `Newest first (creation time, then id). \`page\` from 1 (default 1), \`perPage\` 1-100 (default 20); other values, or unknown parameters, answer 400 \`VALIDATION_FAILED\` naming the parameter. Pages reach the first ${PAGE_WINDOW.toLocaleString("en")} products: \`page × perPage\` above ${PAGE_WINDOW.toLocaleString("en")} answers 400 \`VALIDATION_FAILED\` with \`details[0].field\` \`page\` (at \`perPage=100\`, the last page is ${PAGE_WINDOW / 100}). A page past the end answers an empty \`data\` with the true totals in \`meta\`. Offsets shift when products are created or deleted between calls.`,
@@ -95,7 +96,7 @@ export function registerDeveloperRoutes(app: App, products: ProductService) {
                     currency: "USD",
                     sku: "SHIRT-LIN-M",
                     stock: 25,
-                    status: "active",
+                    status: ProductStatus.active,
                     createdAt: "2026-11-22T10:00:00.000Z",
                     updatedAt: "2026-11-22T10:00:00.000Z",
                   },

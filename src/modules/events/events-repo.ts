@@ -1,8 +1,8 @@
 import { sql } from "kysely";
+import type { EventName } from "../../contracts/events.ts";
 import type { Executor } from "../../db/client.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { newId } from "../../lib/ids.ts";
-import type { EventName } from "./event-names.ts";
 
 export interface OutboxEvent {
   storeId: string;

@@ -1,6 +1,7 @@
+import { InstallationStatus } from "../../contracts/index.ts";
+import type { Scope } from "../../contracts/scopes.ts";
 import type { Executor } from "../../db/client.ts";
 import type { Installation } from "../../db/schema.ts";
-import type { Scope } from "../../lib/scopes.ts";
 
 export function createInstallationRepo(db: Executor) {
   return {
@@ -11,7 +12,7 @@ export function createInstallationRepo(db: Executor) {
         .selectAll()
         .where("store_id", "=", storeId)
         .where("app_id", "=", appId)
-        .where("status", "=", "active")
+        .where("status", "=", InstallationStatus.active)
         .forUpdate()
         .executeTakeFirst();
     },
@@ -44,17 +45,17 @@ export function createInstallationRepo(db: Executor) {
           "apps.name",
         ])
         .where("installations.store_id", "=", storeId)
-        .where("installations.status", "=", "active")
+        .where("installations.status", "=", InstallationStatus.active)
         .orderBy("installations.created_at")
         .execute();
     },
     async markUninstalled(storeId: string, id: string, now: Date, tx: Executor) {
       return tx
         .updateTable("installations")
-        .set({ status: "uninstalled", uninstalled_at: now, updated_at: now })
+        .set({ status: InstallationStatus.uninstalled, uninstalled_at: now, updated_at: now })
         .where("store_id", "=", storeId)
         .where("id", "=", id)
-        .where("status", "=", "active")
+        .where("status", "=", InstallationStatus.active)
         .returningAll()
         .executeTakeFirst();
     },

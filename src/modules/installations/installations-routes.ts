@@ -1,8 +1,9 @@
 import Type from "typebox";
+import { Scope } from "../../contracts/index.ts";
+import { ScopeSchema } from "../../contracts/scopes.ts";
 import { storeOf } from "../../lib/http/api-family.ts";
 import { Envelope, Timestamp } from "../../lib/http/schemas.ts";
 import type { App } from "../../lib/http/types.ts";
-import { ScopeSchema } from "../../lib/scopes.ts";
 import { ClientId } from "../apps/apps-schemas.ts";
 import { dashboardRoute, StoreParams, storeParams } from "../dashboard-family.ts";
 import type { InstallationService } from "./installations-service.ts";
@@ -26,7 +27,7 @@ export function registerInstallationRoutes(app: App, installations: Installation
     "/stores/:slug/installations",
     dashboardRoute({
       operationId: "dashboardListInstallations",
-      scope: "manage_installations",
+      scope: Scope.manage_installations,
       tags,
       summary: "List the apps installed in the store",
       params: StoreParams,
@@ -48,7 +49,7 @@ export function registerInstallationRoutes(app: App, installations: Installation
     "/stores/:slug/installations/:clientId",
     dashboardRoute({
       operationId: "dashboardUninstallApp",
-      scope: "manage_installations",
+      scope: Scope.manage_installations,
       tags,
       summary: "Uninstall an app",
       description:

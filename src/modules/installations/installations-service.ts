@@ -1,9 +1,10 @@
+import { InstallationStatus } from "../../contracts/index.ts";
+import type { Scope } from "../../contracts/scopes.ts";
 import type { Db, Executor } from "../../db/client.ts";
 import type { Installation, Store } from "../../db/schema.ts";
 import type { Clock } from "../../lib/clock.ts";
-import { randomBase62 } from "../../lib/crypto.ts";
 import { notFound } from "../../lib/errors.ts";
-import type { Scope } from "../../lib/scopes.ts";
+import { newId } from "../../lib/ids.ts";
 import type { AppRepo } from "../apps/apps-repo.ts";
 import type { AccessCache } from "../oauth/access-cache.ts";
 import type { InstallationRepo } from "./installations-repo.ts";
@@ -40,10 +41,10 @@ export function createInstallationService(deps: {
       return repo.insert(
         {
           store_id: input.store.id,
-          id: `inst_${randomBase62(22)}`,
+          id: newId("installation"),
           app_id: input.appId,
           scopes: [...input.scopes].sort(),
-          status: "active",
+          status: InstallationStatus.active,
           installed_by: input.accountId,
           created_at: now,
           updated_at: now,
@@ -65,7 +66,7 @@ export function createInstallationService(deps: {
         if (!active) throw notFound("Installation");
         const ended = await repo.markUninstalled(store.id, active.id, now, tx);
         if (!ended) throw notFound("Installation");
-        await repo.revokeGrants(store.id, active.id, "uninstalled", now, tx);
+        await repo.revokeGrants(store.id, active.id, InstallationStatus.uninstalled, now, tx);
         for (const hook of deps.onUninstall ?? []) await hook(tx, ended, store);
         return { clientId, name: app.name, uninstalledAt: now.toISOString() };
       });

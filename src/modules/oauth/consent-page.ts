@@ -1,4 +1,4 @@
-import { SCOPES, type Scope } from "../../lib/scopes.ts";
+import { GRANTABLE_SCOPES, type Scope } from "../../contracts/scopes.ts";
 
 /** Server-rendered consent pages. Every value is escaped; the script runs under a per-response nonce. */
 export function escapeHtml(value: string): string {
@@ -66,7 +66,10 @@ export interface ConsentView {
 
 export function consentPage(view: ConsentView, nonce: string): string {
   const scopes = view.scopes
-    .map((s) => `<li>${escapeHtml(SCOPES[s])} <span class="muted">(<code>${s}</code>)</span></li>`)
+    .map(
+      (s) =>
+        `<li>${escapeHtml(GRANTABLE_SCOPES[s].label)} <span class="muted">(<code>${s}</code>)</span></li>`,
+    )
     .join("");
   const options = view.stores
     .map(

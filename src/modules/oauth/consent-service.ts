@@ -1,7 +1,7 @@
+import { parseScopeParam, type Scope } from "../../contracts/scopes.ts";
 import type { Db } from "../../db/client.ts";
 import type { AppRow, Store } from "../../db/schema.ts";
 import { AppError } from "../../lib/errors.ts";
-import { parseScopeParam, type Scope } from "../../lib/scopes.ts";
 import type { AppRepo } from "../apps/apps-repo.ts";
 import type { InstallationService } from "../installations/installations-service.ts";
 import { CHALLENGE_PATTERN } from "./pkce.ts";

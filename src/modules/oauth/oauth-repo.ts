@@ -1,7 +1,7 @@
 import { sql } from "kysely";
+import type { Scope } from "../../contracts/scopes.ts";
 import type { Executor } from "../../db/client.ts";
 import type { AppRow } from "../../db/schema.ts";
-import type { Scope } from "../../lib/scopes.ts";
 
 /** What one refresh statement does when everything holds (see spendRefreshToken). */
 export interface RefreshSpend {

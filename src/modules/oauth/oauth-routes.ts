@@ -1,11 +1,11 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyRequest } from "fastify";
 import Type from "typebox";
+import { SCOPE_NAMES } from "../../contracts/scopes.ts";
 import { AppError } from "../../lib/errors.ts";
 import { toAppError } from "../../lib/http/error-handler.ts";
 import { Envelope, errorResponses } from "../../lib/http/schemas.ts";
 import type { App } from "../../lib/http/types.ts";
-import { SCOPE_NAMES } from "../../lib/scopes.ts";
 import type { AppService } from "../apps/apps-service.ts";
 import {
   ExchangeCodeBody,

@@ -1,7 +1,8 @@
 import Type from "typebox";
+import { Scope } from "../../contracts/index.ts";
+import { ScopeSchema } from "../../contracts/scopes.ts";
 import type { ErrorCode } from "../../lib/errors.ts";
 import { Body, StoreSlug } from "../../lib/http/schemas.ts";
-import { ScopeSchema } from "../../lib/scopes.ts";
 import { ClientId } from "../apps/apps-schemas.ts";
 
 const Secret = (description: string) => Type.String({ minLength: 1, maxLength: 200, description });
@@ -35,7 +36,7 @@ export const RefreshBody = Body({
     Type.String({
       minLength: 1,
       maxLength: 500,
-      examples: ["read_products"],
+      examples: [Scope.read_products],
       description:
         "Space-separated scopes (RFC 6749 section 6): narrows the new access token to these. Each must be in the grant, or the answer is 400 INVALID_SCOPE and the refresh token stays unspent. Omitted: the grant's scopes. The new refresh token always keeps the grant's scopes, so a later refresh may ask for them again.",
     }),

@@ -1,17 +1,18 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from "node:crypto";
+import { SECRET_PREFIX } from "../../contracts/ids.ts";
+import { InstallationStatus } from "../../contracts/index.ts";
+import { parseScopeParam, type Scope } from "../../contracts/scopes.ts";
 import type { Db, Executor } from "../../db/client.ts";
 import type { AppRow, Store } from "../../db/schema.ts";
 import type { Clock } from "../../lib/clock.ts";
-import { newSecret, randomBase62, sha256Hex } from "../../lib/crypto.ts";
+import { sha256Hex } from "../../lib/crypto.ts";
 import { AppError } from "../../lib/errors.ts";
-import { parseScopeParam, type Scope } from "../../lib/scopes.ts";
+import { newId, newSecretOf } from "../../lib/ids.ts";
 import type { AppService } from "../apps/apps-service.ts";
 import { pickStore } from "../stores/stores-repo.ts";
 import type { AccessCache } from "./access-cache.ts";
 import type { OAuthRepo } from "./oauth-repo.ts";
 import { verifyPkce } from "./pkce.ts";
-
-export const TOKEN_PREFIX = { access: "mpat", refresh: "mprt", code: "mpac" } as const;
 
 export interface TokenPair {
   accessToken: string;
@@ -113,8 +114,8 @@ export function createTokenService(deps: {
     /** A narrower set for the access token (a refresh that asked for fewer scopes); null: the grant's. */
     accessScopes: Scope[] | null = null,
   ): Promise<{ pair: TokenPair; accessHash: string; refreshHash: string }> {
-    const accessToken = newSecret(TOKEN_PREFIX.access);
-    const refreshToken = newSecret(TOKEN_PREFIX.refresh);
+    const accessToken = newSecretOf("accessToken");
+    const refreshToken = newSecretOf("refreshToken");
     const accessHash = sha256Hex(accessToken);
     const refreshHash = sha256Hex(refreshToken);
     await repo.insertTokens(
@@ -164,7 +165,7 @@ export function createTokenService(deps: {
       },
       tx: Executor = db,
     ): Promise<string> {
-      const code = newSecret(TOKEN_PREFIX.code);
+      const code = newSecretOf("authorizationCode");
       const now = clock.now();
       await repo.insertCode(
         {
@@ -217,7 +218,7 @@ export function createTokenService(deps: {
         if (!code.code_challenge && input.codeVerifier !== undefined) {
           fail("A code_verifier was sent, but the authorization request had no code_challenge.");
         }
-        const grantId = `grant_${randomBase62(22)}`;
+        const grantId = newId("grant");
         await repo.insertGrant(
           {
             store_id: code.store_id,
@@ -231,7 +232,8 @@ export function createTokenService(deps: {
           tx,
         );
         const grant = await repo.findGrantForUpdate(code.store_id, grantId, tx);
-        if (grant?.installation_status !== "active") fail("The app is no longer installed in this store.");
+        if (grant?.installation_status !== InstallationStatus.active)
+          fail("The app is no longer installed in this store.");
         if (input.slug !== undefined && grant!.slug !== input.slug)
           fail("The store slug does not match the authorization.");
         return (await issuePair(tx, grant!, grant!.slug, now)).pair;
@@ -278,8 +280,8 @@ export function createTokenService(deps: {
         throw new AppError("INVALID_SCOPE", { message: "The scope parameter names an unknown scope." });
       }
       const tokens: SealedTokens = {
-        accessToken: newSecret(TOKEN_PREFIX.access),
-        refreshToken: newSecret(TOKEN_PREFIX.refresh),
+        accessToken: newSecretOf("accessToken"),
+        refreshToken: newSecretOf("refreshToken"),
       };
       const { app, result: issued } = await deps.clients.authenticateClientWith(
         client.clientId,
@@ -322,7 +324,7 @@ export function createTokenService(deps: {
         // Unused: a wrong binding. Nothing was spent, so a wrong client or slug cannot burn the token.
         if (token.app_id !== app.id) throw invalidGrant("The refresh token was not issued to this client.");
         if (token.grant_revoked_at) throw invalidGrant("The refresh token has been revoked.");
-        if (token.installation_status !== "active")
+        if (token.installation_status !== InstallationStatus.active)
           throw invalidGrant("The app is no longer installed in this store.");
         if (input.slug !== undefined && token.slug !== input.slug)
           throw invalidGrant("The store slug does not match the token.");
@@ -373,11 +375,12 @@ export function createTokenService(deps: {
     async revoke(app: AppRow, token: string): Promise<void> {
       const hash = sha256Hex(token);
       const now = clock.now();
-      if (token.startsWith(`${TOKEN_PREFIX.refresh}_`)) {
+      if (token.startsWith(`${SECRET_PREFIX.refreshToken}_`)) {
         const refresh = await repo.findRefreshToken(hash);
         if (refresh && refresh.app_id === app.id)
           await repo.revokeGrant(refresh.store_id, refresh.grant_id, "revoked_by_client", now);
-      } else if (token.startsWith(`${TOKEN_PREFIX.access}_`)) await repo.revokeAccessToken(hash, app.id, now);
+      } else if (token.startsWith(`${SECRET_PREFIX.accessToken}_`))
+        await repo.revokeAccessToken(hash, app.id, now);
       // Every answer waits, found or not: the time taken says nothing about the token.
       await cache.revoked();
     },
@@ -388,7 +391,7 @@ export function createTokenService(deps: {
         new AppError("INVALID_TOKEN", {
           headers: { "www-authenticate": 'Bearer realm="merchant-platform", error="invalid_token"' },
         });
-      if (!token.startsWith(`${TOKEN_PREFIX.access}_`) || token.length > 100) throw invalid();
+      if (!token.startsWith(`${SECRET_PREFIX.accessToken}_`) || token.length > 100) throw invalid();
       const hash = sha256Hex(token);
       // Taken before the read: an entry is trusted for cache.ttlMs from here (access-cache.ts).
       const started = cache.now();
@@ -403,7 +406,7 @@ export function createTokenService(deps: {
         !row ||
         row.token_revoked_at ||
         row.grant_revoked_at ||
-        row.installation_status !== "active" ||
+        row.installation_status !== InstallationStatus.active ||
         row.token_expires_at.getTime() <= now.getTime()
       ) {
         throw invalid();

@@ -1,3 +1,4 @@
+import { ProductStatus } from "../../contracts/index.ts";
 import type { Executor } from "../../db/client.ts";
 import type { Order, OrderLineItem, OrderStatus, Product } from "../../db/schema.ts";
 import { keyset, type PagePlan } from "../../lib/pagination.ts";
@@ -78,7 +79,7 @@ export function createOrderRepo(db: Executor) {
         .set((eb) => ({ stock: eb("stock", "-", quantity), updated_at: now }))
         .where("store_id", "=", storeId)
         .where("id", "=", productId)
-        .where("status", "=", "active")
+        .where("status", "=", ProductStatus.active)
         .where("stock", ">=", quantity)
         .returningAll()
         .executeTakeFirst();

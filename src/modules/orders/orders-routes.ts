@@ -1,7 +1,8 @@
+import { Scope } from "../../contracts/index.ts";
+import type { StoreScope } from "../../contracts/scopes.ts";
 import { type RouteSpec, storeOf } from "../../lib/http/api-family.ts";
 import { CursorPage, Envelope, Params } from "../../lib/http/schemas.ts";
 import type { App } from "../../lib/http/types.ts";
-import type { StoreScope } from "../../lib/scopes.ts";
 import { adminRoute } from "../admin-api/admin-family.ts";
 import { dashboardRoute, StoreParams, storeParams } from "../dashboard-family.ts";
 import {
@@ -38,7 +39,7 @@ export function registerDashboardOrderRoutes(app: App, orders: OrderService) {
     "/stores/:slug/orders",
     dashboardRoute({
       operationId: "dashboardListOrders",
-      scope: "read_orders",
+      scope: Scope.read_orders,
       tags,
       params: StoreParams,
       ...ORDER.list,
@@ -52,7 +53,7 @@ export function registerDashboardOrderRoutes(app: App, orders: OrderService) {
     "/stores/:slug/orders/:id",
     dashboardRoute({
       operationId: "dashboardGetOrder",
-      scope: "read_orders",
+      scope: Scope.read_orders,
       tags,
       params: storeParams(OrderIdParam),
       ...ORDER.get,
@@ -66,7 +67,7 @@ export function registerDashboardOrderRoutes(app: App, orders: OrderService) {
     "/stores/:slug/orders",
     dashboardRoute({
       operationId: "dashboardCreateOrder",
-      scope: "write_orders",
+      scope: Scope.write_orders,
       tags,
       summary: "Create an order",
       description:
@@ -85,7 +86,7 @@ export function registerDashboardOrderRoutes(app: App, orders: OrderService) {
     "/stores/:slug/orders/:id/status",
     dashboardRoute({
       operationId: "dashboardSetOrderStatus",
-      scope: "write_orders",
+      scope: Scope.write_orders,
       tags,
       summary: "Move an order to its next status",
       description:
@@ -106,7 +107,7 @@ export function registerAdminOrderRoutes(app: App, orders: OrderService) {
   const tags = ["Admin API: orders"];
   app.get(
     "/orders",
-    adminRoute({ operationId: "adminListOrders", scope: "read_orders", tags, ...ORDER.list }),
+    adminRoute({ operationId: "adminListOrders", scope: Scope.read_orders, tags, ...ORDER.list }),
     async (request) => {
       const page = await orders.list(storeOf(request), request.query);
       return { success: true as const, data: page.items, meta: page.meta };
@@ -116,7 +117,7 @@ export function registerAdminOrderRoutes(app: App, orders: OrderService) {
     "/orders/:id",
     adminRoute({
       operationId: "adminGetOrder",
-      scope: "read_orders",
+      scope: Scope.read_orders,
       tags,
       params: Params(OrderIdParam),
       ...ORDER.get,

@@ -1,69 +1,31 @@
-import Type from "typebox";
+import Type, { type Static } from "typebox";
+import {
+  MAX_LINE_ITEMS,
+  OrderNote,
+  OrderResource,
+  OrderStatusSchema,
+  Quantity,
+} from "../../contracts/index.ts";
 import type { Order, OrderLineItem } from "../../db/schema.ts";
-import { Body, CursorQuery, Id, Timestamp } from "../../lib/http/schemas.ts";
+import { Body, CursorQuery, Id } from "../../lib/http/schemas.ts";
 import { formatMinorUnits } from "../../lib/money.ts";
 
-export const OrderStatusSchema = Type.Union(
-  [
-    Type.Literal("pending"),
-    Type.Literal("paid"),
-    Type.Literal("confirmed"),
-    Type.Literal("shipped"),
-    Type.Literal("delivered"),
-    Type.Literal("cancelled"),
-  ],
-  { description: "pending -> paid -> confirmed -> shipped -> delivered; cancelled before shipped." },
-);
-
-const Amount = Type.String({ description: "Decimal string in the order's currency.", examples: ["39.98"] });
+export { OrderResource, OrderStatusSchema };
 
 export const CreateOrderBody = Body({
   customerId: Id("customer"),
   lineItems: Type.Array(
-    Type.Object(
-      { productId: Id("product"), quantity: Type.Integer({ minimum: 1, maximum: 10_000, examples: [2] }) },
-      { additionalProperties: false },
-    ),
+    Type.Object({ productId: Id("product"), quantity: Quantity }, { additionalProperties: false }),
     {
       minItems: 1,
-      maxItems: 100,
+      maxItems: MAX_LINE_ITEMS,
       description: "Each product at most once. Prices are taken from the catalogue.",
     },
   ),
-  note: Type.Optional(Type.String({ maxLength: 2000 })),
+  note: Type.Optional(OrderNote),
 });
 
 export const UpdateOrderStatusBody = Body({ status: OrderStatusSchema });
-
-export const LineItemResource = Type.Object({
-  id: Type.String(),
-  productId: Type.Union([Type.String(), Type.Null()], { description: "Null once the product is deleted." }),
-  title: Type.String(),
-  sku: Type.Union([Type.String(), Type.Null()]),
-  unitPrice: Amount,
-  quantity: Type.Integer(),
-  total: Amount,
-});
-
-export const OrderResource = Type.Object(
-  {
-    id: Id("order"),
-    number: Type.Integer({
-      description: "Human-facing order number, sequential per store.",
-      examples: [1001],
-    }),
-    status: OrderStatusSchema,
-    customerId: Type.String(),
-    currency: Type.String(),
-    subtotal: Amount,
-    total: Amount,
-    note: Type.String(),
-    lineItems: Type.Array(LineItemResource),
-    createdAt: Timestamp,
-    updatedAt: Timestamp,
-  },
-  { title: "Order" },
-);
 
 export const OrderListQuery = Type.Object(
   { ...CursorQuery, status: Type.Optional(OrderStatusSchema) },
@@ -95,3 +57,5 @@ export function toOrderResource(o: Order, items: OrderLineItem[]) {
     updatedAt: o.updated_at.toISOString(),
   };
 }
+
+export type CreateOrderInput = Static<typeof CreateOrderBody>;

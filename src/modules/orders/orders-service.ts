@@ -1,15 +1,16 @@
+import type { DomainEventName } from "../../contracts/events.ts";
+import { EVENT, OrderStatus, ProductStatus } from "../../contracts/index.ts";
+import { allowedTransitions, canTransition } from "../../contracts/statuses.ts";
 import type { Db, Executor } from "../../db/client.ts";
-import type { OrderLineItem, OrderStatus, Product, Store } from "../../db/schema.ts";
+import type { OrderLineItem, Product, Store } from "../../db/schema.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { AppError, notFound } from "../../lib/errors.ts";
 import { newId } from "../../lib/ids.ts";
 import { finishPage, type PageQuery, planPage } from "../../lib/pagination.ts";
 import type { CustomerRepo } from "../customers/customers-repo.ts";
-import type { DomainEventName } from "../events/event-names.ts";
 import type { RecordEvent } from "../events/events-repo.ts";
 import { toProductResource } from "../products/products-schemas.ts";
 import type { StoreRepo } from "../stores/stores-repo.ts";
-import { allowedTransitions, canTransition } from "./order-status.ts";
 import type { OrderRepo } from "./orders-repo.ts";
 import { toOrderResource } from "./orders-schemas.ts";
 
@@ -37,7 +38,7 @@ export function createOrderService(deps: {
   const stockChanged = (tx: Executor, store: Store, product: Product) =>
     deps.recordEvent(tx, {
       storeId: store.id,
-      topic: "product.updated",
+      topic: EVENT.productUpdated,
       resourceId: product.id,
       payload: toProductResource(product, store.currency),
     });
@@ -74,7 +75,7 @@ export function createOrderService(deps: {
           if (!product) {
             const field = `lineItems.${position}`;
             const existing = await repo.productAvailability(store.id, line.productId, tx);
-            if (existing?.status !== "active") {
+            if (existing?.status !== ProductStatus.active) {
               throw new AppError("VALIDATION_FAILED", {
                 details: [{ field: `${field}.productId`, message: "is not an active product of this store" }],
               });
@@ -105,7 +106,7 @@ export function createOrderService(deps: {
           id: orderId,
           number: await deps.stores.takeOrderNumber(store.id, tx),
           customer_id: input.customerId,
-          status: "pending" as const,
+          status: OrderStatus.pending,
           currency: store.currency,
           subtotal_minor: subtotal,
           total_minor: subtotal,
@@ -118,7 +119,7 @@ export function createOrderService(deps: {
         const view = toOrderResource(order, items);
         await deps.recordEvent(tx, {
           storeId: store.id,
-          topic: "order.created",
+          topic: EVENT.orderCreated,
           resourceId: orderId,
           payload: view,
         });
@@ -139,7 +140,7 @@ export function createOrderService(deps: {
         }
         const order = await repo.setStatus(store.id, id, status, now, tx);
         const items = (await repo.lineItems(store.id, [id], tx)).get(id) ?? [];
-        if (status === "cancelled") {
+        if (status === OrderStatus.cancelled) {
           for (const li of items) {
             if (!li.product_id) continue;
             const product = await repo.returnStock(store.id, li.product_id, li.quantity, now, tx);

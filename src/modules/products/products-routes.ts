@@ -1,7 +1,8 @@
+import { Scope } from "../../contracts/index.ts";
+import type { StoreScope } from "../../contracts/scopes.ts";
 import { type RouteSpec, storeOf } from "../../lib/http/api-family.ts";
 import { CursorPage, Envelope, Params } from "../../lib/http/schemas.ts";
 import type { App } from "../../lib/http/types.ts";
-import type { StoreScope } from "../../lib/scopes.ts";
 import { adminRoute } from "../admin-api/admin-family.ts";
 import { dashboardRoute, StoreParams, storeParams } from "../dashboard-family.ts";
 import { developerRoute } from "../developer/developer-family.ts";
@@ -62,7 +63,7 @@ export function registerDashboardProductRoutes(app: App, products: ProductServic
     "/stores/:slug/products",
     dashboardRoute({
       operationId: "dashboardListProducts",
-      scope: "read_products",
+      scope: Scope.read_products,
       tags,
       params: StoreParams,
       ...PRODUCT.list,
@@ -76,7 +77,7 @@ export function registerDashboardProductRoutes(app: App, products: ProductServic
     "/stores/:slug/products/:id",
     dashboardRoute({
       operationId: "dashboardGetProduct",
-      scope: "read_products",
+      scope: Scope.read_products,
       tags,
       params: storeParams(ProductIdParam),
       ...PRODUCT.get,
@@ -90,7 +91,7 @@ export function registerDashboardProductRoutes(app: App, products: ProductServic
     "/stores/:slug/products",
     dashboardRoute({
       operationId: "dashboardCreateProduct",
-      scope: "write_products",
+      scope: Scope.write_products,
       tags,
       params: StoreParams,
       ...PRODUCT.create,
@@ -104,7 +105,7 @@ export function registerDashboardProductRoutes(app: App, products: ProductServic
     "/stores/:slug/products/:id",
     dashboardRoute({
       operationId: "dashboardUpdateProduct",
-      scope: "write_products",
+      scope: Scope.write_products,
       tags,
       params: storeParams(ProductIdParam),
       ...PRODUCT.update,
@@ -118,7 +119,7 @@ export function registerDashboardProductRoutes(app: App, products: ProductServic
     "/stores/:slug/products/:id",
     dashboardRoute({
       operationId: "dashboardDeleteProduct",
-      scope: "write_products",
+      scope: Scope.write_products,
       tags,
       params: storeParams(ProductIdParam),
       ...PRODUCT.remove,
@@ -134,7 +135,7 @@ export function registerAdminProductRoutes(app: App, products: ProductService) {
   const tags = ["Admin API: products"];
   app.get(
     "/products",
-    adminRoute({ operationId: "adminListProducts", scope: "read_products", tags, ...PRODUCT.list }),
+    adminRoute({ operationId: "adminListProducts", scope: Scope.read_products, tags, ...PRODUCT.list }),
     async (request) => {
       const page = await products.list(storeOf(request), request.query);
       return { success: true as const, data: page.items, meta: page.meta };
@@ -144,7 +145,7 @@ export function registerAdminProductRoutes(app: App, products: ProductService) {
     "/products/:id",
     adminRoute({
       operationId: "adminGetProduct",
-      scope: "read_products",
+      scope: Scope.read_products,
       tags,
       params: ProductParams,
       ...PRODUCT.get,
@@ -156,7 +157,7 @@ export function registerAdminProductRoutes(app: App, products: ProductService) {
   );
   app.post(
     "/products",
-    adminRoute({ operationId: "adminCreateProduct", scope: "write_products", tags, ...PRODUCT.create }),
+    adminRoute({ operationId: "adminCreateProduct", scope: Scope.write_products, tags, ...PRODUCT.create }),
     async (request, reply) =>
       reply
         .status(201)
@@ -166,7 +167,7 @@ export function registerAdminProductRoutes(app: App, products: ProductService) {
     "/products/:id",
     adminRoute({
       operationId: "adminUpdateProduct",
-      scope: "write_products",
+      scope: Scope.write_products,
       tags,
       params: ProductParams,
       ...PRODUCT.update,
@@ -180,7 +181,7 @@ export function registerAdminProductRoutes(app: App, products: ProductService) {
     "/products/:id",
     adminRoute({
       operationId: "adminDeleteProduct",
-      scope: "write_products",
+      scope: Scope.write_products,
       tags,
       params: ProductParams,
       ...PRODUCT.remove,
@@ -199,7 +200,7 @@ export function registerDeveloperProductRoutes(app: App, products: ProductServic
     "/products/:id",
     developerRoute({
       operationId: "developerGetProduct",
-      scope: "read_products",
+      scope: Scope.read_products,
       tags,
       params: ProductParams,
       ...PRODUCT.get,
@@ -213,7 +214,7 @@ export function registerDeveloperProductRoutes(app: App, products: ProductServic
     "/products",
     developerRoute({
       operationId: "developerCreateProduct",
-      scope: "write_products",
+      scope: Scope.write_products,
       tags,
       ...PRODUCT.create,
     }),
@@ -226,7 +227,7 @@ export function registerDeveloperProductRoutes(app: App, products: ProductServic
     "/products/:id",
     developerRoute({
       operationId: "developerUpdateProduct",
-      scope: "write_products",
+      scope: Scope.write_products,
       tags,
       params: ProductParams,
       ...PRODUCT.update,
@@ -240,7 +241,7 @@ export function registerDeveloperProductRoutes(app: App, products: ProductServic
     "/products/:id",
     developerRoute({
       operationId: "developerDeleteProduct",
-      scope: "write_products",
+      scope: Scope.write_products,
       tags,
       params: ProductParams,
       ...PRODUCT.remove,

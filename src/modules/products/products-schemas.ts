@@ -1,32 +1,29 @@
-import Type from "typebox";
+import Type, { type Static } from "typebox";
+import {
+  Money,
+  ProductDescription,
+  ProductResource,
+  ProductStatusSchema,
+  ProductTitle,
+  Sku,
+  Stock,
+} from "../../contracts/index.ts";
 import type { Product } from "../../db/schema.ts";
-import { Body, CursorQuery, Id, Timestamp } from "../../lib/http/schemas.ts";
-import { DECIMAL_PATTERN, formatMinorUnits } from "../../lib/money.ts";
+import { Body, CursorQuery, Id } from "../../lib/http/schemas.ts";
+import { formatMinorUnits } from "../../lib/money.ts";
 
-export const ProductStatus = Type.Union(
-  [Type.Literal("active"), Type.Literal("draft"), Type.Literal("archived")],
-  {
-    description: "Only `active` products can be ordered.",
-  },
-);
-
-const Price = Type.String({
-  pattern: DECIMAL_PATTERN,
-  maxLength: 20,
-  description: "Decimal string in the store's currency, with no more decimals than the currency has.",
-  examples: ["19.99"],
-});
+export { ProductResource };
 
 const productFields = {
-  title: Type.String({ minLength: 1, maxLength: 255, examples: ["Linen shirt"] }),
-  description: Type.String({ maxLength: 10_000, examples: ["Breathable, pre-washed linen."] }),
-  price: Price,
-  sku: Type.Union([Type.String({ minLength: 1, maxLength: 64, pattern: "^\\S(.*\\S)?$" }), Type.Null()], {
+  title: ProductTitle,
+  description: ProductDescription,
+  price: Money,
+  sku: Type.Union([Sku, Type.Null()], {
     description: "Unique within the store when set.",
     examples: ["SHIRT-LIN-M"],
   }),
-  stock: Type.Integer({ minimum: 0, maximum: 1_000_000_000, examples: [25] }),
-  status: ProductStatus,
+  stock: Stock,
+  status: ProductStatusSchema,
 };
 
 export const CreateProductBody = Body({
@@ -50,24 +47,8 @@ export const UpdateProductBody = Type.Object(
   { additionalProperties: false, minProperties: 1 },
 );
 
-export const ProductResource = Type.Object(
-  {
-    id: Id("product"),
-    title: Type.String(),
-    description: Type.String(),
-    price: Price,
-    currency: Type.String({ examples: ["USD"] }),
-    sku: Type.Union([Type.String(), Type.Null()]),
-    stock: Type.Integer(),
-    status: ProductStatus,
-    createdAt: Timestamp,
-    updatedAt: Timestamp,
-  },
-  { title: "Product" },
-);
-
 export const ProductListQuery = Type.Object(
-  { ...CursorQuery, status: Type.Optional(ProductStatus) },
+  { ...CursorQuery, status: Type.Optional(ProductStatusSchema) },
   { additionalProperties: false },
 );
 
@@ -88,3 +69,5 @@ export function toProductResource(p: Product, currency: string) {
   };
 }
 export type ProductView = ReturnType<typeof toProductResource>;
+export type CreateProductInput = Static<typeof CreateProductBody>;
+export type UpdateProductInput = Static<typeof UpdateProductBody>;

@@ -1,3 +1,4 @@
+import { EVENT, ProductStatus } from "../../contracts/index.ts";
 import type { Db } from "../../db/client.ts";
 import type { Product, ProductUpdate, Store } from "../../db/schema.ts";
 import type { Clock } from "../../lib/clock.ts";
@@ -65,7 +66,7 @@ export function createProductService(deps: {
             price_minor: priceMinor,
             sku: input.sku ?? null,
             stock: input.stock ?? 0,
-            status: input.status ?? "active",
+            status: input.status ?? ProductStatus.active,
             created_at: now,
             updated_at: now,
           },
@@ -74,7 +75,7 @@ export function createProductService(deps: {
         const view = toProductResource(product, store.currency);
         await deps.recordEvent(tx, {
           storeId: store.id,
-          topic: "product.created",
+          topic: EVENT.productCreated,
           resourceId: product.id,
           payload: view,
         });
@@ -107,7 +108,7 @@ export function createProductService(deps: {
         const view = toProductResource(product, store.currency);
         await deps.recordEvent(tx, {
           storeId: store.id,
-          topic: "product.updated",
+          topic: EVENT.productUpdated,
           resourceId: id,
           payload: view,
         });
@@ -122,7 +123,7 @@ export function createProductService(deps: {
         const view = toProductResource(product, store.currency);
         await deps.recordEvent(tx, {
           storeId: store.id,
-          topic: "product.deleted",
+          topic: EVENT.productDeleted,
           resourceId: id,
           payload: view,
         });

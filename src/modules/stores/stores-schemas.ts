@@ -1,25 +1,15 @@
 import Type from "typebox";
+import { Currency, StoreName, StoreResource, StoreSlug } from "../../contracts/index.ts";
 import type { Store } from "../../db/schema.ts";
-import { Body, Id, StoreSlug, Timestamp } from "../../lib/http/schemas.ts";
+import { Body } from "../../lib/http/schemas.ts";
 
-export const Currency = Type.String({
-  pattern: "^[A-Z]{3}$",
-  maxLength: 3,
-  description: "ISO 4217 currency code of the store; every price in the store is in it.",
-  examples: ["USD", "SAR"],
-});
+export { Currency, StoreResource };
 
 export const CreateStoreBody = Body({
-  name: Type.String({ minLength: 1, maxLength: 100, examples: ["Demo Store"] }),
+  name: StoreName,
   slug: StoreSlug,
   currency: Type.Optional({ ...Currency, default: "USD" }),
 });
-
-export const StoreResource = Type.Object(
-  { id: Id("store"), slug: StoreSlug, name: Type.String(), currency: Currency, createdAt: Timestamp },
-  { title: "Store" },
-);
-
 export function toStoreResource(s: Store) {
   return {
     id: s.id,

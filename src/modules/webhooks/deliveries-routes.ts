@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { sql } from "kysely";
 import Type from "typebox";
+import { DeliveryStatus, SubscriptionStatus } from "../../contracts/index.ts";
 import type { Db } from "../../db/client.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { AppError, notFound } from "../../lib/errors.ts";
@@ -22,10 +23,10 @@ import { newDeliveryId } from "./delivery/delivery-repo.ts";
 import { EventNameSchema } from "./webhooks-schemas.ts";
 
 const DeliveryStatusSchema = Type.Union([
-  Type.Literal("pending"),
-  Type.Literal("delivered"),
-  Type.Literal("failed"),
-  Type.Literal("cancelled"),
+  Type.Literal(DeliveryStatus.pending),
+  Type.Literal(DeliveryStatus.delivered),
+  Type.Literal(DeliveryStatus.failed),
+  Type.Literal(DeliveryStatus.cancelled),
 ]);
 const DeliveryId = Type.String({ pattern: "^whd_[0-9A-Za-z]{22}$", maxLength: 40 });
 
@@ -124,7 +125,7 @@ export function registerDeliveryRoutes(
         targetUrl: r.target_url,
         status: r.status,
         attempts: r.attempts,
-        nextAttemptAt: r.status === "pending" ? r.next_attempt_at.toISOString() : null,
+        nextAttemptAt: r.status === DeliveryStatus.pending ? r.next_attempt_at.toISOString() : null,
         lastStatusCode: r.last_status_code,
         lastError: r.last_error,
         redeliveryOf: r.redelivery_of,
@@ -233,7 +234,7 @@ export function registerDeliveryRoutes(
         .where("d.id", "=", request.params.id)
         .executeTakeFirst();
       if (!original) throw notFound("Delivery");
-      if (original.subscription_status !== "active") {
+      if (original.subscription_status !== SubscriptionStatus.active) {
         throw new AppError("CONFLICT", {
           message: "The subscription has stopped; its deliveries cannot be sent again.",
         });
@@ -254,7 +255,7 @@ export function registerDeliveryRoutes(
             target_url: original.target_url,
             target_host: original.target_host,
             body: original.body,
-            status: "pending",
+            status: DeliveryStatus.pending,
             next_attempt_at: now,
             redelivery_of: original.id,
             created_at: now,

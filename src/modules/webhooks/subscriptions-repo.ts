@@ -1,4 +1,5 @@
 import { sql } from "kysely";
+import { SubscriptionStatus } from "../../contracts/index.ts";
 import type { Executor } from "../../db/client.ts";
 import type { WebhookSubscription } from "../../db/schema.ts";
 
@@ -14,7 +15,7 @@ export function createSubscriptionRepo(db: Executor) {
             // A literal, not a parameter: PostgreSQL picks the partial unique index as the arbiter
             // by proving its predicate from this clause, which it cannot do for a parameter once
             // the prepared statement gets a generic plan (42P10 from the sixth insert on).
-            .where(sql.ref("status"), "=", sql.lit("active"))
+            .where(sql.ref("status"), "=", sql.lit(SubscriptionStatus.active))
             .doNothing(),
         )
         .returningAll()
@@ -26,7 +27,7 @@ export function createSubscriptionRepo(db: Executor) {
         .select((eb) => eb.fn.countAll<number>().as("n"))
         .where("store_id", "=", storeId)
         .where("installation_id", "=", installationId)
-        .where("status", "=", "active")
+        .where("status", "=", SubscriptionStatus.active)
         .executeTakeFirstOrThrow();
       return Number(row.n);
     },
@@ -36,7 +37,7 @@ export function createSubscriptionRepo(db: Executor) {
         .selectAll()
         .where("store_id", "=", storeId)
         .where("installation_id", "=", installationId)
-        .where("status", "=", "active")
+        .where("status", "=", SubscriptionStatus.active)
         .orderBy("created_at")
         .orderBy("id")
         .execute();
@@ -44,11 +45,11 @@ export function createSubscriptionRepo(db: Executor) {
     async stop(storeId: string, installationId: string, id: string, now: Date, tx: Executor = db) {
       return tx
         .updateTable("webhook_subscriptions")
-        .set({ status: "stopped", stopped_at: now })
+        .set({ status: SubscriptionStatus.stopped, stopped_at: now })
         .where("store_id", "=", storeId)
         .where("installation_id", "=", installationId)
         .where("id", "=", id)
-        .where("status", "=", "active")
+        .where("status", "=", SubscriptionStatus.active)
         .returningAll()
         .executeTakeFirst();
     },

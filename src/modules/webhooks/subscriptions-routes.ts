@@ -1,4 +1,5 @@
 import Type from "typebox";
+import { Scope } from "../../contracts/index.ts";
 import { AppError } from "../../lib/errors.ts";
 import { Envelope, Params } from "../../lib/http/schemas.ts";
 import type { App } from "../../lib/http/types.ts";
@@ -23,7 +24,7 @@ export function registerSubscriptionRoutes(app: App, subscriptions: Subscription
     "/webhooks",
     adminRoute({
       operationId: "adminListWebhooks",
-      scope: "manage_webhooks",
+      scope: Scope.manage_webhooks,
       tags,
       summary: "List this installation's webhook subscriptions",
       description: "Secrets are never shown again.",
@@ -36,7 +37,7 @@ export function registerSubscriptionRoutes(app: App, subscriptions: Subscription
     "/webhooks",
     adminRoute({
       operationId: "adminCreateWebhook",
-      scope: "manage_webhooks",
+      scope: Scope.manage_webhooks,
       tags,
       summary: "Subscribe to an event",
       description:
@@ -57,7 +58,7 @@ export function registerSubscriptionRoutes(app: App, subscriptions: Subscription
     "/webhooks/:id",
     adminRoute({
       operationId: "adminDeleteWebhook",
-      scope: "manage_webhooks",
+      scope: Scope.manage_webhooks,
       tags,
       summary: "Delete a subscription",
       description:

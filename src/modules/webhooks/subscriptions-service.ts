@@ -1,15 +1,12 @@
+import { EVENT_SCOPES, type EventName } from "../../contracts/events.ts";
+import { SubscriptionStatus } from "../../contracts/index.ts";
 import type { WebhookSubscription } from "../../db/schema.ts";
 import type { Clock } from "../../lib/clock.ts";
-import { newSecret, randomBase62 } from "../../lib/crypto.ts";
 import { AppError, notFound } from "../../lib/errors.ts";
-import { EVENT_SCOPES, type EventName } from "../events/event-names.ts";
+import { newId, newSecretOf } from "../../lib/ids.ts";
 import type { AccessContext } from "../oauth/token-service.ts";
 import type { SubscriptionRepo } from "./subscriptions-repo.ts";
-import {
-  MAX_SUBSCRIPTIONS_PER_INSTALLATION,
-  SUBSCRIPTION_PREFIX,
-  WEBHOOK_SECRET_PREFIX,
-} from "./webhooks-schemas.ts";
+import { MAX_SUBSCRIPTIONS_PER_INSTALLATION } from "./webhooks-schemas.ts";
 
 export function toSubscriptionResource(s: WebhookSubscription) {
   return {
@@ -47,16 +44,16 @@ export function createSubscriptionService(deps: {
           message: `An installation can have at most ${MAX_SUBSCRIPTIONS_PER_INSTALLATION} subscriptions.`,
         });
       }
-      const secret = newSecret(WEBHOOK_SECRET_PREFIX);
+      const secret = newSecretOf("webhookSecret");
       const row = await repo.insert({
         store_id: access.store.id,
-        id: `${SUBSCRIPTION_PREFIX}_${randomBase62(22)}`,
+        id: newId("subscription"),
         installation_id: access.installationId,
         app_id: access.appId,
         event_name: input.eventName,
         target_url: input.targetUrl,
         secret_ciphertext: deps.sealSecret(secret),
-        status: "active",
+        status: SubscriptionStatus.active,
         created_at: clock.now(),
         stopped_at: null,
       });

@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from "fastify";
 import type { Registry } from "prom-client";
 import type { Config } from "../../config.ts";
+import { EVENT } from "../../contracts/index.ts";
 import type { Db, Executor } from "../../db/client.ts";
 import type { Installation, Store } from "../../db/schema.ts";
 import type { Clock } from "../../lib/clock.ts";
@@ -54,7 +55,7 @@ export function createWebhooksModule(deps: {
     const payload = { clientId: app.client_id, appName: app.name, uninstalledAt: now.toISOString() };
     const eventId = await deps.recordEvent(tx, {
       storeId: store.id,
-      topic: "app/uninstalled",
+      topic: EVENT.appUninstalled,
       resourceId: installation.id,
       payload,
       installationId: installation.id,

@@ -1,35 +1,32 @@
-import Type, { type TSchema } from "typebox";
+import Type from "typebox";
+import {
+  EVENT_BY_NAME,
+  EVENT_NAMES,
+  EVENT_PAYLOADS,
+  EVENT_SCOPES,
+  idPattern,
+  WebhookTargetUrl,
+} from "../../contracts/index.ts";
 import { Body, Timestamp } from "../../lib/http/schemas.ts";
-import { CustomerResource } from "../customers/customers-schemas.ts";
-import { EVENT_NAMES, EVENT_SCOPES, type EventName } from "../events/event-names.ts";
-import { OrderResource } from "../orders/orders-schemas.ts";
-import { ProductResource } from "../products/products-schemas.ts";
 
-export const SUBSCRIPTION_PREFIX = "whsub";
-export const WEBHOOK_SECRET_PREFIX = "whsec";
 /** Active subscriptions one installation may hold (the spec leaves the cap open). */
 export const MAX_SUBSCRIPTIONS_PER_INSTALLATION = 100;
 
-export const EventNameSchema = Type.Unsafe<EventName>({
+export const EventNameSchema = Type.Enum(EVENT_NAMES, {
   type: "string",
-  enum: EVENT_NAMES,
   description: `One of the event names of spec 6.1. Scope needed: ${Object.entries(EVENT_SCOPES)
     .map(([e, s]) => `\`${e}\` ${s ?? "none"}`)
     .join(", ")}.`,
 });
 
 export const SubscriptionId = Type.String({
-  pattern: `^${SUBSCRIPTION_PREFIX}_[0-9A-Za-z]{22}$`,
+  pattern: idPattern("subscription"),
   maxLength: 40,
 });
 
 export const CreateSubscriptionBody = Body({
   eventName: EventNameSchema,
-  targetUrl: Type.String({
-    maxLength: 2000,
-    description: "https only; it must not resolve to a loopback, private, link-local or metadata address.",
-    examples: ["https://app.example.com/webhooks/orders"],
-  }),
+  targetUrl: WebhookTargetUrl,
 });
 
 const subscriptionFields = {
@@ -52,26 +49,6 @@ export const SubscriptionWithSecret = Type.Object(
   },
   { title: "WebhookSubscriptionWithSecret" },
 );
-
-const UninstalledData = Type.Object({
-  clientId: Type.String(),
-  appName: Type.String(),
-  uninstalledAt: Timestamp,
-});
-
-const DATA_BY_EVENT: Record<EventName, TSchema> = {
-  "order.created": OrderResource,
-  "order.paid": OrderResource,
-  "order.confirmed": OrderResource,
-  "order.shipped": OrderResource,
-  "order.delivered": OrderResource,
-  "order.cancelled": OrderResource,
-  "product.created": ProductResource,
-  "product.updated": ProductResource,
-  "product.deleted": ProductResource,
-  "customer.created": CustomerResource,
-  "app/uninstalled": UninstalledData,
-};
 
 const DELIVERY_HEADERS = {
   "x-webhook-event": { description: "The event name.", schema: { type: "string" } },
@@ -102,7 +79,7 @@ export function webhooksDocument(): Record<string, unknown> {
       event: Type.Literal(name),
       createdAt: Timestamp,
       store: Type.Object({ slug: Type.String() }),
-      data: DATA_BY_EVENT[name],
+      data: EVENT_PAYLOADS[EVENT_BY_NAME[name].data],
     });
     out[name] = {
       post: {

@@ -1,10 +1,12 @@
 import { sql } from "kysely";
+import { DeliveryStatus, EVENT } from "../../../contracts/index.ts";
 import type { Db, Executor } from "../../../db/client.ts";
 import type { WebhookDelivery } from "../../../db/schema.ts";
 import { randomBase62 } from "../../../lib/crypto.ts";
+import { newId } from "../../../lib/ids.ts";
 
 export function newDeliveryId(): string {
-  return `whd_${randomBase62(22)}`;
+  return newId("delivery");
 }
 
 /** What a worker needs to make one attempt. */
@@ -52,7 +54,9 @@ export interface Completion {
   statusCode: number | null;
   error: string | null;
   responseBody: string | null;
-  next: { status: "delivered" | "failed" } | { status: "pending"; at: Date };
+  next:
+    | { status: typeof DeliveryStatus.delivered | typeof DeliveryStatus.failed }
+    | { status: typeof DeliveryStatus.pending; at: Date };
   now: Date;
 }
 
@@ -346,7 +350,7 @@ export function createDeliveryRepo(db: Db) {
             ${col((c) => c.startedAt.toISOString())}::timestamptz[], ${col((c) => Math.round(c.durationMs))}::int[],
             ${col((c) => c.statusCode)}::int[], ${col((c) => c.error)}::text[], ${col((c) => c.responseBody)}::text[],
             ${col((c) => c.next.status)}::text[],
-            ${col((c) => (c.next.status === "pending" ? c.next.at : c.now).toISOString())}::timestamptz[],
+            ${col((c) => (c.next.status === DeliveryStatus.pending ? c.next.at : c.now).toISOString())}::timestamptz[],
             ${col((c) => c.now.toISOString())}::timestamptz[]
           ) AS t(store_id, id, lease_token, attempt, started_at, duration_ms, status_code, error, response_body,
                  next_status, next_at, now)
@@ -371,14 +375,14 @@ export function createDeliveryRepo(db: Db) {
       const result = await db
         .updateTable("webhook_deliveries")
         .set({
-          status: "failed",
+          status: DeliveryStatus.failed,
           lease_until: null,
           lease_token: null,
           updated_at: now,
           completed_at: now,
           last_error: "attempt abandoned",
         })
-        .where("status", "=", "pending")
+        .where("status", "=", DeliveryStatus.pending)
         .where("attempts", ">=", maxAttempts)
         .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<=", now)]))
         .executeTakeFirst();
@@ -395,7 +399,7 @@ export function createDeliveryRepo(db: Db) {
       const row = await db
         .selectFrom("webhook_deliveries")
         .select("next_attempt_at")
-        .where("status", "=", "pending")
+        .where("status", "=", DeliveryStatus.pending)
         .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<=", now)]))
         .orderBy("next_attempt_at")
         .limit(1)
@@ -407,7 +411,7 @@ export function createDeliveryRepo(db: Db) {
       const pending = await db
         .selectFrom("webhook_deliveries")
         .select((eb) => [eb.fn.countAll<number>().as("n"), eb.fn.min("created_at").as("oldest")])
-        .where("status", "=", "pending")
+        .where("status", "=", DeliveryStatus.pending)
         .executeTakeFirstOrThrow();
       const undispatched = await db
         .selectFrom("events")
@@ -457,14 +461,14 @@ export async function stopInstallationWebhooks(
     .select((eb) => eb.fn.max("lease_until").as("until"))
     .where("store_id", "=", storeId)
     .where("installation_id", "=", installationId)
-    .where("status", "=", "pending")
+    .where("status", "=", DeliveryStatus.pending)
     .where("lease_until", ">", now)
     .executeTakeFirst();
   const notBefore = (inflight?.until as Date | null | undefined) ?? now;
   await tx
     .updateTable("webhook_deliveries")
     .set({
-      status: "cancelled",
+      status: DeliveryStatus.cancelled,
       lease_until: null,
       lease_token: null,
       updated_at: now,
@@ -473,15 +477,15 @@ export async function stopInstallationWebhooks(
     })
     .where("store_id", "=", storeId)
     .where("installation_id", "=", installationId)
-    .where("status", "=", "pending")
+    .where("status", "=", DeliveryStatus.pending)
     .execute();
   const rows = stopped.rows
-    .filter((s) => s.event_name === "app/uninstalled")
+    .filter((s) => s.event_name === EVENT.appUninstalled)
     .map((s) => ({
       store_id: storeId,
       id: newDeliveryId(),
       event_id: input.event.id,
-      event_name: "app/uninstalled",
+      event_name: EVENT.appUninstalled,
       subscription_id: s.id,
       installation_id: installationId,
       app_id: s.app_id,
@@ -490,13 +494,13 @@ export async function stopInstallationWebhooks(
       body: webhookBody(
         {
           id: input.event.id,
-          topic: "app/uninstalled",
+          topic: EVENT.appUninstalled,
           created_at: input.event.created_at,
           payload: input.event.payload,
         },
         input.slug,
       ),
-      status: "pending" as const,
+      status: DeliveryStatus.pending,
       next_attempt_at: notBefore,
       created_at: now,
       updated_at: now,

@@ -1,6 +1,7 @@
 import { Counter, Gauge, Histogram, type Registry } from "prom-client";
 import type { Clock } from "../../../lib/clock.ts";
 import type { DeliveryRepo } from "./delivery-repo.ts";
+import type { Outcome } from "./retry-policy.ts";
 
 /**
  * Prometheus metrics of the delivery engine: attempts by outcome, attempt latency, and (read from
@@ -59,7 +60,7 @@ export function createWebhookMetrics(deps: {
   });
   return {
     registry,
-    attemptFinished(outcome: "delivered" | "retry" | "failed", seconds: number) {
+    attemptFinished(outcome: Outcome, seconds: number) {
       attempts.inc({ outcome });
       latency.observe(seconds);
     },

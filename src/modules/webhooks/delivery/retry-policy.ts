@@ -1,3 +1,4 @@
+import { DeliveryStatus } from "../../../contracts/index.ts";
 /**
  * Spec 6.4 retry rules, pure. 2xx delivers. 5xx, 408, 429 and every attempt that got no HTTP
  * status because of the network (network error, TLS error, time-out) are retried. Every other
@@ -9,7 +10,7 @@
  * At most MAX_ATTEMPTS attempts; the delay before attempt n+1 is base × 2^(n-1), so with base =
  * 1 minute the attempts run at 0, 1, 3, 7, 15, 31, 63 and 127 minutes.
  */
-export type Outcome = "delivered" | "retry" | "failed";
+export type Outcome = typeof DeliveryStatus.delivered | "retry" | typeof DeliveryStatus.failed;
 
 /** Spec 6.4 and 8: at most 8 attempts per delivery. */
 export const MAX_ATTEMPTS = 8;
@@ -33,13 +34,14 @@ export const FINAL_ERROR_KINDS: ReadonlySet<string> = new Set(["blocked_address"
 export function classify(result: { status?: number | undefined; errorKind?: string | undefined }): Outcome {
   const status = result.status;
   if (status === undefined) {
-    if (result.errorKind !== undefined && FINAL_ERROR_KINDS.has(result.errorKind)) return "failed";
+    if (result.errorKind !== undefined && FINAL_ERROR_KINDS.has(result.errorKind))
+      return DeliveryStatus.failed;
     // No status: the request never got an answer (network, TLS, time-out).
     return "retry";
   }
-  if (status >= 200 && status < 300) return "delivered";
+  if (status >= 200 && status < 300) return DeliveryStatus.delivered;
   if (status >= 500 || status === 408 || status === 429) return "retry";
-  return "failed";
+  return DeliveryStatus.failed;
 }
 
 /**
@@ -76,8 +78,11 @@ export function nextAttemptDelayMs(
 }
 
 export type Decision =
-  | { outcome: "delivered" }
-  | { outcome: "failed"; reason: "final_status" | "refused_target" | "attempts_exhausted" }
+  | { outcome: typeof DeliveryStatus.delivered }
+  | {
+      outcome: typeof DeliveryStatus.failed;
+      reason: "final_status" | "refused_target" | "attempts_exhausted";
+    }
   | { outcome: "retry"; delayMs: number };
 
 /**
@@ -93,11 +98,11 @@ export function decideAfterAttempt(input: {
   maxAttempts?: number;
 }): Decision {
   const outcome = classify(input.result);
-  if (outcome === "delivered") return { outcome };
-  if (outcome === "failed")
+  if (outcome === DeliveryStatus.delivered) return { outcome };
+  if (outcome === DeliveryStatus.failed)
     return { outcome, reason: input.result.status === undefined ? "refused_target" : "final_status" };
   if (input.attempt >= (input.maxAttempts ?? MAX_ATTEMPTS)) {
-    return { outcome: "failed", reason: "attempts_exhausted" };
+    return { outcome: DeliveryStatus.failed, reason: "attempts_exhausted" };
   }
   return {
     outcome: "retry",

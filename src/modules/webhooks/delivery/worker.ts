@@ -1,9 +1,11 @@
 import type { FastifyBaseLogger } from "fastify";
 import { attemptStartWindowMs } from "../../../config.ts";
+import { DeliveryStatus } from "../../../contracts/index.ts";
 import { isDatabaseUnavailable } from "../../../db/availability.ts";
 import { type BackoffOptions, backoffDelayMs } from "../../../lib/backoff.ts";
 import type { Clock } from "../../../lib/clock.ts";
 import type { ClaimedDelivery, ClaimRoom, Completion, DeliveryRepo } from "./delivery-repo.ts";
+import type { Outcome } from "./retry-policy.ts";
 
 /** One HTTP attempt's result, as the sender reports it. */
 export interface AttemptResult {
@@ -43,11 +45,11 @@ export interface WorkerDeps {
   /** Signs and sends one attempt. */
   attempt(input: { delivery: ClaimedDelivery; secret: string; timeoutMs: number }): Promise<AttemptResult>;
   /** `retry` or a final outcome for an attempt's result. */
-  classify(result: AttemptResult): "delivered" | "retry" | "failed";
+  classify(result: AttemptResult): Outcome;
   /** Delay before the next attempt after `attemptsMade` attempts. */
   nextDelayMs(attemptsMade: number, baseMs: number, retryAfter?: string): number;
   metrics?: {
-    attemptFinished(outcome: "delivered" | "retry" | "failed", seconds: number): void;
+    attemptFinished(outcome: Outcome, seconds: number): void;
   };
   /** Background housekeeping (retention), offered a turn with every poll; stop() waits for it. */
   housekeeping?: { due(now: Date): void; idle(): Promise<void> };
@@ -244,12 +246,12 @@ export function createDeliveryWorker(deps: WorkerDeps) {
       seen === undefined ? result.durationMs : seen * 0.8 + result.durationMs * 0.2,
     );
     let outcome = deps.classify(result);
-    if (outcome === "retry" && d.attempts >= settings.maxAttempts) outcome = "failed";
+    if (outcome === "retry" && d.attempts >= settings.maxAttempts) outcome = DeliveryStatus.failed;
     const now = clock.now();
     const next =
       outcome === "retry"
         ? {
-            status: "pending" as const,
+            status: DeliveryStatus.pending,
             at: new Date(
               now.getTime() + deps.nextDelayMs(d.attempts, settings.retryBaseMs, result.retryAfter),
             ),
@@ -308,7 +310,7 @@ export function createDeliveryWorker(deps: WorkerDeps) {
               "delivery lease lost before completion; outcome not applied",
             );
           // A retry of ours: claimed when it falls due, not at the next poll.
-          else if (completion.next.status === "pending") {
+          else if (completion.next.status === DeliveryStatus.pending) {
             const at = completion.next.at.getTime();
             if (at < retryDueAt) {
               retryDueAt = at;

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { canTransition, ORDER_STATUSES } from "./order-status.ts";
+import { canTransition, ORDER_STATUS_NAMES as ORDER_STATUSES } from "./statuses.ts";
 
 describe("order status machine", () => {
   it("moves forward one step at a time", () => {

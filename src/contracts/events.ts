@@ -1,0 +1,111 @@
+import { keysOf } from "./mirror.ts";
+import type { Scope } from "./scopes.ts";
+
+/**
+ * The event names of spec 6.1: what each carries in `data` and the scope an app needs to subscribe
+ * to it. Domain events are written to the outbox by the change that causes them (in its
+ * transaction); `app/uninstalled` is written on uninstall and goes to that installation only.
+ * The payload schemas are in resources.ts (EVENT_PAYLOADS), keyed by `data`.
+ */
+export const EVENTS = {
+  orderCreated: {
+    name: "order.created",
+    scope: "read_orders",
+    data: "order",
+    summary: "An order was placed.",
+  },
+  orderPaid: {
+    name: "order.paid",
+    scope: "read_orders",
+    data: "order",
+    summary: "An order was marked paid.",
+  },
+  orderConfirmed: {
+    name: "order.confirmed",
+    scope: "read_orders",
+    data: "order",
+    summary: "An order was confirmed.",
+  },
+  orderShipped: {
+    name: "order.shipped",
+    scope: "read_orders",
+    data: "order",
+    summary: "An order was shipped.",
+  },
+  orderDelivered: {
+    name: "order.delivered",
+    scope: "read_orders",
+    data: "order",
+    summary: "An order was delivered.",
+  },
+  orderCancelled: {
+    name: "order.cancelled",
+    scope: "read_orders",
+    data: "order",
+    summary: "An order was cancelled.",
+  },
+  productCreated: {
+    name: "product.created",
+    scope: "read_products",
+    data: "product",
+    summary: "A product was created.",
+  },
+  productUpdated: {
+    name: "product.updated",
+    scope: "read_products",
+    data: "product",
+    summary: "A product changed (stock changes from orders included).",
+  },
+  productDeleted: {
+    name: "product.deleted",
+    scope: "read_products",
+    data: "product",
+    summary: "A product was deleted.",
+  },
+  customerCreated: {
+    name: "customer.created",
+    scope: "read_customers",
+    data: "customer",
+    summary: "A customer was created.",
+  },
+  appUninstalled: {
+    name: "app/uninstalled",
+    scope: null,
+    data: "uninstalled",
+    summary: "The merchant uninstalled the app: the last event the installation receives.",
+  },
+} as const satisfies Record<
+  string,
+  {
+    name: string;
+    scope: Scope | null;
+    data: "order" | "product" | "customer" | "uninstalled";
+    summary: string;
+  }
+>;
+
+type EventKey = keyof typeof EVENTS;
+export type EventName = (typeof EVENTS)[EventKey]["name"];
+export type DomainEventName = Exclude<EventName, typeof EVENTS.appUninstalled.name>;
+export type EventDataKind = (typeof EVENTS)[EventKey]["data"];
+
+/** `EVENT.orderCreated === "order.created"`: the names as values. */
+export const EVENT = Object.freeze(Object.fromEntries(keysOf(EVENTS).map((k) => [k, EVENTS[k].name]))) as {
+  readonly [K in EventKey]: (typeof EVENTS)[K]["name"];
+};
+
+export const EVENT_NAMES: EventName[] = keysOf(EVENTS).map((k) => EVENTS[k].name);
+
+/** What each event name needs and carries. */
+export const EVENT_BY_NAME = Object.freeze(
+  Object.fromEntries(keysOf(EVENTS).map((k) => [EVENTS[k].name, EVENTS[k]])),
+) as { readonly [N in EventName]: Extract<(typeof EVENTS)[EventKey], { name: N }> };
+
+export function isEventName(value: string): value is EventName {
+  return Object.hasOwn(EVENT_BY_NAME, value);
+}
+
+/** The scope needed to subscribe to each event (null: every app may). */
+export const EVENT_SCOPES = Object.freeze(
+  Object.fromEntries(EVENT_NAMES.map((n) => [n, EVENT_BY_NAME[n].scope])),
+) as { readonly [N in EventName]: (typeof EVENT_BY_NAME)[N]["scope"] };

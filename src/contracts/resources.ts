@@ -1,0 +1,89 @@
+import Type, { type TSchema } from "typebox";
+import type { EventDataKind } from "./events.ts";
+import { Currency, Id, Money, StoreSlug, Timestamp } from "./fields.ts";
+import { OrderStatusSchema, ProductStatusSchema } from "./statuses.ts";
+
+/**
+ * The resources as every API family returns them and as webhook events carry them in `data`.
+ * Named (`title`), so generated clients get importable types.
+ */
+
+export const StoreResource = Type.Object(
+  { id: Id("store"), slug: StoreSlug, name: Type.String(), currency: Currency, createdAt: Timestamp },
+  { title: "Store" },
+);
+
+export const ProductResource = Type.Object(
+  {
+    id: Id("product"),
+    title: Type.String(),
+    description: Type.String(),
+    price: Money,
+    currency: Type.String({ examples: ["USD"] }),
+    sku: Type.Union([Type.String(), Type.Null()]),
+    stock: Type.Integer(),
+    status: ProductStatusSchema,
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+  { title: "Product" },
+);
+
+export const CustomerResource = Type.Object(
+  {
+    id: Id("customer"),
+    email: Type.String(),
+    firstName: Type.String(),
+    lastName: Type.String(),
+    phone: Type.Union([Type.String(), Type.Null()]),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+  { title: "Customer" },
+);
+
+const Amount = Type.String({ description: "Decimal string in the order's currency.", examples: ["39.98"] });
+
+export const LineItemResource = Type.Object({
+  id: Type.String(),
+  productId: Type.Union([Type.String(), Type.Null()], { description: "Null once the product is deleted." }),
+  title: Type.String(),
+  sku: Type.Union([Type.String(), Type.Null()]),
+  unitPrice: Amount,
+  quantity: Type.Integer(),
+  total: Amount,
+});
+
+export const OrderResource = Type.Object(
+  {
+    id: Id("order"),
+    number: Type.Integer({
+      description: "Human-facing order number, sequential per store.",
+      examples: [1001],
+    }),
+    status: OrderStatusSchema,
+    customerId: Type.String(),
+    currency: Type.String(),
+    subtotal: Amount,
+    total: Amount,
+    note: Type.String(),
+    lineItems: Type.Array(LineItemResource),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+  { title: "Order" },
+);
+
+export const UninstalledData = Type.Object({
+  clientId: Type.String(),
+  appName: Type.String(),
+  uninstalledAt: Timestamp,
+});
+
+/** What each kind of event carries in `data` (events.ts names the kind per event). */
+export const EVENT_PAYLOADS: Record<EventDataKind, TSchema> = {
+  order: OrderResource,
+  product: ProductResource,
+  customer: CustomerResource,
+  uninstalled: UninstalledData,
+};

@@ -1,0 +1,101 @@
+import Type from "typebox";
+import { keysOf, mirror } from "./mirror.ts";
+
+/**
+ * The scopes an app can be granted (spec 5.6), each with the words the consent page and the
+ * dashboard show (`label` in a list, `description` where there is room), and whether a developer
+ * key pair may carry it (`keys`: webhooks are for apps).
+ */
+export const GRANTABLE_SCOPES = {
+  read_products: {
+    keys: true,
+    label: "See your products and stock",
+    description: "Read products: titles, descriptions, prices, SKUs, stock and status.",
+  },
+  write_products: {
+    keys: true,
+    label: "Create, change and delete your products",
+    description: "Create, update and delete products, including their prices and stock.",
+  },
+  read_orders: {
+    keys: true,
+    label: "See your orders, their items and totals",
+    description: "Read orders with their line items, totals, status and customer reference.",
+  },
+  read_customers: {
+    keys: true,
+    label: "See your customers' names, e-mail addresses and phone numbers",
+    description: "Read customer records: names, e-mail addresses and phone numbers.",
+  },
+  manage_webhooks: {
+    keys: false,
+    label: "Receive notifications about events in your store",
+    description: "Create, list and delete webhook subscriptions for the events the other scopes allow.",
+  },
+} as const;
+
+/**
+ * Scopes of the merchant's own dashboard operations, which no app or key can be granted (yet). A
+ * store's owner holds these and every grantable scope; the dashboard routes still state the one
+ * they need, so a write never rides on a read scope. Giving one to apps means moving it above.
+ */
+export const OWNER_SCOPES = {
+  write_orders: {
+    label: "Create orders and move them through their statuses",
+    description: "Create orders and move them through their statuses.",
+  },
+  write_customers: {
+    label: "Create and edit customers",
+    description: "Create, edit and delete (anonymise) customers.",
+  },
+  manage_installations: {
+    label: "See and uninstall the apps installed in the store",
+    description: "List the store's installed apps and uninstall them.",
+  },
+  manage_api_keys: {
+    label: "Create, list and revoke developer key pairs",
+    description: "Create, list and revoke developer API key pairs.",
+  },
+} as const;
+
+export type Scope = keyof typeof GRANTABLE_SCOPES;
+export type OwnerScope = keyof typeof OWNER_SCOPES;
+/** Every scope a route of a store may require: the grantable ones and the owner's own. */
+export type StoreScope = Scope | OwnerScope;
+
+export const SCOPE_NAMES = keysOf(GRANTABLE_SCOPES);
+export const STORE_SCOPE_NAMES: StoreScope[] = [...SCOPE_NAMES, ...keysOf(OWNER_SCOPES)];
+/** `Scope.read_products === "read_products"`: the names as values. */
+export const Scope = mirror(STORE_SCOPE_NAMES);
+
+/** The plain-language label of any store scope. */
+export function scopeLabel(scope: StoreScope): string {
+  return (
+    (GRANTABLE_SCOPES as Record<string, { label: string }>)[scope]?.label ??
+    OWNER_SCOPES[scope as OwnerScope].label
+  );
+}
+
+export const ScopeSchema = Type.Enum(SCOPE_NAMES, {
+  type: "string",
+  description: SCOPE_NAMES.map((s) => `\`${s}\`: ${GRANTABLE_SCOPES[s].label}.`).join(" "),
+});
+
+/** The scopes a developer key pair can carry. */
+export type KeyScope = { [S in Scope]: (typeof GRANTABLE_SCOPES)[S]["keys"] extends true ? S : never }[Scope];
+export const KEY_SCOPE_NAMES = SCOPE_NAMES.filter((s): s is KeyScope => GRANTABLE_SCOPES[s].keys);
+export const KeyScopeSchema = Type.Enum(KEY_SCOPE_NAMES, {
+  type: "string",
+  description: "Grant the minimum the integration needs: a catalogue export needs only `read_products`.",
+});
+
+export function isScope(value: string): value is Scope {
+  return Object.hasOwn(GRANTABLE_SCOPES, value);
+}
+
+/** Parses an OAuth `scope` parameter (space- or comma-separated); null when any entry is unknown. */
+export function parseScopeParam(text: string): Scope[] | null {
+  const parts = text.split(/[\s,]+/).filter(Boolean);
+  if (parts.length === 0 || !parts.every(isScope)) return null;
+  return [...new Set(parts)].sort() as Scope[];
+}

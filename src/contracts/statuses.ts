@@ -1,0 +1,93 @@
+import Type from "typebox";
+import { type DomainEventName, EVENT } from "./events.ts";
+import { keysOf, mirror } from "./mirror.ts";
+
+function enumSchema<K extends string>(names: K[], description: string) {
+  return Type.Enum(names, { type: "string", description });
+}
+
+/**
+ * The order life cycle: pending -> paid -> confirmed -> shipped -> delivered, one step at a time;
+ * cancelled from any state before shipped. Delivered and cancelled are final. `event` is what
+ * entering the state emits; stock is taken at creation and returned on cancellation.
+ */
+export const ORDER_STATUSES = {
+  pending: { label: "Pending", next: ["paid", "cancelled"], event: EVENT.orderCreated },
+  paid: { label: "Paid", next: ["confirmed", "cancelled"], event: EVENT.orderPaid },
+  confirmed: { label: "Confirmed", next: ["shipped", "cancelled"], event: EVENT.orderConfirmed },
+  shipped: { label: "Shipped", next: ["delivered"], event: EVENT.orderShipped },
+  delivered: { label: "Delivered", next: [], event: EVENT.orderDelivered },
+  cancelled: { label: "Cancelled", next: [], event: EVENT.orderCancelled },
+} as const satisfies Record<string, { label: string; next: readonly string[]; event: DomainEventName }>;
+
+export type OrderStatus = keyof typeof ORDER_STATUSES;
+export const ORDER_STATUS_NAMES = keysOf(ORDER_STATUSES);
+export const OrderStatus = mirror(ORDER_STATUS_NAMES);
+export const OrderStatusSchema = enumSchema(
+  ORDER_STATUS_NAMES,
+  "pending -> paid -> confirmed -> shipped -> delivered, one step at a time; cancelled from any state before shipped.",
+);
+
+export function allowedTransitions(from: OrderStatus): readonly OrderStatus[] {
+  return ORDER_STATUSES[from].next;
+}
+
+export function canTransition(from: OrderStatus, to: OrderStatus): boolean {
+  return (ORDER_STATUSES[from].next as readonly OrderStatus[]).includes(to);
+}
+
+/** Product status: only `active` products can be ordered. */
+export const PRODUCT_STATUSES = {
+  active: { label: "Active" },
+  draft: { label: "Draft" },
+  archived: { label: "Archived" },
+} as const;
+export type ProductStatus = keyof typeof PRODUCT_STATUSES;
+export const PRODUCT_STATUS_NAMES = keysOf(PRODUCT_STATUSES);
+export const ProductStatus = mirror(PRODUCT_STATUS_NAMES);
+export const ProductStatusSchema = enumSchema(PRODUCT_STATUS_NAMES, "Only `active` products can be ordered.");
+
+/** An app's installation in a store: active until the merchant uninstalls it. */
+export const INSTALLATION_STATUSES = {
+  active: { label: "Installed" },
+  uninstalled: { label: "Uninstalled" },
+} as const;
+export type InstallationStatus = keyof typeof INSTALLATION_STATUSES;
+export const INSTALLATION_STATUS_NAMES = keysOf(INSTALLATION_STATUSES);
+export const InstallationStatus = mirror(INSTALLATION_STATUS_NAMES);
+
+/** A webhook subscription: active until deleted or its installation is uninstalled. */
+export const SUBSCRIPTION_STATUSES = {
+  active: { label: "Active" },
+  stopped: { label: "Stopped" },
+} as const;
+export type SubscriptionStatus = keyof typeof SUBSCRIPTION_STATUSES;
+export const SUBSCRIPTION_STATUS_NAMES = keysOf(SUBSCRIPTION_STATUSES);
+export const SubscriptionStatus = mirror(SUBSCRIPTION_STATUS_NAMES);
+
+/** A webhook delivery: pending while attempts remain; the other three are final. */
+export const DELIVERY_STATUSES = {
+  pending: { label: "Pending", final: false },
+  delivered: { label: "Delivered", final: true },
+  failed: { label: "Failed", final: true },
+  cancelled: { label: "Cancelled", final: true },
+} as const;
+export type DeliveryStatus = keyof typeof DELIVERY_STATUSES;
+export const DELIVERY_STATUS_NAMES = keysOf(DELIVERY_STATUSES);
+export const DeliveryStatus = mirror(DELIVERY_STATUS_NAMES);
+export const DeliveryStatusSchema = enumSchema(
+  DELIVERY_STATUS_NAMES,
+  "`pending` while attempts remain (see `nextAttemptAt`); `delivered`, `failed` (8 attempts, or a final answer) and `cancelled` (the app was uninstalled) are final.",
+);
+
+/**
+ * Every column whose values the contract declares, for the test that compares the migrations'
+ * CHECK constraints with it.
+ */
+export const STATUS_COLUMNS = {
+  "products.status": PRODUCT_STATUS_NAMES,
+  "orders.status": ORDER_STATUS_NAMES,
+  "installations.status": INSTALLATION_STATUS_NAMES,
+  "webhook_subscriptions.status": SUBSCRIPTION_STATUS_NAMES,
+  "webhook_deliveries.status": DELIVERY_STATUS_NAMES,
+} as const;
