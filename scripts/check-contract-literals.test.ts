@@ -29,6 +29,7 @@ describe("contract literal check", () => {
       "/* status 'paid' */",
       "const sqlText = `WHERE status = 'pending'`;",
       'const message = "order.created arrived";',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the text of a template with a substitution, on purpose
       "const t = `${x}paid`;",
       'import { y } from "paid";',
     ].join("\n");
