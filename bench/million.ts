@@ -7,7 +7,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { Scope } from "../src/contracts/index.ts";
-import { encodeCursor } from "../src/lib/pagination.ts";
+import { DEFAULT_SORT, encodeCursor } from "../src/lib/pagination.ts";
 import { apiPeakRss, type BenchOptions } from "./lib/options.ts";
 import { BENCH_DATABASE_URL, benchSchema, seedProducts } from "./lib/pg.ts";
 import { addFigure, part, printRuns } from "./lib/report.ts";
@@ -52,7 +52,7 @@ export async function benchMillion(o: BenchOptions): Promise<void> {
           ORDER BY created_at DESC, id DESC OFFSET $2 LIMIT 1`,
         [storeId, Math.floor(o.millionRows * depth)],
       );
-      cursors.push(encodeCursor("created_desc", rows[0]!.created_at, rows[0]!.id));
+      cursors.push(encodeCursor({ sort: DEFAULT_SORT, bound: "" }, rows[0]!.created_at, rows[0]!.id));
     }
     const auth = (i: number) => ({ authorization: `Bearer ${pairs[i % pairs.length]!.accessToken}` });
     const first: HttpRequest[] = pairs.map((_, i) => ({

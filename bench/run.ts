@@ -31,11 +31,12 @@ import { fmt } from "./lib/stats.ts";
 import { findWrk } from "./lib/wrk.ts";
 import { benchMillion } from "./million.ts";
 import { benchRefresh } from "./refresh.ts";
+import { benchSearch } from "./search.ts";
 import { benchWebhooks } from "./webhooks.ts";
 
-const PARTS = ["admin", "webhooks", "refresh", "embedded", "million", "memory"] as const;
+const PARTS = ["admin", "webhooks", "refresh", "embedded", "million", "search", "memory"] as const;
 type Part = (typeof PARTS)[number];
-const HTTP_PARTS: Part[] = ["admin", "embedded", "million"];
+const HTTP_PARTS: Part[] = ["admin", "embedded", "million", "search"];
 
 const { values } = parseArgs({
   args: process.argv.slice(2),
@@ -74,8 +75,9 @@ for (const p of only ?? []) {
     process.exit(2);
   }
 }
-// The million-row part seeds for a while: only when asked for, by --million or by name.
-const selected = (p: Part) => (only ? only.includes(p) : p !== "million" || values.million);
+// The million-row parts seed for a while: only when asked for, by --million or by name.
+const selected = (p: Part) =>
+  only ? only.includes(p) : (p !== "million" && p !== "search") || values.million;
 
 const dir = tempDir();
 const options: BenchOptions = {
@@ -191,6 +193,7 @@ const steps: Array<[Part, () => Promise<unknown>]> = [
     },
   ],
   ["million", () => benchMillion(options)],
+  ["search", () => benchSearch(options)],
 ];
 try {
   for (const [name, step] of steps) {

@@ -163,7 +163,7 @@ export async function buildApp(
     async (scope) => {
       registerDashboardRoutes(scope, platform);
       registerDeliveryRoutes(scope.withTypeProvider<TypeBoxTypeProvider>(), {
-        db: platform.db,
+        log: platform.webhooks.log,
         apps: integration.apps,
         clock: platform.clock,
         requireSession: platform.requireSession,

@@ -129,6 +129,11 @@ export class HttpClient {
     this.jar = jar;
   }
 
+  /** The session cookie (`mp_session=…`), for a load generator that signs in once. */
+  get cookie(): string | undefined {
+    return this.jar.cookie;
+  }
+
   at(base: string): HttpClient {
     return new HttpClient(base, this.headers, this.jar);
   }

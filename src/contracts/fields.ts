@@ -103,5 +103,13 @@ export const WebhookTargetUrl = Type.String({
   examples: ["https://app.example.com/webhooks/orders"],
 });
 
-/** Free-text search in lists: bounded, trimmed by the service. */
-export const SearchText = Type.String({ minLength: 1, maxLength: 100 });
+/**
+ * Free-text search in lists: matched anywhere in the searched fields, case-insensitively. Three
+ * characters at least, the shortest text a trigram index can serve.
+ */
+export const SearchText = Type.String({
+  minLength: 3,
+  maxLength: 100,
+  pattern: "\\S",
+  "x-hint": "at least 3 characters",
+});

@@ -1,6 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
+import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import { Kysely, type Transaction } from "kysely";
 import pg from "pg";
 import { preparedPostgresDialect } from "./pg-dialect.ts";
@@ -109,6 +110,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
   const pgdata = options.dataDir ? join(options.dataDir, "pgdata") : undefined;
   if (pgdata) await ensureEmbeddedDataDir(pgdata);
   const pglite = await PGlite.create(pgdata, {
+    // Trigram indexes serve the lists' search (migration 20261124_0010).
+    extensions: { pg_trgm },
     startParams: [
       ...PGlite.defaultStartParams,
       "-c",

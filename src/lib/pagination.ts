@@ -1,106 +1,212 @@
+import { createHash } from "node:crypto";
 import { type RawBuilder, sql } from "kysely";
+import Type from "typebox";
 import { AppError } from "./errors.ts";
 
 /**
- * Keyset ("cursor") pagination. Lists are newest first by (created_at, id); with `updatedSince`
- * they run oldest change first by (updated_at, id), which is what an incremental sync wants. The
- * cursor carries the last row's key, so fetching page 1,000 costs the same index range scan as page 1.
+ * Keyset ("cursor") pagination over any sort a list offers. A list declares its sort keys (the API
+ * name, the column, the kind of value); a page is ordered by (column, id) and the cursor carries
+ * the last row's (value, id), so page 1,000 costs the same index range scan as page 1 for every
+ * sort. Lists are newest first by default; with `updatedSince` they run oldest change first by
+ * (updated_at, id), which is what an incremental sync wants.
+ *
+ * A cursor also names the sort and the search it was made for (a short hash of the filters): used
+ * with another sort or search it is a 400, never a silently wrong page.
  */
-export type ListOrder = "created_desc" | "updated_asc";
+export type SortType = "time" | "number" | "text";
+export interface SortColumn {
+  column: string;
+  type: SortType;
+}
+/** API sort key (`createdAt`) -> its column. Every table has `createdAt` and `updatedAt`. */
+export type SortTable = Record<string, SortColumn> & {
+  createdAt: SortColumn;
+  updatedAt: SortColumn;
+};
+
+export const CREATED_AND_UPDATED = {
+  createdAt: { column: "created_at", type: "time" },
+  updatedAt: { column: "updated_at", type: "time" },
+} as const satisfies SortTable;
 
 export interface PageQuery {
   limit: number;
   cursor?: string | undefined;
   updatedSince?: string | undefined;
+  sort?: string | undefined;
 }
+
+export type SortValue = Date | number | string;
 
 export interface PagePlan {
   limit: number;
-  order: ListOrder;
-  after: { t: Date; id: string } | null;
+  /** The sort as the API names it: `-createdAt`, `title`. */
+  sort: string;
+  column: string;
+  type: SortType;
+  direction: "asc" | "desc";
+  after: { v: SortValue; id: string } | null;
   updatedSince: Date | null;
+  /** What the cursor is bound to besides the sort (a hash of the search and filters). */
+  bound: string;
 }
 
-function badCursor(): AppError {
-  return new AppError("VALIDATION_FAILED", {
-    message: "The cursor is invalid.",
-    details: [{ field: "cursor", message: "is not a cursor returned by this list" }],
+export const DEFAULT_SORT = "-createdAt";
+
+/** The `sort` query parameter of a list: each key ascending, or descending with a leading `-`. */
+export function SortParam(sorts: SortTable, description: string) {
+  const keys = Object.keys(sorts);
+  return Type.Enum([...keys.flatMap((k) => [k, `-${k}`])], {
+    type: "string",
+    // No `default` keyword: Ajv would fill it in, and a sort given with updatedSince is an error.
+    description: `${description} A leading \`-\` sorts descending. Default \`${DEFAULT_SORT}\` (newest first).`,
   });
 }
 
-export function encodeCursor(order: ListOrder, t: Date, id: string): string {
-  return Buffer.from(JSON.stringify([order === "created_desc" ? "c" : "u", t.getTime(), id])).toString(
-    "base64url",
-  );
+function invalid(field: string, message: string): AppError {
+  return new AppError("VALIDATION_FAILED", {
+    message: `The ${field} is invalid.`,
+    details: [{ field, message }],
+  });
 }
 
-/** The position a cursor from encodeCursor() names; anything else is a 400, never a query. */
-export function decodeCursor(cursor: string, order: ListOrder): { t: Date; id: string } {
+const badCursor = () => invalid("cursor", "is not a cursor returned by this list");
+
+function boundOf(filters: Record<string, unknown>): string {
+  const entries = Object.entries(filters).filter(([, v]) => v !== undefined && v !== null && v !== "");
+  if (entries.length === 0) return "";
+  entries.sort(([a], [b]) => a.localeCompare(b));
+  return createHash("sha256").update(JSON.stringify(entries)).digest("base64url").slice(0, 12);
+}
+
+function encodeValue(v: SortValue): string | number {
+  return v instanceof Date ? v.getTime() : v;
+}
+
+function decodeValue(raw: unknown, type: SortType): SortValue | null {
+  if (type === "time") {
+    if (!Number.isSafeInteger(raw)) return null;
+    const t = new Date(raw as number);
+    // A safe integer can still lie outside the Date range (±8.64e15 ms): that would reach SQL as NaN.
+    return Number.isNaN(t.getTime()) ? null : t;
+  }
+  if (type === "number") return Number.isSafeInteger(raw) ? (raw as number) : null;
+  return typeof raw === "string" && raw.length <= 1000 ? raw : null;
+}
+
+export function encodeCursor(plan: Pick<PagePlan, "sort" | "bound">, v: SortValue, id: string): string {
+  return Buffer.from(JSON.stringify([plan.sort, encodeValue(v), id, plan.bound])).toString("base64url");
+}
+
+/** The position a cursor names for this plan; anything else is a 400, never a query. */
+export function decodeCursor(cursor: string, plan: Omit<PagePlan, "after">): { v: SortValue; id: string } {
   let parsed: unknown;
   try {
     parsed = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
   } catch {
     throw badCursor();
   }
-  if (
-    !Array.isArray(parsed) ||
-    parsed.length !== 3 ||
-    parsed[0] !== (order === "created_desc" ? "c" : "u") ||
-    !Number.isSafeInteger(parsed[1]) ||
-    typeof parsed[2] !== "string" ||
-    parsed[2].length > 64
-  ) {
-    throw badCursor();
+  if (!Array.isArray(parsed)) throw badCursor();
+  // Cursors made before lists could be sorted or searched: ["c" | "u", ms, id].
+  if (parsed.length === 3 && (parsed[0] === "c" || parsed[0] === "u") && plan.bound === "") {
+    const legacySort = parsed[0] === "c" ? DEFAULT_SORT : "updatedAt";
+    parsed = [legacySort, parsed[1], parsed[2], ""];
   }
-  const t = new Date(parsed[1] as number);
-  // A safe integer can still lie outside the Date range (±8.64e15 ms): that would reach SQL as NaN.
-  if (Number.isNaN(t.getTime())) throw badCursor();
-  return { t, id: parsed[2] };
+  const [sort, raw, id, bound] = parsed as unknown[];
+  if ((parsed as unknown[]).length !== 4 || typeof id !== "string" || id.length > 64) throw badCursor();
+  if (sort !== plan.sort || bound !== plan.bound)
+    throw invalid("cursor", "belongs to another sort or search of this list: start again without it");
+  const v = decodeValue(raw, plan.type);
+  if (v === null) throw badCursor();
+  return { v, id };
 }
 
-export function planPage(query: PageQuery): PagePlan {
+/**
+ * The page a query asks for. `filters` are the list's search and filter parameters: the cursor is
+ * bound to them.
+ */
+export function planPage(
+  query: PageQuery,
+  sorts: SortTable = CREATED_AND_UPDATED,
+  filters: Record<string, unknown> = {},
+): PagePlan {
   const updatedSince = query.updatedSince ? new Date(query.updatedSince) : null;
-  if (updatedSince && Number.isNaN(updatedSince.getTime())) {
-    throw new AppError("VALIDATION_FAILED", {
-      details: [{ field: "updatedSince", message: "must be a date-time" }],
-    });
+  if (updatedSince && Number.isNaN(updatedSince.getTime()))
+    throw invalid("updatedSince", "must be a date-time");
+  let sort = query.sort ?? DEFAULT_SORT;
+  if (updatedSince) {
+    // An incremental sync reads changes oldest first; any other order would skip changes.
+    if (query.sort !== undefined && query.sort !== "updatedAt")
+      throw invalid(
+        "sort",
+        "must be updatedAt (or left out) with updatedSince: changes are listed oldest first",
+      );
+    sort = "updatedAt";
   }
-  const order: ListOrder = updatedSince ? "updated_asc" : "created_desc";
-  const after = query.cursor ? decodeCursor(query.cursor, order) : null;
-  return { limit: query.limit, order, after, updatedSince };
+  const key = sort.startsWith("-") ? sort.slice(1) : sort;
+  const column = sorts[key];
+  if (!column)
+    throw invalid("sort", `must be one of ${Object.keys(sorts).join(", ")} (with - for descending)`);
+  const base = {
+    limit: query.limit,
+    sort,
+    column: column.column,
+    type: column.type,
+    direction: sort.startsWith("-") ? ("desc" as const) : ("asc" as const),
+    updatedSince,
+    bound: boundOf(filters),
+  };
+  return { ...base, after: query.cursor ? decodeCursor(query.cursor, base) : null };
 }
 
-/** The WHERE fragment and ORDER BY column for a plan (columns are unqualified; use on single-table lists). */
-export function keyset(plan: PagePlan): {
+/**
+ * The WHERE fragments and ORDER BY column for a plan. `table` qualifies the columns when the list
+ * joins other tables.
+ */
+export function keyset(
+  plan: PagePlan,
+  table?: string,
+): {
   where: RawBuilder<boolean>[];
-  column: "created_at" | "updated_at";
+  column: RawBuilder<unknown>;
+  id: RawBuilder<unknown>;
   direction: "asc" | "desc";
 } {
-  const column = plan.order === "created_desc" ? "created_at" : "updated_at";
-  const direction = plan.order === "created_desc" ? "desc" : "asc";
+  const ref = (name: string) => sql.ref(table ? `${table}.${name}` : name);
+  const column = ref(plan.column);
+  const id = ref("id");
   const where: RawBuilder<boolean>[] = [];
-  if (plan.updatedSince) where.push(sql<boolean>`updated_at >= ${plan.updatedSince}`);
+  if (plan.updatedSince) where.push(sql<boolean>`${ref("updated_at")} >= ${plan.updatedSince}`);
   if (plan.after) {
     where.push(
-      direction === "desc"
-        ? sql<boolean>`(${sql.ref(column)}, id) < (${plan.after.t}, ${plan.after.id})`
-        : sql<boolean>`(${sql.ref(column)}, id) > (${plan.after.t}, ${plan.after.id})`,
+      plan.direction === "desc"
+        ? sql<boolean>`(${column}, ${id}) < (${plan.after.v}, ${plan.after.id})`
+        : sql<boolean>`(${column}, ${id}) > (${plan.after.v}, ${plan.after.id})`,
     );
   }
-  return { where, column, direction };
+  return { where, column, id, direction: plan.direction };
 }
 
 /** Rows were fetched with limit + 1; trims the extra and derives the next cursor from the last kept row. */
-export function finishPage<R extends { id: string; created_at: Date; updated_at: Date }>(
-  rows: R[],
-  plan: PagePlan,
-) {
+export function finishPage<R extends { id: string }>(rows: R[], plan: PagePlan) {
   const hasMore = rows.length > plan.limit;
   const items = hasMore ? rows.slice(0, plan.limit) : rows;
   const last = items[items.length - 1];
   const nextCursor =
     hasMore && last
-      ? encodeCursor(plan.order, plan.order === "created_desc" ? last.created_at : last.updated_at, last.id)
+      ? encodeCursor(plan, (last as unknown as Record<string, SortValue>)[plan.column]!, last.id)
       : null;
   return { items, meta: { nextCursor, limit: plan.limit } };
+}
+
+const escapeLike = (text: string) => text.trim().replace(/[\\%_]/g, (c) => `\\${c}`);
+
+/** A search text as a LIKE pattern matching it anywhere, its wildcards taken literally. */
+export function containsPattern(text: string): string {
+  return `%${escapeLike(text)}%`;
+}
+
+/** A search text as a LIKE pattern matching what starts with it, its wildcards taken literally. */
+export function startsWithPattern(text: string): string {
+  return `${escapeLike(text)}%`;
 }

@@ -1,7 +1,17 @@
 import { sql } from "kysely";
 import type { Executor } from "../../db/client.ts";
 import type { Customer } from "../../db/schema.ts";
-import { keyset, type PagePlan } from "../../lib/pagination.ts";
+import { containsPattern, keyset, type PagePlan } from "../../lib/pagination.ts";
+
+/**
+ * A customer whose e-mail address or full name contains `text` (case-insensitively). The name is
+ * the expression the trigram index of migration 20261124_0010 is built on, written the same way.
+ */
+export function matchesCustomer(text: string, table = "customers") {
+  const like = containsPattern(text);
+  const col = (name: string) => sql.ref(`${table}.${name}`);
+  return sql<boolean>`(${col("email")} ILIKE ${like} OR (${col("first_name")} || ' ' || ${col("last_name")}) ILIKE ${like})`;
+}
 
 export function createCustomerRepo(db: Executor) {
   return {
@@ -22,13 +32,14 @@ export function createCustomerRepo(db: Executor) {
         .where("id", "=", id)
         .executeTakeFirst();
     },
-    async list(storeId: string, plan: PagePlan, tx: Executor = db) {
-      const { where, column, direction } = keyset(plan);
+    async list(storeId: string, plan: PagePlan, filter: { q?: string | undefined } = {}, tx: Executor = db) {
+      const { where, column, id, direction } = keyset(plan);
       let q = tx.selectFrom("customers").selectAll().where("store_id", "=", storeId);
+      if (filter.q) q = q.where(matchesCustomer(filter.q));
       for (const w of where) q = q.where(w);
       return q
         .orderBy(column, direction)
-        .orderBy("id", direction)
+        .orderBy(id, direction)
         .limit(plan.limit + 1)
         .execute();
     },

@@ -1,7 +1,8 @@
 import Type, { type Static } from "typebox";
-import { CustomerResource, Email, FirstName, LastName, Phone } from "../../contracts/index.ts";
+import { CustomerResource, Email, FirstName, LastName, Phone, SearchText } from "../../contracts/index.ts";
 import type { Customer } from "../../db/schema.ts";
 import { Body, CursorQuery, Id } from "../../lib/http/schemas.ts";
+import { CREATED_AND_UPDATED, SortParam, type SortTable } from "../../lib/pagination.ts";
 
 export { CustomerResource };
 
@@ -12,7 +13,26 @@ export const CreateCustomerBody = Body({
   phone: Type.Optional(Type.Union([Phone, Type.Null()])),
 });
 
-export const CustomerListQuery = Type.Object({ ...CursorQuery }, { additionalProperties: false });
+/** What a customer list can be sorted by (each backed by an index with store_id leading). */
+export const CUSTOMER_SORTS = {
+  ...CREATED_AND_UPDATED,
+  lastName: { column: "last_name", type: "text" },
+  email: { column: "email", type: "text" },
+} as const satisfies SortTable;
+
+export const CustomerListQuery = Type.Object(
+  {
+    ...CursorQuery,
+    q: Type.Optional({
+      ...SearchText,
+      description: "Customers whose e-mail address or full name contains this text.",
+    }),
+    sort: Type.Optional(
+      SortParam(CUSTOMER_SORTS, "Order of the list: by creation, last change, last name or e-mail."),
+    ),
+  },
+  { additionalProperties: false },
+);
 export const CustomerIdParam = { id: Id("customer") };
 
 export function toCustomerResource(c: Customer) {

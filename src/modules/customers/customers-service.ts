@@ -7,7 +7,7 @@ import { newId } from "../../lib/ids.ts";
 import { finishPage, type PageQuery, planPage } from "../../lib/pagination.ts";
 import type { RecordEvent } from "../events/events-repo.ts";
 import type { CustomerRepo } from "./customers-repo.ts";
-import { toCustomerResource } from "./customers-schemas.ts";
+import { CUSTOMER_SORTS, toCustomerResource } from "./customers-schemas.ts";
 
 export function createCustomerService(deps: {
   db: Db;
@@ -62,9 +62,10 @@ export function createCustomerService(deps: {
       if (!customer) throw notFound("Customer");
       return toCustomerResource(customer);
     },
-    async list(store: Store, query: PageQuery) {
-      const plan = planPage(query);
-      const page = finishPage(await repo.list(store.id, plan), plan);
+    async list(store: Store, query: PageQuery & { q?: string | undefined }) {
+      const filter = { q: query.q?.trim() };
+      const plan = planPage(query, CUSTOMER_SORTS, filter);
+      const page = finishPage(await repo.list(store.id, plan, filter), plan);
       return { items: page.items.map(toCustomerResource), meta: page.meta };
     },
   };

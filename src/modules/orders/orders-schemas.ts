@@ -9,6 +9,7 @@ import {
 import type { Order, OrderLineItem } from "../../db/schema.ts";
 import { Body, CursorQuery, Id } from "../../lib/http/schemas.ts";
 import { formatMinorUnits } from "../../lib/money.ts";
+import { CREATED_AND_UPDATED, SortParam, type SortTable } from "../../lib/pagination.ts";
 
 export { OrderResource, OrderStatusSchema };
 
@@ -27,8 +28,31 @@ export const CreateOrderBody = Body({
 
 export const UpdateOrderStatusBody = Body({ status: OrderStatusSchema });
 
+/** What an order list can be sorted by (each backed by an index with store_id leading). */
+export const ORDER_SORTS = {
+  ...CREATED_AND_UPDATED,
+  total: { column: "total_minor", type: "number" },
+  number: { column: "number", type: "number" },
+} as const satisfies SortTable;
+
 export const OrderListQuery = Type.Object(
-  { ...CursorQuery, status: Type.Optional(OrderStatusSchema) },
+  {
+    ...CursorQuery,
+    status: Type.Optional(OrderStatusSchema),
+    q: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 100,
+        pattern: "\\S",
+        description:
+          "An order number (`1042` or `#1042`), or text (3 characters at least) contained in the customer's e-mail address or full name.",
+        "x-hint": "an order number, or at least 3 characters of the customer's name or e-mail",
+      }),
+    ),
+    sort: Type.Optional(
+      SortParam(ORDER_SORTS, "Order of the list: by creation, last change, total or number."),
+    ),
+  },
   { additionalProperties: false },
 );
 export const OrderIdParam = { id: Id("order") };

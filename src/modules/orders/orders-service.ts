@@ -11,8 +11,8 @@ import type { CustomerRepo } from "../customers/customers-repo.ts";
 import type { RecordEvent } from "../events/events-repo.ts";
 import { toProductResource } from "../products/products-schemas.ts";
 import type { StoreRepo } from "../stores/stores-repo.ts";
-import type { OrderRepo } from "./orders-repo.ts";
-import { toOrderResource } from "./orders-schemas.ts";
+import { type OrderRepo, orderNumberOf } from "./orders-repo.ts";
+import { ORDER_SORTS, toOrderResource } from "./orders-schemas.ts";
 
 export interface CreateOrderInput {
   customerId: string;
@@ -165,9 +165,24 @@ export function createOrderService(deps: {
       return toOrderResource(order, items.get(id) ?? []);
     },
 
-    async list(store: Store, query: PageQuery & { status?: OrderStatus | undefined }) {
-      const plan = planPage(query);
-      const page = finishPage(await repo.list(store.id, plan, { status: query.status }), plan);
+    async list(
+      store: Store,
+      query: PageQuery & { status?: OrderStatus | undefined; q?: string | undefined },
+    ) {
+      const filter = { status: query.status, q: query.q?.trim() };
+      if (filter.q && orderNumberOf(filter.q) === null && filter.q.length < 3) {
+        throw new AppError("VALIDATION_FAILED", {
+          message: "The search text is too short.",
+          details: [
+            {
+              field: "q",
+              message: "must be an order number, or at least 3 characters of the customer's name or e-mail",
+            },
+          ],
+        });
+      }
+      const plan = planPage(query, ORDER_SORTS, filter);
+      const page = finishPage(await repo.list(store.id, plan, filter), plan);
       const items = await repo.lineItems(
         store.id,
         page.items.map((o) => o.id),

@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import type { Executor } from "../../db/client.ts";
 import type { NewProduct, Product, ProductUpdate } from "../../db/schema.ts";
-import { keyset, type PagePlan } from "../../lib/pagination.ts";
+import { containsPattern, keyset, type PagePlan, startsWithPattern } from "../../lib/pagination.ts";
 
 export function createProductRepo(db: Executor) {
   return {
@@ -54,16 +54,23 @@ export function createProductRepo(db: Executor) {
     async list(
       storeId: string,
       plan: PagePlan,
-      filter: { status?: Product["status"] | undefined },
+      filter: { status?: Product["status"] | undefined; q?: string | undefined },
       tx: Executor = db,
     ) {
-      const { where, column, direction } = keyset(plan);
+      const { where, column, id, direction } = keyset(plan);
       let q = tx.selectFrom("products").selectAll().where("store_id", "=", storeId);
       if (filter.status) q = q.where("status", "=", filter.status);
+      if (filter.q) {
+        // The title contains the text (trigram index), or the SKU starts with it (prefix index on
+        // upper(sku)): migration 20261124_0010.
+        const like = containsPattern(filter.q);
+        const prefix = startsWithPattern(filter.q.toUpperCase());
+        q = q.where((eb) => eb.or([eb("title", "ilike", like), sql<boolean>`upper(sku) LIKE ${prefix}`]));
+      }
       for (const w of where) q = q.where(w);
       return q
         .orderBy(column, direction)
-        .orderBy("id", direction)
+        .orderBy(id, direction)
         .limit(plan.limit + 1)
         .execute();
     },

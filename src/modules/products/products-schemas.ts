@@ -5,12 +5,14 @@ import {
   ProductResource,
   ProductStatusSchema,
   ProductTitle,
+  SearchText,
   Sku,
   Stock,
 } from "../../contracts/index.ts";
 import type { Product } from "../../db/schema.ts";
 import { Body, CursorQuery, Id } from "../../lib/http/schemas.ts";
 import { formatMinorUnits } from "../../lib/money.ts";
+import { CREATED_AND_UPDATED, SortParam, type SortTable } from "../../lib/pagination.ts";
 
 export { ProductResource };
 
@@ -47,8 +49,23 @@ export const UpdateProductBody = Type.Object(
   { additionalProperties: false, minProperties: 1 },
 );
 
+/** What a product list can be sorted by (each backed by an index with store_id leading). */
+export const PRODUCT_SORTS = {
+  ...CREATED_AND_UPDATED,
+  title: { column: "title", type: "text" },
+  price: { column: "price_minor", type: "number" },
+  stock: { column: "stock", type: "number" },
+} as const satisfies SortTable;
+
 export const ProductListQuery = Type.Object(
-  { ...CursorQuery, status: Type.Optional(ProductStatusSchema) },
+  {
+    ...CursorQuery,
+    status: Type.Optional(ProductStatusSchema),
+    q: Type.Optional({ ...SearchText, description: "Products whose title or SKU contains this text." }),
+    sort: Type.Optional(
+      SortParam(PRODUCT_SORTS, "Order of the list: by creation, last change, title, price or stock."),
+    ),
+  },
   { additionalProperties: false },
 );
 

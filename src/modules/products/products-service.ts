@@ -8,7 +8,7 @@ import { toMinorUnits } from "../../lib/money.ts";
 import { finishPage, type PageQuery, planPage } from "../../lib/pagination.ts";
 import type { RecordEvent } from "../events/events-repo.ts";
 import type { ProductRepo } from "./products-repo.ts";
-import { toProductResource } from "./products-schemas.ts";
+import { PRODUCT_SORTS, toProductResource } from "./products-schemas.ts";
 
 /**
  * How deep the developer API's offset pages reach: page × perPage ≤ PAGE_WINDOW. An OFFSET costs
@@ -137,9 +137,13 @@ export function createProductService(deps: {
       return toProductResource(product, store.currency);
     },
 
-    async list(store: Store, query: PageQuery & { status?: Product["status"] | undefined }) {
-      const plan = planPage(query);
-      const page = finishPage(await repo.list(store.id, plan, { status: query.status }), plan);
+    async list(
+      store: Store,
+      query: PageQuery & { status?: Product["status"] | undefined; q?: string | undefined },
+    ) {
+      const filter = { status: query.status, q: query.q?.trim() };
+      const plan = planPage(query, PRODUCT_SORTS, filter);
+      const page = finishPage(await repo.list(store.id, plan, filter), plan);
       return { items: page.items.map((p) => toProductResource(p, store.currency)), meta: page.meta };
     },
 

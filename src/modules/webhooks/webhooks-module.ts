@@ -8,6 +8,7 @@ import type { Clock } from "../../lib/clock.ts";
 import type { SecretBox } from "../../lib/secret-box.ts";
 import type { RecordEvent } from "../events/events-repo.ts";
 import { createRetention, createRetentionSweeper } from "../retention/retention-repo.ts";
+import { createDeliveryLogRepo } from "./deliveries-repo.ts";
 import { createDeliveryRepo, stopInstallationWebhooks } from "./delivery/delivery-repo.ts";
 import { createWebhookMetrics } from "./delivery/metrics.ts";
 import { classify, nextAttemptDelayMs } from "./delivery/retry-policy.ts";
@@ -151,6 +152,14 @@ export function createWebhooksModule(deps: {
     });
   }
 
-  return { subscriptions, deliveries, metrics, retention, onUninstall, createWorker };
+  return {
+    subscriptions,
+    deliveries,
+    log: createDeliveryLogRepo(db),
+    metrics,
+    retention,
+    onUninstall,
+    createWorker,
+  };
 }
 export type WebhooksModule = ReturnType<typeof createWebhooksModule>;

@@ -1,0 +1,219 @@
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { installedApp } from "./apps-harness.ts";
+import { type Client, createTestContext, type Json, merchantWithStore, type TestContext } from "./harness.ts";
+import { openApiChecker } from "./openapi-assert.ts";
+
+/**
+ * Search (`q`) and sort (`sort`) of the product, customer and order lists, on the dashboard and the
+ * Admin API, walked page by page with cursors: every matching row exactly once, in the asked order,
+ * nothing from another store; a cursor of another sort or search, a short text or an unknown sort
+ * key is a 400.
+ */
+type Checker = Awaited<ReturnType<typeof openApiChecker>>;
+
+async function all(client: Client, url: string, limit = 2): Promise<Json[]> {
+  const out: Json[] = [];
+  let cursor: string | null = null;
+  for (let i = 0; i < 100; i++) {
+    const sep = url.includes("?") ? "&" : "?";
+    const res = await client.get(
+      `${url}${sep}limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
+    );
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    out.push(...(res.data as Json[]));
+    cursor = res.body.meta.nextCursor;
+    if (!cursor) return out;
+  }
+  throw new Error("too many pages");
+}
+
+describe("lists: search and sort", () => {
+  let ctx: TestContext;
+  let spec: Checker;
+  let merchant: Awaited<ReturnType<typeof merchantWithStore>>;
+  let admin: Client;
+  const PRODUCTS = [
+    { title: "Linen shirt", sku: "SHIRT-LIN-M", price: "39.00", stock: 5 },
+    { title: "Linen trousers", sku: "TRS-LIN-32", price: "59.00", stock: 2 },
+    { title: "Cotton shirt", sku: "SHIRT-COT-L", price: "25.00", stock: 12 },
+    { title: "Wool scarf", sku: "SCARF-W", price: "19.50", stock: 0 },
+    { title: "Silk tie 100%_pure", sku: null, price: "45.00", stock: 7 },
+  ];
+
+  before(async () => {
+    ctx = await createTestContext();
+    spec = await openApiChecker(ctx.app);
+    const inst = await installedApp(ctx.app, ["read_products", "read_orders", "read_customers"]);
+    merchant = { ...inst.merchant, client: spec.watch(inst.merchant.client) } as typeof merchant;
+    admin = spec.watch(inst.api);
+    for (const p of PRODUCTS) {
+      ctx.clock.advance(1000);
+      const res = await merchant.client.post(`${merchant.base}/products`, { ...p, sku: p.sku ?? undefined });
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+    }
+    for (const [first, last, email] of [
+      ["Layla", "Haddad", "layla@example.com"],
+      ["Omar", "Haddad", "omar.h@example.org"],
+      ["Sara", "Ali", "sara@shop.example"],
+    ]) {
+      ctx.clock.advance(1000);
+      assert.equal(
+        (
+          await merchant.client.post(`${merchant.base}/customers`, {
+            firstName: first,
+            lastName: last,
+            email,
+          })
+        ).status,
+        201,
+      );
+    }
+    // Another store with look-alike data: never in these lists.
+    const other = await merchantWithStore(ctx.app);
+    await other.client.post(`${other.base}/products`, {
+      title: "Linen shirt",
+      sku: "SHIRT-LIN-M",
+      price: "1.00",
+    });
+    await other.client.post(`${other.base}/customers`, {
+      firstName: "Layla",
+      lastName: "Haddad",
+      email: "layla@example.com",
+    });
+  });
+  after(async () => ctx?.close());
+
+  it("products: q matches text in the title or the start of the SKU, case-insensitively, LIKE wildcards taken literally", async () => {
+    for (const base of [`${merchant.base}/products`, "/api/v1/apps/api/products"]) {
+      const client = base.startsWith("/api/v1/apps") ? admin : merchant.client;
+      const titles = async (q: string) =>
+        (await all(client, `${base}?q=${encodeURIComponent(q)}`)).map((p) => p.title).sort();
+      assert.deepEqual(await titles("linen"), ["Linen shirt", "Linen trousers"]);
+      assert.deepEqual(await titles("SHIRT"), ["Cotton shirt", "Linen shirt"]);
+      assert.deepEqual(await titles("trs-lin"), ["Linen trousers"], "the start of an SKU");
+      assert.deepEqual(await titles("LIN-32"), [], "not the middle of an SKU");
+      assert.deepEqual(await titles("0%_p"), ["Silk tie 100%_pure"]);
+      assert.deepEqual(await titles("0%_"), ["Silk tie 100%_pure"], "% and _ are not wildcards");
+      assert.deepEqual(await titles("n_s"), [], "_ is not any character");
+      assert.deepEqual(await titles("velvet"), []);
+    }
+  });
+
+  it("products: every sort, both directions, page by page (2 a page): each row once, in order", async () => {
+    const expect = (key: "title" | "price" | "stock", desc: boolean) => {
+      const value = (p: (typeof PRODUCTS)[number]) => (key === "price" ? Number(p.price) : p[key]);
+      return [...PRODUCTS]
+        .sort((a, b) => {
+          const x = value(a);
+          const y = value(b);
+          return (x < y ? -1 : x > y ? 1 : 0) * (desc ? -1 : 1);
+        })
+        .map((p) => p.title);
+    };
+    for (const base of [`${merchant.base}/products`, "/api/v1/apps/api/products"]) {
+      const client = base.startsWith("/api/v1/apps") ? admin : merchant.client;
+      for (const key of ["title", "price", "stock"] as const) {
+        for (const desc of [false, true]) {
+          const rows = await all(client, `${base}?sort=${desc ? "-" : ""}${key}`);
+          assert.deepEqual(
+            rows.map((p) => p.title),
+            expect(key, desc),
+            `${base} sort=${desc ? "-" : ""}${key}`,
+          );
+        }
+      }
+      const newest = await all(client, base);
+      assert.deepEqual(
+        newest.map((p) => p.title),
+        [...PRODUCTS].reverse().map((p) => p.title),
+        "newest first by default",
+      );
+      assert.deepEqual(
+        (await all(client, `${base}?sort=createdAt`)).map((p) => p.title),
+        PRODUCTS.map((p) => p.title),
+      );
+      const shirts = await all(client, `${base}?q=shirt&sort=-price`, 1);
+      assert.deepEqual(
+        shirts.map((p) => p.title),
+        ["Linen shirt", "Cotton shirt"],
+        "search and sort together",
+      );
+    }
+  });
+
+  it("customers: q by e-mail or full name; sort by last name", async () => {
+    const base = `${merchant.base}/customers`;
+    const emails = async (url: string) => (await all(merchant.client, url)).map((c) => c.email);
+    assert.deepEqual((await emails(`${base}?q=haddad`)).sort(), ["layla@example.com", "omar.h@example.org"]);
+    assert.deepEqual(await emails(`${base}?q=${encodeURIComponent("layla hadd")}`), ["layla@example.com"]);
+    assert.deepEqual(await emails(`${base}?q=shop.example`), ["sara@shop.example"]);
+    const byLastName = await all(merchant.client, `${base}?sort=lastName`);
+    assert.deepEqual(
+      byLastName.map((c) => c.lastName),
+      ["Ali", "Haddad", "Haddad"],
+    );
+    assert.equal(new Set(byLastName.map((c) => c.id)).size, 3, "each once (the id breaks the tie)");
+    assert.deepEqual(
+      (await all(admin, "/api/v1/apps/api/customers?q=haddad&sort=-email")).map((c) => c.email),
+      ["omar.h@example.org", "layla@example.com"],
+    );
+  });
+
+  it("orders: q by number (with or without #) or by the customer; sort by total", async () => {
+    const customers = await all(merchant.client, `${merchant.base}/customers?sort=email`);
+    const products = await all(merchant.client, `${merchant.base}/products?sort=title`);
+    const order = async (customer: Json, product: Json, quantity: number) => {
+      ctx.clock.advance(1000);
+      const res = await merchant.client.post(`${merchant.base}/orders`, {
+        customerId: customer.id,
+        lineItems: [{ productId: product.id, quantity }],
+      });
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+      return res.data as Json;
+    };
+    const cotton = products.find((p) => p.title === "Cotton shirt")!;
+    const a = await order(customers[0]!, cotton, 1); // layla, 25.00
+    const b = await order(customers[1]!, cotton, 3); // omar, 75.00
+    const c = await order(customers[2]!, cotton, 2); // sara, 50.00
+    const base = `${merchant.base}/orders`;
+    const numbers = async (url: string) => (await all(merchant.client, url)).map((o) => o.number);
+    assert.deepEqual(await numbers(`${base}?q=${a.number}`), [a.number]);
+    assert.deepEqual(await numbers(`${base}?q=${encodeURIComponent(`#${c.number}`)}`), [c.number]);
+    assert.deepEqual(await numbers(`${base}?q=omar`), [b.number]);
+    assert.deepEqual(await numbers(`${base}?q=99999`), [], "a number searches order numbers only");
+    assert.deepEqual(await numbers(`${base}?q=haddad&sort=total`), [a.number, b.number]);
+    assert.deepEqual(await numbers(`${base}?sort=-total`), [b.number, c.number, a.number]);
+    assert.deepEqual(
+      (await all(admin, `/api/v1/apps/api/orders?sort=number`)).map((o) => o.number),
+      [a.number, b.number, c.number],
+    );
+  });
+
+  it("refuses a cursor of another sort or search, a short text and an unknown sort with 400 VALIDATION_FAILED", async () => {
+    const base = `${merchant.base}/products`;
+    const first = await merchant.client.get(`${base}?sort=title&limit=1`);
+    const cursor = encodeURIComponent(first.body.meta.nextCursor);
+    for (const url of [
+      `${base}?sort=-title&cursor=${cursor}`,
+      `${base}?sort=title&q=shirt&cursor=${cursor}`,
+      `${base}?cursor=${cursor}`,
+      `${base}?q=ab`,
+      `${base}?q=${encodeURIComponent("   ")}`,
+      `${base}?sort=color`,
+      `${base}?sort=title&updatedSince=2026-01-01T00:00:00Z`,
+      `${merchant.base}/orders?q=ab`,
+      `${merchant.base}/customers?sort=price`,
+    ]) {
+      const res = await merchant.client.get(url);
+      assert.equal(res.status, 400, `${url}: ${JSON.stringify(res.body)}`);
+      assert.equal(res.body.error.code, "VALIDATION_FAILED");
+      assert.doesNotMatch(JSON.stringify(res.body), /\^|\\\\S|pattern/, "explained in words");
+    }
+    assert.equal(
+      (await merchant.client.get(`${merchant.base}/orders?q=7`)).status,
+      200,
+      "a short order number is fine",
+    );
+  });
+});
