@@ -35,6 +35,8 @@ import { createOAuthRepo } from "./modules/oauth/oauth-repo.ts";
 import { type AccessContext, createTokenService } from "./modules/oauth/token-service.ts";
 import { createOrderRepo } from "./modules/orders/orders-repo.ts";
 import { createOrderService } from "./modules/orders/orders-service.ts";
+import { createOverviewRepo } from "./modules/overview/overview-repo.ts";
+import { createOverviewService } from "./modules/overview/overview-service.ts";
 import { createProductRepo } from "./modules/products/products-repo.ts";
 import { createProductService } from "./modules/products/products-service.ts";
 import { createStoreRepo } from "./modules/stores/stores-repo.ts";
@@ -94,7 +96,7 @@ export function createPlatform(input: {
     ),
     devices: createDeviceCookies({ key: deriveKey(secretsKey, "device-cookie"), clock }),
   });
-  const services = {
+  const domain = {
     accounts,
     stores: createStoreService({ repo: repos.stores, clock }),
     products: createProductService({ db, repo: repos.products, recordEvent, clock }),
@@ -107,6 +109,10 @@ export function createPlatform(input: {
       recordEvent,
       clock,
     }),
+  };
+  const services = {
+    ...domain,
+    overview: createOverviewService({ repo: createOverviewRepo(db), orders: domain.orders, clock }),
   };
 
   // App integration: apps, installations, the token rules and consent.

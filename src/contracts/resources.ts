@@ -38,6 +38,9 @@ export const CustomerResource = Type.Object(
     phone: Type.Union([Type.String(), Type.Null()]),
     createdAt: Timestamp,
     updatedAt: Timestamp,
+    anonymizedAt: Type.Union([Timestamp, Type.Null()], {
+      description: "When the customer was deleted while they had orders: their personal data is overwritten.",
+    }),
   },
   { title: "Customer" },
 );

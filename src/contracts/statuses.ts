@@ -80,6 +80,16 @@ export const DeliveryStatusSchema = enumSchema(
   "`pending` while attempts remain (see `nextAttemptAt`); `delivered`, `failed` (8 attempts, or a final answer) and `cancelled` (the app was uninstalled) are final.",
 );
 
+/** Who made a change in a history: a merchant in the dashboard, the platform, or not recorded. */
+export const ACTOR_KINDS = {
+  account: { label: "Merchant" },
+  system: { label: "Platform" },
+  unknown: { label: "Not recorded" },
+} as const;
+export type ActorKind = keyof typeof ACTOR_KINDS;
+export const ACTOR_KIND_NAMES = keysOf(ACTOR_KINDS);
+export const ActorKind = mirror(ACTOR_KIND_NAMES);
+
 /**
  * Every column whose values the contract declares, for the test that compares the migrations'
  * CHECK constraints with it.
@@ -87,6 +97,8 @@ export const DeliveryStatusSchema = enumSchema(
 export const STATUS_COLUMNS = {
   "products.status": PRODUCT_STATUS_NAMES,
   "orders.status": ORDER_STATUS_NAMES,
+  "order_status_changes.status": ORDER_STATUS_NAMES,
+  "order_status_changes.actor_kind": ACTOR_KIND_NAMES,
   "installations.status": INSTALLATION_STATUS_NAMES,
   "webhook_subscriptions.status": SUBSCRIPTION_STATUS_NAMES,
   "webhook_deliveries.status": DELIVERY_STATUS_NAMES,

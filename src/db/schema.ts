@@ -1,5 +1,6 @@
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from "kysely";
 import type {
+  ActorKind,
   DeliveryStatus,
   InstallationStatus,
   OrderStatus,
@@ -65,6 +66,19 @@ export interface CustomersTable {
   phone: string | null;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** Set when the customer was deleted while they had orders: their personal data is overwritten. */
+  anonymized_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+}
+
+export interface OrderStatusChangesTable {
+  store_id: string;
+  order_id: string;
+  seq: number;
+  status: OrderStatus;
+  changed_at: Timestamp;
+  actor_kind: ActorKind;
+  actor_id: string | null;
+  actor_name: string;
 }
 
 export interface OrdersTable {
@@ -117,6 +131,8 @@ export interface AppsTable {
   secret_rotated_at: Date | null;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** Set when the developer deleted the app: hidden, and refused by every OAuth endpoint. */
+  deleted_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
 export interface InstallationsTable {
@@ -268,6 +284,7 @@ export interface DB {
   products: ProductsTable;
   customers: CustomersTable;
   orders: OrdersTable;
+  order_status_changes: OrderStatusChangesTable;
   order_line_items: OrderLineItemsTable;
   events: EventsTable;
   apps: AppsTable;

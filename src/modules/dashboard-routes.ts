@@ -13,6 +13,7 @@ import { registerDashboardCustomerRoutes } from "./customers/customers-routes.ts
 import { createDashboardGuard, dashboardRoute } from "./dashboard-family.ts";
 import { registerInstallationRoutes } from "./installations/installations-routes.ts";
 import { registerDashboardOrderRoutes } from "./orders/orders-routes.ts";
+import { registerOverviewRoutes } from "./overview/overview-routes.ts";
 import { registerDashboardProductRoutes } from "./products/products-routes.ts";
 import { CreateStoreBody, SlugParams, StoreResource, toStoreResource } from "./stores/stores-schemas.ts";
 
@@ -85,7 +86,11 @@ export function registerDashboardRoutes(app: App, platform: Platform) {
     }),
   );
 
-  registerAppRoutes(app, { apps: platform.integration.apps, requireSession });
+  registerAppRoutes(app, {
+    apps: platform.integration.apps,
+    uninstallEverywhere: platform.integration.installations.uninstallEverywhere,
+    requireSession,
+  });
 
   // A store's routes (`/stores/:slug/...`), in their own scope so that the guard (session, a store
   // the account owns, the route's scope) runs on each of them and every one must declare its scope.
@@ -108,6 +113,7 @@ export function registerDashboardRoutes(app: App, platform: Platform) {
     registerApiKeyRoutes(store, platform.developer.keys);
     registerDashboardProductRoutes(store, services.products);
     registerDashboardCustomerRoutes(store, services.customers);
-    registerDashboardOrderRoutes(store, services.orders);
+    registerDashboardOrderRoutes(store, services.orders, platform.webhooks.deliveriesOf);
+    registerOverviewRoutes(store, services.overview);
   });
 }

@@ -41,6 +41,16 @@ export function createAccountRepo(db: Executor) {
     async deleteSession(tokenHash: string, tx: Executor = db) {
       await tx.deleteFrom("sessions").where("token_hash", "=", tokenHash).execute();
     },
+    /** Ends every session of the account but `keepTokenHash` (null: every one). */
+    async deleteSessionsOf(accountId: string, keepTokenHash: string | null, tx: Executor = db) {
+      let q = tx.deleteFrom("sessions").where("account_id", "=", accountId);
+      if (keepTokenHash) q = q.where("token_hash", "<>", keepTokenHash);
+      const result = await q.executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
+    async setPasswordHash(accountId: string, hash: string, tx: Executor = db) {
+      await tx.updateTable("accounts").set({ password_hash: hash }).where("id", "=", accountId).execute();
+    },
     async deleteExpiredSessions(now: Date, tx: Executor = db) {
       await tx.deleteFrom("sessions").where("expires_at", "<=", now).execute();
     },

@@ -2,7 +2,13 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import Type from "typebox";
 import { Envelope, errorResponses } from "../../lib/http/schemas.ts";
 import type { App } from "../../lib/http/types.ts";
-import { AccountResource, LoginBody, SignupBody, toAccountResource } from "./accounts-schemas.ts";
+import {
+  AccountResource,
+  ChangePasswordBody,
+  LoginBody,
+  SignupBody,
+  toAccountResource,
+} from "./accounts-schemas.ts";
 import type { AccountService } from "./accounts-service.ts";
 import { DEVICE_COOKIE, deviceCookieOptions } from "./device-cookie.ts";
 import { currentAccount, SESSION_COOKIE, sessionCookieOptions } from "./session-auth.ts";
@@ -97,6 +103,56 @@ export function registerAccountRoutes(
       reply.clearCookie(SESSION_COOKIE, sessionCookieOptions(deps.secureCookies));
       return { success: true as const, data: { loggedOut: true } };
     },
+  );
+
+  app.post(
+    "/auth/logout-everywhere",
+    {
+      preHandler: deps.requireSession,
+      schema: {
+        operationId: "dashboardLogoutEverywhere",
+        tags,
+        summary: "End every session of the account, this one included",
+        security: cookieAuth,
+        response: {
+          200: Envelope(Type.Object({ endedSessions: Type.Integer() })),
+          ...errorResponses("UNAUTHENTICATED"),
+        },
+      },
+    },
+    async (request, reply) => {
+      const ended = await deps.accounts.logoutEverywhere(currentAccount(request).id);
+      reply.clearCookie(SESSION_COOKIE, sessionCookieOptions(deps.secureCookies));
+      return { success: true as const, data: { endedSessions: ended } };
+    },
+  );
+
+  app.post(
+    "/account/password",
+    {
+      preHandler: deps.requireSession,
+      schema: {
+        operationId: "dashboardChangePassword",
+        tags,
+        summary: "Change the password",
+        description:
+          "Needs the current password (wrong guesses are throttled like sign-ins: 429 after too many). Every other session of the account is signed out; this one stays.",
+        security: cookieAuth,
+        body: ChangePasswordBody,
+        response: {
+          200: Envelope(Type.Object({ signedOutSessions: Type.Integer() })),
+          ...errorResponses("UNAUTHENTICATED"),
+        },
+      },
+    },
+    async (request) => ({
+      success: true as const,
+      data: await deps.accounts.changePassword(
+        currentAccount(request).id,
+        request.body,
+        request.cookies[SESSION_COOKIE] ?? "",
+      ),
+    }),
   );
 
   app.get(

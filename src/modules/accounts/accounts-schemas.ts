@@ -7,6 +7,10 @@ export const SignupBody = Body({
   password: Password,
   name: PersonName,
 });
+export const ChangePasswordBody = Body({
+  currentPassword: Type.String({ minLength: 1, maxLength: 200 }),
+  newPassword: Password,
+});
 export const LoginBody = Body({ email: Email, password: Type.String({ minLength: 1, maxLength: 200 }) });
 
 export const AccountResource = Type.Object(

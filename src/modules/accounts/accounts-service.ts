@@ -78,6 +78,46 @@ export function createAccountService(deps: {
       await repo.deleteSession(sha256Hex(token));
     },
 
+    /**
+     * Ends every session of the account, this browser's too (a lost laptop, a shared computer).
+     * Answers how many ended.
+     */
+    async logoutEverywhere(accountId: string) {
+      return repo.deleteSessionsOf(accountId, null);
+    },
+
+    /**
+     * Changes the password after checking the current one (throttled like a sign-in, per account),
+     * and signs out every other session: whoever knew the old password is out. The session that
+     * asked stays signed in. Answers how many other sessions ended.
+     */
+    async changePassword(
+      accountId: string,
+      input: { currentPassword: string; newPassword: string },
+      sessionToken: string,
+    ) {
+      const account = await repo.findById(accountId);
+      if (!account) throw new AppError("UNAUTHENTICATED");
+      await deps.guard.verify(
+        { id: `password-change:${accountId}`, ip: null },
+        async () =>
+          (await verifyPassword(account.password_hash, input.currentPassword)) ? account : undefined,
+        () =>
+          new AppError("VALIDATION_FAILED", {
+            message: "The current password is wrong.",
+            details: [{ field: "currentPassword", message: "is not your current password" }],
+          }),
+      );
+      if (input.newPassword === input.currentPassword) {
+        throw new AppError("VALIDATION_FAILED", {
+          message: "The new password is the current one.",
+          details: [{ field: "newPassword", message: "must differ from the current password" }],
+        });
+      }
+      await repo.setPasswordHash(accountId, await hashPassword(input.newPassword));
+      return { signedOutSessions: await repo.deleteSessionsOf(accountId, sha256Hex(sessionToken)) };
+    },
+
     /** The account of a session cookie value, or null when it is unknown or expired. */
     async authenticate(token: string): Promise<SessionAccount | null> {
       if (!token.startsWith(`${SECRET_PREFIX.session}_`) || token.length > 100) return null;

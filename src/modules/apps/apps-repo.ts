@@ -18,8 +18,45 @@ export function createAppRepo(db: Executor) {
         .returningAll()
         .executeTakeFirstOrThrow();
     },
+    /** A live app by its client id: a deleted app is unknown to every caller (OAuth included). */
     async findByClientId(clientId: string, tx: Executor = db) {
-      return tx.selectFrom("apps").selectAll().where("client_id", "=", clientId).executeTakeFirst();
+      return tx
+        .selectFrom("apps")
+        .selectAll()
+        .where("client_id", "=", clientId)
+        .where("deleted_at", "is", null)
+        .executeTakeFirst();
+    },
+    async update(
+      appId: string,
+      changes: { name?: string; redirect_uris?: string[]; scopes?: Scope[] },
+      now: Date,
+      tx: Executor = db,
+    ) {
+      return tx
+        .updateTable("apps")
+        .set({
+          ...(changes.name !== undefined ? { name: changes.name } : {}),
+          ...(changes.redirect_uris !== undefined
+            ? { redirect_uris: JSON.stringify(changes.redirect_uris) }
+            : {}),
+          ...(changes.scopes !== undefined ? { scopes: JSON.stringify(changes.scopes) } : {}),
+          updated_at: now,
+        })
+        .where("id", "=", appId)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+    },
+    /**
+     * Marks the app deleted and replaces its secret's hash with one no secret has, so no token
+     * request (the refresh statement checks the hash itself) can succeed any more.
+     */
+    async markDeleted(appId: string, unusableHash: string, now: Date, tx: Executor = db) {
+      await tx
+        .updateTable("apps")
+        .set({ deleted_at: now, client_secret_hash: unusableHash, updated_at: now })
+        .where("id", "=", appId)
+        .execute();
     },
     async findById(id: string, tx: Executor = db) {
       return tx.selectFrom("apps").selectAll().where("id", "=", id).executeTakeFirst();
@@ -29,6 +66,7 @@ export function createAppRepo(db: Executor) {
         .selectFrom("apps")
         .selectAll()
         .where("owner_account_id", "=", accountId)
+        .where("deleted_at", "is", null)
         .orderBy("created_at")
         .orderBy("id")
         .limit(1000)

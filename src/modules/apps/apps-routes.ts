@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import Type from "typebox";
 import type { Scope } from "../../contracts/scopes.ts";
+import type { AppRow } from "../../db/schema.ts";
 import { Envelope, errorResponses, Params } from "../../lib/http/schemas.ts";
 import type { App } from "../../lib/http/types.ts";
 import { currentAccount } from "../accounts/session-auth.ts";
@@ -11,6 +12,7 @@ import {
   CreateAppBody,
   SecretResource,
   toAppResource,
+  UpdateAppBody,
 } from "./apps-schemas.ts";
 import type { AppService } from "./apps-service.ts";
 
@@ -20,7 +22,12 @@ const security = [{ sessionCookie: [] }];
 /** App registration for developers (any account): create, list, get, rotate the client secret. */
 export function registerAppRoutes(
   app: App,
-  deps: { apps: AppService; requireSession: (request: FastifyRequest, reply: FastifyReply) => Promise<void> },
+  deps: {
+    apps: AppService;
+    /** Uninstalls a deleted app from every store (installations-service). */
+    uninstallEverywhere: (app: AppRow) => Promise<number>;
+    requireSession: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+  },
 ) {
   const { apps, requireSession } = deps;
   const clientParams = Params({ clientId: ClientId });
@@ -90,6 +97,58 @@ export function registerAppRoutes(
       success: true as const,
       data: toAppResource(await apps.getOwned(currentAccount(request).id, request.params.clientId)),
     }),
+  );
+
+  app.patch(
+    "/apps/:clientId",
+    {
+      preHandler: requireSession,
+      schema: {
+        operationId: "dashboardUpdateApp",
+        tags,
+        summary: "Change an app",
+        description:
+          "Name, redirect URIs and the scopes the app may ask merchants for. Installations keep the scopes their merchants granted; narrowing limits what the app can ask for from now on.",
+        security,
+        params: clientParams,
+        body: UpdateAppBody,
+        response: { 200: Envelope(AppResource), ...errorResponses("UNAUTHENTICATED", "NOT_FOUND") },
+      },
+    },
+    async (request) => ({
+      success: true as const,
+      data: toAppResource(
+        await apps.update(currentAccount(request).id, request.params.clientId, request.body),
+      ),
+    }),
+  );
+
+  app.delete(
+    "/apps/:clientId",
+    {
+      preHandler: requireSession,
+      schema: {
+        operationId: "dashboardDeleteApp",
+        tags,
+        summary: "Delete an app",
+        description:
+          "The app is uninstalled from every store that has it: each receives `app/uninstalled` (as the last delivery of that installation) and every token is revoked. Then its client id is refused by the authorize and token endpoints and it leaves your list. Cannot be undone.",
+        security,
+        params: clientParams,
+        response: {
+          200: Envelope(
+            Type.Object({
+              uninstalledFrom: Type.Integer({ description: "Stores it was uninstalled from." }),
+            }),
+          ),
+          ...errorResponses("UNAUTHENTICATED", "NOT_FOUND"),
+        },
+      },
+    },
+    async (request) => {
+      const row = await apps.markDeleted(currentAccount(request).id, request.params.clientId);
+      return { success: true as const, data: { uninstalledFrom: await deps.uninstallEverywhere(row) } };
+    },
   );
 
   app.post(

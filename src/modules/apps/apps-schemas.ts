@@ -28,6 +28,19 @@ export const CreateAppBody = Body({
   }),
 });
 
+export const UpdateAppBody = Type.Object(
+  {
+    name: Type.Optional(AppName),
+    redirectUris: Type.Optional(
+      Type.Array(RedirectUri, { minItems: 1, maxItems: MAX_REDIRECT_URIS, uniqueItems: true }),
+    ),
+    scopes: Type.Optional(
+      Type.Array(ScopeSchema, { minItems: 1, maxItems: SCOPE_NAMES.length, uniqueItems: true }),
+    ),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+
 export const AppResource = Type.Object(
   {
     clientId: ClientId,

@@ -33,6 +33,7 @@ export function createAppService(deps: {
         secret_rotated_at: null,
         created_at: now,
         updated_at: now,
+        deleted_at: null,
       });
       return { app, secret };
     },
@@ -42,6 +43,39 @@ export function createAppService(deps: {
     async getOwned(ownerId: string, clientId: string): Promise<AppRow> {
       const app = await repo.findByClientId(clientId);
       if (!app || app.owner_account_id !== ownerId) throw notFound("App");
+      return app;
+    },
+
+    /**
+     * Changes the app's name, redirect URIs or the scopes it may ask for. Installations keep the
+     * scopes their merchants granted: narrowing the app's scopes limits what it can ask for from
+     * now on; to give up a granted scope the app narrows its own tokens (refresh with `scope`).
+     */
+    async update(
+      ownerId: string,
+      clientId: string,
+      input: { name?: string | undefined; redirectUris?: string[] | undefined; scopes?: Scope[] | undefined },
+    ) {
+      const app = await this.getOwned(ownerId, clientId);
+      return repo.update(
+        app.id,
+        {
+          ...(input.name !== undefined ? { name: input.name.trim() } : {}),
+          ...(input.redirectUris !== undefined ? { redirect_uris: input.redirectUris } : {}),
+          ...(input.scopes !== undefined ? { scopes: [...new Set(input.scopes)].sort() } : {}),
+        },
+        clock.now(),
+      );
+    },
+
+    /**
+     * Deletes the app: from now on its client id is unknown (authorize, token and refresh refuse it)
+     * and it leaves its owner's list. Uninstalling it from every store is the caller's next step
+     * (installations-service uninstallEverywhere), so each store's merchant and the app hear of it.
+     */
+    async markDeleted(ownerId: string, clientId: string) {
+      const app = await this.getOwned(ownerId, clientId);
+      await repo.markDeleted(app.id, sha256Hex(newSecretOf("clientSecret")), clock.now());
       return app;
     },
 

@@ -1,4 +1,5 @@
 import { sql } from "kysely";
+import { OrderStatus } from "../../contracts/index.ts";
 import type { Executor } from "../../db/client.ts";
 import type { Customer } from "../../db/schema.ts";
 import { containsPattern, keyset, type PagePlan } from "../../lib/pagination.ts";
@@ -31,6 +32,61 @@ export function createCustomerRepo(db: Executor) {
         .where("store_id", "=", storeId)
         .where("id", "=", id)
         .executeTakeFirst();
+    },
+    /** Locks the row until the transaction ends (edits and deletion of one customer, one at a time). */
+    async findForUpdate(storeId: string, id: string, tx: Executor) {
+      return tx
+        .selectFrom("customers")
+        .selectAll()
+        .where("store_id", "=", storeId)
+        .where("id", "=", id)
+        .forUpdate()
+        .executeTakeFirst();
+    },
+    /** Applies `changes`; undefined when another customer of the store has the e-mail address. */
+    async update(
+      storeId: string,
+      id: string,
+      changes: Partial<Pick<Customer, "email" | "first_name" | "last_name" | "phone" | "anonymized_at">> & {
+        updated_at: Date;
+      },
+      tx: Executor,
+    ) {
+      if (changes.email !== undefined) {
+        const taken = await tx
+          .selectFrom("customers")
+          .select("id")
+          .where("store_id", "=", storeId)
+          .where(sql<boolean>`lower(email) = lower(${changes.email})`)
+          .where("id", "<>", id)
+          .executeTakeFirst();
+        if (taken) return undefined;
+      }
+      return tx
+        .updateTable("customers")
+        .set(changes)
+        .where("store_id", "=", storeId)
+        .where("id", "=", id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+    },
+    async delete(storeId: string, id: string, tx: Executor) {
+      await tx.deleteFrom("customers").where("store_id", "=", storeId).where("id", "=", id).execute();
+    },
+    /** The customer's orders: how many, what they spent (cancelled orders aside), the last one. */
+    async orderStats(storeId: string, id: string, tx: Executor = db) {
+      return tx
+        .selectFrom("orders")
+        .select((eb) => [
+          eb.fn.countAll<number>().as("orders"),
+          sql<number>`coalesce(sum(total_minor) FILTER (WHERE status <> ${OrderStatus.cancelled}), 0)`.as(
+            "spent",
+          ),
+          eb.fn.max("created_at").as("last_order_at"),
+        ])
+        .where("store_id", "=", storeId)
+        .where("customer_id", "=", id)
+        .executeTakeFirstOrThrow();
     },
     async list(storeId: string, plan: PagePlan, filter: { q?: string | undefined } = {}, tx: Executor = db) {
       const { where, column, id, direction } = keyset(plan);

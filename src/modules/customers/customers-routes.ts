@@ -1,3 +1,4 @@
+import Type from "typebox";
 import { Scope } from "../../contracts/index.ts";
 import type { StoreScope } from "../../contracts/scopes.ts";
 import { type RouteSpec, storeOf } from "../../lib/http/api-family.ts";
@@ -10,6 +11,8 @@ import {
   CustomerIdParam,
   CustomerListQuery,
   CustomerResource,
+  CustomerStats,
+  UpdateCustomerBody,
 } from "./customers-schemas.ts";
 import type { CustomerService } from "./customers-service.ts";
 
@@ -60,6 +63,65 @@ export function registerDashboardCustomerRoutes(app: App, customers: CustomerSer
     async (request) => ({
       success: true as const,
       data: await customers.get(storeOf(request), request.params.id),
+    }),
+  );
+  app.get(
+    "/stores/:slug/customers/:id/stats",
+    dashboardRoute({
+      operationId: "dashboardGetCustomerStats",
+      scope: Scope.read_customers,
+      tags,
+      summary: "A customer's orders in figures",
+      description:
+        "How many orders, what they spent (cancelled orders aside) and when they last ordered. Their orders: `GET …/orders?customerId=`.",
+      params: storeParams(CustomerIdParam),
+      response: { 200: Envelope(CustomerStats) },
+      errors: ["NOT_FOUND"],
+    }),
+    async (request) => ({
+      success: true as const,
+      data: await customers.stats(storeOf(request), request.params.id),
+    }),
+  );
+  app.patch(
+    "/stores/:slug/customers/:id",
+    dashboardRoute({
+      operationId: "dashboardUpdateCustomer",
+      scope: Scope.write_customers,
+      tags,
+      summary: "Change a customer",
+      description:
+        "E-mail addresses stay unique per store (409). A deleted (anonymised) customer cannot change (409).",
+      params: storeParams(CustomerIdParam),
+      body: UpdateCustomerBody,
+      response: { 200: Envelope(CustomerResource) },
+      errors: ["NOT_FOUND", "CONFLICT"],
+    }),
+    async (request) => ({
+      success: true as const,
+      data: await customers.update(storeOf(request), request.params.id, request.body),
+    }),
+  );
+  app.delete(
+    "/stores/:slug/customers/:id",
+    dashboardRoute({
+      operationId: "dashboardDeleteCustomer",
+      scope: Scope.write_customers,
+      tags,
+      summary: "Delete a customer",
+      description:
+        "A customer without orders is removed. One with orders is anonymised instead: the orders stay, with a customer whose name, e-mail address and phone are erased (`anonymizedAt` is set).",
+      params: storeParams(CustomerIdParam),
+      response: {
+        200: Envelope(
+          Type.Object({ outcome: Type.Union([Type.Literal("deleted"), Type.Literal("anonymized")]) }),
+        ),
+      },
+      errors: ["NOT_FOUND"],
+    }),
+    async (request) => ({
+      success: true as const,
+      data: await customers.remove(storeOf(request), request.params.id),
     }),
   );
   app.post(

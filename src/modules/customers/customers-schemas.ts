@@ -44,7 +44,29 @@ export function toCustomerResource(c: Customer) {
     phone: c.phone,
     createdAt: c.created_at.toISOString(),
     updatedAt: c.updated_at.toISOString(),
+    anonymizedAt: c.anonymized_at ? c.anonymized_at.toISOString() : null,
   };
 }
 
 export type CreateCustomerInput = Static<typeof CreateCustomerBody>;
+
+export const UpdateCustomerBody = Type.Object(
+  {
+    email: Type.Optional(Email),
+    firstName: Type.Optional(FirstName),
+    lastName: Type.Optional(LastName),
+    phone: Type.Optional(Type.Union([Phone, Type.Null()])),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+export type UpdateCustomerInput = Static<typeof UpdateCustomerBody>;
+
+export const CustomerStats = Type.Object(
+  {
+    ordersCount: Type.Integer(),
+    totalSpent: Type.String({ description: "Total of the customer's orders that were not cancelled." }),
+    currency: Type.String(),
+    lastOrderAt: Type.Union([Type.String({ format: "date-time" }), Type.Null()]),
+  },
+  { title: "CustomerStats" },
+);

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { OrderStatus, ProductStatus } from "../../contracts/index.ts";
+import { ActorKind, OrderStatus, ProductStatus } from "../../contracts/index.ts";
 import { randomBase62 } from "../../lib/crypto.ts";
 import type { Platform } from "../../platform.ts";
 
@@ -66,18 +66,25 @@ export async function seedDemo(platform: Platform, options: { credentialsFile?: 
   for (const c of CUSTOMERS) customers.push(await services.customers.create(store, c));
   const [shirt, tote, mug] = products;
   const [layla, omar] = customers;
-  const first = await services.orders.create(store, {
-    customerId: layla!.id,
-    lineItems: [
-      { productId: shirt!.id, quantity: 1 },
-      { productId: mug!.id, quantity: 2 },
-    ],
-  });
-  await services.orders.setStatus(store, first.id, OrderStatus.paid);
-  await services.orders.create(store, {
-    customerId: omar!.id,
-    lineItems: [{ productId: tote!.id, quantity: 3 }],
-  });
+  // The demo's orders are the platform's doing, and their history says so.
+  const seed = { kind: ActorKind.system, id: null, name: "Demo data" };
+  const first = await services.orders.create(
+    store,
+    {
+      customerId: layla!.id,
+      lineItems: [
+        { productId: shirt!.id, quantity: 1 },
+        { productId: mug!.id, quantity: 2 },
+      ],
+    },
+    seed,
+  );
+  await services.orders.setStatus(store, first.id, OrderStatus.paid, seed);
+  await services.orders.create(
+    store,
+    { customerId: omar!.id, lineItems: [{ productId: tote!.id, quantity: 3 }] },
+    seed,
+  );
   if (options.credentialsFile) writeFileSync(options.credentialsFile, `${password}\n`, { mode: 0o600 });
   return { created: true, email: DEMO_EMAIL, password, storeSlug: DEMO_STORE_SLUG };
 }

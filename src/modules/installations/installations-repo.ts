@@ -49,6 +49,16 @@ export function createInstallationRepo(db: Executor) {
         .orderBy("installations.created_at")
         .execute();
     },
+    /** The stores where an app is installed (for deleting the app). */
+    async storesWithApp(appId: string, tx: Executor = db) {
+      return tx
+        .selectFrom("installations")
+        .innerJoin("stores", "stores.id", "installations.store_id")
+        .selectAll("stores")
+        .where("installations.app_id", "=", appId)
+        .where("installations.status", "=", InstallationStatus.active)
+        .execute();
+    },
     async markUninstalled(storeId: string, id: string, now: Date, tx: Executor) {
       return tx
         .updateTable("installations")

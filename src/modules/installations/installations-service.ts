@@ -1,7 +1,7 @@
 import { InstallationStatus } from "../../contracts/index.ts";
 import type { Scope } from "../../contracts/scopes.ts";
 import type { Db, Executor } from "../../db/client.ts";
-import type { Installation, Store } from "../../db/schema.ts";
+import type { AppRow, Installation, Store } from "../../db/schema.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { notFound } from "../../lib/errors.ts";
 import { newId } from "../../lib/ids.ts";
@@ -22,6 +22,20 @@ export function createInstallationService(deps: {
   onUninstall?: UninstallHook[];
 }) {
   const { repo, clock } = deps;
+  /** One store's uninstall, in one transaction; null when the app was not installed there. */
+  async function uninstallApp(store: Store, app: AppRow) {
+    const now = clock.now();
+    return deps.db.transaction().execute(async (tx) => {
+      const active = await repo.findActiveForUpdate(store.id, app.id, tx);
+      if (!active) return null;
+      const ended = await repo.markUninstalled(store.id, active.id, now, tx);
+      if (!ended) return null;
+      await repo.revokeGrants(store.id, active.id, InstallationStatus.uninstalled, now, tx);
+      for (const hook of deps.onUninstall ?? []) await hook(tx, ended, store);
+      return { clientId: app.client_id, name: app.name, uninstalledAt: now.toISOString() };
+    });
+  }
+
   return {
     /**
      * Installs the app in the store with `scopes`, or widens the active installation to include
@@ -60,18 +74,21 @@ export function createInstallationService(deps: {
     async uninstall(store: Store, clientId: string) {
       const app = await deps.apps.findByClientId(clientId);
       if (!app) throw notFound("Installation");
-      const now = clock.now();
-      const answer = await deps.db.transaction().execute(async (tx) => {
-        const active = await repo.findActiveForUpdate(store.id, app.id, tx);
-        if (!active) throw notFound("Installation");
-        const ended = await repo.markUninstalled(store.id, active.id, now, tx);
-        if (!ended) throw notFound("Installation");
-        await repo.revokeGrants(store.id, active.id, InstallationStatus.uninstalled, now, tx);
-        for (const hook of deps.onUninstall ?? []) await hook(tx, ended, store);
-        return { clientId, name: app.name, uninstalledAt: now.toISOString() };
-      });
+      const answer = await uninstallApp(store, app);
+      if (!answer) throw notFound("Installation");
       await deps.accessCache.revoked();
       return answer;
+    },
+
+    /**
+     * Uninstalls an app from every store it is installed in, each as a merchant's uninstall would
+     * (app/uninstalled, tokens revoked): for an app its developer deletes. Answers how many.
+     */
+    async uninstallEverywhere(app: AppRow) {
+      let count = 0;
+      for (const store of await repo.storesWithApp(app.id)) if (await uninstallApp(store, app)) count++;
+      await deps.accessCache.revoked();
+      return count;
     },
   };
 }

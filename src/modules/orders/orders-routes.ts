@@ -1,10 +1,21 @@
-import { Scope } from "../../contracts/index.ts";
+import type { FastifyRequest } from "fastify";
+import Type, { type Static } from "typebox";
+import {
+  ACTOR_KIND_NAMES,
+  ActorKind,
+  DeliveryStatusSchema,
+  OrderStatusSchema,
+  Scope,
+  Timestamp,
+} from "../../contracts/index.ts";
 import type { StoreScope } from "../../contracts/scopes.ts";
 import { type RouteSpec, storeOf } from "../../lib/http/api-family.ts";
 import { CursorPage, Envelope, Params } from "../../lib/http/schemas.ts";
 import type { App } from "../../lib/http/types.ts";
+import { currentAccount } from "../accounts/session-auth.ts";
 import { adminRoute } from "../admin-api/admin-family.ts";
 import { dashboardRoute, StoreParams, storeParams } from "../dashboard-family.ts";
+import type { Actor } from "./orders-repo.ts";
 import {
   CreateOrderBody,
   OrderIdParam,
@@ -33,7 +44,49 @@ const ORDER = {
   },
 } satisfies Record<string, Partial<RouteSpec<StoreScope>>>;
 
-export function registerDashboardOrderRoutes(app: App, orders: OrderService) {
+/** The merchant signed in to the dashboard, as an order's history names them. */
+function accountActor(request: FastifyRequest): Actor {
+  const account = currentAccount(request);
+  return { kind: ActorKind.account, id: account.id, name: account.name };
+}
+
+const HistoryEntry = Type.Object(
+  {
+    status: OrderStatusSchema,
+    at: Timestamp,
+    actor: Type.Object({
+      kind: Type.Enum(ACTOR_KIND_NAMES, {
+        type: "string",
+        description:
+          "`account`: a merchant in the dashboard; `system`: the platform; `unknown`: before histories were kept.",
+      }),
+      name: Type.String({ description: "The merchant's name at the time, or the platform's part." }),
+    }),
+  },
+  { title: "OrderStatusChange" },
+);
+
+const OrderWebhook = Type.Object(
+  {
+    id: Type.String(),
+    eventName: Type.String(),
+    app: Type.Object({ clientId: Type.String(), name: Type.String() }),
+    status: DeliveryStatusSchema,
+    attempts: Type.Integer(),
+    lastStatusCode: Type.Union([Type.Integer(), Type.Null()]),
+    nextAttemptAt: Type.Union([Timestamp, Type.Null()]),
+    createdAt: Timestamp,
+    completedAt: Type.Union([Timestamp, Type.Null()]),
+  },
+  { title: "OrderWebhookDelivery" },
+);
+export type OrderWebhookView = Static<typeof OrderWebhook>;
+
+export function registerDashboardOrderRoutes(
+  app: App,
+  orders: OrderService,
+  webhooksOf: (storeId: string, orderId: string) => Promise<OrderWebhookView[]>,
+) {
   const tags = ["Dashboard: orders"];
   app.get(
     "/stores/:slug/orders",
@@ -78,9 +131,46 @@ export function registerDashboardOrderRoutes(app: App, orders: OrderService) {
       errors: ["CONFLICT"],
     }),
     async (request, reply) =>
-      reply
-        .status(201)
-        .send({ success: true as const, data: await orders.create(storeOf(request), request.body) }),
+      reply.status(201).send({
+        success: true as const,
+        data: await orders.create(storeOf(request), request.body, accountActor(request)),
+      }),
+  );
+  app.get(
+    "/stores/:slug/orders/:id/history",
+    dashboardRoute({
+      operationId: "dashboardGetOrderHistory",
+      scope: Scope.read_orders,
+      tags,
+      summary: "An order's status timeline",
+      description: "Each status the order entered, oldest first: when, and who moved it there.",
+      params: storeParams(OrderIdParam),
+      response: { 200: Envelope(Type.Array(HistoryEntry)) },
+      errors: ["NOT_FOUND"],
+    }),
+    async (request) => ({
+      success: true as const,
+      data: await orders.history(storeOf(request), request.params.id),
+    }),
+  );
+  app.get(
+    "/stores/:slug/orders/:id/webhooks",
+    dashboardRoute({
+      operationId: "dashboardListOrderWebhooks",
+      scope: Scope.read_orders,
+      tags,
+      summary: "The webhooks an order caused",
+      description:
+        "Deliveries of the order's events to the apps installed in the store, newest first (at most 100): which event, which app, and how the delivery went.",
+      params: storeParams(OrderIdParam),
+      response: { 200: Envelope(Type.Array(OrderWebhook)) },
+      errors: ["NOT_FOUND"],
+    }),
+    async (request) => {
+      const store = storeOf(request);
+      await orders.get(store, request.params.id);
+      return { success: true as const, data: await webhooksOf(store.id, request.params.id) };
+    },
   );
   app.post(
     "/stores/:slug/orders/:id/status",
@@ -98,7 +188,12 @@ export function registerDashboardOrderRoutes(app: App, orders: OrderService) {
     }),
     async (request) => ({
       success: true as const,
-      data: await orders.setStatus(storeOf(request), request.params.id, request.body.status),
+      data: await orders.setStatus(
+        storeOf(request),
+        request.params.id,
+        request.body.status,
+        accountActor(request),
+      ),
     }),
   );
 }

@@ -39,6 +39,7 @@ export const OrderListQuery = Type.Object(
   {
     ...CursorQuery,
     status: Type.Optional(OrderStatusSchema),
+    customerId: Type.Optional(Id("customer", "Only this customer's orders.")),
     q: Type.Optional(
       Type.String({
         minLength: 1,

@@ -1,6 +1,11 @@
-import type { DomainEventName } from "../../contracts/events.ts";
-import { EVENT, OrderStatus, ProductStatus } from "../../contracts/index.ts";
-import { allowedTransitions, canTransition } from "../../contracts/statuses.ts";
+import {
+  allowedTransitions,
+  canTransition,
+  EVENT,
+  ORDER_STATUSES,
+  OrderStatus,
+  ProductStatus,
+} from "../../contracts/index.ts";
 import type { Db, Executor } from "../../db/client.ts";
 import type { OrderLineItem, Product, Store } from "../../db/schema.ts";
 import type { Clock } from "../../lib/clock.ts";
@@ -11,7 +16,7 @@ import type { CustomerRepo } from "../customers/customers-repo.ts";
 import type { RecordEvent } from "../events/events-repo.ts";
 import { toProductResource } from "../products/products-schemas.ts";
 import type { StoreRepo } from "../stores/stores-repo.ts";
-import { type OrderRepo, orderNumberOf } from "./orders-repo.ts";
+import { type Actor, type OrderRepo, orderNumberOf } from "./orders-repo.ts";
 import { ORDER_SORTS, toOrderResource } from "./orders-schemas.ts";
 
 export interface CreateOrderInput {
@@ -44,7 +49,7 @@ export function createOrderService(deps: {
     });
 
   return {
-    async create(store: Store, input: CreateOrderInput) {
+    async create(store: Store, input: CreateOrderInput, actor: Actor) {
       const seen = new Set<string>();
       input.lineItems.forEach((li, i) => {
         if (seen.has(li.productId)) {
@@ -115,6 +120,7 @@ export function createOrderService(deps: {
           updated_at: now,
         };
         await repo.insert(order, items, tx);
+        await repo.recordStatus(store.id, orderId, OrderStatus.pending, now, actor, tx);
         for (const product of touched) await stockChanged(tx, store, product);
         const view = toOrderResource(order, items);
         await deps.recordEvent(tx, {
@@ -127,7 +133,7 @@ export function createOrderService(deps: {
       });
     },
 
-    async setStatus(store: Store, id: string, status: OrderStatus) {
+    async setStatus(store: Store, id: string, status: OrderStatus, actor: Actor) {
       const now = deps.clock.now();
       return db.transaction().execute(async (tx) => {
         const current = await repo.findForUpdate(store.id, id, tx);
@@ -139,6 +145,7 @@ export function createOrderService(deps: {
           });
         }
         const order = await repo.setStatus(store.id, id, status, now, tx);
+        await repo.recordStatus(store.id, id, status, now, actor, tx);
         const items = (await repo.lineItems(store.id, [id], tx)).get(id) ?? [];
         if (status === OrderStatus.cancelled) {
           for (const li of items) {
@@ -150,12 +157,22 @@ export function createOrderService(deps: {
         const view = toOrderResource(order, items);
         await deps.recordEvent(tx, {
           storeId: store.id,
-          topic: `order.${status}` as DomainEventName,
+          topic: ORDER_STATUSES[status].event,
           resourceId: id,
           payload: view,
         });
         return view;
       });
+    },
+
+    /** Each status the order entered, when and by whom, oldest first. */
+    async history(store: Store, id: string) {
+      if (!(await repo.find(store.id, id))) throw notFound("Order");
+      return (await repo.history(store.id, id)).map((h) => ({
+        status: h.status,
+        at: h.changed_at.toISOString(),
+        actor: { kind: h.actor_kind, name: h.actor_name },
+      }));
     },
 
     async get(store: Store, id: string) {
@@ -167,9 +184,13 @@ export function createOrderService(deps: {
 
     async list(
       store: Store,
-      query: PageQuery & { status?: OrderStatus | undefined; q?: string | undefined },
+      query: PageQuery & {
+        status?: OrderStatus | undefined;
+        q?: string | undefined;
+        customerId?: string | undefined;
+      },
     ) {
-      const filter = { status: query.status, q: query.q?.trim() };
+      const filter = { status: query.status, q: query.q?.trim(), customerId: query.customerId };
       if (filter.q && orderNumberOf(filter.q) === null && filter.q.length < 3) {
         throw new AppError("VALIDATION_FAILED", {
           message: "The search text is too short.",

@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from "fastify";
 import type { Registry } from "prom-client";
 import type { Config } from "../../config.ts";
-import { EVENT } from "../../contracts/index.ts";
+import { DeliveryStatus, EVENT } from "../../contracts/index.ts";
 import type { Db, Executor } from "../../db/client.ts";
 import type { Installation, Store } from "../../db/schema.ts";
 import type { Clock } from "../../lib/clock.ts";
@@ -152,10 +152,28 @@ export function createWebhooksModule(deps: {
     });
   }
 
+  const log = createDeliveryLogRepo(db);
+  /** The deliveries one resource of a store caused (an order's page), newest first, at most 100. */
+  async function deliveriesOf(storeId: string, resourceId: string) {
+    const rows = await log.listForResource(storeId, resourceId, 100);
+    return rows.map((r) => ({
+      id: r.id,
+      eventName: r.event_name,
+      app: { clientId: r.client_id, name: r.app_name },
+      status: r.status,
+      attempts: r.attempts,
+      lastStatusCode: r.last_status_code,
+      nextAttemptAt: r.status === DeliveryStatus.pending ? r.next_attempt_at.toISOString() : null,
+      createdAt: r.created_at.toISOString(),
+      completedAt: r.completed_at ? r.completed_at.toISOString() : null,
+    }));
+  }
+
   return {
     subscriptions,
     deliveries,
-    log: createDeliveryLogRepo(db),
+    log,
+    deliveriesOf,
     metrics,
     retention,
     onUninstall,

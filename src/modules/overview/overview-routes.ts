@@ -1,0 +1,60 @@
+import Type from "typebox";
+import { ORDER_STATUS_NAMES, OrderResource, ProductResource, Scope } from "../../contracts/index.ts";
+import { storeOf } from "../../lib/http/api-family.ts";
+import { Envelope, Timestamp } from "../../lib/http/schemas.ts";
+import type { App } from "../../lib/http/types.ts";
+import { dashboardRoute, StoreParams } from "../dashboard-family.ts";
+import type { OverviewService } from "./overview-service.ts";
+
+const Window = Type.Object({
+  orders: Type.Integer({ description: "Orders created in the window, cancelled ones included." }),
+  total: Type.String({ description: "Their total, cancelled orders aside, in the store's currency." }),
+  since: Timestamp,
+});
+
+const Overview = Type.Object(
+  {
+    currency: Type.String(),
+    timeZone: Type.String(),
+    sales: Type.Object({ today: Window, last7Days: Window, last30Days: Window }),
+    ordersByStatus: Type.Object(Object.fromEntries(ORDER_STATUS_NAMES.map((s) => [s, Type.Integer()]))),
+    recentOrders: Type.Array(OrderResource, { description: "The five newest orders." }),
+    lowStockThreshold: Type.Integer(),
+    lowStock: Type.Array(ProductResource, {
+      description: "Up to five active products with at most `lowStockThreshold` in stock, fewest first.",
+    }),
+  },
+  { title: "StoreOverview" },
+);
+
+export function registerOverviewRoutes(app: App, overview: OverviewService) {
+  app.get(
+    "/stores/:slug/overview",
+    dashboardRoute({
+      operationId: "dashboardGetOverview",
+      scope: Scope.read_orders,
+      tags: ["Dashboard: stores"],
+      summary: "A store at a glance",
+      description:
+        "Sales today and over the last 7 and 30 days, orders by status, the newest orders and the products running out of stock. Days are counted in `timeZone` (the browser's, by default UTC).",
+      params: StoreParams,
+      querystring: Type.Object(
+        {
+          timeZone: Type.Optional(
+            Type.String({
+              maxLength: 64,
+              pattern: "^[A-Za-z0-9_+/-]+$",
+              description: "IANA time zone, e.g. `Asia/Riyadh`.",
+            }),
+          ),
+        },
+        { additionalProperties: false },
+      ),
+      response: { 200: Envelope(Overview) },
+    }),
+    async (request) => ({
+      success: true as const,
+      data: await overview.get(storeOf(request), request.query.timeZone),
+    }),
+  );
+}

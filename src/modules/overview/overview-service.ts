@@ -1,0 +1,77 @@
+import { ORDER_STATUS_NAMES, type OrderStatus } from "../../contracts/index.ts";
+import type { Store } from "../../db/schema.ts";
+import type { Clock } from "../../lib/clock.ts";
+import { AppError } from "../../lib/errors.ts";
+import { formatMinorUnits } from "../../lib/money.ts";
+import type { OrderService } from "../orders/orders-service.ts";
+import { toProductResource } from "../products/products-schemas.ts";
+import type { OverviewRepo } from "./overview-repo.ts";
+
+/** Products at or below this stock are "low" on the overview. */
+export const LOW_STOCK_THRESHOLD = 5;
+const DAY_MS = 24 * 3600 * 1000;
+const TIME_ZONES = new Set(["UTC", ...Intl.supportedValuesOf("timeZone")]);
+
+/**
+ * A store at a glance: sales today and over the last 7 and 30 days (days as the merchant's time
+ * zone counts them), orders by status, the latest orders and the products running out.
+ */
+export function createOverviewService(deps: {
+  repo: OverviewRepo;
+  orders: Pick<OrderService, "list">;
+  clock: Clock;
+}) {
+  return {
+    async get(store: Store, timeZone = "UTC") {
+      const unknownZone = () =>
+        new AppError("VALIDATION_FAILED", {
+          message: "Unknown time zone.",
+          details: [{ field: "timeZone", message: "must be an IANA time zone such as Europe/Berlin" }],
+        });
+      if (!TIME_ZONES.has(timeZone)) throw unknownZone();
+      const now = deps.clock.now();
+      // PostgreSQL's zone database may lag the runtime's by a release: a name only one knows is a 400.
+      const today = await deps.repo.startOfDay(now, timeZone).catch((error: { code?: string }) => {
+        throw error?.code === "22023" ? unknownZone() : error;
+      });
+      // "Last 7 days" is today and the six days before (by the clock; a DST change moves it an hour).
+      const week = new Date(today.getTime() - 6 * DAY_MS);
+      const month = new Date(today.getTime() - 29 * DAY_MS);
+      const [sales, byStatus, recent, low] = await Promise.all([
+        deps.repo.sales(store.id, { today, week, month }),
+        deps.repo.ordersByStatus(store.id),
+        deps.orders.list(store, { limit: 5 }),
+        deps.repo.lowStock(store.id, LOW_STOCK_THRESHOLD, 5),
+      ]);
+      const money = (minor: number) => formatMinorUnits(Number(minor), store.currency);
+      const counts = Object.fromEntries(ORDER_STATUS_NAMES.map((s) => [s, 0])) as Record<OrderStatus, number>;
+      for (const row of byStatus) counts[row.status] = Number(row.n);
+      return {
+        currency: store.currency,
+        timeZone,
+        sales: {
+          today: {
+            orders: Number(sales.today_orders),
+            total: money(sales.today_sales),
+            since: today.toISOString(),
+          },
+          last7Days: {
+            orders: Number(sales.week_orders),
+            total: money(sales.week_sales),
+            since: week.toISOString(),
+          },
+          last30Days: {
+            orders: Number(sales.month_orders),
+            total: money(sales.month_sales),
+            since: month.toISOString(),
+          },
+        },
+        ordersByStatus: counts,
+        recentOrders: recent.items,
+        lowStockThreshold: LOW_STOCK_THRESHOLD,
+        lowStock: low.map((p) => toProductResource(p, store.currency)),
+      };
+    },
+  };
+}
+export type OverviewService = ReturnType<typeof createOverviewService>;
