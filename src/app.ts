@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { join } from "node:path";
+import { existsSync } from "node:fs";
+import { join, sep } from "node:path";
 import cookie from "@fastify/cookie";
 import fastifyStatic from "@fastify/static";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
@@ -28,6 +29,18 @@ import { webhooksDocument } from "./modules/webhooks/webhooks-schemas.ts";
 import type { Platform } from "./platform.ts";
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** Paths of the dashboard's pages (web/src/main.tsx routes them in the browser). */
+const DASHBOARD_PATHS = ["/", "/login", "/signup", "/account", "/apps", "/apps/*", "/stores", "/stores/*"];
+
+const DASHBOARD_HEADERS = {
+  "content-security-policy":
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+  "x-content-type-options": "nosniff",
+  "referrer-policy": "same-origin",
+  // The page is the same for every path and every merchant; the files it loads carry their hash.
+  "cache-control": "no-cache",
+};
 
 /**
  * The credential an idempotency key belongs to: the installation (store + app) on the Admin API,
@@ -172,21 +185,35 @@ export async function buildApp(
     { prefix: "/api/v1/dashboard" },
   );
 
-  // The merchant dashboard: static files, no inline script, nothing from another origin.
+  // The merchant dashboard (web/, built into web/dist by `npm install`): static files, no inline
+  // script or style, nothing from another origin.
+  const dashboard = join(import.meta.dirname, "..", "web", "dist");
+  const built = existsSync(join(dashboard, "index.html"));
   await app.register(fastifyStatic, {
-    root: join(import.meta.dirname, "..", "public"),
+    root: built ? dashboard : join(import.meta.dirname, "..", "web"),
     prefix: "/",
     wildcard: false,
-    index: "index.html",
-    setHeaders: (res) => {
-      res.header(
-        "content-security-policy",
-        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
-      );
-      res.header("x-content-type-options", "nosniff");
-      res.header("referrer-policy", "same-origin");
+    index: false,
+    setHeaders: (res, path) => {
+      for (const [name, value] of Object.entries(DASHBOARD_HEADERS)) res.header(name, value);
+      // Built files carry a hash of their content in their name: they never change.
+      if (path.includes(`${sep}assets${sep}`))
+        res.header("cache-control", "public, max-age=31536000, immutable");
     },
   });
+  // The dashboard's own paths (it routes in the browser) all answer its page; anything else that
+  // no route knows stays a 404 envelope.
+  for (const path of DASHBOARD_PATHS) {
+    app.get(path, { schema: { hide: true } }, async (_request, reply) => {
+      if (!built) {
+        return reply
+          .status(503)
+          .type("text/plain; charset=utf-8")
+          .send("The dashboard is not built: run `npm install` (or `npm run build:web`).");
+      }
+      return reply.headers(DASHBOARD_HEADERS).sendFile("index.html");
+    });
+  }
   // No /metrics here: Prometheus data is served on its own listener (src/lib/metrics.ts, METRICS_PORT).
   return app;
 }

@@ -1,0 +1,42 @@
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { api, unwrap } from "./client.ts";
+
+/** The signed-in merchant (null when signed out), asked once and kept in the query cache. */
+export function useMe() {
+  return useQuery({
+    queryKey: ["me"],
+    queryFn: async () => {
+      const res = await api.GET("/api/v1/dashboard/me");
+      if (res.response.status === 401) return null;
+      return (
+        await unwrap<{ id: string; email: string; name: string; createdAt: string }>(Promise.resolve(res))
+      ).data;
+    },
+    staleTime: 60_000,
+  });
+}
+
+export function useStores(enabled = true) {
+  return useQuery({
+    queryKey: ["stores"],
+    queryFn: async () => (await unwrap<Store[]>(api.GET("/api/v1/dashboard/stores"))).data,
+    enabled,
+  });
+}
+
+export interface Store {
+  id: string;
+  slug: string;
+  name: string;
+  currency: string;
+  createdAt: string;
+}
+
+/** Forgets everything the signed-in merchant could see (sign-out, an expired session). */
+export function useForget() {
+  const client = useQueryClient();
+  return () => {
+    client.setQueryData(["me"], null);
+    client.removeQueries({ predicate: (q) => q.queryKey[0] !== "me" });
+  };
+}

@@ -1,0 +1,33 @@
+import type { paths } from "../generated/api.ts";
+
+/**
+ * Resource types of the dashboard, taken from the generated document types (never written by
+ * hand): the `data` of an operation's success response.
+ */
+type Ok<P extends keyof paths, M extends keyof paths[P]> = paths[P][M] extends {
+  responses: infer R;
+}
+  ? R extends { 200: { content: { "application/json": { data: infer D } } } }
+    ? D
+    : R extends { 201: { content: { "application/json": { data: infer D } } } }
+      ? D
+      : never
+  : never;
+
+type Item<T> = T extends Array<infer I> ? I : never;
+
+export type Product = Ok<"/api/v1/dashboard/stores/{slug}/products/{id}", "get">;
+export type Customer = Ok<"/api/v1/dashboard/stores/{slug}/customers/{id}", "get">;
+export type CustomerStats = Ok<"/api/v1/dashboard/stores/{slug}/customers/{id}/stats", "get">;
+export type Order = Ok<"/api/v1/dashboard/stores/{slug}/orders/{id}", "get">;
+export type OrderHistoryEntry = Item<Ok<"/api/v1/dashboard/stores/{slug}/orders/{id}/history", "get">>;
+export type OrderWebhook = Item<Ok<"/api/v1/dashboard/stores/{slug}/orders/{id}/webhooks", "get">>;
+export type Overview = Ok<"/api/v1/dashboard/stores/{slug}/overview", "get">;
+export type Installation = Item<Ok<"/api/v1/dashboard/stores/{slug}/installations", "get">>;
+export type ApiKey = Item<Ok<"/api/v1/dashboard/stores/{slug}/api-keys", "get">>;
+export type NewApiKey = Ok<"/api/v1/dashboard/stores/{slug}/api-keys", "post">;
+export type AppInfo = Ok<"/api/v1/dashboard/apps/{clientId}", "get">;
+export type NewApp = Ok<"/api/v1/dashboard/apps", "post">;
+export type NewSecret = Ok<"/api/v1/dashboard/apps/{clientId}/secret", "post">;
+export type Delivery = Item<Ok<"/api/v1/dashboard/apps/{clientId}/deliveries", "get">>;
+export type Store = Ok<"/api/v1/dashboard/stores/{slug}", "get">;

@@ -1,0 +1,89 @@
+import type { ReactNode } from "react";
+
+/** A table with labelled columns; on a phone each row becomes a card (labels from `data-label`). */
+export function Table(props: {
+  headers: Array<string | { label: string; num?: boolean }>;
+  children: ReactNode;
+  caption?: string;
+}) {
+  return (
+    <div className="table-wrap">
+      <table>
+        {props.caption ? <caption className="visually-hidden">{props.caption}</caption> : null}
+        <thead>
+          <tr>
+            {props.headers.map((h) => {
+              const label = typeof h === "string" ? h : h.label;
+              return (
+                <th key={label} scope="col" className={typeof h !== "string" && h.num ? "num" : undefined}>
+                  {label}
+                </th>
+              );
+            })}
+          </tr>
+        </thead>
+        <tbody>{props.children}</tbody>
+      </table>
+    </div>
+  );
+}
+
+/** "Showing n" and a Load more button while the list has more. */
+export function LoadMore(props: {
+  shown: number;
+  hasMore: boolean;
+  loading: boolean;
+  onMore: () => void;
+  noun: string;
+}) {
+  return (
+    <div className="table-footer">
+      <p className="muted small" aria-live="polite">
+        Showing {props.shown}
+        {props.hasMore ? "" : ` of ${props.shown}`} {props.noun}
+      </p>
+      {props.hasMore ? (
+        <button type="button" className="secondary" disabled={props.loading} onClick={props.onMore}>
+          {props.loading ? "Loading…" : "Load more"}
+        </button>
+      ) : null}
+    </div>
+  );
+}
+
+/** Search box and sort choice above a list. */
+export function ListTools(props: {
+  search: string;
+  onSearch: (q: string) => void;
+  searchLabel: string;
+  sort: string;
+  onSort: (sort: string) => void;
+  sorts: Array<[value: string, label: string]>;
+  children?: ReactNode;
+}) {
+  return (
+    <div className="list-tools">
+      <div className="field grow">
+        <label htmlFor="list-search">{props.searchLabel}</label>
+        <input
+          id="list-search"
+          type="search"
+          value={props.search}
+          onChange={(e) => props.onSearch(e.target.value)}
+          placeholder="At least 3 characters"
+        />
+      </div>
+      <div className="field">
+        <label htmlFor="list-sort">Sort by</label>
+        <select id="list-sort" value={props.sort} onChange={(e) => props.onSort(e.target.value)}>
+          {props.sorts.map(([value, label]) => (
+            <option key={value} value={value}>
+              {label}
+            </option>
+          ))}
+        </select>
+      </div>
+      {props.children}
+    </div>
+  );
+}

@@ -1,0 +1,144 @@
+import { useQueryClient } from "@tanstack/react-query";
+import { type FormEvent, useState } from "react";
+import { useNavigate } from "react-router";
+import { ApiError, api, NO_BODY, unwrap } from "../api/client.ts";
+import { useForget, useMe } from "../api/session.ts";
+import {
+  FormAlert,
+  PageHeader,
+  Panel,
+  TextField,
+  useConfirm,
+  useFormErrors,
+  useNotify,
+} from "../components/ui.tsx";
+import { Password } from "../contract.ts";
+import { when } from "../lib/format.ts";
+import { validate } from "../lib/validate.ts";
+
+export function AccountPage() {
+  const me = useMe().data;
+  const confirm = useConfirm();
+  const notify = useNotify();
+  const forget = useForget();
+  const navigate = useNavigate();
+  const queryClient = useQueryClient();
+
+  async function everywhere() {
+    const ok = await confirm({
+      title: "Sign out everywhere?",
+      message: "Every browser signed in to this account is signed out, this one too.",
+      confirmLabel: "Sign out everywhere",
+    });
+    if (!ok) return;
+    try {
+      await unwrap(api.POST("/api/v1/dashboard/auth/logout-everywhere", { body: NO_BODY }));
+      forget();
+      queryClient.clear();
+      navigate("/login", { replace: true });
+    } catch (error) {
+      notify(error instanceof ApiError ? error.message : "Signing out failed.", "error");
+    }
+  }
+
+  return (
+    <>
+      <PageHeader title="Account" subtitle={me ? `${me.name} · ${me.email}` : undefined} />
+      <Panel title="Profile">
+        <dl className="details">
+          <dt>Name</dt>
+          <dd>{me?.name}</dd>
+          <dt>E-mail</dt>
+          <dd>{me?.email}</dd>
+          <dt>Member since</dt>
+          <dd>{when(me?.createdAt)}</dd>
+        </dl>
+      </Panel>
+      <Panel title="Change password">
+        <PasswordForm />
+      </Panel>
+      <Panel title="Sessions">
+        <p className="muted">Lost a device, or signed in on a shared computer? End every session at once.</p>
+        <div className="actions">
+          <button type="button" className="danger" onClick={everywhere}>
+            Sign out everywhere
+          </button>
+        </div>
+      </Panel>
+    </>
+  );
+}
+
+function PasswordForm() {
+  const [current, setCurrent] = useState("");
+  const [next, setNext] = useState("");
+  const [repeat, setRepeat] = useState("");
+  const [busy, setBusy] = useState(false);
+  const errors = useFormErrors();
+  const notify = useNotify();
+
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    errors.clear();
+    const invalid = validate([["newPassword", Password, next]]);
+    if (!current) invalid.push({ field: "currentPassword", message: "is required" });
+    if (next !== repeat) invalid.push({ field: "repeat", message: "does not match the new password" });
+    if (invalid.length) return errors.set({ message: "Check the highlighted fields.", fields: invalid });
+    setBusy(true);
+    try {
+      const { data } = await unwrap<{ signedOutSessions: number }>(
+        api.POST("/api/v1/dashboard/account/password", {
+          body: { currentPassword: current, newPassword: next },
+        }),
+      );
+      setCurrent("");
+      setNext("");
+      setRepeat("");
+      notify(
+        data.signedOutSessions
+          ? `Password changed; ${data.signedOutSessions} other session(s) signed out`
+          : "Password changed",
+      );
+    } catch (error) {
+      errors.set(error instanceof ApiError ? error : { message: "Changing the password failed." });
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <form className="form grid" onSubmit={submit} noValidate>
+      <FormAlert message={errors.message} />
+      <TextField
+        label="Current password"
+        type="password"
+        autoComplete="current-password"
+        value={current}
+        onChange={setCurrent}
+        error={errors.of("currentPassword")}
+      />
+      <TextField
+        label="New password"
+        type="password"
+        autoComplete="new-password"
+        value={next}
+        onChange={setNext}
+        hint="At least 10 characters. Every other session is signed out."
+        error={errors.of("newPassword")}
+      />
+      <TextField
+        label="Repeat the new password"
+        type="password"
+        autoComplete="new-password"
+        value={repeat}
+        onChange={setRepeat}
+        error={errors.of("repeat")}
+      />
+      <div className="actions">
+        <button type="submit" className="primary" disabled={busy}>
+          {busy ? "Saving…" : "Change password"}
+        </button>
+      </div>
+    </form>
+  );
+}

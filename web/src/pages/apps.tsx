@@ -1,0 +1,565 @@
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { type FormEvent, useState } from "react";
+import { Link, useNavigate, useParams } from "react-router";
+import { ApiError, api, NO_BODY, unwrap } from "../api/client.ts";
+import { useCursorList } from "../api/lists.ts";
+import { useStores } from "../api/session.ts";
+import type { AppInfo, Delivery, NewApp, NewSecret } from "../api/types.ts";
+import { LoadMore, Table } from "../components/list.tsx";
+import { ScopeChecks, ScopeList } from "../components/scopes.tsx";
+import {
+  Badge,
+  CopyBox,
+  Empty,
+  Field,
+  FormAlert,
+  Loading,
+  PageHeader,
+  Panel,
+  TextField,
+  useConfirm,
+  useFormErrors,
+  useNotify,
+} from "../components/ui.tsx";
+import {
+  AppName,
+  DELIVERY_STATUS_NAMES,
+  DELIVERY_STATUSES,
+  type DeliveryStatus,
+  EVENT_NAMES,
+  type EventName,
+  RedirectUri,
+  SCOPE_NAMES,
+  type Scope,
+} from "../contract.ts";
+import { when } from "../lib/format.ts";
+import { useIdempotencyKey } from "../lib/hooks.ts";
+import { validate } from "../lib/validate.ts";
+
+export function AppsPage() {
+  const [created, setCreated] = useState<NewApp | null>(null);
+  const queryClient = useQueryClient();
+  const apps = useQuery({
+    queryKey: ["apps"],
+    queryFn: async () => (await unwrap<AppInfo[]>(api.GET("/api/v1/dashboard/apps"))).data,
+  });
+  return (
+    <>
+      <PageHeader
+        title="My apps"
+        subtitle="Apps you build for merchants: their credentials, settings and webhook deliveries."
+      />
+      {created ? (
+        <section className="panel secret-panel" aria-label="New app credentials">
+          <h2>{created.name} is registered</h2>
+          <p className="warning">
+            This is the only time the client secret is shown: store it now. We keep only its hash.
+          </p>
+          <CopyBox label="Client id" value={created.clientId} />
+          <CopyBox label="Client secret" value={created.clientSecret} />
+          <button type="button" className="secondary" onClick={() => setCreated(null)}>
+            I stored it
+          </button>
+        </section>
+      ) : null}
+      <Panel label="Apps">
+        {apps.isPending ? (
+          <Loading />
+        ) : apps.data?.length ? (
+          <Table headers={["App", "Client id", "Scopes", "Created", "Actions"]}>
+            {apps.data.map((a) => (
+              <tr key={a.clientId}>
+                <td data-label="App" className="strong">
+                  <Link to={`/apps/${a.clientId}`}>{a.name}</Link>
+                </td>
+                <td data-label="Client id" className="mono">
+                  {a.clientId}
+                </td>
+                <td data-label="Scopes">
+                  <ScopeList scopes={a.scopes} />
+                </td>
+                <td data-label="Created" className="small">
+                  {when(a.createdAt)}
+                </td>
+                <td className="cell-actions">
+                  <Link className="button-link" to={`/apps/${a.clientId}`}>
+                    Open
+                  </Link>
+                </td>
+              </tr>
+            ))}
+          </Table>
+        ) : (
+          <Empty>No apps yet. Register one below to get a client id and secret.</Empty>
+        )}
+      </Panel>
+      <Panel title="Register an app">
+        <AppForm
+          onSaved={async (app) => {
+            setCreated(app as NewApp);
+            await queryClient.invalidateQueries({ queryKey: ["apps"] });
+          }}
+        />
+      </Panel>
+    </>
+  );
+}
+
+/** Register (no `app`) or edit an app: name, redirect URIs (one a line), scopes. */
+function AppForm(props: {
+  app?: AppInfo;
+  onSaved: (app: AppInfo | NewApp) => unknown;
+  onCancel?: () => void;
+}) {
+  const [name, setName] = useState(props.app?.name ?? "");
+  const [uris, setUris] = useState(props.app?.redirectUris.join("\n") ?? "");
+  const [scopes, setScopes] = useState<Scope[]>(props.app?.scopes ?? []);
+  const [busy, setBusy] = useState(false);
+  const errors = useFormErrors();
+  const notify = useNotify();
+  const [key, answered] = useIdempotencyKey();
+
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    errors.clear();
+    const redirectUris = uris
+      .split(/\s+/)
+      .map((u) => u.trim())
+      .filter(Boolean);
+    const invalid = validate([
+      ["name", AppName, name.trim()],
+      ...redirectUris.map((u) => ["redirectUris", RedirectUri, u] as const),
+    ]);
+    if (redirectUris.length === 0)
+      invalid.push({ field: "redirectUris", message: "add at least one redirect URI" });
+    if (scopes.length === 0) invalid.push({ field: "scopes", message: "pick at least one scope" });
+    if (invalid.length) return errors.set({ message: "Check the highlighted fields.", fields: invalid });
+    setBusy(true);
+    try {
+      const body = { name: name.trim(), redirectUris, scopes };
+      if (props.app) {
+        const { data } = await unwrap<AppInfo>(
+          api.PATCH("/api/v1/dashboard/apps/{clientId}", {
+            params: { path: { clientId: props.app.clientId } },
+            body,
+          }),
+        );
+        notify("Changes saved");
+        await props.onSaved(data);
+      } else {
+        const { data } = await unwrap<NewApp>(
+          api.POST("/api/v1/dashboard/apps", { body, headers: { "idempotency-key": key } }),
+        );
+        answered();
+        setName("");
+        setUris("");
+        setScopes([]);
+        await props.onSaved(data);
+      }
+    } catch (error) {
+      answered(error);
+      errors.set(error instanceof ApiError ? error : { message: "Saving failed." });
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <form className="form grid" onSubmit={submit} noValidate>
+      <FormAlert message={errors.message} />
+      <TextField
+        label="App name"
+        value={name}
+        onChange={setName}
+        hint="Merchants see it on the consent page."
+        error={errors.of("name")}
+      />
+      <Field
+        label="Redirect URIs"
+        hint="One per line; https, no #fragment. The code goes back to one of these."
+        error={errors.of("redirectUris")}
+        className="wide"
+      >
+        {({ id, describedBy, invalid }) => (
+          <textarea
+            id={id}
+            rows={2}
+            className="mono"
+            value={uris}
+            onChange={(e) => setUris(e.target.value)}
+            aria-describedby={describedBy}
+            aria-invalid={invalid || undefined}
+          />
+        )}
+      </Field>
+      <ScopeChecks
+        legend="Scopes the app may ask for"
+        hint="Ask for the least you need; merchants see each in plain words."
+        scopes={SCOPE_NAMES}
+        checked={scopes}
+        onChange={setScopes}
+        error={errors.of("scopes")}
+      />
+      <div className="actions">
+        {props.onCancel ? (
+          <button type="button" className="secondary" onClick={props.onCancel}>
+            Cancel
+          </button>
+        ) : null}
+        <button type="submit" className="primary" disabled={busy}>
+          {busy ? "Saving…" : props.app ? "Save changes" : "Register app"}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+export function AppDetailPage() {
+  const { clientId = "" } = useParams();
+  const [editing, setEditing] = useState(false);
+  const [secret, setSecret] = useState<NewSecret | null>(null);
+  const queryClient = useQueryClient();
+  const confirm = useConfirm();
+  const notify = useNotify();
+  const navigate = useNavigate();
+  const app = useQuery({
+    queryKey: ["app", clientId],
+    queryFn: async () =>
+      (
+        await unwrap<AppInfo>(
+          api.GET("/api/v1/dashboard/apps/{clientId}", { params: { path: { clientId } } }),
+        )
+      ).data,
+  });
+  if (app.isPending) return <Loading what="Loading the app" />;
+  if (!app.data) {
+    return (
+      <>
+        <PageHeader title="App not found" />
+        <Link to="/apps">Back to my apps</Link>
+      </>
+    );
+  }
+  const a = app.data;
+
+  async function rotate() {
+    const ok = await confirm({
+      title: "Rotate the client secret?",
+      message: "The current secret is refused from the next request on. Tokens already issued keep working.",
+      confirmLabel: "Rotate secret",
+    });
+    if (!ok) return;
+    try {
+      const { data } = await unwrap<NewSecret>(
+        api.POST("/api/v1/dashboard/apps/{clientId}/secret", {
+          params: { path: { clientId } },
+          body: NO_BODY,
+        }),
+      );
+      setSecret(data);
+    } catch (error) {
+      notify(error instanceof ApiError ? error.message : "Rotating failed.", "error");
+    }
+  }
+
+  async function remove() {
+    const ok = await confirm({
+      title: `Delete ${a.name}?`,
+      message:
+        "It is uninstalled from every store that has it: each merchant's store sends it app/uninstalled and revokes its tokens. Its client id stops working. This cannot be undone.",
+      confirmLabel: "Delete app",
+    });
+    if (!ok) return;
+    try {
+      const { data } = await unwrap<{ uninstalledFrom: number }>(
+        api.DELETE("/api/v1/dashboard/apps/{clientId}", { params: { path: { clientId } } }),
+      );
+      notify(`${a.name} deleted; uninstalled from ${data.uninstalledFrom} store(s)`);
+      await queryClient.invalidateQueries({ queryKey: ["apps"] });
+      navigate("/apps");
+    } catch (error) {
+      notify(error instanceof ApiError ? error.message : "Deleting failed.", "error");
+    }
+  }
+
+  return (
+    <>
+      <PageHeader
+        title={a.name}
+        subtitle={<span className="mono">{a.clientId}</span>}
+        actions={
+          <>
+            <button type="button" className="secondary" onClick={() => setEditing(true)}>
+              Edit
+            </button>
+            <button type="button" className="secondary" onClick={rotate}>
+              Rotate secret
+            </button>
+            <button type="button" className="danger" onClick={remove}>
+              Delete app
+            </button>
+          </>
+        }
+      />
+      {secret ? (
+        <section className="panel secret-panel" aria-label="New client secret">
+          <h2>New client secret</h2>
+          <p className="warning">This is the only time it is shown. The old secret no longer works.</p>
+          <CopyBox label="Client secret" value={secret.clientSecret} />
+          <button type="button" className="secondary" onClick={() => setSecret(null)}>
+            I stored it
+          </button>
+        </section>
+      ) : null}
+      {editing ? (
+        <Panel title="Edit app">
+          <AppForm
+            app={a}
+            onSaved={async () => {
+              setEditing(false);
+              await queryClient.invalidateQueries({ queryKey: ["app", clientId] });
+              await queryClient.invalidateQueries({ queryKey: ["apps"] });
+            }}
+            onCancel={() => setEditing(false)}
+          />
+        </Panel>
+      ) : (
+        <Panel title="Settings">
+          <dl className="details">
+            <dt>Redirect URIs</dt>
+            <dd className="mono">
+              {a.redirectUris.map((u) => (
+                <div key={u}>{u}</div>
+              ))}
+            </dd>
+            <dt>Scopes</dt>
+            <dd>
+              <ScopeList scopes={a.scopes} />
+            </dd>
+            <dt>Registered</dt>
+            <dd>{when(a.createdAt)}</dd>
+            <dt>Secret rotated</dt>
+            <dd>{when(a.secretRotatedAt)}</dd>
+          </dl>
+        </Panel>
+      )}
+      <InstallLink app={a} />
+      <Deliveries clientId={clientId} />
+    </>
+  );
+}
+
+/** A ready authorize link for one of the developer's stores (to test the install flow). */
+function InstallLink({ app }: { app: AppInfo }) {
+  const stores = useStores().data ?? [];
+  const [store, setStore] = useState("");
+  const [redirect, setRedirect] = useState(app.redirectUris[0] ?? "");
+  const params = new URLSearchParams({
+    response_type: "code",
+    client_id: app.clientId,
+    redirect_uri: redirect,
+    scope: app.scopes.join(" "),
+    state: "test",
+    ...(store ? { store } : {}),
+  });
+  const link = `${location.origin}/api/v1/apps/authorize?${params}`;
+  return (
+    <Panel title="Install link">
+      <p className="muted">
+        The link your app sends merchants to. In production your app adds its own <code>state</code> (and
+        PKCE).
+      </p>
+      <div className="form grid">
+        <Field label="Store to preselect">
+          {({ id }) => (
+            <select id={id} value={store} onChange={(e) => setStore(e.target.value)}>
+              <option value="">Let the merchant choose</option>
+              {stores.map((s) => (
+                <option key={s.slug} value={s.slug}>
+                  {s.name}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+        <Field label="Redirect URI">
+          {({ id }) => (
+            <select id={id} value={redirect} onChange={(e) => setRedirect(e.target.value)}>
+              {app.redirectUris.map((u) => (
+                <option key={u} value={u}>
+                  {u}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+      </div>
+      <CopyBox label="Install link" value={link} />
+    </Panel>
+  );
+}
+
+function Deliveries({ clientId }: { clientId: string }) {
+  const [status, setStatus] = useState<DeliveryStatus | "">("");
+  const [event, setEvent] = useState<EventName | "">("");
+  const [open, setOpen] = useState<string | null>(null);
+  const queryClient = useQueryClient();
+  const notify = useNotify();
+  const list = useCursorList<Delivery>(["deliveries", clientId, status, event], (cursor) =>
+    unwrap<Delivery[], { nextCursor: string | null }>(
+      api.GET("/api/v1/dashboard/apps/{clientId}/deliveries", {
+        params: {
+          path: { clientId },
+          query: { limit: 20, cursor, status: status || undefined, event: event || undefined },
+        },
+      }),
+    ),
+  );
+
+  async function redeliver(d: Delivery) {
+    try {
+      await unwrap(
+        api.POST("/api/v1/dashboard/apps/{clientId}/deliveries/{id}/redeliver", {
+          params: { path: { clientId, id: d.id } },
+          body: NO_BODY,
+        }),
+      );
+      notify("Queued again");
+    } catch (error) {
+      notify(error instanceof ApiError ? error.message : "Redelivery failed.", "error");
+    }
+    await queryClient.invalidateQueries({ queryKey: ["deliveries", clientId] });
+  }
+
+  return (
+    <Panel title="Webhook deliveries">
+      <div className="list-tools">
+        <div className="field">
+          <label htmlFor="delivery-status">Status</label>
+          <select
+            id="delivery-status"
+            value={status}
+            onChange={(e) => setStatus(e.target.value as DeliveryStatus | "")}
+          >
+            <option value="">Any status</option>
+            {DELIVERY_STATUS_NAMES.map((s) => (
+              <option key={s} value={s}>
+                {DELIVERY_STATUSES[s].label}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div className="field">
+          <label htmlFor="delivery-event">Event</label>
+          <select
+            id="delivery-event"
+            value={event}
+            onChange={(e) => setEvent(e.target.value as EventName | "")}
+          >
+            <option value="">Any event</option>
+            {EVENT_NAMES.map((n) => (
+              <option key={n} value={n}>
+                {n}
+              </option>
+            ))}
+          </select>
+        </div>
+      </div>
+      {list.isPending ? (
+        <Loading />
+      ) : list.items.length === 0 ? (
+        <Empty>No deliveries{status || event ? " match" : " yet"}.</Empty>
+      ) : (
+        <>
+          <Table
+            headers={[
+              "Event",
+              "Store",
+              "Target",
+              "Status",
+              { label: "Attempts", num: true },
+              "Next attempt",
+              "Actions",
+            ]}
+          >
+            {list.items.map((d) => (
+              <DeliveryRow
+                key={d.id}
+                d={d}
+                open={open === d.id}
+                onToggle={() => setOpen(open === d.id ? null : d.id)}
+                onRedeliver={() => redeliver(d)}
+              />
+            ))}
+          </Table>
+          <LoadMore
+            shown={list.items.length}
+            hasMore={Boolean(list.hasNextPage)}
+            loading={list.isFetchingNextPage}
+            onMore={() => list.fetchNextPage()}
+            noun="deliveries"
+          />
+        </>
+      )}
+    </Panel>
+  );
+}
+
+function DeliveryRow(props: { d: Delivery; open: boolean; onToggle: () => void; onRedeliver: () => void }) {
+  const { d } = props;
+  return (
+    <>
+      <tr>
+        <td data-label="Event" className="mono">
+          {d.eventName}
+        </td>
+        <td data-label="Store" className="mono">
+          {d.storeSlug}
+        </td>
+        <td data-label="Target" className="mono clamp" title={d.targetUrl}>
+          {d.targetUrl}
+        </td>
+        <td data-label="Status">
+          <Badge value={d.status} label={DELIVERY_STATUSES[d.status].label} />
+        </td>
+        <td data-label="Attempts" className="num">
+          {d.attempts}
+        </td>
+        <td data-label="Next attempt" className="small">
+          {d.nextAttemptAt ? when(d.nextAttemptAt) : "—"}
+        </td>
+        <td className="cell-actions">
+          <button type="button" className="secondary" aria-expanded={props.open} onClick={props.onToggle}>
+            {props.open ? "Hide attempts" : "Attempts"}
+          </button>
+          {d.subscriptionActive ? (
+            <button type="button" className="secondary" onClick={props.onRedeliver}>
+              Redeliver
+            </button>
+          ) : null}
+        </td>
+      </tr>
+      {props.open ? (
+        <tr className="attempts-row">
+          <td colSpan={7} className="attempts-cell">
+            {d.attemptLog.length === 0 ? (
+              <p className="muted">No attempt yet.</p>
+            ) : (
+              <ol className="attempts">
+                {d.attemptLog.map((a) => (
+                  <li key={a.attempt}>
+                    <p>
+                      <span className="strong">Attempt {a.attempt}</span> · {when(a.startedAt)} ·{" "}
+                      {a.durationMs} ms · {a.statusCode ? `HTTP ${a.statusCode}` : (a.error ?? "no answer")}
+                    </p>
+                    {a.responseBody ? <pre className="response">{a.responseBody.slice(0, 500)}</pre> : null}
+                  </li>
+                ))}
+              </ol>
+            )}
+          </td>
+        </tr>
+      ) : null}
+    </>
+  );
+}

@@ -1,0 +1,177 @@
+import { useQueryClient } from "@tanstack/react-query";
+import { type FormEvent, useEffect, useRef, useState } from "react";
+import { Link, useNavigate, useSearchParams } from "react-router";
+import { ApiError, api, unwrap } from "../api/client.ts";
+import { FormAlert, TextField, useFormErrors } from "../components/ui.tsx";
+import { Email, Password, PersonName } from "../contract.ts";
+import { validate } from "../lib/validate.ts";
+
+/** Where to go after signing in: the page that asked, if it is one of ours. */
+function useNext() {
+  const [params] = useSearchParams();
+  const next = params.get("next") ?? "/";
+  return next.startsWith("/") && !next.startsWith("//") ? next : "/";
+}
+
+function AuthCard(props: { title: string; children: React.ReactNode; footer: React.ReactNode }) {
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => heading.current?.focus(), []);
+  return (
+    <main className="auth" id="main">
+      <div className="auth-card">
+        <p className="auth-brand">
+          <span className="logo" aria-hidden="true">
+            M
+          </span>
+          Merchant Platform
+        </p>
+        <h1 ref={heading} tabIndex={-1}>
+          {props.title}
+        </h1>
+        {props.children}
+        <p className="auth-switch">{props.footer}</p>
+      </div>
+    </main>
+  );
+}
+
+export function LoginPage() {
+  const [email, setEmail] = useState("");
+  const [password, setPassword] = useState("");
+  const [busy, setBusy] = useState(false);
+  const errors = useFormErrors();
+  const navigate = useNavigate();
+  const queryClient = useQueryClient();
+  const next = useNext();
+
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    errors.clear();
+    setBusy(true);
+    try {
+      const { data } = await unwrap<{ id: string; email: string; name: string; createdAt: string }>(
+        api.POST("/api/v1/dashboard/auth/login", { body: { email, password } }),
+      );
+      queryClient.setQueryData(["me"], data);
+      navigate(next, { replace: true });
+    } catch (error) {
+      errors.set(error instanceof ApiError ? error : { message: "Signing in failed." });
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <AuthCard
+      title="Log in"
+      footer={
+        <>
+          New here? <Link to="/signup">Create an account</Link>
+        </>
+      }
+    >
+      <form className="form" onSubmit={submit} noValidate>
+        <FormAlert message={errors.message} />
+        <TextField
+          label="E-mail"
+          type="email"
+          autoComplete="email"
+          value={email}
+          onChange={setEmail}
+          error={errors.of("email")}
+        />
+        <TextField
+          label="Password"
+          type="password"
+          autoComplete="current-password"
+          value={password}
+          onChange={setPassword}
+          error={errors.of("password")}
+        />
+        <button type="submit" className="primary" disabled={busy}>
+          {busy ? "Logging in…" : "Log in"}
+        </button>
+      </form>
+    </AuthCard>
+  );
+}
+
+export function SignupPage() {
+  const [name, setName] = useState("");
+  const [email, setEmail] = useState("");
+  const [password, setPassword] = useState("");
+  const [busy, setBusy] = useState(false);
+  const errors = useFormErrors();
+  const navigate = useNavigate();
+  const queryClient = useQueryClient();
+
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    errors.clear();
+    const invalid = validate([
+      ["name", PersonName, name.trim()],
+      ["email", Email, email.trim()],
+      ["password", Password, password],
+    ]);
+    if (invalid.length) {
+      errors.set({ message: "Check the highlighted fields.", fields: invalid });
+      return;
+    }
+    setBusy(true);
+    try {
+      const { data } = await unwrap<{ id: string; email: string; name: string; createdAt: string }>(
+        api.POST("/api/v1/dashboard/auth/signup", {
+          body: { name: name.trim(), email: email.trim(), password },
+        }),
+      );
+      queryClient.setQueryData(["me"], data);
+      navigate("/", { replace: true });
+    } catch (error) {
+      errors.set(error instanceof ApiError ? error : { message: "Creating the account failed." });
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <AuthCard
+      title="Create your account"
+      footer={
+        <>
+          Already have one? <Link to="/login">Log in</Link>
+        </>
+      }
+    >
+      <form className="form" onSubmit={submit} noValidate>
+        <FormAlert message={errors.message} />
+        <TextField
+          label="Your name"
+          autoComplete="name"
+          value={name}
+          onChange={setName}
+          error={errors.of("name")}
+        />
+        <TextField
+          label="E-mail"
+          type="email"
+          autoComplete="email"
+          value={email}
+          onChange={setEmail}
+          error={errors.of("email")}
+        />
+        <TextField
+          label="Password"
+          type="password"
+          autoComplete="new-password"
+          value={password}
+          onChange={setPassword}
+          hint="At least 10 characters."
+          error={errors.of("password")}
+        />
+        <button type="submit" className="primary" disabled={busy}>
+          {busy ? "Creating account…" : "Create account"}
+        </button>
+      </form>
+    </AuthCard>
+  );
+}

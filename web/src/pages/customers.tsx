@@ -1,0 +1,377 @@
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { type FormEvent, useState } from "react";
+import { Link, useNavigate, useParams } from "react-router";
+import { ApiError, api, unwrap } from "../api/client.ts";
+import { useCursorList } from "../api/lists.ts";
+import type { Customer, CustomerStats, Order } from "../api/types.ts";
+import { ListTools, LoadMore, Table } from "../components/list.tsx";
+import {
+  Badge,
+  Empty,
+  FormAlert,
+  Loading,
+  PageHeader,
+  Panel,
+  TextField,
+  useConfirm,
+  useFormErrors,
+  useNotify,
+} from "../components/ui.tsx";
+import { Email, FirstName, LastName, Phone } from "../contract.ts";
+import { money, personName, when } from "../lib/format.ts";
+import { searchParam, useDebounced, useIdempotencyKey, useSlug } from "../lib/hooks.ts";
+import { validate } from "../lib/validate.ts";
+
+const SORTS: Array<[string, string]> = [
+  ["-createdAt", "Newest first"],
+  ["createdAt", "Oldest first"],
+  ["lastName", "Last name, A to Z"],
+  ["-lastName", "Last name, Z to A"],
+  ["email", "E-mail, A to Z"],
+];
+
+export function CustomersPage() {
+  const slug = useSlug();
+  const [search, setSearch] = useState("");
+  const [sort, setSort] = useState("-createdAt");
+  const q = searchParam(useDebounced(search));
+  const queryClient = useQueryClient();
+  const list = useCursorList<Customer>(["customers", slug, q, sort], (cursor) =>
+    unwrap<Customer[], { nextCursor: string | null }>(
+      api.GET("/api/v1/dashboard/stores/{slug}/customers", {
+        params: { path: { slug }, query: { limit: 20, cursor, q, sort: sort as never } },
+      }),
+    ),
+  );
+  return (
+    <>
+      <PageHeader title="Customers" subtitle="The people who buy from your store." />
+      <Panel label="Customer list">
+        <ListTools
+          search={search}
+          onSearch={setSearch}
+          searchLabel="Search by name or e-mail"
+          sort={sort}
+          onSort={setSort}
+          sorts={SORTS}
+        />
+        {list.isPending ? (
+          <Loading what="Loading customers" />
+        ) : list.items.length === 0 ? (
+          <Empty>{q ? `No customer matches “${q}”.` : "No customers yet. Add one below."}</Empty>
+        ) : (
+          <>
+            <Table headers={["Name", "E-mail", "Phone", "Since"]}>
+              {list.items.map((c) => (
+                <tr key={c.id}>
+                  <td data-label="Name">
+                    <Link to={`/stores/${slug}/customers/${c.id}`} className="strong">
+                      {c.anonymizedAt ? "Deleted customer" : personName(c)}
+                    </Link>
+                  </td>
+                  <td data-label="E-mail">{c.anonymizedAt ? "—" : c.email}</td>
+                  <td data-label="Phone">{c.phone ?? "—"}</td>
+                  <td data-label="Since" className="small">
+                    {when(c.createdAt)}
+                  </td>
+                </tr>
+              ))}
+            </Table>
+            <LoadMore
+              shown={list.items.length}
+              hasMore={Boolean(list.hasNextPage)}
+              loading={list.isFetchingNextPage}
+              onMore={() => list.fetchNextPage()}
+              noun="customers"
+            />
+          </>
+        )}
+      </Panel>
+      <Panel title="Add a customer">
+        <CustomerForm
+          slug={slug}
+          onSaved={() => queryClient.invalidateQueries({ queryKey: ["customers", slug] })}
+        />
+      </Panel>
+    </>
+  );
+}
+
+function CustomerForm(props: {
+  slug: string;
+  customer?: Customer;
+  onSaved: () => unknown;
+  onCancel?: () => void;
+}) {
+  const c = props.customer;
+  const [firstName, setFirstName] = useState(c?.firstName ?? "");
+  const [lastName, setLastName] = useState(c?.lastName ?? "");
+  const [email, setEmail] = useState(c?.email ?? "");
+  const [phone, setPhone] = useState(c?.phone ?? "");
+  const [busy, setBusy] = useState(false);
+  const errors = useFormErrors();
+  const notify = useNotify();
+  const [key, answered] = useIdempotencyKey();
+
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    errors.clear();
+    const invalid = validate([
+      ["firstName", FirstName, firstName.trim()],
+      ["lastName", LastName, lastName.trim()],
+      ["email", Email, email.trim()],
+      ...(phone.trim() ? ([["phone", Phone, phone.trim()]] as const) : []),
+    ]);
+    if (invalid.length) return errors.set({ message: "Check the highlighted fields.", fields: invalid });
+    const body = {
+      firstName: firstName.trim(),
+      lastName: lastName.trim(),
+      email: email.trim(),
+      phone: phone.trim() || null,
+    };
+    setBusy(true);
+    try {
+      if (c) {
+        await unwrap(
+          api.PATCH("/api/v1/dashboard/stores/{slug}/customers/{id}", {
+            params: { path: { slug: props.slug, id: c.id } },
+            body,
+          }),
+        );
+        notify("Changes saved");
+      } else {
+        await unwrap(
+          api.POST("/api/v1/dashboard/stores/{slug}/customers", {
+            params: { path: { slug: props.slug } },
+            body,
+            headers: { "idempotency-key": key },
+          }),
+        );
+        answered();
+        notify(`${personName(body)} added`);
+        setFirstName("");
+        setLastName("");
+        setEmail("");
+        setPhone("");
+      }
+      await props.onSaved();
+    } catch (error) {
+      answered(error);
+      errors.set(error instanceof ApiError ? error : { message: "Saving failed." });
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <form className="form grid" onSubmit={submit} noValidate>
+      <FormAlert message={errors.message} />
+      <TextField
+        label="First name"
+        value={firstName}
+        onChange={setFirstName}
+        autoComplete="off"
+        error={errors.of("firstName")}
+      />
+      <TextField
+        label="Last name"
+        value={lastName}
+        onChange={setLastName}
+        autoComplete="off"
+        error={errors.of("lastName")}
+      />
+      <TextField
+        label="E-mail"
+        type="email"
+        value={email}
+        onChange={setEmail}
+        autoComplete="off"
+        error={errors.of("email")}
+      />
+      <TextField
+        label="Phone"
+        type="tel"
+        value={phone}
+        onChange={setPhone}
+        hint="Optional."
+        error={errors.of("phone")}
+      />
+      <div className="actions">
+        {props.onCancel ? (
+          <button type="button" className="secondary" onClick={props.onCancel}>
+            Cancel
+          </button>
+        ) : null}
+        <button type="submit" className="primary" disabled={busy}>
+          {busy ? "Saving…" : c ? "Save changes" : "Add customer"}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+export function CustomerPage() {
+  const slug = useSlug();
+  const { id = "" } = useParams();
+  const [editing, setEditing] = useState(false);
+  const queryClient = useQueryClient();
+  const confirm = useConfirm();
+  const notify = useNotify();
+  const navigate = useNavigate();
+  const customer = useQuery({
+    queryKey: ["customer", slug, id],
+    queryFn: async () =>
+      (
+        await unwrap<Customer>(
+          api.GET("/api/v1/dashboard/stores/{slug}/customers/{id}", { params: { path: { slug, id } } }),
+        )
+      ).data,
+  });
+  const stats = useQuery({
+    queryKey: ["customer", slug, id, "stats"],
+    queryFn: async () =>
+      (
+        await unwrap<CustomerStats>(
+          api.GET("/api/v1/dashboard/stores/{slug}/customers/{id}/stats", { params: { path: { slug, id } } }),
+        )
+      ).data,
+  });
+  const orders = useCursorList<Order>(["orders", slug, "customer", id], (cursor) =>
+    unwrap<Order[], { nextCursor: string | null }>(
+      api.GET("/api/v1/dashboard/stores/{slug}/orders", {
+        params: { path: { slug }, query: { limit: 20, cursor, customerId: id } },
+      }),
+    ),
+  );
+
+  if (customer.isPending) return <Loading what="Loading the customer" />;
+  if (!customer.data) {
+    return (
+      <>
+        <PageHeader title="Customer not found" />
+        <Link to={`/stores/${slug}/customers`}>Back to customers</Link>
+      </>
+    );
+  }
+  const c = customer.data;
+  const anonymized = Boolean(c.anonymizedAt);
+
+  async function remove() {
+    const hasOrders = (stats.data?.ordersCount ?? 0) > 0;
+    const ok = await confirm({
+      title: `Delete ${personName(c)}?`,
+      message: hasOrders
+        ? `They have ${stats.data?.ordersCount} order(s), which stay: their name, e-mail address and phone are erased instead. This cannot be undone.`
+        : "They have no orders; the customer is removed. This cannot be undone.",
+      confirmLabel: "Delete customer",
+    });
+    if (!ok) return;
+    try {
+      const { data } = await unwrap<{ outcome: string }>(
+        api.DELETE("/api/v1/dashboard/stores/{slug}/customers/{id}", { params: { path: { slug, id } } }),
+      );
+      notify(data.outcome === "anonymized" ? "Customer anonymised; their orders stay" : "Customer deleted");
+      await queryClient.invalidateQueries({ queryKey: ["customers", slug] });
+      if (data.outcome === "anonymized")
+        await queryClient.invalidateQueries({ queryKey: ["customer", slug, id] });
+      else navigate(`/stores/${slug}/customers`);
+    } catch (error) {
+      notify(error instanceof ApiError ? error.message : "Deleting failed.", "error");
+    }
+  }
+
+  return (
+    <>
+      <PageHeader
+        title={anonymized ? "Deleted customer" : personName(c)}
+        subtitle={anonymized ? `Personal data erased ${when(c.anonymizedAt)}` : c.email}
+        actions={
+          anonymized ? null : (
+            <>
+              <button type="button" className="secondary" onClick={() => setEditing(true)}>
+                Edit
+              </button>
+              <button type="button" className="danger" onClick={remove}>
+                Delete
+              </button>
+            </>
+          )
+        }
+      />
+      <div className="stat-grid">
+        <div className="stat">
+          <p className="muted small">Orders</p>
+          <p className="stat-value">{stats.data?.ordersCount ?? "…"}</p>
+        </div>
+        <div className="stat">
+          <p className="muted small">Spent</p>
+          <p className="stat-value">{stats.data ? money(stats.data.totalSpent, stats.data.currency) : "…"}</p>
+        </div>
+        <div className="stat">
+          <p className="muted small">Last order</p>
+          <p className="stat-value small">{stats.data ? when(stats.data.lastOrderAt) : "…"}</p>
+        </div>
+      </div>
+      {editing ? (
+        <Panel title="Edit customer">
+          <CustomerForm
+            slug={slug}
+            customer={c}
+            onSaved={async () => {
+              setEditing(false);
+              await queryClient.invalidateQueries({ queryKey: ["customer", slug, id] });
+              await queryClient.invalidateQueries({ queryKey: ["customers", slug] });
+            }}
+            onCancel={() => setEditing(false)}
+          />
+        </Panel>
+      ) : (
+        <Panel title="Details">
+          <dl className="details">
+            <dt>E-mail</dt>
+            <dd>{anonymized ? "—" : c.email}</dd>
+            <dt>Phone</dt>
+            <dd>{c.phone ?? "—"}</dd>
+            <dt>Customer since</dt>
+            <dd>{when(c.createdAt)}</dd>
+          </dl>
+        </Panel>
+      )}
+      <Panel title="Orders">
+        {orders.isPending ? (
+          <Loading />
+        ) : orders.items.length === 0 ? (
+          <Empty>No orders yet.</Empty>
+        ) : (
+          <>
+            <Table headers={["Order", { label: "Total", num: true }, "Status", "Placed"]}>
+              {orders.items.map((o) => (
+                <tr key={o.id}>
+                  <td data-label="Order">
+                    <Link to={`/stores/${slug}/orders/${o.id}`}>#{o.number}</Link>
+                  </td>
+                  <td data-label="Total" className="num">
+                    {money(o.total, o.currency)}
+                  </td>
+                  <td data-label="Status">
+                    <Badge value={o.status} />
+                  </td>
+                  <td data-label="Placed" className="small">
+                    {when(o.createdAt)}
+                  </td>
+                </tr>
+              ))}
+            </Table>
+            <LoadMore
+              shown={orders.items.length}
+              hasMore={Boolean(orders.hasNextPage)}
+              loading={orders.isFetchingNextPage}
+              onMore={() => orders.fetchNextPage()}
+              noun="orders"
+            />
+          </>
+        )}
+      </Panel>
+    </>
+  );
+}

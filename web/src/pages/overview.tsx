@@ -1,0 +1,114 @@
+import { useQuery } from "@tanstack/react-query";
+import { Link } from "react-router";
+import { api, unwrap } from "../api/client.ts";
+import { useStores } from "../api/session.ts";
+import type { Overview } from "../api/types.ts";
+import { Table } from "../components/list.tsx";
+import { Badge, Empty, Loading, PageHeader, Panel } from "../components/ui.tsx";
+import { ORDER_STATUS_NAMES, ORDER_STATUSES } from "../contract.ts";
+import { money, when } from "../lib/format.ts";
+import { useSlug } from "../lib/hooks.ts";
+
+/** The browser's time zone: "today" is the merchant's day. */
+const TIME_ZONE = Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
+
+export function OverviewPage() {
+  const slug = useSlug();
+  const store = useStores().data?.find((s) => s.slug === slug);
+  const overview = useQuery({
+    queryKey: ["overview", slug],
+    queryFn: async () =>
+      (
+        await unwrap<Overview>(
+          api.GET("/api/v1/dashboard/stores/{slug}/overview", {
+            params: { path: { slug }, query: { timeZone: TIME_ZONE } },
+          }),
+        )
+      ).data,
+  });
+  const o = overview.data;
+  return (
+    <>
+      <PageHeader title={store ? store.name : "Overview"} subtitle="Your store at a glance." />
+      {!o ? (
+        <Loading what="Loading the overview" />
+      ) : (
+        <>
+          <section className="stat-grid" aria-label="Sales">
+            {(
+              [
+                ["Today", o.sales.today],
+                ["Last 7 days", o.sales.last7Days],
+                ["Last 30 days", o.sales.last30Days],
+              ] as const
+            ).map(([label, w]) => (
+              <div className="stat" key={label}>
+                <p className="muted small">{label}</p>
+                <p className="stat-value">{money(w.total, o.currency)}</p>
+                <p className="small muted">
+                  {w.orders} {w.orders === 1 ? "order" : "orders"}
+                </p>
+              </div>
+            ))}
+          </section>
+          <Panel title="Orders by status">
+            <ul className="status-counts">
+              {ORDER_STATUS_NAMES.map((s) => (
+                <li key={s}>
+                  <Link to={`/stores/${slug}/orders`}>
+                    <Badge value={s} label={ORDER_STATUSES[s].label} />{" "}
+                    <span className="strong">{o.ordersByStatus[s] ?? 0}</span>
+                  </Link>
+                </li>
+              ))}
+            </ul>
+          </Panel>
+          <div className="columns">
+            <Panel title="Recent orders">
+              {o.recentOrders.length === 0 ? (
+                <Empty>No orders yet.</Empty>
+              ) : (
+                <Table headers={["Order", { label: "Total", num: true }, "Status", "Placed"]}>
+                  {o.recentOrders.map((r) => (
+                    <tr key={r.id}>
+                      <td data-label="Order">
+                        <Link to={`/stores/${slug}/orders/${r.id}`}>#{r.number}</Link>
+                      </td>
+                      <td data-label="Total" className="num">
+                        {money(r.total, r.currency)}
+                      </td>
+                      <td data-label="Status">
+                        <Badge value={r.status} />
+                      </td>
+                      <td data-label="Placed" className="small">
+                        {when(r.createdAt)}
+                      </td>
+                    </tr>
+                  ))}
+                </Table>
+              )}
+            </Panel>
+            <Panel title="Low stock">
+              {o.lowStock.length === 0 ? (
+                <Empty>Every active product has more than {o.lowStockThreshold} in stock.</Empty>
+              ) : (
+                <Table headers={["Product", { label: "In stock", num: true }]}>
+                  {o.lowStock.map((p) => (
+                    <tr key={p.id}>
+                      <td data-label="Product">
+                        <Link to={`/stores/${slug}/products`}>{p.title}</Link>
+                      </td>
+                      <td data-label="In stock" className="num">
+                        {p.stock}
+                      </td>
+                    </tr>
+                  ))}
+                </Table>
+              )}
+            </Panel>
+          </div>
+        </>
+      )}
+    </>
+  );
+}
