@@ -116,13 +116,21 @@ export function Loading({ what = "Loading" }: { what?: string }) {
   );
 }
 
+/** True until the first page has shown: the browser's own start (top of the page, skip link first) stands. */
+let firstPage = true;
+
 /**
- * The page's title. Focused when a page opens (after a navigation), so screen readers announce
- * where the merchant landed and the keyboard starts there.
+ * The page's title. Focused when a page opens after a navigation inside the dashboard, so screen
+ * readers announce where the merchant landed and the keyboard starts there. Not on the first load:
+ * there the keyboard starts at the top, where the skip link is.
  */
 export function PageHeader(props: { title: string; subtitle?: ReactNode; actions?: ReactNode }) {
   const ref = useRef<HTMLHeadingElement>(null);
   useEffect(() => {
+    if (firstPage) {
+      firstPage = false;
+      return;
+    }
     ref.current?.focus({ preventScroll: true });
   }, []);
   return (

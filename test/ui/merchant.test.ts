@@ -1,0 +1,343 @@
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import type { Browser, Page } from "playwright-core";
+import { DeliveryStatus } from "../../src/contracts/index.ts";
+import { consent, exchange, REDIRECT } from "../apps-harness.ts";
+import { Client, createTestContext, type TestContext } from "../harness.ts";
+import { chromiumSkipReason } from "../requirements.ts";
+import { launchChromium } from "./browser.ts";
+import { assertAccessible, DESKTOP, heading, PASSWORD, PHONE, pages, row, shoot } from "./pages.ts";
+
+/**
+ * What merchants expect next to Shopify's and Salla's admin (issue 11), in a real browser: the
+ * overview, search and sort, the order page (timeline, webhooks), the customer page (edit, delete
+ * or anonymise), the account (password, sign out everywhere) and the developer's apps (edit,
+ * install link, delivery attempts, delete). Every main page is checked with axe-core (no serious
+ * or critical violation) and photographed at 1366×800 and 390×844 into .tmp/screenshots.
+ */
+describe("merchant pages in a real browser", { skip: chromiumSkipReason() }, () => {
+  let ctx: TestContext;
+  let browser: Browser;
+  let base: string;
+  const ui = pages(
+    () => browser,
+    () => base,
+  );
+
+  before(async () => {
+    ctx = await createTestContext({ WEBHOOK_ALLOW_PRIVATE_TARGETS: "true" });
+    base = await ctx.app.listen({ port: 0, host: "127.0.0.1" });
+    browser = await launchChromium();
+  });
+  after(async () => {
+    await ui.close();
+    await browser?.close();
+    await ctx?.close();
+  });
+
+  /** A store with a catalogue, customers and orders, made through the API as a merchant would. */
+  async function stocked(context: Parameters<typeof ui.merchant>[0], slug: string) {
+    const shop = await ui.merchant(context, slug, "Sara Merchant");
+    const linen = await shop.post("/products", {
+      title: "Linen shirt",
+      price: "39.00",
+      sku: "SHIRT-LIN",
+      stock: 20,
+    });
+    await shop.post("/products", { title: "Linen scarf", price: "19.00", sku: "SCARF-LIN", stock: 3 });
+    await shop.post("/products", { title: "Wool cap", price: "25.00", sku: "CAP-WOOL", stock: 40 });
+    const layla = await shop.post("/customers", {
+      firstName: "Layla",
+      lastName: "Haddad",
+      email: "layla@example.com",
+    });
+    const omar = await shop.post("/customers", {
+      firstName: "Omar",
+      lastName: "Nasser",
+      email: "omar@example.com",
+    });
+    const first = await shop.post("/orders", {
+      customerId: layla.id,
+      lineItems: [{ productId: linen.id, quantity: 2 }],
+      note: "Gift wrap, please.",
+    });
+    await shop.post("/orders", { customerId: omar.id, lineItems: [{ productId: linen.id, quantity: 1 }] });
+    return { shop, linen, layla, omar, first };
+  }
+
+  /** Both widths of one page: checked with axe, then photographed. */
+  async function review(page: Page, name: string) {
+    await assertAccessible(page, name);
+    await page.setViewportSize(DESKTOP);
+    await shoot(page, `${name}-1366`);
+    await page.setViewportSize(PHONE);
+    await shoot(page, `${name}-390`);
+    await assertAccessible(page, `${name} (phone)`);
+    await page.setViewportSize(DESKTOP);
+  }
+
+  it("overview, then an order's page: items, customer, note, timeline (who and when) and webhooks; moving it adds to the timeline", async () => {
+    const { context, page, errors } = await ui.open();
+    const { first } = await stocked(context, "overview-shop");
+    await page.goto(`${base}/stores/overview-shop`);
+    await heading(page, "Shop overview-shop");
+    const sales = page.getByRole("region", { name: "Sales" });
+    await sales.getByText("117.00 USD").first().waitFor();
+    assert.match(await sales.innerText(), /Today[\s\S]*117\.00 USD[\s\S]*2 orders/);
+    await page.getByRole("region", { name: "Low stock" }).getByText("Linen scarf").waitFor();
+    await review(page, "overview");
+
+    await page.getByRole("region", { name: "Recent orders" }).getByRole("link", { name: "#1001" }).click();
+    await heading(page, "Order #1001");
+    const main = page.locator("main");
+    await main.getByText("Gift wrap, please.").waitFor();
+    assert.match(await main.innerText(), /Linen shirt[\s\S]*39\.00 USD[\s\S]*78\.00 USD/);
+    await page
+      .getByRole("region", { name: "Customer" })
+      .getByRole("link", { name: "Layla Haddad" })
+      .waitFor();
+    const timeline = page.getByRole("region", { name: "Timeline" });
+    await timeline.getByText("Sara Merchant").waitFor();
+    assert.equal(await timeline.locator("li").count(), 1);
+    await page.getByRole("region", { name: "Webhooks" }).getByText("No app was notified").waitFor();
+    await review(page, "order");
+
+    await page.getByRole("button", { name: "Mark paid" }).click();
+    await timeline.locator("li").nth(1).waitFor();
+    assert.match(await timeline.innerText(), /Pending[\s\S]*Paid/);
+    assert.equal(first.number, 1001);
+    assert.deepEqual(errors, []);
+  });
+
+  it("searches and sorts products and orders as the merchant types", async () => {
+    const { context, page, errors } = await ui.open();
+    await stocked(context, "search-shop");
+    await page.goto(`${base}/stores/search-shop/products`);
+    await row(page, "Wool cap").waitFor();
+    await page.getByLabel("Search by title or SKU").fill("linen");
+    await row(page, "Wool cap").waitFor({ state: "detached" });
+    assert.equal(await page.locator("tbody tr").count(), 2);
+    await page.getByLabel("Sort by").selectOption("-price");
+    await page.waitForFunction(() => {
+      const doc = (
+        globalThis as unknown as {
+          document: { querySelectorAll(s: string): ArrayLike<{ textContent: string }> };
+        }
+      ).document;
+      return doc.querySelectorAll("tbody tr")[0]?.textContent.includes("Linen shirt");
+    });
+    assert.deepEqual(
+      (await page.locator("tbody tr td:first-child").allInnerTexts()).map((t) => t.trim()),
+      ["Linen shirt", "Linen scarf"],
+    );
+    await page.getByLabel("Search by title or SKU").fill("cap-w");
+    await row(page, "Wool cap").waitFor();
+    await review(page, "products");
+
+    await page.goto(`${base}/stores/search-shop/orders`);
+    await row(page, "#1002").waitFor();
+    await page.getByLabel("Search by number or customer").fill("layla");
+    await row(page, "#1002").waitFor({ state: "detached" });
+    await row(page, "#1001").waitFor();
+    await page.getByLabel("Search by number or customer").fill("#1002");
+    await row(page, "#1002").waitFor();
+    await review(page, "orders");
+    assert.deepEqual(errors, []);
+  });
+
+  it("customer page: orders and what they spent; edit; delete anonymises a customer with orders", async () => {
+    const { context, page, errors } = await ui.open();
+    await stocked(context, "customer-shop");
+    await page.goto(`${base}/stores/customer-shop/customers`);
+    await review(page, "customers");
+    await page.getByRole("link", { name: "Layla Haddad" }).click();
+    await heading(page, "Layla Haddad");
+    await page.locator(".stat-value", { hasText: "78.00 USD" }).waitFor();
+    await row(page, "#1001").waitFor();
+    await review(page, "customer");
+
+    await page.getByRole("button", { name: "Edit" }).click();
+    await page.getByLabel("First name").fill("Leila");
+    await page.getByRole("button", { name: "Save changes" }).click();
+    await heading(page, "Leila Haddad");
+
+    await page.getByRole("button", { name: "Delete" }).click();
+    const dialog = page.getByRole("dialog");
+    assert.match(await dialog.innerText(), /1 order\(s\), which stay/);
+    await dialog.getByRole("button", { name: "Delete customer" }).click();
+    await heading(page, "Deleted customer");
+    await row(page, "#1001").waitFor();
+    assert.doesNotMatch(await page.locator("main").innerText(), /Leila|layla@example\.com/);
+    assert.equal(await page.getByRole("button", { name: "Edit" }).count(), 0);
+    assert.deepEqual(errors, []);
+  });
+
+  it("account: a wrong current password is refused beside the field; a change signs out the other browser; sign out everywhere", async () => {
+    const { context, page, errors } = await ui.open();
+    const { email } = await ui.merchant(context, "account-shop");
+    const other = new Client(ctx.app);
+    assert.equal(
+      (await other.post("/api/v1/dashboard/auth/login", { email, password: PASSWORD })).status,
+      200,
+    );
+    await page.goto(`${base}/account`);
+    await heading(page, "Account");
+    await review(page, "account");
+
+    await page.getByLabel("Current password").fill("not my password");
+    await page.getByLabel("New password", { exact: true }).fill("an even longer password");
+    await page.getByLabel("Repeat the new password").fill("an even longer password");
+    await page.getByRole("button", { name: "Change password" }).click();
+    const currentError = page
+      .locator(".field", { has: page.getByLabel("Current password") })
+      .locator(".field-error");
+    await currentError.filter({ hasText: "is not your current password" }).waitFor();
+    await page.getByLabel("Current password").fill(PASSWORD);
+    await page.getByRole("button", { name: "Change password" }).click();
+    await page.getByText("1 other session(s) signed out").waitFor();
+    assert.equal((await other.get("/api/v1/dashboard/me")).status, 401, "the other browser is signed out");
+
+    await page.getByRole("button", { name: "Sign out everywhere" }).click();
+    await page.getByRole("dialog").getByRole("button", { name: "Sign out everywhere" }).click();
+    await heading(page, "Log in");
+    assert.deepEqual(errors, []);
+  });
+
+  it("apps: register (secret once), edit, install link for a store, delivery attempts (Redeliver only while subscribed), delete", async () => {
+    const { context, page, errors } = await ui.open();
+    await ui.merchant(context, "dev-shop", "Dev Merchant");
+    await page.goto(`${base}/apps`);
+    await heading(page, "My apps");
+    await page.getByLabel("App name").fill("Stock Sync");
+    await page.getByLabel("Redirect URIs").fill(REDIRECT);
+    await page.getByRole("checkbox", { name: /See your products and stock/ }).check();
+    await page.getByRole("checkbox", { name: /Receive notifications/ }).check();
+    await page.getByRole("button", { name: "Register app" }).click();
+    const reveal = page.getByRole("region", { name: "New app credentials" });
+    const clientId = await reveal.getByLabel("Client id").inputValue();
+    const clientSecret = await reveal.getByLabel("Client secret").inputValue();
+    assert.match(clientSecret, /^mpcs_/);
+    await review(page, "apps");
+
+    // The developer's own store installs it (through the API) and gets one failing delivery.
+    const merchant = { client: new Client(ctx.app), slug: "dev-shop" };
+    const cookies = await context.cookies();
+    merchant.client.cookie = `mp_session=${cookies.find((c) => c.name === "mp_session")!.value}`;
+    const { code } = await consent(merchant, clientId, ["read_products", "manage_webhooks"]);
+    const tokens = (
+      await exchange(ctx.app, { slug: "dev-shop", code, redirectUri: REDIRECT, clientId, clientSecret })
+    ).data;
+    const api = new Client(ctx.app, { authorization: `Bearer ${tokens.accessToken}` });
+    assert.equal(
+      (
+        await api.post("/api/v1/apps/api/webhooks", {
+          eventName: "product.created",
+          targetUrl: "https://hooks.example.test/p",
+        })
+      ).status,
+      201,
+    );
+    assert.equal(
+      (
+        await merchant.client.post("/api/v1/dashboard/stores/dev-shop/products", {
+          title: "Hat",
+          price: "5.00",
+        })
+      ).status,
+      201,
+    );
+    const now = ctx.clock.now();
+    const { claimed } = await ctx.platform.webhooks.deliveries.dispatchEvents(now, 100, {
+      room: { limit: 10, hosts: new Map(), otherHosts: 10 },
+      leaseMs: 60_000,
+    });
+    await ctx.platform.webhooks.deliveries.completeMany([
+      {
+        delivery: claimed[0]!,
+        startedAt: now,
+        durationMs: 42,
+        statusCode: 503,
+        error: null,
+        responseBody: "temporarily down for maintenance",
+        next: { status: DeliveryStatus.pending, at: new Date(now.getTime() + 60_000) },
+        now,
+      },
+    ]);
+
+    await page.getByRole("link", { name: "Stock Sync" }).click();
+    await heading(page, "Stock Sync");
+    const delivery = row(page, "product.created");
+    await delivery.waitFor();
+    assert.match(await delivery.innerText(), /Pending/);
+    await delivery.getByRole("button", { name: "Attempts" }).click();
+    await page.getByText("temporarily down for maintenance").waitFor();
+    assert.match(await page.locator(".attempts").innerText(), /Attempt 1[\s\S]*42 ms[\s\S]*HTTP 503/);
+    await delivery.getByRole("button", { name: "Redeliver" }).waitFor();
+    await page.getByLabel("Status", { exact: true }).selectOption("delivered");
+    await page.getByText("No deliveries match").waitFor();
+    await page.getByLabel("Status", { exact: true }).selectOption("");
+    await delivery.waitFor();
+
+    const link = page.getByRole("textbox", { name: "Install link" });
+    await page.getByLabel("Store to preselect").selectOption("dev-shop");
+    const url = new URL(await link.inputValue());
+    assert.equal(url.pathname, "/api/v1/apps/authorize");
+    assert.equal(url.searchParams.get("client_id"), clientId);
+    assert.equal(url.searchParams.get("store"), "dev-shop");
+    await review(page, "app");
+
+    await page.getByRole("button", { name: "Edit" }).click();
+    await page.getByLabel("App name").fill("Stock Sync Pro");
+    await page.getByRole("button", { name: "Save changes" }).click();
+    await heading(page, "Stock Sync Pro");
+
+    // Once the app is uninstalled its subscription has stopped: no Redeliver any more.
+    assert.equal(
+      (await merchant.client.delete(`/api/v1/dashboard/stores/dev-shop/installations/${clientId}`)).status,
+      200,
+    );
+    await page.reload();
+    await delivery.waitFor();
+    assert.equal(await delivery.getByRole("button", { name: "Redeliver" }).count(), 0);
+
+    await page.getByRole("button", { name: "Delete app" }).click();
+    assert.match(await page.getByRole("dialog").innerText(), /uninstalled from every store/);
+    await page.getByRole("dialog").getByRole("button", { name: "Delete app" }).click();
+    await heading(page, "My apps");
+    await page.getByText("No apps yet").waitFor();
+    assert.deepEqual(errors, []);
+  });
+
+  it("the remaining main pages pass axe-core and are photographed: login, stores, installed apps, API keys", async () => {
+    const { context, page, errors } = await ui.open();
+    await page.goto(`${base}/login`);
+    await heading(page, "Log in");
+    await review(page, "login");
+    await stocked(context, "axe-shop");
+    await page.goto(`${base}/`);
+    await heading(page, "Your stores");
+    await review(page, "stores");
+    await page.goto(`${base}/stores/axe-shop/apps`);
+    await heading(page, "Installed apps");
+    await review(page, "installed-apps");
+    await page.goto(`${base}/stores/axe-shop/api-keys`);
+    await heading(page, "API keys");
+    await review(page, "api-keys");
+    // Keyboard users skip the menu: the first Tab from the top of the page reaches "Skip to content".
+    await page.evaluate(() =>
+      (
+        globalThis as unknown as { document: { activeElement: { blur(): void } } }
+      ).document.activeElement.blur(),
+    );
+    await page.keyboard.press("Tab");
+    assert.equal(
+      await page.evaluate(
+        () =>
+          (globalThis as unknown as { document: { activeElement: { textContent: string } } }).document
+            .activeElement.textContent,
+      ),
+      "Skip to content",
+    );
+    assert.deepEqual(errors, []);
+  });
+});
