@@ -17,14 +17,12 @@ import type { App } from "./lib/http/types.ts";
 import { installValidators } from "./lib/http/validation.ts";
 import { RedisStatusSchema } from "./lib/rate-limit/redis-window-store.ts";
 import { createAdminGuard } from "./modules/admin-api/admin-family.ts";
-import { registerAdminRoutes } from "./modules/admin-api/admin-routes.ts";
 import { registerDashboardRoutes } from "./modules/dashboard-routes.ts";
 import { createDeveloperGuard } from "./modules/developer/developer-family.ts";
 import { registerDeveloperRoutes } from "./modules/developer/developer-routes.ts";
 import { registerConsentRoutes } from "./modules/oauth/consent-routes.ts";
 import { registerTokenRoutes } from "./modules/oauth/oauth-routes.ts";
 import { registerDeliveryRoutes } from "./modules/webhooks/deliveries-routes.ts";
-import { registerSubscriptionRoutes } from "./modules/webhooks/subscriptions-routes.ts";
 import { webhooksDocument } from "./modules/webhooks/webhooks-schemas.ts";
 import type { Platform } from "./platform.ts";
 
@@ -157,6 +155,7 @@ export async function buildApp(
         createDeveloperGuard({ keys: platform.developer.keys, limiter: platform.developer.limiter }),
       );
       registerDeveloperRoutes(developer, platform.services.products);
+      for (const feature of platform.routes) feature.developer?.(developer);
     },
     { prefix: "/api/v1/developer" },
   );
@@ -167,8 +166,7 @@ export async function buildApp(
         admin,
         createAdminGuard({ tokens: integration.tokens, limiter: integration.adminLimiter }),
       );
-      registerAdminRoutes(admin, platform.services);
-      registerSubscriptionRoutes(admin, platform.webhooks.subscriptions);
+      for (const feature of platform.routes) feature.admin?.(admin);
     },
     { prefix: "/api/v1/apps/api" },
   );

@@ -5,6 +5,7 @@ import pino, { type Logger } from "pino";
 import type { Config } from "./config.ts";
 import type { DatabaseHandle } from "./db/client.ts";
 import { type Clock, systemClock } from "./lib/clock.ts";
+import type { FeatureRoutes } from "./lib/http/feature-routes.ts";
 import { createMetrics } from "./lib/metrics.ts";
 import { createCredentialGuard, createRateLimiter } from "./lib/rate-limit/limiters.ts";
 import { createSharedWindowStore, type RedisStatus } from "./lib/rate-limit/redis-window-store.ts";
@@ -16,15 +17,18 @@ import { createAccountService } from "./modules/accounts/accounts-service.ts";
 import { createDeviceCookies } from "./modules/accounts/device-cookie.ts";
 import { createSessionGuard } from "./modules/accounts/session-auth.ts";
 import { createApiKeyRepo } from "./modules/api-keys/api-keys-repo.ts";
+import { apiKeyRoutes } from "./modules/api-keys/api-keys-routes.ts";
 import { createApiKeyService } from "./modules/api-keys/api-keys-service.ts";
 import { createAppRepo } from "./modules/apps/apps-repo.ts";
 import { createAppService } from "./modules/apps/apps-service.ts";
 import { createCustomerRepo } from "./modules/customers/customers-repo.ts";
+import { customerRoutes } from "./modules/customers/customers-routes.ts";
 import { createCustomerService } from "./modules/customers/customers-service.ts";
 import { createEventRecorder } from "./modules/events/events-repo.ts";
 import { createIdempotencyRepo } from "./modules/idempotency/idempotency-repo.ts";
 import { createIdempotencyService } from "./modules/idempotency/idempotency-service.ts";
 import { createInstallationRepo } from "./modules/installations/installations-repo.ts";
+import { installationRoutes } from "./modules/installations/installations-routes.ts";
 import {
   createInstallationService,
   type UninstallHook,
@@ -34,13 +38,17 @@ import { createConsentService } from "./modules/oauth/consent-service.ts";
 import { createOAuthRepo } from "./modules/oauth/oauth-repo.ts";
 import { type AccessContext, createTokenService } from "./modules/oauth/token-service.ts";
 import { createOrderRepo } from "./modules/orders/orders-repo.ts";
+import { orderRoutes } from "./modules/orders/orders-routes.ts";
 import { createOrderService } from "./modules/orders/orders-service.ts";
 import { createOverviewRepo } from "./modules/overview/overview-repo.ts";
+import { overviewRoutes } from "./modules/overview/overview-routes.ts";
 import { createOverviewService } from "./modules/overview/overview-service.ts";
 import { createProductRepo } from "./modules/products/products-repo.ts";
+import { productRoutes } from "./modules/products/products-routes.ts";
 import { createProductService } from "./modules/products/products-service.ts";
 import { createStoreRepo } from "./modules/stores/stores-repo.ts";
 import { createStoreService } from "./modules/stores/stores-service.ts";
+import { subscriptionRoutes } from "./modules/webhooks/subscriptions-routes.ts";
 import { createWebhooksModule } from "./modules/webhooks/webhooks-module.ts";
 
 /**
@@ -181,9 +189,24 @@ export function createPlatform(input: {
     uninstallHooks,
   };
 
+  /**
+   * Every feature's routes, per API family (app.ts registers them inside each family's guarded
+   * scope). A new resource is one entry here, beside the line that builds its service.
+   */
+  const routes: FeatureRoutes[] = [
+    productRoutes(services.products),
+    customerRoutes(services.customers),
+    orderRoutes(services.orders, webhooks.deliveriesOf),
+    overviewRoutes(services.overview),
+    installationRoutes(installations),
+    apiKeyRoutes(developer.keys),
+    subscriptionRoutes(webhooks.subscriptions),
+  ];
+
   return {
     config,
     database,
+    routes,
     db,
     clock,
     redis,

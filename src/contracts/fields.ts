@@ -1,5 +1,4 @@
 import Type from "typebox";
-import { type IdKind, idPattern } from "./ids.ts";
 
 /**
  * The limits and patterns of every field a client sends, declared once: the route schemas, the
@@ -8,10 +7,6 @@ import { type IdKind, idPattern } from "./ids.ts";
  */
 
 export const Timestamp = Type.String({ format: "date-time", examples: ["2026-11-22T10:00:00.000Z"] });
-
-export function Id(kind: IdKind, description?: string) {
-  return Type.String({ pattern: idPattern(kind), maxLength: 64, ...(description ? { description } : {}) });
-}
 
 /** Amounts are decimal strings: at most 15 integer digits (kept well inside 2^53 minor units). */
 export const DECIMAL_PATTERN = "^(0|[1-9][0-9]{0,14})(\\.[0-9]{1,3})?$";

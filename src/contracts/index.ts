@@ -4,9 +4,10 @@
  * (route schemas, services, SQL checks, the OpenAPI document, the dashboard) derives from here.
  * Plain TypeScript and TypeBox only: the dashboard imports it in the browser.
  */
+
+export * from "./credentials.ts";
 export * from "./events.ts";
 export * from "./fields.ts";
-export * from "./ids.ts";
 export * from "./resources.ts";
 export * from "./scopes.ts";
 export * from "./statuses.ts";

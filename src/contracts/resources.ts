@@ -1,7 +1,44 @@
 import Type, { type TSchema } from "typebox";
 import type { EventDataKind } from "./events.ts";
-import { Currency, Id, Money, StoreSlug, Timestamp } from "./fields.ts";
+import { Currency, Money, StoreSlug, Timestamp } from "./fields.ts";
 import { OrderStatusSchema, ProductStatusSchema } from "./statuses.ts";
+
+/**
+ * Public id and credential prefixes: one per kind, so an id or a leaked secret says what it is
+ * (secret scanners key on these). Ids are `<prefix>_` and `idLength` base62 characters.
+ */
+export const ID_PREFIX = {
+  account: "acct",
+  store: "store",
+  product: "prod",
+  customer: "cus",
+  order: "ord",
+  lineItem: "li",
+  event: "evt",
+  app: "app",
+  installation: "inst",
+  grant: "grant",
+  subscription: "whsub",
+  delivery: "whd",
+  clientId: "mpc",
+  apiKey: "mpk",
+} as const;
+
+export type IdKind = keyof typeof ID_PREFIX;
+
+/** Random characters after the prefix: 22 (about 131 bits) for records, 24 for public client/key ids. */
+export function idLength(kind: IdKind): number {
+  return kind === "clientId" || kind === "apiKey" ? 24 : 22;
+}
+
+/** Pattern accepted for an id of `kind` in a path or body; anything else is a 400 before any query. */
+export function idPattern(kind: IdKind): string {
+  return `^${ID_PREFIX[kind]}_[0-9A-Za-z]{${idLength(kind)}}$`;
+}
+
+export function Id(kind: IdKind, description?: string) {
+  return Type.String({ pattern: idPattern(kind), maxLength: 64, ...(description ? { description } : {}) });
+}
 
 /**
  * The resources as every API family returns them and as webhook events carry them in `data`.

@@ -7,14 +7,8 @@ import type { App } from "../lib/http/types.ts";
 import type { Platform } from "../platform.ts";
 import { registerAccountRoutes } from "./accounts/accounts-routes.ts";
 import { currentAccount } from "./accounts/session-auth.ts";
-import { registerApiKeyRoutes } from "./api-keys/api-keys-routes.ts";
 import { registerAppRoutes } from "./apps/apps-routes.ts";
-import { registerDashboardCustomerRoutes } from "./customers/customers-routes.ts";
 import { createDashboardGuard, dashboardRoute } from "./dashboard-family.ts";
-import { registerInstallationRoutes } from "./installations/installations-routes.ts";
-import { registerDashboardOrderRoutes } from "./orders/orders-routes.ts";
-import { registerOverviewRoutes } from "./overview/overview-routes.ts";
-import { registerDashboardProductRoutes } from "./products/products-routes.ts";
 import { CreateStoreBody, SlugParams, StoreResource, toStoreResource } from "./stores/stores-schemas.ts";
 
 const STATE_CHANGING = new Set(["POST", "PUT", "PATCH", "DELETE"]);
@@ -109,11 +103,6 @@ export function registerDashboardRoutes(app: App, platform: Platform) {
       }),
       async (request) => ({ success: true as const, data: toStoreResource(storeOf(request)) }),
     );
-    registerInstallationRoutes(store, platform.integration.installations);
-    registerApiKeyRoutes(store, platform.developer.keys);
-    registerDashboardProductRoutes(store, services.products);
-    registerDashboardCustomerRoutes(store, services.customers);
-    registerDashboardOrderRoutes(store, services.orders, platform.webhooks.deliveriesOf);
-    registerOverviewRoutes(store, services.overview);
+    for (const feature of platform.routes) feature.store?.(store);
   });
 }

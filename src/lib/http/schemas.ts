@@ -1,5 +1,6 @@
 import Type, { type TObject, type TProperties, type TSchema } from "typebox";
-import { Id, StoreSlug, Timestamp } from "../../contracts/fields.ts";
+import { StoreSlug, Timestamp } from "../../contracts/fields.ts";
+import { Id } from "../../contracts/resources.ts";
 import { ERROR_CODES, type ErrorCode } from "../errors.ts";
 
 /** Shared building blocks of every route schema: envelopes, error responses, ids, timestamps, pagination. */

@@ -1,4 +1,4 @@
-import { SECRET_PREFIX } from "../../contracts/ids.ts";
+import { SECRET_PREFIX } from "../../contracts/index.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { sha256Hex } from "../../lib/crypto.ts";
 import { AppError } from "../../lib/errors.ts";

@@ -1,6 +1,7 @@
 import Type from "typebox";
 import { Scope } from "../../contracts/index.ts";
 import { storeOf } from "../../lib/http/api-family.ts";
+import type { FeatureRoutes } from "../../lib/http/feature-routes.ts";
 import { Envelope } from "../../lib/http/schemas.ts";
 import type { App } from "../../lib/http/types.ts";
 import { currentAccount } from "../accounts/session-auth.ts";
@@ -96,4 +97,8 @@ export function registerApiKeyRoutes(app: App, keys: ApiKeyService) {
       data: toApiKeyResource(await keys.revoke(storeOf(request), request.params.keyId)),
     }),
   );
+}
+
+export function apiKeyRoutes(keys: ApiKeyService): FeatureRoutes {
+  return { store: (app) => registerApiKeyRoutes(app, keys) };
 }

@@ -2,6 +2,7 @@ import Type from "typebox";
 import { Scope } from "../../contracts/index.ts";
 import type { StoreScope } from "../../contracts/scopes.ts";
 import { type RouteSpec, storeOf } from "../../lib/http/api-family.ts";
+import type { FeatureRoutes } from "../../lib/http/feature-routes.ts";
 import { CursorPage, Envelope, Params } from "../../lib/http/schemas.ts";
 import type { App } from "../../lib/http/types.ts";
 import { adminRoute } from "../admin-api/admin-family.ts";
@@ -168,4 +169,12 @@ export function registerAdminCustomerRoutes(app: App, customers: CustomerService
       data: await customers.get(storeOf(request), request.params.id),
     }),
   );
+}
+
+/** The customer routes of every family (platform.ts lists them). */
+export function customerRoutes(customers: CustomerService): FeatureRoutes {
+  return {
+    store: (app) => registerDashboardCustomerRoutes(app, customers),
+    admin: (app) => registerAdminCustomerRoutes(app, customers),
+  };
 }

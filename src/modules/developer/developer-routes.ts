@@ -2,7 +2,6 @@ import Type from "typebox";
 import { ProductStatus, Scope } from "../../contracts/index.ts";
 import { storeOf } from "../../lib/http/api-family.ts";
 import type { App } from "../../lib/http/types.ts";
-import { registerDeveloperProductRoutes } from "../products/products-routes.ts";
 import { ProductResource } from "../products/products-schemas.ts";
 import { PAGE_WINDOW, type ProductService } from "../products/products-service.ts";
 import { StoreResource, toStoreResource } from "../stores/stores-schemas.ts";
@@ -18,6 +17,10 @@ const PageMeta = Type.Object({
 /**
  * The developer API (`/api/v1/developer`, spec 4.4): the store and its products with a key pair.
  * Register inside its own scope, with the developer guard installed on it (installFamilyGuard).
+ */
+/**
+ * The developer API's own routes: the key's store and the page-numbered product list of the spec.
+ * The other product routes come with the products feature (products-routes.ts).
  */
 export function registerDeveloperRoutes(app: App, products: ProductService) {
   app.get(
@@ -114,6 +117,4 @@ export function registerDeveloperRoutes(app: App, products: ProductService) {
       return { success: true as const, data: page.items, meta: page.meta };
     },
   );
-
-  registerDeveloperProductRoutes(app, products);
 }

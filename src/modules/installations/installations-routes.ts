@@ -2,6 +2,7 @@ import Type from "typebox";
 import { Scope } from "../../contracts/index.ts";
 import { ScopeSchema } from "../../contracts/scopes.ts";
 import { storeOf } from "../../lib/http/api-family.ts";
+import type { FeatureRoutes } from "../../lib/http/feature-routes.ts";
 import { Envelope, Timestamp } from "../../lib/http/schemas.ts";
 import type { App } from "../../lib/http/types.ts";
 import { ClientId } from "../apps/apps-schemas.ts";
@@ -65,4 +66,8 @@ export function registerInstallationRoutes(app: App, installations: Installation
       data: await installations.uninstall(storeOf(request), request.params.clientId),
     }),
   );
+}
+
+export function installationRoutes(installations: InstallationService): FeatureRoutes {
+  return { store: (app) => registerInstallationRoutes(app, installations) };
 }

@@ -1,6 +1,5 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from "node:crypto";
-import { SECRET_PREFIX } from "../../contracts/ids.ts";
-import { InstallationStatus } from "../../contracts/index.ts";
+import { InstallationStatus, SECRET_PREFIX } from "../../contracts/index.ts";
 import { parseScopeParam, type Scope } from "../../contracts/scopes.ts";
 import type { Db, Executor } from "../../db/client.ts";
 import type { AppRow, Store } from "../../db/schema.ts";

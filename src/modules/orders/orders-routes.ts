@@ -10,6 +10,7 @@ import {
 } from "../../contracts/index.ts";
 import type { StoreScope } from "../../contracts/scopes.ts";
 import { type RouteSpec, storeOf } from "../../lib/http/api-family.ts";
+import type { FeatureRoutes } from "../../lib/http/feature-routes.ts";
 import { CursorPage, Envelope, Params } from "../../lib/http/schemas.ts";
 import type { App } from "../../lib/http/types.ts";
 import { currentAccount } from "../accounts/session-auth.ts";
@@ -222,4 +223,15 @@ export function registerAdminOrderRoutes(app: App, orders: OrderService) {
       data: await orders.get(storeOf(request), request.params.id),
     }),
   );
+}
+
+/** The order routes of every family (platform.ts lists them). */
+export function orderRoutes(
+  orders: OrderService,
+  webhooksOf: (storeId: string, orderId: string) => Promise<OrderWebhookView[]>,
+): FeatureRoutes {
+  return {
+    store: (app) => registerDashboardOrderRoutes(app, orders, webhooksOf),
+    admin: (app) => registerAdminOrderRoutes(app, orders),
+  };
 }

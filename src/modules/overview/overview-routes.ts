@@ -1,6 +1,7 @@
 import Type from "typebox";
 import { ORDER_STATUS_NAMES, OrderResource, ProductResource, Scope } from "../../contracts/index.ts";
 import { storeOf } from "../../lib/http/api-family.ts";
+import type { FeatureRoutes } from "../../lib/http/feature-routes.ts";
 import { Envelope, Timestamp } from "../../lib/http/schemas.ts";
 import type { App } from "../../lib/http/types.ts";
 import { dashboardRoute, StoreParams } from "../dashboard-family.ts";
@@ -57,4 +58,8 @@ export function registerOverviewRoutes(app: App, overview: OverviewService) {
       data: await overview.get(storeOf(request), request.query.timeZone),
     }),
   );
+}
+
+export function overviewRoutes(overview: OverviewService): FeatureRoutes {
+  return { store: (app) => registerOverviewRoutes(app, overview) };
 }

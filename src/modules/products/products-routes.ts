@@ -1,6 +1,7 @@
 import { Scope } from "../../contracts/index.ts";
 import type { StoreScope } from "../../contracts/scopes.ts";
 import { type RouteSpec, storeOf } from "../../lib/http/api-family.ts";
+import type { FeatureRoutes } from "../../lib/http/feature-routes.ts";
 import { CursorPage, Envelope, Params } from "../../lib/http/schemas.ts";
 import type { App } from "../../lib/http/types.ts";
 import { adminRoute } from "../admin-api/admin-family.ts";
@@ -251,4 +252,13 @@ export function registerDeveloperProductRoutes(app: App, products: ProductServic
       data: await products.remove(storeOf(request), request.params.id),
     }),
   );
+}
+
+/** The product routes of every family (platform.ts lists them). */
+export function productRoutes(products: ProductService): FeatureRoutes {
+  return {
+    store: (app) => registerDashboardProductRoutes(app, products),
+    admin: (app) => registerAdminProductRoutes(app, products),
+    developer: (app) => registerDeveloperProductRoutes(app, products),
+  };
 }

@@ -1,6 +1,7 @@
 import Type from "typebox";
 import { Scope } from "../../contracts/index.ts";
 import { AppError } from "../../lib/errors.ts";
+import type { FeatureRoutes } from "../../lib/http/feature-routes.ts";
 import { Envelope, Params } from "../../lib/http/schemas.ts";
 import type { App } from "../../lib/http/types.ts";
 import { adminRoute } from "../admin-api/admin-family.ts";
@@ -72,4 +73,8 @@ export function registerSubscriptionRoutes(app: App, subscriptions: Subscription
       data: await subscriptions.remove(access(request), request.params.id),
     }),
   );
+}
+
+export function subscriptionRoutes(subscriptions: SubscriptionService): FeatureRoutes {
+  return { admin: (app) => registerSubscriptionRoutes(app, subscriptions) };
 }
