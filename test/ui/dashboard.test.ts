@@ -217,6 +217,7 @@ describe("merchant dashboard in a real browser", { skip: chromiumSkipReason() },
 
     await page.getByLabel("Show orders with status").selectOption("cancelled");
     await row(page, "#1001").waitFor({ state: "detached" });
+    await row(page, "#1002").waitFor();
     assert.equal(await page.locator("tbody tr[data-order]").count(), 1);
     assert.deepEqual(errors, []);
   });
@@ -279,10 +280,11 @@ describe("merchant dashboard in a real browser", { skip: chromiumSkipReason() },
     await rows.first().waitFor();
     assert.equal(await rows.count(), 20, "one page of 20");
     await page.getByRole("button", { name: "Load more" }).click();
-    await page.getByRole("button", { name: "Load more" }).waitFor({ state: "hidden" });
+    // The list is complete once it says so (the button reads "Loading…" while the page comes).
+    await page.getByText("Showing 23 of 23").waitFor();
+    assert.equal(await page.getByRole("button", { name: /Load more|Loading/ }).count(), 0);
     assert.equal(await rows.count(), 23);
     assert.equal(new Set(await rows.locator("td:first-child").allInnerTexts()).size, 23, "no duplicates");
-    await page.getByText("Showing 23 of 23").waitFor();
 
     const victim = row(page, "Item 07");
     await victim.getByRole("button", { name: "Delete" }).click();

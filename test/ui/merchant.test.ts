@@ -116,6 +116,7 @@ describe("merchant pages in a real browser", { skip: chromiumSkipReason() }, () 
     await row(page, "Wool cap").waitFor();
     await page.getByLabel("Search by title or SKU").fill("linen");
     await row(page, "Wool cap").waitFor({ state: "detached" });
+    await row(page, "Linen scarf").waitFor();
     assert.equal(await page.locator("tbody tr").count(), 2);
     await page.getByLabel("Sort by").selectOption("-price");
     await page.waitForFunction(() => {

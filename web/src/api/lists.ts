@@ -1,4 +1,4 @@
-import { useInfiniteQuery } from "@tanstack/react-query";
+import { keepPreviousData, useInfiniteQuery } from "@tanstack/react-query";
 import type { ApiError } from "./client.ts";
 
 /**
@@ -15,6 +15,9 @@ export function useCursorList<T>(
     queryFn: ({ pageParam }) => fetchPage(pageParam),
     initialPageParam: undefined as string | undefined,
     getNextPageParam: (last) => last.meta.nextCursor ?? undefined,
+    // A new search or sort keeps showing the last answer until its own arrives (no flash of
+    // "Loading" at every keystroke); `isPlaceholderData` says the rows are the previous query's.
+    placeholderData: keepPreviousData,
     enabled,
   });
   const items = query.data?.pages.flatMap((p) => p.data) ?? [];
