@@ -29,13 +29,25 @@ import type { Platform } from "./platform.ts";
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** Paths of the dashboard's pages (web/src/main.tsx routes them in the browser). */
-const DASHBOARD_PATHS = ["/", "/login", "/signup", "/account", "/apps", "/apps/*", "/stores", "/stores/*"];
+const DASHBOARD_PATHS = [
+  "/",
+  "/login",
+  "/signup",
+  "/account",
+  "/apps",
+  "/apps/*",
+  "/stores",
+  "/stores/*",
+  "/oauth/consent",
+];
 
 const DASHBOARD_HEADERS = {
   "content-security-policy":
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
   "x-content-type-options": "nosniff",
   "referrer-policy": "same-origin",
+  // The consent page is one of these: no other site may frame it (clickjacking); CSP says it too.
+  "x-frame-options": "DENY",
   // The page is the same for every path and every merchant; the files it loads carry their hash.
   "cache-control": "no-cache",
 };
@@ -137,7 +149,6 @@ export async function buildApp(
   });
   registerConsentRoutes(app, {
     consent: integration.consent,
-    accounts: platform.services.accounts,
     stores: platform.services.stores,
     requireSession: platform.requireSession,
     issuer: config.PUBLIC_BASE_URL,

@@ -1,7 +1,14 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { consent, exchange, installedApp, REDIRECT, registerApp } from "./apps-harness.ts";
-import { Client, createTestContext, errorCode, merchantWithStore, type TestContext } from "./harness.ts";
+import {
+  Client,
+  createTestContext,
+  errorCode,
+  type Json,
+  merchantWithStore,
+  type TestContext,
+} from "./harness.ts";
 
 describe("app integration: the whole life of an app", () => {
   let ctx: TestContext;
@@ -327,16 +334,28 @@ describe("app integration: the whole life of an app", () => {
       scope: "read_products read_orders",
       state: "x",
     });
+    // A valid request leads to the dashboard's consent page, with the same query.
     const anonymous = await new Client(ctx.app).get(`/api/v1/apps/authorize?${q}`);
-    assert.equal(anonymous.status, 200);
-    assert.match(anonymous.raw.body, /Log in to continue/);
-    const page = await merchant.client.get(`/api/v1/apps/authorize?${q}`);
+    assert.equal(anonymous.status, 302);
+    assert.equal(anonymous.headers.location, `/oauth/consent?${q}`);
+    const page = await merchant.client.get(`/oauth/consent?${q}`);
     assert.equal(page.status, 200);
-    assert.match(page.raw.body, /Shelf &#60;Sync&#62;/);
-    assert.match(page.raw.body, /See your products and stock/);
-    assert.match(page.raw.body, /See your orders/);
-    assert.match(page.raw.body, new RegExp(merchant.slug));
     assert.equal(page.headers["x-frame-options"], "DENY");
+    assert.match(String(page.headers["content-security-policy"]), /frame-ancestors 'none'/);
+    // What the page shows comes from the request, read again by the merchant's session.
+    assert.equal((await new Client(ctx.app).get(`/api/v1/dashboard/oauth/consent?${q}`)).status, 401);
+    const request = await merchant.client.get(`/api/v1/dashboard/oauth/consent?${q}`);
+    assert.equal(request.status, 200);
+    assert.equal(request.data.app.name, "Shelf <Sync>");
+    assert.deepEqual(
+      request.data.scopes.map((s: Json) => s.label).sort(),
+      ["See your orders, their items and totals", "See your products and stock"],
+    );
+    assert.ok(request.data.stores.some((s: Json) => s.slug === merchant.slug));
+    const tampered = await merchant.client.get(
+      `/api/v1/dashboard/oauth/consent?${new URLSearchParams({ client_id: a.clientId, redirect_uri: "https://evil.example.com", response_type: "code", scope: "read_products" })}`,
+    );
+    assert.equal(tampered.status, 400);
     const unknown = await merchant.client.get(
       `/api/v1/apps/authorize?${new URLSearchParams({ client_id: "mpc_nope", redirect_uri: REDIRECT, scope: "read_products" })}`,
     );

@@ -55,9 +55,19 @@ describe("an off-the-shelf OAuth 2.0 client (oauth4webapi) against the standard 
       code_challenge_method: "S256",
     }).toString();
     const merchant = await merchantWithStore(ctx.app);
-    const page = await fetch(authorizationUrl, { headers: { cookie: merchant.client.cookie! } });
-    assert.equal(page.status, 200);
-    assert.match(await page.text(), /Install Test App/);
+    const page = await fetch(authorizationUrl, {
+      headers: { cookie: merchant.client.cookie! },
+      redirect: "manual",
+    });
+    assert.equal(page.status, 302);
+    const consentPage = new URL(page.headers.get("location")!, authorizationUrl);
+    const asked = await fetch(
+      new URL(`/api/v1/dashboard/oauth/consent${consentPage.search}`, authorizationUrl),
+      {
+        headers: { cookie: merchant.client.cookie! },
+      },
+    );
+    assert.equal(((await asked.json()) as { data: { app: { name: string } } }).data.app.name, "Test App");
     const { url: callback } = await consent(merchant, client.client_id, ["read_products", "read_orders"], {
       state,
       codeChallenge: challenge,

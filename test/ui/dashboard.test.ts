@@ -396,7 +396,7 @@ describe("merchant dashboard in a real browser", { skip: chromiumSkipReason() },
       }),
     });
     const clientId = ((await registered.json()) as { data: { clientId: string } }).data.clientId;
-    await ui.merchant(context, "consent-shop");
+    const { email: merchantEmail } = await ui.merchant(context, "consent-shop");
 
     // The app's redirect target does not exist here: catch the navigation instead of following it.
     await page.route("https://app.example.com/**", (route) =>
@@ -409,9 +409,16 @@ describe("merchant dashboard in a real browser", { skip: chromiumSkipReason() },
       scope: "read_products read_orders",
       state: "abc",
     });
+    // Signed out first: the authorize link leads through sign-in to the consent page.
+    await context.clearCookies();
     await page.goto(`${base}/api/v1/apps/authorize?${q}`);
+    await heading(page, "Log in");
+    await page.getByLabel("E-mail", { exact: true }).fill(merchantEmail);
+    await page.getByLabel("Password").fill(PASSWORD);
+    await page.getByRole("button", { name: "Log in" }).click();
     await page.getByRole("heading", { name: "Install Shelf Sync?" }).waitFor();
     assert.match(await page.locator("main").innerText(), /See your products and stock/);
+    assert.equal(await page.getByLabel("Install into").inputValue(), "consent-shop");
     await shoot(page, "consent");
     await Promise.all([
       page.waitForURL(/app\.example\.com\/cb/),

@@ -8,6 +8,7 @@ import { Feedback } from "./components/ui.tsx";
 import { AccountPage } from "./pages/account.tsx";
 import { AppDetailPage, AppsPage } from "./pages/apps.tsx";
 import { LoginPage, SignupPage } from "./pages/auth.tsx";
+import { ConsentPage } from "./pages/consent.tsx";
 import { CustomerPage, CustomersPage } from "./pages/customers.tsx";
 import { ApiKeysPage, InstalledAppsPage } from "./pages/integrations.tsx";
 import { NotFoundPage } from "./pages/not-found.tsx";
@@ -33,6 +34,7 @@ if (location.hash.startsWith("#/")) history.replaceState(null, "", location.hash
 const router = createBrowserRouter([
   { path: "/login", element: <LoginPage /> },
   { path: "/signup", element: <SignupPage /> },
+  { path: "/oauth/consent", element: <ConsentPage /> },
   {
     element: <Shell />,
     children: [

@@ -1,12 +1,13 @@
 import { randomBytes } from "node:crypto";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import Type from "typebox";
+import { GRANTABLE_SCOPES, ScopeSchema } from "../../contracts/index.ts";
+import { AppError } from "../../lib/errors.ts";
 import { Envelope, errorResponses } from "../../lib/http/schemas.ts";
 import type { App } from "../../lib/http/types.ts";
-import type { AccountService } from "../accounts/accounts-service.ts";
-import { currentAccount, SESSION_COOKIE } from "../accounts/session-auth.ts";
+import { currentAccount } from "../accounts/session-auth.ts";
 import type { StoreService } from "../stores/stores-service.ts";
-import { consentPage, errorPage, loginPage } from "./consent-page.ts";
+import { errorPage } from "./consent-page.ts";
 import {
   buildRedirect,
   type ConsentService,
@@ -35,7 +36,6 @@ export function registerConsentRoutes(
   app: App,
   deps: {
     consent: ConsentService;
-    accounts: Pick<AccountService, "authenticate">;
     stores: Pick<StoreService, "listOwned" | "getOwned">;
     requireSession: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
     issuer: string;
@@ -49,16 +49,15 @@ export function registerConsentRoutes(
       schema: {
         operationId: "appsAuthorize",
         tags: ["App integration: consent"],
-        summary: "Consent page (OAuth authorization endpoint)",
+        summary: "OAuth authorization endpoint (leads the merchant to consent)",
         description:
-          "Shows the merchant (after logging in) the app, each requested scope in plain words and the store to install into. The decision redirects to `redirect_uri` with `code`, `slug`, `state` and `iss`, or `error=access_denied`. An unknown client or unregistered redirect URI is shown as an error and never redirected. Once both are verified, every other error of the request goes back to `redirect_uri` (RFC 6749 4.1.2.1) with `error`, `error_description`, `state` and `iss`: a missing `response_type` or a malformed parameter is `invalid_request`, a `response_type` other than `code` is `unsupported_response_type`, a missing or unknown scope, or one the app is not registered for, is `invalid_scope`.",
+          "A valid request leads the merchant to the dashboard's consent page (`/oauth/consent`, after signing in), which shows the app, each requested scope in plain words and the store to install into. The decision redirects to `redirect_uri` with `code`, `slug`, `state` and `iss`, or `error=access_denied`. An unknown client or unregistered redirect URI is shown as an error and never redirected. Once both are verified, every other error of the request goes back to `redirect_uri` (RFC 6749 4.1.2.1) with `error`, `error_description`, `state` and `iss`: a missing `response_type` or a malformed parameter is `invalid_request`, a `response_type` other than `code` is `unsupported_response_type`, a missing or unknown scope, or one the app is not registered for, is `invalid_scope`.",
         querystring: AuthorizeQuery,
         produces: ["text/html"],
         response: {
-          200: Type.String({ description: "HTML consent (or login) page" }),
           302: Type.Null({
             description:
-              "Redirect to the app with an OAuth error (invalid_request, unsupported_response_type, invalid_scope)",
+              "To the consent page (`/oauth/consent`), or back to the app with an OAuth error (invalid_request, unsupported_response_type, invalid_scope)",
           }),
           400: Type.String({ description: "HTML error page" }),
         },
@@ -121,37 +120,81 @@ export function registerConsentRoutes(
         codeChallenge: q.code_challenge,
         codeChallengeMethod: q.code_challenge_method,
       };
-      let checked: Awaited<ReturnType<ConsentService["validate"]>>;
       try {
-        checked = await deps.consent.validate(authRequest);
+        await deps.consent.validate(authRequest);
       } catch (error) {
         if (error instanceof RedirectableAuthorizationError)
           return redirectError(q.redirect_uri, error, q.state);
         return unsafe(error);
       }
-      const token = request.cookies[SESSION_COOKIE];
-      const account = token ? await deps.accounts.authenticate(token) : null;
-      if (!account) return sendPage(reply, 200, loginPage);
-      const stores = await deps.stores.listOwned(account.id);
-      return sendPage(reply, 200, (nonce) =>
-        consentPage(
-          {
-            appName: checked.app.name,
-            scopes: checked.scopes,
-            stores: stores.map((s) => ({ slug: s.slug, name: s.name })),
-            preselect: q.store,
-            request: {
-              clientId: q.client_id,
-              redirectUri: q.redirect_uri,
-              scopes: checked.scopes,
-              state: q.state,
-              codeChallenge: q.code_challenge,
-              codeChallengeMethod: q.code_challenge_method,
-            },
-          },
-          nonce,
-        ),
-      );
+      // Valid: the merchant decides in the dashboard (signing in first if needed), which reads the
+      // request again from the same query through GET /api/v1/dashboard/oauth/consent.
+      return reply.redirect(`/oauth/consent?${request.url.split("?")[1] ?? ""}`, 302);
+    },
+  );
+
+  app.get(
+    "/api/v1/dashboard/oauth/consent",
+    {
+      preHandler: deps.requireSession,
+      schema: {
+        operationId: "dashboardGetConsentRequest",
+        tags: ["App integration: consent"],
+        summary: "What an authorization request asks the merchant",
+        description:
+          "The dashboard's consent page reads the authorization request (the query the authorize endpoint received) here: the app, each requested scope in plain words, and the merchant's stores. An invalid request is a 400 in the envelope; the authorize endpoint has already sent every redirectable error back to the app.",
+        security: [{ sessionCookie: [] }],
+        querystring: AuthorizeQuery,
+        response: {
+          200: Envelope(
+            Type.Object(
+              {
+                app: Type.Object({ clientId: Type.String(), name: Type.String() }),
+                scopes: Type.Array(
+                  Type.Object({ scope: ScopeSchema, label: Type.String(), description: Type.String() }),
+                ),
+                stores: Type.Array(Type.Object({ slug: Type.String(), name: Type.String() })),
+                preselect: Type.Union([Type.String(), Type.Null()]),
+              },
+              { title: "ConsentRequest" },
+            ),
+          ),
+          ...errorResponses("UNAUTHENTICATED"),
+        },
+      },
+    },
+    async (request) => {
+      const q = request.query;
+      let checked: Awaited<ReturnType<ConsentService["validate"]>>;
+      try {
+        checked = await deps.consent.validate({
+          clientId: q.client_id,
+          redirectUri: q.redirect_uri,
+          responseType: q.response_type,
+          scope: q.scope,
+          state: q.state,
+          codeChallenge: q.code_challenge,
+          codeChallengeMethod: q.code_challenge_method,
+        });
+      } catch (error) {
+        if (error instanceof RedirectableAuthorizationError || error instanceof UnsafeAuthorizationError)
+          throw new AppError("VALIDATION_FAILED", { message: error.message });
+        throw error;
+      }
+      const stores = await deps.stores.listOwned(currentAccount(request).id);
+      return {
+        success: true as const,
+        data: {
+          app: { clientId: checked.app.client_id, name: checked.app.name },
+          scopes: checked.scopes.map((scope) => ({
+            scope,
+            label: GRANTABLE_SCOPES[scope].label,
+            description: GRANTABLE_SCOPES[scope].description,
+          })),
+          stores: stores.map((st) => ({ slug: st.slug, name: st.name })),
+          preselect: q.store ?? null,
+        },
+      };
     },
   );
 
