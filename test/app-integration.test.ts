@@ -347,10 +347,10 @@ describe("app integration: the whole life of an app", () => {
     const request = await merchant.client.get(`/api/v1/dashboard/oauth/consent?${q}`);
     assert.equal(request.status, 200);
     assert.equal(request.data.app.name, "Shelf <Sync>");
-    assert.deepEqual(
-      request.data.scopes.map((s: Json) => s.label).sort(),
-      ["See your orders, their items and totals", "See your products and stock"],
-    );
+    assert.deepEqual(request.data.scopes.map((s: Json) => s.label).sort(), [
+      "See your orders, their items and totals",
+      "See your products and stock",
+    ]);
     assert.ok(request.data.stores.some((s: Json) => s.slug === merchant.slug));
     const tampered = await merchant.client.get(
       `/api/v1/dashboard/oauth/consent?${new URLSearchParams({ client_id: a.clientId, redirect_uri: "https://evil.example.com", response_type: "code", scope: "read_products" })}`,
