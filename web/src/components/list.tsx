@@ -1,4 +1,5 @@
 import type { ReactNode } from "react";
+import { Empty, Loading } from "./ui.tsx";
 
 /** A table with labelled columns; on a phone each row becomes a card (labels from `data-label`). */
 export function Table(props: {
@@ -85,5 +86,39 @@ export function ListTools(props: {
       </div>
       {props.children}
     </div>
+  );
+}
+
+/**
+ * A cursor list as the merchant sees it: loading, empty (in the page's own words), or the table
+ * with Load more.
+ */
+export function CursorTable<T>(props: {
+  list: {
+    items: T[];
+    isPending: boolean;
+    hasNextPage: boolean;
+    isFetchingNextPage: boolean;
+    fetchNextPage: () => unknown;
+  };
+  headers: Array<string | { label: string; num?: boolean }>;
+  noun: string;
+  empty: ReactNode;
+  children: (item: T) => ReactNode;
+}) {
+  const { list } = props;
+  if (list.isPending) return <Loading what={`Loading ${props.noun}`} />;
+  if (list.items.length === 0) return <Empty>{props.empty}</Empty>;
+  return (
+    <>
+      <Table headers={props.headers}>{list.items.map(props.children)}</Table>
+      <LoadMore
+        shown={list.items.length}
+        hasMore={list.hasNextPage}
+        loading={list.isFetchingNextPage}
+        onMore={() => list.fetchNextPage()}
+        noun={props.noun}
+      />
+    </>
   );
 }

@@ -1,5 +1,6 @@
 import {
   createContext,
+  type FormEvent,
   type ReactNode,
   useCallback,
   useContext,
@@ -8,7 +9,7 @@ import {
   useRef,
   useState,
 } from "react";
-import type { FieldError } from "../api/client.ts";
+import { ApiError, type FieldError } from "../api/client.ts";
 
 /** A labelled control with its hint and its error beside it (announced, and tied by aria). */
 export function Field(props: {
@@ -93,6 +94,60 @@ export function useFormErrors() {
     setFields(error.fields ?? []);
   }, []);
   return { message, fields, of, clear, set };
+}
+
+/** What a form's own check found: the fields, and the form's message when it is not the default. */
+export type Check = FieldError[] | { message: string; fields: FieldError[] };
+
+/**
+ * A form's submission, the same for every form: the form's own check first (the contract's field
+ * rules), then `send`; busy while it runs; a refusal lands as the form's message and each field's
+ * error. `answered` hears how it ended (the Idempotency-Key of a create: useIdempotencyKey).
+ */
+export function useSubmit(options: { failure: string; answered?: (error?: unknown) => void }) {
+  const errors = useFormErrors();
+  const [busy, setBusy] = useState(false);
+  const handle = (check: () => Check, send: () => Promise<unknown>) => async (event?: FormEvent) => {
+    event?.preventDefault();
+    errors.clear();
+    const found = check();
+    const invalid = Array.isArray(found)
+      ? { message: "Check the highlighted fields.", fields: found }
+      : found;
+    if (invalid.fields.length) return errors.set(invalid);
+    setBusy(true);
+    try {
+      await send();
+      options.answered?.();
+    } catch (error) {
+      options.answered?.(error);
+      errors.set(error instanceof ApiError ? error : { message: options.failure });
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { errors, busy, handle };
+}
+
+/** A form's buttons: Cancel (when the form can be left) and the submit button, busy while it sends. */
+export function FormActions(props: {
+  busy: boolean;
+  label: string;
+  busyLabel?: string;
+  onCancel?: (() => void) | undefined;
+}) {
+  return (
+    <div className="actions">
+      {props.onCancel ? (
+        <button type="button" className="secondary" onClick={props.onCancel}>
+          Cancel
+        </button>
+      ) : null}
+      <button type="submit" className="primary" disabled={props.busy}>
+        {props.busy ? (props.busyLabel ?? "Saving…") : props.label}
+      </button>
+    </div>
+  );
 }
 
 export function FormAlert({ message }: { message: string | null }) {

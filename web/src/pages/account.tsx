@@ -1,16 +1,17 @@
 import { useQueryClient } from "@tanstack/react-query";
-import { type FormEvent, useState } from "react";
+import { useState } from "react";
 import { useNavigate } from "react-router";
 import { ApiError, api, NO_BODY, unwrap } from "../api/client.ts";
 import { useForget, useMe } from "../api/session.ts";
 import {
+  FormActions,
   FormAlert,
   PageHeader,
   Panel,
   TextField,
   useConfirm,
-  useFormErrors,
   useNotify,
+  useSubmit,
 } from "../components/ui.tsx";
 import { Password } from "../contract.ts";
 import { when } from "../lib/format.ts";
@@ -73,19 +74,16 @@ function PasswordForm() {
   const [current, setCurrent] = useState("");
   const [next, setNext] = useState("");
   const [repeat, setRepeat] = useState("");
-  const [busy, setBusy] = useState(false);
-  const errors = useFormErrors();
   const notify = useNotify();
-
-  async function submit(e: FormEvent) {
-    e.preventDefault();
-    errors.clear();
-    const invalid = validate([["newPassword", Password, next]]);
-    if (!current) invalid.push({ field: "currentPassword", message: "is required" });
-    if (next !== repeat) invalid.push({ field: "repeat", message: "does not match the new password" });
-    if (invalid.length) return errors.set({ message: "Check the highlighted fields.", fields: invalid });
-    setBusy(true);
-    try {
+  const { errors, busy, handle } = useSubmit({ failure: "Changing the password failed." });
+  const submit = handle(
+    () => {
+      const invalid = validate([["newPassword", Password, next]]);
+      if (!current) invalid.push({ field: "currentPassword", message: "is required" });
+      if (next !== repeat) invalid.push({ field: "repeat", message: "does not match the new password" });
+      return invalid;
+    },
+    async () => {
       const { data } = await unwrap<{ signedOutSessions: number }>(
         api.POST("/api/v1/dashboard/account/password", {
           body: { currentPassword: current, newPassword: next },
@@ -99,12 +97,8 @@ function PasswordForm() {
           ? `Password changed; ${data.signedOutSessions} other session(s) signed out`
           : "Password changed",
       );
-    } catch (error) {
-      errors.set(error instanceof ApiError ? error : { message: "Changing the password failed." });
-    } finally {
-      setBusy(false);
-    }
-  }
+    },
+  );
 
   return (
     <form className="form grid" onSubmit={submit} noValidate>
@@ -134,11 +128,7 @@ function PasswordForm() {
         onChange={setRepeat}
         error={errors.of("repeat")}
       />
-      <div className="actions">
-        <button type="submit" className="primary" disabled={busy}>
-          {busy ? "Saving…" : "Change password"}
-        </button>
-      </div>
+      <FormActions busy={busy} label="Change password" />
     </form>
   );
 }

@@ -1,25 +1,26 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { type FormEvent, useState } from "react";
+import { useState } from "react";
 import { Link, useNavigate, useParams } from "react-router";
 import { ApiError, api, NO_BODY, unwrap } from "../api/client.ts";
 import { useCursorList } from "../api/lists.ts";
 import { useStores } from "../api/session.ts";
 import type { AppInfo, Delivery, NewApp, NewSecret } from "../api/types.ts";
-import { LoadMore, Table } from "../components/list.tsx";
+import { CursorTable, Table } from "../components/list.tsx";
 import { ScopeChecks, ScopeList } from "../components/scopes.tsx";
 import {
   Badge,
   CopyBox,
   Empty,
   Field,
+  FormActions,
   FormAlert,
   Loading,
   PageHeader,
   Panel,
   TextField,
   useConfirm,
-  useFormErrors,
   useNotify,
+  useSubmit,
 } from "../components/ui.tsx";
 import {
   AppName,
@@ -114,29 +115,29 @@ function AppForm(props: {
   const [name, setName] = useState(props.app?.name ?? "");
   const [uris, setUris] = useState(props.app?.redirectUris.join("\n") ?? "");
   const [scopes, setScopes] = useState<Scope[]>(props.app?.scopes ?? []);
-  const [busy, setBusy] = useState(false);
-  const errors = useFormErrors();
   const notify = useNotify();
   const [key, answered] = useIdempotencyKey();
-
-  async function submit(e: FormEvent) {
-    e.preventDefault();
-    errors.clear();
-    const redirectUris = uris
-      .split(/\s+/)
-      .map((u) => u.trim())
-      .filter(Boolean);
-    const invalid = validate([
-      ["name", AppName, name.trim()],
-      ...redirectUris.map((u) => ["redirectUris", RedirectUri, u] as const),
-    ]);
-    if (redirectUris.length === 0)
-      invalid.push({ field: "redirectUris", message: "add at least one redirect URI" });
-    if (scopes.length === 0) invalid.push({ field: "scopes", message: "pick at least one scope" });
-    if (invalid.length) return errors.set({ message: "Check the highlighted fields.", fields: invalid });
-    setBusy(true);
-    try {
-      const body = { name: name.trim(), redirectUris, scopes };
+  const { errors, busy, handle } = useSubmit({
+    failure: "Saving failed.",
+    answered: props.app ? undefined : answered,
+  });
+  const redirectUris = uris
+    .split(/\s+/)
+    .map((u) => u.trim())
+    .filter(Boolean);
+  const body = { name: name.trim(), redirectUris, scopes };
+  const submit = handle(
+    () => {
+      const invalid = validate([
+        ["name", AppName, body.name],
+        ...redirectUris.map((u) => ["redirectUris", RedirectUri, u] as const),
+      ]);
+      if (redirectUris.length === 0)
+        invalid.push({ field: "redirectUris", message: "add at least one redirect URI" });
+      if (scopes.length === 0) invalid.push({ field: "scopes", message: "pick at least one scope" });
+      return invalid;
+    },
+    async () => {
       if (props.app) {
         const { data } = await unwrap<AppInfo>(
           api.PATCH("/api/v1/dashboard/apps/{clientId}", {
@@ -150,19 +151,13 @@ function AppForm(props: {
         const { data } = await unwrap<NewApp>(
           api.POST("/api/v1/dashboard/apps", { body, headers: { "idempotency-key": key } }),
         );
-        answered();
         setName("");
         setUris("");
         setScopes([]);
         await props.onSaved(data);
       }
-    } catch (error) {
-      answered(error);
-      errors.set(error instanceof ApiError ? error : { message: "Saving failed." });
-    } finally {
-      setBusy(false);
-    }
-  }
+    },
+  );
 
   return (
     <form className="form grid" onSubmit={submit} noValidate>
@@ -200,16 +195,11 @@ function AppForm(props: {
         onChange={setScopes}
         error={errors.of("scopes")}
       />
-      <div className="actions">
-        {props.onCancel ? (
-          <button type="button" className="secondary" onClick={props.onCancel}>
-            Cancel
-          </button>
-        ) : null}
-        <button type="submit" className="primary" disabled={busy}>
-          {busy ? "Saving…" : props.app ? "Save changes" : "Register app"}
-        </button>
-      </div>
+      <FormActions
+        busy={busy}
+        label={props.app ? "Save changes" : "Register app"}
+        onCancel={props.onCancel}
+      />
     </form>
   );
 }
@@ -465,42 +455,30 @@ function Deliveries({ clientId }: { clientId: string }) {
           </select>
         </div>
       </div>
-      {list.isPending ? (
-        <Loading />
-      ) : list.items.length === 0 ? (
-        <Empty>No deliveries{status || event ? " match" : " yet"}.</Empty>
-      ) : (
-        <>
-          <Table
-            headers={[
-              "Event",
-              "Store",
-              "Target",
-              "Status",
-              { label: "Attempts", num: true },
-              "Next attempt",
-              "Actions",
-            ]}
-          >
-            {list.items.map((d) => (
-              <DeliveryRow
-                key={d.id}
-                d={d}
-                open={open === d.id}
-                onToggle={() => setOpen(open === d.id ? null : d.id)}
-                onRedeliver={() => redeliver(d)}
-              />
-            ))}
-          </Table>
-          <LoadMore
-            shown={list.items.length}
-            hasMore={Boolean(list.hasNextPage)}
-            loading={list.isFetchingNextPage}
-            onMore={() => list.fetchNextPage()}
-            noun="deliveries"
+      <CursorTable
+        list={list}
+        noun="deliveries"
+        empty={status || event ? "No deliveries match." : "No deliveries yet."}
+        headers={[
+          "Event",
+          "Store",
+          "Target",
+          "Status",
+          { label: "Attempts", num: true },
+          "Next attempt",
+          "Actions",
+        ]}
+      >
+        {(d) => (
+          <DeliveryRow
+            key={d.id}
+            d={d}
+            open={open === d.id}
+            onToggle={() => setOpen(open === d.id ? null : d.id)}
+            onRedeliver={() => redeliver(d)}
           />
-        </>
-      )}
+        )}
+      </CursorTable>
     </Panel>
   );
 }

@@ -1,8 +1,8 @@
 import { useQueryClient } from "@tanstack/react-query";
-import { type FormEvent, useEffect, useRef, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { Link, useNavigate, useSearchParams } from "react-router";
-import { ApiError, api, unwrap } from "../api/client.ts";
-import { FormAlert, TextField, useFormErrors } from "../components/ui.tsx";
+import { api, unwrap } from "../api/client.ts";
+import { FormAlert, TextField, useSubmit } from "../components/ui.tsx";
 import { Email, Password, PersonName } from "../contract.ts";
 import { validate } from "../lib/validate.ts";
 
@@ -12,6 +12,8 @@ function useNext() {
   const next = params.get("next") ?? "/";
   return next.startsWith("/") && !next.startsWith("//") ? next : "/";
 }
+
+type Account = { id: string; email: string; name: string; createdAt: string };
 
 function AuthCard(props: { title: string; children: React.ReactNode; footer: React.ReactNode }) {
   const heading = useRef<HTMLHeadingElement>(null);
@@ -38,28 +40,20 @@ function AuthCard(props: { title: string; children: React.ReactNode; footer: Rea
 export function LoginPage() {
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
-  const [busy, setBusy] = useState(false);
-  const errors = useFormErrors();
   const navigate = useNavigate();
   const queryClient = useQueryClient();
   const next = useNext();
-
-  async function submit(e: FormEvent) {
-    e.preventDefault();
-    errors.clear();
-    setBusy(true);
-    try {
-      const { data } = await unwrap<{ id: string; email: string; name: string; createdAt: string }>(
+  const { errors, busy, handle } = useSubmit({ failure: "Signing in failed." });
+  const submit = handle(
+    () => [],
+    async () => {
+      const { data } = await unwrap<Account>(
         api.POST("/api/v1/dashboard/auth/login", { body: { email, password } }),
       );
       queryClient.setQueryData(["me"], data);
       navigate(next, { replace: true });
-    } catch (error) {
-      errors.set(error instanceof ApiError ? error : { message: "Signing in failed." });
-    } finally {
-      setBusy(false);
-    }
-  }
+    },
+  );
 
   return (
     <AuthCard
@@ -100,38 +94,26 @@ export function SignupPage() {
   const [name, setName] = useState("");
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
-  const [busy, setBusy] = useState(false);
-  const errors = useFormErrors();
   const navigate = useNavigate();
   const queryClient = useQueryClient();
-
-  async function submit(e: FormEvent) {
-    e.preventDefault();
-    errors.clear();
-    const invalid = validate([
-      ["name", PersonName, name.trim()],
-      ["email", Email, email.trim()],
-      ["password", Password, password],
-    ]);
-    if (invalid.length) {
-      errors.set({ message: "Check the highlighted fields.", fields: invalid });
-      return;
-    }
-    setBusy(true);
-    try {
-      const { data } = await unwrap<{ id: string; email: string; name: string; createdAt: string }>(
+  const { errors, busy, handle } = useSubmit({ failure: "Creating the account failed." });
+  const submit = handle(
+    () =>
+      validate([
+        ["name", PersonName, name.trim()],
+        ["email", Email, email.trim()],
+        ["password", Password, password],
+      ]),
+    async () => {
+      const { data } = await unwrap<Account>(
         api.POST("/api/v1/dashboard/auth/signup", {
           body: { name: name.trim(), email: email.trim(), password },
         }),
       );
       queryClient.setQueryData(["me"], data);
       navigate("/", { replace: true });
-    } catch (error) {
-      errors.set(error instanceof ApiError ? error : { message: "Creating the account failed." });
-    } finally {
-      setBusy(false);
-    }
-  }
+    },
+  );
 
   return (
     <AuthCard

@@ -1,21 +1,21 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { type FormEvent, useState } from "react";
+import { useState } from "react";
 import { Link, useNavigate, useParams } from "react-router";
 import { ApiError, api, unwrap } from "../api/client.ts";
 import { useCursorList } from "../api/lists.ts";
 import type { Customer, CustomerStats, Order } from "../api/types.ts";
-import { ListTools, LoadMore, Table } from "../components/list.tsx";
+import { CursorTable, ListTools } from "../components/list.tsx";
 import {
   Badge,
-  Empty,
+  FormActions,
   FormAlert,
   Loading,
   PageHeader,
   Panel,
   TextField,
   useConfirm,
-  useFormErrors,
   useNotify,
+  useSubmit,
 } from "../components/ui.tsx";
 import { Email, FirstName, LastName, Phone } from "../contract.ts";
 import { money, personName, when } from "../lib/format.ts";
@@ -55,37 +55,27 @@ export function CustomersPage() {
           onSort={setSort}
           sorts={SORTS}
         />
-        {list.isPending ? (
-          <Loading what="Loading customers" />
-        ) : list.items.length === 0 ? (
-          <Empty>{q ? `No customer matches “${q}”.` : "No customers yet. Add one below."}</Empty>
-        ) : (
-          <>
-            <Table headers={["Name", "E-mail", "Phone", "Since"]}>
-              {list.items.map((c) => (
-                <tr key={c.id}>
-                  <td data-label="Name">
-                    <Link to={`/stores/${slug}/customers/${c.id}`} className="strong">
-                      {c.anonymizedAt ? "Deleted customer" : personName(c)}
-                    </Link>
-                  </td>
-                  <td data-label="E-mail">{c.anonymizedAt ? "—" : c.email}</td>
-                  <td data-label="Phone">{c.phone ?? "—"}</td>
-                  <td data-label="Since" className="small">
-                    {when(c.createdAt)}
-                  </td>
-                </tr>
-              ))}
-            </Table>
-            <LoadMore
-              shown={list.items.length}
-              hasMore={Boolean(list.hasNextPage)}
-              loading={list.isFetchingNextPage}
-              onMore={() => list.fetchNextPage()}
-              noun="customers"
-            />
-          </>
-        )}
+        <CursorTable
+          list={list}
+          noun="customers"
+          empty={q ? `No customer matches “${q}”.` : "No customers yet. Add one below."}
+          headers={["Name", "E-mail", "Phone", "Since"]}
+        >
+          {(c) => (
+            <tr key={c.id}>
+              <td data-label="Name">
+                <Link to={`/stores/${slug}/customers/${c.id}`} className="strong">
+                  {c.anonymizedAt ? "Deleted customer" : personName(c)}
+                </Link>
+              </td>
+              <td data-label="E-mail">{c.anonymizedAt ? "—" : c.email}</td>
+              <td data-label="Phone">{c.phone ?? "—"}</td>
+              <td data-label="Since" className="small">
+                {when(c.createdAt)}
+              </td>
+            </tr>
+          )}
+        </CursorTable>
       </Panel>
       <Panel title="Add a customer">
         <CustomerForm
@@ -108,29 +98,27 @@ function CustomerForm(props: {
   const [lastName, setLastName] = useState(c?.lastName ?? "");
   const [email, setEmail] = useState(c?.email ?? "");
   const [phone, setPhone] = useState(c?.phone ?? "");
-  const [busy, setBusy] = useState(false);
-  const errors = useFormErrors();
   const notify = useNotify();
   const [key, answered] = useIdempotencyKey();
-
-  async function submit(e: FormEvent) {
-    e.preventDefault();
-    errors.clear();
-    const invalid = validate([
-      ["firstName", FirstName, firstName.trim()],
-      ["lastName", LastName, lastName.trim()],
-      ["email", Email, email.trim()],
-      ...(phone.trim() ? ([["phone", Phone, phone.trim()]] as const) : []),
-    ]);
-    if (invalid.length) return errors.set({ message: "Check the highlighted fields.", fields: invalid });
-    const body = {
-      firstName: firstName.trim(),
-      lastName: lastName.trim(),
-      email: email.trim(),
-      phone: phone.trim() || null,
-    };
-    setBusy(true);
-    try {
+  const { errors, busy, handle } = useSubmit({
+    failure: "Saving failed.",
+    answered: c ? undefined : answered,
+  });
+  const body = {
+    firstName: firstName.trim(),
+    lastName: lastName.trim(),
+    email: email.trim(),
+    phone: phone.trim() || null,
+  };
+  const submit = handle(
+    () =>
+      validate([
+        ["firstName", FirstName, body.firstName],
+        ["lastName", LastName, body.lastName],
+        ["email", Email, body.email],
+        ...(body.phone ? ([["phone", Phone, body.phone]] as const) : []),
+      ]),
+    async () => {
       if (c) {
         await unwrap(
           api.PATCH("/api/v1/dashboard/stores/{slug}/customers/{id}", {
@@ -147,7 +135,6 @@ function CustomerForm(props: {
             headers: { "idempotency-key": key },
           }),
         );
-        answered();
         notify(`${personName(body)} added`);
         setFirstName("");
         setLastName("");
@@ -155,13 +142,8 @@ function CustomerForm(props: {
         setPhone("");
       }
       await props.onSaved();
-    } catch (error) {
-      answered(error);
-      errors.set(error instanceof ApiError ? error : { message: "Saving failed." });
-    } finally {
-      setBusy(false);
-    }
-  }
+    },
+  );
 
   return (
     <form className="form grid" onSubmit={submit} noValidate>
@@ -196,16 +178,7 @@ function CustomerForm(props: {
         hint="Optional."
         error={errors.of("phone")}
       />
-      <div className="actions">
-        {props.onCancel ? (
-          <button type="button" className="secondary" onClick={props.onCancel}>
-            Cancel
-          </button>
-        ) : null}
-        <button type="submit" className="primary" disabled={busy}>
-          {busy ? "Saving…" : c ? "Save changes" : "Add customer"}
-        </button>
-      </div>
+      <FormActions busy={busy} label={c ? "Save changes" : "Add customer"} onCancel={props.onCancel} />
     </form>
   );
 }
@@ -338,39 +311,29 @@ export function CustomerPage() {
         </Panel>
       )}
       <Panel title="Orders">
-        {orders.isPending ? (
-          <Loading />
-        ) : orders.items.length === 0 ? (
-          <Empty>No orders yet.</Empty>
-        ) : (
-          <>
-            <Table headers={["Order", { label: "Total", num: true }, "Status", "Placed"]}>
-              {orders.items.map((o) => (
-                <tr key={o.id}>
-                  <td data-label="Order">
-                    <Link to={`/stores/${slug}/orders/${o.id}`}>#{o.number}</Link>
-                  </td>
-                  <td data-label="Total" className="num">
-                    {money(o.total, o.currency)}
-                  </td>
-                  <td data-label="Status">
-                    <Badge value={o.status} />
-                  </td>
-                  <td data-label="Placed" className="small">
-                    {when(o.createdAt)}
-                  </td>
-                </tr>
-              ))}
-            </Table>
-            <LoadMore
-              shown={orders.items.length}
-              hasMore={Boolean(orders.hasNextPage)}
-              loading={orders.isFetchingNextPage}
-              onMore={() => orders.fetchNextPage()}
-              noun="orders"
-            />
-          </>
-        )}
+        <CursorTable
+          list={orders}
+          noun="orders"
+          empty="No orders yet."
+          headers={["Order", { label: "Total", num: true }, "Status", "Placed"]}
+        >
+          {(o) => (
+            <tr key={o.id}>
+              <td data-label="Order">
+                <Link to={`/stores/${slug}/orders/${o.id}`}>#{o.number}</Link>
+              </td>
+              <td data-label="Total" className="num">
+                {money(o.total, o.currency)}
+              </td>
+              <td data-label="Status">
+                <Badge value={o.status} />
+              </td>
+              <td data-label="Placed" className="small">
+                {when(o.createdAt)}
+              </td>
+            </tr>
+          )}
+        </CursorTable>
       </Panel>
     </>
   );

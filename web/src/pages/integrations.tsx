@@ -1,5 +1,5 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { type FormEvent, useState } from "react";
+import { useState } from "react";
 import { ApiError, api, unwrap } from "../api/client.ts";
 import type { ApiKey, Installation, NewApiKey } from "../api/types.ts";
 import { Table } from "../components/list.tsx";
@@ -8,14 +8,15 @@ import {
   Badge,
   CopyBox,
   Empty,
+  FormActions,
   FormAlert,
   Loading,
   PageHeader,
   Panel,
   TextField,
   useConfirm,
-  useFormErrors,
   useNotify,
+  useSubmit,
 } from "../components/ui.tsx";
 import { KEY_SCOPE_NAMES, KeyName, type KeyScope, KeyScopeSchema } from "../contract.ts";
 import { when } from "../lib/format.ts";
@@ -205,23 +206,19 @@ function ApiKeyForm({ slug, onCreated }: { slug: string; onCreated: (k: NewApiKe
   const [name, setName] = useState("");
   const [scopes, setScopes] = useState<KeyScope[]>([]);
   const [expires, setExpires] = useState("");
-  const [busy, setBusy] = useState(false);
-  const errors = useFormErrors();
   const [key, answered] = useIdempotencyKey();
-
-  async function submit(e: FormEvent) {
-    e.preventDefault();
-    errors.clear();
-    const invalid = validate([["name", KeyName, name.trim()]]);
-    if (scopes.length === 0) invalid.push({ field: "scopes", message: "Pick at least one scope" });
-    for (const s of scopes) invalid.push(...validate([["scopes", KeyScopeSchema, s]]));
-    if (invalid.length)
-      return errors.set({
+  const { errors, busy, handle } = useSubmit({ failure: "Creating the key pair failed.", answered });
+  const submit = handle(
+    () => {
+      const invalid = validate([["name", KeyName, name.trim()]]);
+      if (scopes.length === 0) invalid.push({ field: "scopes", message: "Pick at least one scope" });
+      for (const s of scopes) invalid.push(...validate([["scopes", KeyScopeSchema, s]]));
+      return {
         message: invalid.find((i) => i.field === "scopes")?.message ?? "Check the highlighted fields.",
         fields: invalid,
-      });
-    setBusy(true);
-    try {
+      };
+    },
+    async () => {
       const { data } = await unwrap<NewApiKey>(
         api.POST("/api/v1/dashboard/stores/{slug}/api-keys", {
           params: { path: { slug } },
@@ -233,18 +230,12 @@ function ApiKeyForm({ slug, onCreated }: { slug: string; onCreated: (k: NewApiKe
           headers: { "idempotency-key": key },
         }),
       );
-      answered();
       setName("");
       setScopes([]);
       setExpires("");
       await onCreated(data);
-    } catch (error) {
-      answered(error);
-      errors.set(error instanceof ApiError ? error : { message: "Creating the key pair failed." });
-    } finally {
-      setBusy(false);
-    }
-  }
+    },
+  );
 
   return (
     <form className="form grid" onSubmit={submit} noValidate>
@@ -272,11 +263,7 @@ function ApiKeyForm({ slug, onCreated }: { slug: string; onCreated: (k: NewApiKe
         onChange={(next) => setScopes(next as KeyScope[])}
         error={errors.of("scopes")}
       />
-      <div className="actions">
-        <button type="submit" className="primary" disabled={busy}>
-          {busy ? "Creating…" : "Create key pair"}
-        </button>
-      </div>
+      <FormActions busy={busy} label="Create key pair" busyLabel="Creating…" />
     </form>
   );
 }

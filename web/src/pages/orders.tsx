@@ -1,21 +1,22 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { type FormEvent, useState } from "react";
+import { useState } from "react";
 import { Link, useParams } from "react-router";
-import { ApiError, api, unwrap } from "../api/client.ts";
+import { api, unwrap } from "../api/client.ts";
 import { useCursorList } from "../api/lists.ts";
 import type { Customer, Order, OrderHistoryEntry, OrderWebhook, Product } from "../api/types.ts";
-import { ListTools, LoadMore, Table } from "../components/list.tsx";
+import { CursorTable, ListTools, Table } from "../components/list.tsx";
 import { StatusActions } from "../components/orders.tsx";
 import {
   Badge,
   Empty,
   Field,
+  FormActions,
   FormAlert,
   Loading,
   PageHeader,
   Panel,
-  useFormErrors,
   useNotify,
+  useSubmit,
 } from "../components/ui.tsx";
 import {
   ACTOR_KINDS,
@@ -118,58 +119,46 @@ export function OrdersPage() {
             </select>
           </div>
         </ListTools>
-        {list.isPending ? (
-          <Loading what="Loading orders" />
-        ) : list.items.length === 0 ? (
-          <Empty>{q || status ? "No order matches." : "No orders yet. Place one below."}</Empty>
-        ) : (
-          <>
-            <Table
-              headers={[
-                "Order",
-                "Customer",
-                "Items",
-                { label: "Total", num: true },
-                "Status",
-                "Placed",
-                "Actions",
-              ]}
-            >
-              {list.items.map((o) => (
-                <tr key={o.id} data-order={o.id}>
-                  <td data-label="Order">
-                    <Link to={`/stores/${slug}/orders/${o.id}`} className="strong">
-                      #{o.number}
-                    </Link>
-                  </td>
-                  <td data-label="Customer">{names.data?.get(o.customerId) ?? "…"}</td>
-                  <td data-label="Items" className="small">
-                    {o.lineItems.map((li) => `${li.quantity} × ${li.title}`).join(", ")}
-                  </td>
-                  <td data-label="Total" className="num">
-                    {money(o.total, o.currency)}
-                  </td>
-                  <td data-label="Status">
-                    <Badge value={o.status} />
-                  </td>
-                  <td data-label="Placed" className="small">
-                    {when(o.createdAt)}
-                  </td>
-                  <td className="cell-actions">
-                    <StatusActions slug={slug} order={o} />
-                  </td>
-                </tr>
-              ))}
-            </Table>
-            <LoadMore
-              shown={list.items.length}
-              hasMore={Boolean(list.hasNextPage)}
-              loading={list.isFetchingNextPage}
-              onMore={() => list.fetchNextPage()}
-              noun="orders"
-            />
-          </>
-        )}
+        <CursorTable
+          list={list}
+          noun="orders"
+          empty={q || status ? "No order matches." : "No orders yet. Place one below."}
+          headers={[
+            "Order",
+            "Customer",
+            "Items",
+            { label: "Total", num: true },
+            "Status",
+            "Placed",
+            "Actions",
+          ]}
+        >
+          {(o) => (
+            <tr key={o.id} data-order={o.id}>
+              <td data-label="Order">
+                <Link to={`/stores/${slug}/orders/${o.id}`} className="strong">
+                  #{o.number}
+                </Link>
+              </td>
+              <td data-label="Customer">{names.data?.get(o.customerId) ?? "…"}</td>
+              <td data-label="Items" className="small">
+                {o.lineItems.map((li) => `${li.quantity} × ${li.title}`).join(", ")}
+              </td>
+              <td data-label="Total" className="num">
+                {money(o.total, o.currency)}
+              </td>
+              <td data-label="Status">
+                <Badge value={o.status} />
+              </td>
+              <td data-label="Placed" className="small">
+                {when(o.createdAt)}
+              </td>
+              <td className="cell-actions">
+                <StatusActions slug={slug} order={o} />
+              </td>
+            </tr>
+          )}
+        </CursorTable>
       </Panel>
       <Panel title="Place an order">
         <OrderForm slug={slug} />
@@ -186,11 +175,10 @@ function OrderForm({ slug }: { slug: string }) {
   const [productId, setProductId] = useState("");
   const [quantity, setQuantity] = useState("1");
   const [note, setNote] = useState("");
-  const [busy, setBusy] = useState(false);
-  const errors = useFormErrors();
   const notify = useNotify();
   const queryClient = useQueryClient();
   const [key, answered] = useIdempotencyKey();
+  const { errors, busy, handle } = useSubmit({ failure: "Placing the order failed.", answered });
   const cq = useDebounced(customerQuery.trim());
   const pq = useDebounced(productQuery.trim());
   const customers = useQuery({
@@ -221,20 +209,20 @@ function OrderForm({ slug }: { slug: string }) {
   const chosenCustomer = customerId || customers.data?.[0]?.id || "";
   const chosenProduct = productId || products.data?.[0]?.id || "";
 
-  async function submit(e: FormEvent) {
-    e.preventDefault();
-    errors.clear();
-    const qty = Number(quantity);
-    const invalid = validate([
-      ["lineItems.0.quantity", Quantity, Number.isInteger(qty) ? qty : Number.NaN],
-      ["note", OrderNote, note],
-    ]);
-    if (!chosenCustomer) invalid.push({ field: "customerId", message: "choose a customer (add one first)" });
-    if (!chosenProduct)
-      invalid.push({ field: "lineItems.0.productId", message: "choose an active product (add one first)" });
-    if (invalid.length) return errors.set({ message: "Check the highlighted fields.", fields: invalid });
-    setBusy(true);
-    try {
+  const qty = Number(quantity);
+  const submit = handle(
+    () => {
+      const invalid = validate([
+        ["lineItems.0.quantity", Quantity, Number.isInteger(qty) ? qty : Number.NaN],
+        ["note", OrderNote, note],
+      ]);
+      if (!chosenCustomer)
+        invalid.push({ field: "customerId", message: "choose a customer (add one first)" });
+      if (!chosenProduct)
+        invalid.push({ field: "lineItems.0.productId", message: "choose an active product (add one first)" });
+      return invalid;
+    },
+    async () => {
       const { data } = await unwrap<Order>(
         api.POST("/api/v1/dashboard/stores/{slug}/orders", {
           params: { path: { slug } },
@@ -246,18 +234,12 @@ function OrderForm({ slug }: { slug: string }) {
           headers: { "idempotency-key": key },
         }),
       );
-      answered();
       notify(`Order #${data.number} placed`);
       setNote("");
       await queryClient.invalidateQueries({ queryKey: ["orders", slug] });
       await queryClient.invalidateQueries({ queryKey: ["products", slug] });
-    } catch (error) {
-      answered(error);
-      errors.set(error instanceof ApiError ? error : { message: "Placing the order failed." });
-    } finally {
-      setBusy(false);
-    }
-  }
+    },
+  );
 
   return (
     <form className="form grid" onSubmit={submit} noValidate>
@@ -353,11 +335,7 @@ function OrderForm({ slug }: { slug: string }) {
           />
         )}
       </Field>
-      <div className="actions">
-        <button type="submit" className="primary" disabled={busy}>
-          {busy ? "Placing…" : "Place order"}
-        </button>
-      </div>
+      <FormActions busy={busy} label="Place order" busyLabel="Placing…" />
     </form>
   );
 }

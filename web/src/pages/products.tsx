@@ -1,23 +1,22 @@
 import { useQueryClient } from "@tanstack/react-query";
-import { type FormEvent, useState } from "react";
+import { useState } from "react";
 import { ApiError, api, unwrap } from "../api/client.ts";
 import { useCursorList } from "../api/lists.ts";
 import { useStores } from "../api/session.ts";
 import type { Product } from "../api/types.ts";
-import { ListTools, LoadMore, Table } from "../components/list.tsx";
+import { CursorTable, ListTools } from "../components/list.tsx";
 import {
   Badge,
-  Empty,
   Field,
+  FormActions,
   FormAlert,
-  Loading,
   Modal,
   PageHeader,
   Panel,
   TextField,
   useConfirm,
-  useFormErrors,
   useNotify,
+  useSubmit,
 } from "../components/ui.tsx";
 import {
   Money,
@@ -98,59 +97,47 @@ export function ProductsPage() {
           onSort={setSort}
           sorts={SORTS}
         />
-        {list.isPending ? (
-          <Loading what="Loading products" />
-        ) : list.items.length === 0 ? (
-          <Empty>{q ? `No product matches “${q}”.` : "No products yet. Add your first one below."}</Empty>
-        ) : (
-          <>
-            <Table
-              headers={[
-                "Product",
-                "SKU",
-                { label: "Price", num: true },
-                { label: "Stock", num: true },
-                "Status",
-                "Actions",
-              ]}
-            >
-              {list.items.map((p) => (
-                <tr key={p.id}>
-                  <td data-label="Product" className="strong">
-                    {p.title}
-                  </td>
-                  <td data-label="SKU" className="mono">
-                    {p.sku ?? "—"}
-                  </td>
-                  <td data-label="Price" className="num">
-                    {money(p.price, p.currency)}
-                  </td>
-                  <td data-label="Stock" className="num">
-                    {p.stock}
-                  </td>
-                  <td data-label="Status">
-                    <Badge value={p.status} />
-                  </td>
-                  <td className="cell-actions">
-                    <button type="button" className="secondary" onClick={() => setEditing(p)}>
-                      Edit
-                    </button>
-                    <button type="button" className="danger" onClick={() => remove(p)}>
-                      Delete
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </Table>
-            <LoadMore
-              shown={list.items.length}
-              hasMore={Boolean(list.hasNextPage)}
-              loading={list.isFetchingNextPage}
-              onMore={() => list.fetchNextPage()}
-              noun="products"
-            />
-          </>
-        )}
+        <CursorTable
+          list={list}
+          noun="products"
+          empty={q ? `No product matches “${q}”.` : "No products yet. Add your first one below."}
+          headers={[
+            "Product",
+            "SKU",
+            { label: "Price", num: true },
+            { label: "Stock", num: true },
+            "Status",
+            "Actions",
+          ]}
+        >
+          {(p) => (
+            <tr key={p.id}>
+              <td data-label="Product" className="strong">
+                {p.title}
+              </td>
+              <td data-label="SKU" className="mono">
+                {p.sku ?? "—"}
+              </td>
+              <td data-label="Price" className="num">
+                {money(p.price, p.currency)}
+              </td>
+              <td data-label="Stock" className="num">
+                {p.stock}
+              </td>
+              <td data-label="Status">
+                <Badge value={p.status} />
+              </td>
+              <td className="cell-actions">
+                <button type="button" className="secondary" onClick={() => setEditing(p)}>
+                  Edit
+                </button>
+                <button type="button" className="danger" onClick={() => remove(p)}>
+                  Delete
+                </button>
+              </td>
+            </tr>
+          )}
+        </CursorTable>
       </Panel>
       <Panel title="Add a product">
         <ProductForm slug={slug} currency={currency} onSaved={refresh} />
@@ -188,33 +175,31 @@ function ProductForm(props: {
   const [stock, setStock] = useState(String(p?.stock ?? 0));
   const [status, setStatus] = useState<ProductStatus>(p?.status ?? ProductStatus.active);
   const [description, setDescription] = useState(p?.description ?? "");
-  const [busy, setBusy] = useState(false);
-  const errors = useFormErrors();
   const notify = useNotify();
   const [key, answered] = useIdempotencyKey();
-
-  async function submit(e: FormEvent) {
-    e.preventDefault();
-    errors.clear();
-    const stockNumber = Number(stock);
-    const invalid = validate([
-      ["title", ProductTitle, title.trim()],
-      ["price", Money, price.trim()],
-      ["stock", Stock, stock.trim() === "" || !Number.isInteger(stockNumber) ? Number.NaN : stockNumber],
-      ["description", ProductDescription, description],
-      ...(sku.trim() ? ([["sku", Sku, sku.trim()]] as const) : []),
-    ]);
-    if (invalid.length) return errors.set({ message: "Check the highlighted fields.", fields: invalid });
-    const body = {
-      title: title.trim(),
-      price: price.trim(),
-      stock: stockNumber,
-      status,
-      description,
-      sku: sku.trim() ? sku.trim() : null,
-    };
-    setBusy(true);
-    try {
+  const { errors, busy, handle } = useSubmit({
+    failure: "Saving failed.",
+    answered: p ? undefined : answered,
+  });
+  const stockNumber = Number(stock);
+  const body = {
+    title: title.trim(),
+    price: price.trim(),
+    stock: stockNumber,
+    status,
+    description,
+    sku: sku.trim() ? sku.trim() : null,
+  };
+  const submit = handle(
+    () =>
+      validate([
+        ["title", ProductTitle, body.title],
+        ["price", Money, body.price],
+        ["stock", Stock, stock.trim() === "" || !Number.isInteger(stockNumber) ? Number.NaN : stockNumber],
+        ["description", ProductDescription, description],
+        ...(body.sku ? ([["sku", Sku, body.sku]] as const) : []),
+      ]),
+    async () => {
       if (p) {
         await unwrap(
           api.PATCH("/api/v1/dashboard/stores/{slug}/products/{id}", {
@@ -231,7 +216,6 @@ function ProductForm(props: {
             headers: { "idempotency-key": key },
           }),
         );
-        answered();
         notify(`${body.title} added`);
         setTitle("");
         setPrice("");
@@ -240,13 +224,8 @@ function ProductForm(props: {
         setDescription("");
       }
       await props.onSaved();
-    } catch (error) {
-      answered(error);
-      errors.set(error instanceof ApiError ? error : { message: "Saving failed." });
-    } finally {
-      setBusy(false);
-    }
-  }
+    },
+  );
 
   return (
     <form className="form grid" onSubmit={submit} noValidate>
@@ -302,16 +281,7 @@ function ProductForm(props: {
           />
         )}
       </Field>
-      <div className="actions">
-        {props.onCancel ? (
-          <button type="button" className="secondary" onClick={props.onCancel}>
-            Cancel
-          </button>
-        ) : null}
-        <button type="submit" className="primary" disabled={busy}>
-          {busy ? "Saving…" : p ? "Save changes" : "Create product"}
-        </button>
-      </div>
+      <FormActions busy={busy} label={p ? "Save changes" : "Create product"} onCancel={props.onCancel} />
     </form>
   );
 }

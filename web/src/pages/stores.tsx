@@ -1,10 +1,19 @@
 import { useQueryClient } from "@tanstack/react-query";
-import { type FormEvent, useState } from "react";
+import { useState } from "react";
 import { Link, useNavigate } from "react-router";
-import { ApiError, api, unwrap } from "../api/client.ts";
+import { api, unwrap } from "../api/client.ts";
 import { useStores } from "../api/session.ts";
 import type { Store } from "../api/types.ts";
-import { Empty, FormAlert, Loading, PageHeader, Panel, TextField, useFormErrors } from "../components/ui.tsx";
+import {
+  Empty,
+  FormActions,
+  FormAlert,
+  Loading,
+  PageHeader,
+  Panel,
+  TextField,
+  useSubmit,
+} from "../components/ui.tsx";
 import { StoreName, StoreSlug } from "../contract.ts";
 import { slugify } from "../lib/format.ts";
 import { useIdempotencyKey } from "../lib/hooks.ts";
@@ -45,22 +54,17 @@ function CreateStore() {
   const [slug, setSlug] = useState("");
   const [slugEdited, setSlugEdited] = useState(false);
   const [currency, setCurrency] = useState("USD");
-  const [busy, setBusy] = useState(false);
-  const errors = useFormErrors();
   const navigate = useNavigate();
   const queryClient = useQueryClient();
   const [key, answered] = useIdempotencyKey();
-
-  async function submit(e: FormEvent) {
-    e.preventDefault();
-    errors.clear();
-    const invalid = validate([
-      ["name", StoreName, name.trim()],
-      ["slug", StoreSlug, slug],
-    ]);
-    if (invalid.length) return errors.set({ message: "Check the highlighted fields.", fields: invalid });
-    setBusy(true);
-    try {
+  const { errors, busy, handle } = useSubmit({ failure: "Creating the store failed.", answered });
+  const submit = handle(
+    () =>
+      validate([
+        ["name", StoreName, name.trim()],
+        ["slug", StoreSlug, slug],
+      ]),
+    async () => {
       const { data } = await unwrap<Store>(
         api.POST("/api/v1/dashboard/stores", {
           body: { name: name.trim(), slug, currency: currency.trim().toUpperCase() },
@@ -69,13 +73,8 @@ function CreateStore() {
       );
       await queryClient.invalidateQueries({ queryKey: ["stores"] });
       navigate(`/stores/${data.slug}/products`);
-    } catch (error) {
-      answered(error);
-      errors.set(error instanceof ApiError ? error : { message: "Creating the store failed." });
-    } finally {
-      setBusy(false);
-    }
-  }
+    },
+  );
 
   return (
     <Panel title="Create a store">
@@ -107,11 +106,7 @@ function CreateStore() {
           hint="ISO 4217 code, e.g. USD, SAR, EUR."
           error={errors.of("currency")}
         />
-        <div className="actions">
-          <button type="submit" className="primary" disabled={busy}>
-            {busy ? "Creating…" : "Create store"}
-          </button>
-        </div>
+        <FormActions busy={busy} label="Create store" busyLabel="Creating…" />
       </form>
     </Panel>
   );
