@@ -353,7 +353,7 @@ export function OrderPage() {
       ).data,
   });
   const history = useQuery({
-    queryKey: ["order", slug, id, "history", order.data?.status],
+    queryKey: ["order", slug, id, "history"],
     queryFn: async () =>
       (
         await unwrap<OrderHistoryEntry[]>(
@@ -362,7 +362,7 @@ export function OrderPage() {
       ).data,
   });
   const webhooks = useQuery({
-    queryKey: ["order", slug, id, "webhooks", order.data?.status],
+    queryKey: ["order", slug, id, "webhooks"],
     queryFn: async () =>
       (
         await unwrap<OrderWebhook[]>(
