@@ -95,8 +95,19 @@ export async function buildApp(
   installValidators(app);
   installErrorHandling(app);
   installJsonBody(app);
-  app.addHook("onSend", async (request, reply) => {
+  // A create whose resource is read at `<path>/:id` says where (`Location`), replays included;
+  // the OpenAPI document states the same rule (lib/http/openapi-finish.ts).
+  const readable = new Set<string>();
+  app.addHook("onRoute", (route) => {
+    if ([route.method].flat().includes("GET")) readable.add(route.url);
+  });
+  app.addHook("onSend", async (request, reply, payload) => {
     reply.header("x-request-id", request.id);
+    if (reply.statusCode !== 201 || request.method !== "POST" || typeof payload !== "string") return;
+    if (!readable.has(`${request.routeOptions.url}/:id`)) return;
+    const id = (JSON.parse(payload) as { data?: { id?: unknown } }).data?.id;
+    if (typeof id === "string")
+      reply.header("location", `${request.url.split("?")[0]}/${encodeURIComponent(id)}`);
   });
   app.decorateRequest("account", null);
   await app.register(cookie);
@@ -109,6 +120,7 @@ export async function buildApp(
     {
       schema: {
         operationId: "healthz",
+        security: [],
         tags: ["Operations"],
         summary: "Liveness: the process is serving",
         response: { 200: Envelope(Type.Object({ status: Type.Literal("ok") })), ...errorResponses() },
@@ -121,6 +133,7 @@ export async function buildApp(
     {
       schema: {
         operationId: "readyz",
+        security: [],
         tags: ["Operations"],
         summary: "Readiness: the database answers (503 otherwise); says whether Redis is ok or degraded",
         response: {

@@ -5,8 +5,9 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import SwaggerParser from "@apidevtools/swagger-parser";
 import { Ajv2020 } from "ajv/dist/2020.js";
+import addFormats from "ajv-formats";
 import { ERROR_CODES } from "../src/lib/errors.ts";
-import { createTestContext, type Json, type TestContext } from "./harness.ts";
+import { createTestContext, type Json, merchantWithStore, type TestContext } from "./harness.ts";
 import { fetchDocument, inlineRefs, isRfc, type Operation, operationsOf } from "./openapi-doc.ts";
 
 /**
@@ -146,12 +147,12 @@ describe("OpenAPI document", () => {
   });
 
   it("has the closed error-code list in the shared error envelope", () => {
-    const envelope = doc.components?.schemas?.ErrorEnvelope;
-    assert.ok(envelope, "components.schemas.ErrorEnvelope is missing");
+    const envelope = doc.components?.schemas?.Error;
+    assert.ok(envelope, "components.schemas.Error is missing");
     assert.deepEqual([...envelope.required].sort(), ["error", "message", "success"]);
     assert.deepEqual(envelope.properties.success.enum ?? [envelope.properties.success.const], [false]);
     const error = envelope.properties.error;
-    assert.deepEqual([...error.required].sort(), ["code", "message"]);
+    assert.deepEqual([...error.required].sort(), ["code", "message", "requestId"]);
     assert.deepEqual(
       [...error.properties.code.enum].sort(),
       CODES,
@@ -213,7 +214,7 @@ describe("OpenAPI document", () => {
           continue;
         }
         if (!jsonApi && !json) continue; // an HTML page's error page
-        if (json?.$ref !== "#/components/schemas/ErrorEnvelope")
+        if (json?.$ref !== "#/components/schemas/Error")
           problems.push(`${name} ${status}: not the shared ErrorEnvelope`);
         for (const type of Object.keys(content))
           if (type !== "application/json") problems.push(`${name} ${status}: also answers ${type}`);
@@ -247,6 +248,137 @@ describe("OpenAPI document", () => {
         unbounded(inlineRefs(doc, p.schema), `${name} ${p.in}.${p.name}`, offenders, false);
     }
     assert.deepEqual(offenders, [], `${offenders.length} unbounded inputs:\n  ${offenders.join("\n  ")}`);
+  });
+
+  it("declares security on every operation: OAuth scopes on the Admin API, [] on public operations", () => {
+    const oauth = doc.components.securitySchemes.appOAuth;
+    assert.equal(oauth?.type, "oauth2");
+    const flow = oauth.flows.authorizationCode;
+    for (const url of ["authorizationUrl", "tokenUrl", "refreshUrl"])
+      assert.match(flow[url], /^https?:\/\//, url);
+    assert.ok(Object.values(flow.scopes).every((d) => typeof d === "string" && d.length > 10));
+    const problems: string[] = [];
+    for (const { name, path, op } of operations) {
+      if (!Array.isArray(op.security)) problems.push(`${name}: no security`);
+      else if (path.startsWith("/api/v1/apps/api/")) {
+        const scopes = op.security.flatMap((r: Json) => r.appOAuth ?? []);
+        if (scopes.length !== 1 || !(scopes[0] in flow.scopes))
+          problems.push(
+            `${name}: needs exactly one declared OAuth scope, has ${JSON.stringify(op.security)}`,
+          );
+      }
+    }
+    for (const [event, item] of Object.entries(doc.webhooks as Json))
+      if (!Array.isArray((item as Json).post.security)) problems.push(`webhook ${event}: no security`);
+    assert.deepEqual(problems, []);
+  });
+
+  it("names the resources and event payloads as components, referenced by $ref", () => {
+    const names = Object.keys(doc.components.schemas);
+    for (const name of [
+      "Product",
+      "Order",
+      "Customer",
+      "Store",
+      "WebhookSubscription",
+      "WebhookDelivery",
+      "Error",
+    ])
+      assert.ok(names.includes(name), `components.schemas.${name} is missing`);
+    const text = JSON.stringify(doc.paths);
+    assert.ok(text.includes('"$ref":"#/components/schemas/Product"'), "Product is not referenced");
+    for (const [event, item] of Object.entries(doc.webhooks as Json)) {
+      const ref = (item as Json).post.requestBody.content["application/json"].schema.$ref as string;
+      assert.match(ref ?? "", /^#\/components\/schemas\/[A-Z]\w+Event$/, `webhook ${event}`);
+    }
+    const inline: string[] = [];
+    const walk = (node: unknown, at: string) => {
+      if (!node || typeof node !== "object") return;
+      if (typeof (node as Json).title === "string" && (node as Json).type === "object") inline.push(at);
+      for (const [k, v] of Object.entries(node)) walk(v, `${at}/${k}`);
+    };
+    walk(doc.paths, "#/paths");
+    assert.deepEqual(inline, [], "titled schemas left inline");
+  });
+
+  it("never marks a parameter with a default as required", () => {
+    const offenders = operations.flatMap(({ name, op }) =>
+      ((op.parameters ?? []) as Json[])
+        .filter((p) => p.required && p.schema?.default !== undefined)
+        .map((p) => `${name} ${p.name}`),
+    );
+    assert.deepEqual(offenders, []);
+  });
+
+  it("has an example of each operation's success and main error, each valid against its schema", () => {
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    addFormats.default(ajv);
+    const problems: string[] = [];
+    for (const { name, op } of operations) {
+      const examples = Object.entries(op.responses as Json).flatMap(([status, response]) => {
+        const media = (response as Json).content?.["application/json"];
+        const values = [
+          ...(media?.example !== undefined ? [media.example] : []),
+          ...Object.values((media?.examples ?? {}) as Json).map((e) => (e as Json).value),
+        ];
+        return values.map((value) => ({ status, media, value }));
+      });
+      const hasJson = (re: RegExp) =>
+        Object.entries(op.responses as Json).some(
+          ([s, r]) => re.test(s) && (r as Json).content?.["application/json"],
+        );
+      if (hasJson(/^2/) && !examples.some((e) => /^2/.test(e.status)))
+        problems.push(`${name}: no success example`);
+      if (hasJson(/^4/) && !examples.some((e) => /^4/.test(e.status)))
+        problems.push(`${name}: no error example`);
+      for (const { status, media, value } of examples) {
+        const validate = ajv.compile(inlineRefs(doc, media.schema) as object);
+        if (!validate(value))
+          problems.push(`${name} ${status}: example invalid: ${ajv.errorsText(validate.errors)}`);
+      }
+    }
+    assert.deepEqual(problems, []);
+  });
+
+  it("documents the headers the server sends: request id, rate limits, Retry-After, WWW-Authenticate, Location", () => {
+    const headers = (path: string, method: string, status: string) =>
+      Object.keys(doc.paths[path][method].responses[status].headers ?? {});
+    assert.ok(headers("/api/v1/apps/api/products", "get", "200").includes("X-RateLimit-Remaining"));
+    assert.ok(headers("/api/v1/apps/api/products", "get", "429").includes("Retry-After"));
+    assert.ok(headers("/api/v1/apps/api/products", "get", "401").includes("WWW-Authenticate"));
+    assert.ok(headers("/api/v1/developer/products", "get", "200").includes("X-RateLimit-Limit"));
+    assert.ok(headers("/api/v1/apps/api/products", "post", "201").includes("Location"));
+    assert.ok(headers("/api/v1/apps/api/products", "post", "201").includes("Idempotency-Replayed"));
+    for (const { name, op } of operations)
+      for (const [status, response] of Object.entries(op.responses as Json))
+        assert.ok(
+          (response as Json).headers?.["X-Request-Id"],
+          `${name} ${status}: X-Request-Id not documented`,
+        );
+  });
+
+  it("sends what it documents: Location on a create (replays too), the request id in error bodies", async () => {
+    const m = await merchantWithStore(ctx.app);
+    const key = { "idempotency-key": `loc-${Date.now()}` };
+    const created = await m.client.post(`${m.base}/products`, { title: "Mug", price: "12.00" }, key);
+    assert.equal(created.status, 201);
+    assert.equal(created.headers.location, `${m.base}/products/${created.data.id}`);
+    const replay = await m.client.post(`${m.base}/products`, { title: "Mug", price: "12.00" }, key);
+    assert.equal(replay.headers["idempotency-replayed"], "true");
+    assert.equal(replay.headers.location, created.headers.location);
+    assert.equal((await m.client.get(String(created.headers.location))).status, 200);
+    const store = await m.client.post("/api/v1/dashboard/stores", {
+      name: "Second",
+      slug: `s-${Date.now()}`,
+    });
+    assert.equal(store.status, 201);
+    assert.equal(store.headers.location, undefined, "no GET /stores/{id}: no Location");
+    const missing = await m.client.get(`${m.base}/products/prod_0000000000000000000000`, {
+      "x-request-id": "trace-42",
+    });
+    assert.equal(missing.status, 404);
+    assert.equal(missing.headers["x-request-id"], "trace-42");
+    assert.equal(missing.body.error.requestId, "trace-42");
   });
 
   it("declares and uses the same security schemes, and documents every webhook event", () => {

@@ -414,7 +414,7 @@ describe("robustness: every documented operation under bad input", () => {
     };
     const valid = (ajv: Ajv, schema: unknown, value: unknown) =>
       validator(ajv, schema)(value === undefined ? undefined : structuredClone(value));
-    const envelopeSchema = inlineRefs(doc, { $ref: "#/components/schemas/ErrorEnvelope" });
+    const envelopeSchema = inlineRefs(doc, { $ref: "#/components/schemas/Error" });
 
     // --- Values: real ones from the worlds' answers, otherwise built from the schema. ---
 

@@ -36,8 +36,19 @@ export function idPattern(kind: IdKind): string {
   return `^${ID_PREFIX[kind]}_[0-9A-Za-z]{${idLength(kind)}}$`;
 }
 
+/** A well-formed id of `kind` for documentation examples (never issued: ids are random). */
+export function exampleId(kind: IdKind): string {
+  const chars = "7Hc2Qm9XwLp4Rt8VbN3kZs6YdJ5fGa1";
+  return `${ID_PREFIX[kind]}_${chars.repeat(2).slice(0, idLength(kind))}`;
+}
+
 export function Id(kind: IdKind, description?: string) {
-  return Type.String({ pattern: idPattern(kind), maxLength: 64, ...(description ? { description } : {}) });
+  return Type.String({
+    pattern: idPattern(kind),
+    maxLength: 64,
+    examples: [exampleId(kind)],
+    ...(description ? { description } : {}),
+  });
 }
 
 /**

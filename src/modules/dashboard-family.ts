@@ -12,7 +12,8 @@ import type { StoreService } from "./stores/stores-service.ts";
  * description and the route config the guard checks, as in the Admin API.
  */
 export const dashboardRoute = familyRoute<StoreScope>({
-  security: (scopes) => [{ sessionCookie: scopes }],
+  // The store's owner holds every scope; the one the route needs is in its description and config.
+  security: () => [{ sessionCookie: [] }],
   authErrors: ["UNAUTHENTICATED", "NOT_FOUND"],
   scopeHolder: "the store's owner holds every scope of the store",
   anyCredential: "the store's owner, signed in",

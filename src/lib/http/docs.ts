@@ -1,7 +1,9 @@
 import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
 import type { FastifyInstance } from "fastify";
+import { GRANTABLE_SCOPES } from "../../contracts/scopes.ts";
 import { ERROR_CODES } from "../errors.ts";
+import { finishDocument } from "./openapi-finish.ts";
 import { ErrorEnvelope, errorResponses } from "./schemas.ts";
 
 const errorTable = Object.entries(ERROR_CODES)
@@ -32,13 +34,18 @@ export async function installDocs(
   app.addHook("onRoute", (route) => {
     const response = route.schema?.response as Record<string, { $ref?: string }> | undefined;
     const writes = [route.method].flat().some((m) => ["POST", "PUT", "PATCH", "DELETE"].includes(m));
-    if (!writes || !response || !Object.values(response).some((r) => r?.$ref === "ErrorEnvelope#")) return;
+    if (!writes || !response || !Object.values(response).some((r) => r?.$ref === "Error#")) return;
     route.schema!.response = {
       ...errorResponses("PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE"),
       ...response,
     };
   });
+  const appScopes = Object.fromEntries(
+    Object.entries(GRANTABLE_SCOPES).map(([scope, { description }]) => [scope, description]),
+  );
   await app.register(swagger, {
+    // Named components, response headers, examples, the security rule: see openapi-finish.ts.
+    transformObject: (document) => finishDocument("openapiObject" in document ? document.openapiObject : {}),
     // Shared schemas keep their own names in components.schemas.
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
     openapi: {
@@ -111,11 +118,18 @@ export async function installDocs(
             description:
               "Developer API key secret (`mpsk_…`), shown once at creation. Responses carry the `X-RateLimit-*` headers: 180 requests per key pair in any 60 seconds.",
           },
-          bearerAuth: {
-            type: "http",
-            scheme: "bearer",
+          appOAuth: {
+            type: "oauth2",
             description:
-              "An app access token (`mpat_…`) from the token endpoint: 1 hour, bound to one installation and its approved scopes. Admin API responses carry `X-RateLimit-Limit`, `X-RateLimit-Remaining` and `X-RateLimit-Reset` (seconds until a request will be accepted again; 0 while requests remain); 180 accepted requests per installation in any 60 seconds, then 429 with `Retry-After`.",
+              "OAuth 2.0 authorization code with PKCE: the merchant approves the app's scopes at the authorize URL; the app exchanges the code at the token URL for an access token (`mpat_…`, 1 hour, bound to one installation and its approved scopes), sent as `Authorization: Bearer …`, and a single-use refresh token (`mprt_…`, 30 days). Admin API responses carry `X-RateLimit-Limit`, `X-RateLimit-Remaining` and `X-RateLimit-Reset`; 180 accepted requests per installation in any 60 seconds, then 429 with `Retry-After`.",
+            flows: {
+              authorizationCode: {
+                authorizationUrl: `${publicBaseUrl}/api/v1/apps/authorize`,
+                tokenUrl: `${publicBaseUrl}/api/v1/oauth/token`,
+                refreshUrl: `${publicBaseUrl}/api/v1/oauth/token`,
+                scopes: appScopes,
+              },
+            },
           },
           sessionCookie: {
             type: "apiKey",

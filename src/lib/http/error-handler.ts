@@ -12,6 +12,7 @@ export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
       code: error.code,
       message: error.message,
       ...(error.details !== undefined ? { details: error.details } : {}),
+      requestId: reply.request.id,
     },
   });
 }

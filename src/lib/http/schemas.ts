@@ -29,9 +29,12 @@ export const ErrorEnvelope = Type.Object(
           Type.Object({}, { additionalProperties: true }),
         ]),
       ),
+      requestId: Type.String({
+        description: "The request's id, also in the `X-Request-Id` header: quote it when asking for support.",
+      }),
     }),
   },
-  { $id: "ErrorEnvelope", title: "ErrorEnvelope" },
+  { $id: "Error", title: "Error" },
 );
 
 /** Error responses of a route, grouped by status, each documenting which codes it can carry. */
@@ -45,7 +48,7 @@ export function errorResponses(...codes: ErrorCode[]): Record<number, TSchema> {
   for (const [status, list] of byStatus) {
     const description = list.map((c) => `\`${c}\`: ${ERROR_CODES[c].description}`).join(" ");
     // A reference to the one shared schema (registered by installDocs), described per status.
-    out[status] = Type.Unsafe({ $ref: "ErrorEnvelope#", description });
+    out[status] = Type.Unsafe({ $ref: "Error#", description });
   }
   return out;
 }

@@ -47,6 +47,7 @@ export function registerAccountRoutes(
     {
       schema: {
         operationId: "dashboardSignup",
+        security: [],
         tags,
         summary: "Create a merchant account and start a session",
         body: SignupBody,
@@ -68,6 +69,7 @@ export function registerAccountRoutes(
     {
       schema: {
         operationId: "dashboardLogin",
+        security: [],
         tags,
         summary: "Log in and start a session",
         description:

@@ -22,10 +22,10 @@ export function bearerToken(request: FastifyRequest): string | null {
 
 /**
  * Route options of an Admin API route: the scope (one the merchant can approve for an app) goes into
- * the bearer scheme's scope list, the description and the route config the guard checks.
+ * the OAuth scheme's scope list, the description and the route config the guard checks.
  */
 export const adminRoute = familyRoute<Scope>({
-  security: (scopes) => [{ bearerAuth: scopes }],
+  security: (scopes) => [{ appOAuth: scopes }],
   authErrors: ["INVALID_TOKEN"],
   scopeHolder: "approved by the merchant for the app; 403 `INSUFFICIENT_SCOPE` otherwise",
   anyCredential: "any valid access token of the store",

@@ -17,7 +17,8 @@ declare module "fastify" {
  * scheme's scope list, the description and the route config the guard checks.
  */
 export const developerRoute = familyRoute<KeyScope>({
-  security: (scopes) => [{ developerKey: scopes, developerSecret: [] }],
+  // API key schemes carry no scopes in OpenAPI: the scope is in the description and the route config.
+  security: () => [{ developerKey: [], developerSecret: [] }],
   authErrors: ["UNAUTHENTICATED", "INVALID_CREDENTIALS"],
   scopeHolder: "carried by the key pair; 403 `INSUFFICIENT_SCOPE` otherwise",
   anyCredential: "any valid key pair of the store",

@@ -48,6 +48,7 @@ export function registerConsentRoutes(
       attachValidation: true,
       schema: {
         operationId: "appsAuthorize",
+        security: [],
         tags: ["App integration: consent"],
         summary: "OAuth authorization endpoint (leads the merchant to consent)",
         description:

@@ -37,6 +37,7 @@ export function registerTokenRoutes(
     {
       schema: {
         operationId: "appsExchangeCode",
+        security: [],
         tags,
         summary: "Exchange an authorization code for a token pair",
         description:
@@ -62,6 +63,7 @@ export function registerTokenRoutes(
     {
       schema: {
         operationId: "appsRefreshToken",
+        security: [],
         tags,
         summary: "Refresh a token pair",
         description:
@@ -97,6 +99,7 @@ export function registerTokenRoutes(
     {
       schema: {
         operationId: "oauthMetadata",
+        security: [],
         tags: ["OAuth 2.0 (standard)"],
         summary: "Authorization server metadata (RFC 8414)",
         description:
@@ -214,6 +217,7 @@ export function registerTokenRoutes(
       {
         schema: {
           operationId: "oauthToken",
+          security: [],
           tags: ["OAuth 2.0 (standard)"],
           summary: "Token endpoint (RFC 6749, PKCE RFC 7636)",
           description:
@@ -270,6 +274,7 @@ export function registerTokenRoutes(
       {
         schema: {
           operationId: "oauthRevoke",
+          security: [],
           tags: ["OAuth 2.0 (standard)"],
           summary: "Token revocation (RFC 7009)",
           description:

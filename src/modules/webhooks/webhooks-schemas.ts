@@ -4,7 +4,7 @@ import {
   EVENT_NAMES,
   EVENT_PAYLOADS,
   EVENT_SCOPES,
-  idPattern,
+  Id,
   WebhookTargetUrl,
 } from "../../contracts/index.ts";
 import { Body, Timestamp } from "../../lib/http/schemas.ts";
@@ -19,10 +19,7 @@ export const EventNameSchema = Type.Enum(EVENT_NAMES, {
     .join(", ")}.`,
 });
 
-export const SubscriptionId = Type.String({
-  pattern: idPattern("subscription"),
-  maxLength: 40,
-});
+export const SubscriptionId = Id("subscription");
 
 export const CreateSubscriptionBody = Body({
   eventName: EventNameSchema,
@@ -32,7 +29,7 @@ export const CreateSubscriptionBody = Body({
 const subscriptionFields = {
   id: SubscriptionId,
   eventName: EventNameSchema,
-  targetUrl: Type.String(),
+  targetUrl: WebhookTargetUrl,
   createdAt: Timestamp,
 };
 
@@ -71,19 +68,32 @@ const DELIVERY_HEADERS = {
 };
 
 /** The OpenAPI 3.1 `webhooks` section: one entry per event with its body and delivery headers. */
+/** The component name of an event's body: `order.created` -> `OrderCreatedEvent`, for generated types. */
+export function eventTypeName(name: string): string {
+  return `${name
+    .split(/[./_]/)
+    .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
+    .join("")}Event`;
+}
+
 export function webhooksDocument(): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const name of EVENT_NAMES) {
-    const body = Type.Object({
-      id: Type.String({ description: "The event id (the same for every subscription that receives it)." }),
-      event: Type.Literal(name),
-      createdAt: Timestamp,
-      store: Type.Object({ slug: Type.String() }),
-      data: EVENT_PAYLOADS[EVENT_BY_NAME[name].data],
-    });
+    const body = Type.Object(
+      {
+        id: Type.String({ description: "The event id (the same for every subscription that receives it)." }),
+        event: Type.Literal(name),
+        createdAt: Timestamp,
+        store: Type.Object({ slug: Type.String() }),
+        data: EVENT_PAYLOADS[EVENT_BY_NAME[name].data],
+      },
+      { title: eventTypeName(name) },
+    );
     out[name] = {
       post: {
         summary: `${name}`,
+        // Sent by the platform to the app: the signature headers authenticate it, not a scheme.
+        security: [],
         description: `Sent to subscriptions of \`${name}\`${EVENT_SCOPES[name] ? ` (scope \`${EVENT_SCOPES[name]}\`)` : ""}. Answer 2xx within 10 s. 5xx, 408, 429 and network errors are retried (8 attempts, 1 min doubling); other statuses are final; redirects are not followed.`,
         parameters: Object.entries(DELIVERY_HEADERS).map(([name, h]) => ({
           in: "header",
