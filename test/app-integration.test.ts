@@ -163,7 +163,7 @@ describe("app integration: the whole life of an app", () => {
       clientId: `mpc_${"x".repeat(24)}`,
       clientSecret,
     });
-    assert.deepEqual(unknownClient.body, oldSecret.body);
+    assert.deepEqual(unknownClient.answer, oldSecret.answer);
     const t4Res = await exchange(ctx.app, {
       slug: merchant.slug,
       code: third.code,

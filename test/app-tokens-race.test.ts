@@ -170,7 +170,7 @@ describe("token rules under concurrency, and the lost-response retry", () => {
     assert.equal(wrongSecret.status, 401);
     assert.equal(errorCode(wrongSecret), "INVALID_CLIENT");
     const unknown = await post({ clientId: `mpc_${"x".repeat(24)}` });
-    assert.deepEqual(unknown.body, wrongSecret.body, "an unknown client answers like a wrong secret");
+    assert.deepEqual(unknown.answer, wrongSecret.answer, "an unknown client answers like a wrong secret");
     const otherClient = await post({ clientId: other.clientId, clientSecret: other.clientSecret });
     assert.equal(otherClient.status, 400);
     assert.equal(otherClient.body.error.message, "The refresh token was not issued to this client.");

@@ -80,7 +80,7 @@ describe("dashboard: accounts and sessions", () => {
       password: "wrong password",
     });
     assert.equal(wrong.status, 401);
-    assert.deepEqual(wrong.body, unknown.body);
+    assert.deepEqual(wrong.answer, unknown.answer);
     await new Client(ctx.app).post("/api/v1/dashboard/auth/login", { email, password: "wrong again" });
     await new Client(ctx.app).post("/api/v1/dashboard/auth/login", { email, password: "wrong thrice" });
     // The 4th attempt is refused even with the right password: the throttle is checked first.

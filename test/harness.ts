@@ -139,6 +139,12 @@ export class Response_ {
   get data(): Json {
     return this.body.data;
   }
+  /** The body without the request's own id (`error.requestId`): what two answers compare on. */
+  get answer(): Json {
+    if (!this.body?.error || typeof this.body.error !== "object") return this.body;
+    const { requestId: _id, ...error } = this.body.error as Json;
+    return { ...this.body, error };
+  }
 }
 
 let counter = 0;

@@ -253,7 +253,7 @@ class World {
  */
 const CREDENTIALS: Record<string, (world: World) => Promise<Headers>> = {
   sessionCookie: async (w) => ({ cookie: await w.sessionCookie() }),
-  bearerAuth: async (w) => ({ authorization: `Bearer ${await w.accessToken()}` }),
+  appOAuth: async (w) => ({ authorization: `Bearer ${await w.accessToken()}` }),
   developerKey: async (w) => ({ "x-api-key": (await w.apiKey()).keyId }),
   developerSecret: async (w) => ({ "x-api-secret": (await w.apiKey()).secret }),
 };

@@ -31,15 +31,19 @@ const FAMILIES = [
 const familyOf = (path: string) => FAMILIES.find((f) => path === f.prefix || path.startsWith(`${f.prefix}/`));
 
 /**
- * The scope an operation documents: the one scope name listed in its (single) security requirement,
- * or null for "any valid credential of the store". Throws when the document is ambiguous.
+ * The scope an operation documents: its `x-required-scope`, or null for "any valid credential of
+ * the store"; the OAuth family lists the same one scope in its security requirement. Throws when the
+ * document is ambiguous.
  */
 function declaredScope(o: Operation): string | null {
   const requirements = (o.op.security ?? []) as Json[];
   if (requirements.length !== 1) throw new Error(`${requirements.length} security requirements`);
-  const scopes = [...new Set(Object.values(requirements[0]!).flat() as string[])];
-  if (scopes.length > 1) throw new Error(`several scopes: ${scopes.join(", ")}`);
-  return scopes[0] ?? null;
+  if (!("x-required-scope" in o.op)) throw new Error("no x-required-scope");
+  const scope = o.op["x-required-scope"] as string | null;
+  const listed = [...new Set(Object.values(requirements[0]!).flat() as string[])];
+  if (listed.length > 1 || (listed.length === 1 && listed[0] !== scope))
+    throw new Error(`security lists ${listed.join(", ")}, x-required-scope says ${scope}`);
+  return scope;
 }
 
 /** A made-up id for a path parameter: ids here are `<prefix>_` + N base62 characters. */

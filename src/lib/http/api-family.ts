@@ -76,6 +76,8 @@ type RouteOptions<T extends RouteSpec<StoreScope>> = {
   schema: Omit<T, "scope" | "errors" | "config" | "response" | "description"> & {
     description: string;
     security: Array<Record<string, string[]>>;
+    /** The scope, machine-readable in the OpenAPI document (null: any valid credential of the store). */
+    "x-required-scope": string | null;
     /** Typed as the route's own responses: the error responses carry no body a handler sends. */
     response: T["response"];
   };
@@ -83,8 +85,9 @@ type RouteOptions<T extends RouteSpec<StoreScope>> = {
 
 /**
  * The route helper of a family: `app.get(path, adminRoute({ operationId, scope, ... }), handler)`.
- * The scope lands in three places from the one literal: the route config (what the guard checks),
- * the security requirement's scope list and the description (what the OpenAPI document shows).
+ * The scope lands in four places from the one literal: the route config (what the guard checks),
+ * `x-required-scope`, the description and, for the OAuth family, the security requirement's scope
+ * list (what the OpenAPI document shows; API key and cookie schemes carry no scopes in OpenAPI).
  */
 export function familyRoute<S extends StoreScope>(family: FamilyDocs<S>) {
   return function route<T extends RouteSpec<S>>(spec: T): RouteOptions<T> {
@@ -99,6 +102,7 @@ export function familyRoute<S extends StoreScope>(family: FamilyDocs<S>) {
         ...(schema as Omit<T, "scope" | "errors" | "config" | "response" | "description">),
         description: description ? `${description}\n\n${note}` : note,
         security: family.security(scoped ? [scope as S] : []),
+        "x-required-scope": scoped ? scope : null,
         response: {
           ...response,
           ...errorResponses(

@@ -1,0 +1,45 @@
+export {
+  type AdminClient,
+  type AdminPaths,
+  createAdminClient,
+  createDeveloperClient,
+  type DeveloperClient,
+  type DeveloperPaths,
+  paginate,
+  unwrap,
+} from "./clients.ts";
+export { PlatformError } from "./errors.ts";
+export type { components as Components, paths as Paths } from "./generated/api.ts";
+export { type Fetch, isIdempotent, type RetryOptions, retryingFetch } from "./http.ts";
+export {
+  type AppCredentials,
+  authorizeUrl,
+  createPkce,
+  createTokenManager,
+  exchangeCode,
+  memoryTokenStore,
+  type RefreshLock,
+  readCallback,
+  type TokenManager,
+  type TokenManagerOptions,
+  type TokenSet,
+  type TokenStore,
+} from "./oauth.ts";
+export {
+  createDuplicateFilter,
+  type DuplicateFilter,
+  type DuplicateStore,
+  expressWebhookHandler,
+  fastifyWebhookPlugin,
+  handleWebhook,
+  memoryDuplicateStore,
+  nodeWebhookHandler,
+  type VerifiedWebhook,
+  verifyWebhook,
+  type WebhookEvent,
+  type WebhookEventName,
+  type WebhookEvents,
+  type WebhookFailure,
+  type WebhookHandlerOptions,
+  WebhookVerificationError,
+} from "./webhooks.ts";

@@ -1,0 +1,183 @@
+import assert from "node:assert/strict";
+import { createHmac } from "node:crypto";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { describe, it } from "node:test";
+import {
+  createDuplicateFilter,
+  expressWebhookHandler,
+  memoryDuplicateStore,
+  nodeWebhookHandler,
+  type VerifiedWebhook,
+  verifyWebhook,
+  WebhookVerificationError,
+} from "./webhooks.ts";
+
+const secret = "whsec_test_secret";
+const NOW = 1_790_000_000_000;
+const body = JSON.stringify({
+  id: "evt_1",
+  event: "order.created",
+  createdAt: "2026-11-22T10:00:00.000Z",
+  store: { slug: "demo-store" },
+  data: { id: "ord_1", total: "39.98" },
+});
+
+function signed(raw = body, at = NOW / 1000, key = secret) {
+  return {
+    "x-webhook-timestamp": String(at),
+    "x-webhook-signature": createHmac("sha256", key).update(`${at}.${raw}`).digest("hex"),
+    "x-webhook-id": "whd_1",
+    "x-webhook-attempt": "2",
+    "x-webhook-event": "order.created",
+    "content-type": "application/json",
+  };
+}
+
+function reason(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (error) {
+    assert.ok(error instanceof WebhookVerificationError);
+    return error.reason;
+  }
+  return "accepted";
+}
+
+describe("verifyWebhook", () => {
+  it("accepts the exact signed bytes and returns the typed event", () => {
+    const result = verifyWebhook({ rawBody: Buffer.from(body), headers: signed(), secret, now: NOW });
+    assert.equal(result.event.event, "order.created");
+    assert.equal(result.deliveryId, "whd_1");
+    assert.equal(result.attempt, 2);
+    assert.equal(result.test, false);
+    if (result.event.event === "order.created") assert.equal(result.event.data.total, "39.98");
+    const headers = new Headers({ ...signed(), "x-webhook-test": "true" });
+    assert.equal(verifyWebhook({ rawBody: body, headers, secret, now: NOW }).test, true);
+  });
+
+  it("refuses a changed body, another secret, a re-serialised body, missing headers and old timestamps", () => {
+    const h = signed();
+    assert.equal(
+      reason(() => verifyWebhook({ rawBody: body.replace("39.98", "0.01"), headers: h, secret, now: NOW })),
+      "invalid_signature",
+    );
+    assert.equal(
+      reason(() => verifyWebhook({ rawBody: body, headers: h, secret: "whsec_other", now: NOW })),
+      "invalid_signature",
+    );
+    const reserialised = JSON.stringify(JSON.parse(body), null, 2);
+    assert.equal(
+      reason(() => verifyWebhook({ rawBody: reserialised, headers: h, secret, now: NOW })),
+      "invalid_signature",
+    );
+    assert.equal(
+      reason(() =>
+        verifyWebhook({ rawBody: body, headers: { ...h, "x-webhook-signature": "zz" }, secret, now: NOW }),
+      ),
+      "invalid_signature",
+    );
+    const { "x-webhook-id": _id, ...noId } = h;
+    assert.equal(
+      reason(() => verifyWebhook({ rawBody: body, headers: noId, secret, now: NOW })),
+      "missing_header",
+    );
+    assert.equal(
+      reason(() => verifyWebhook({ rawBody: body, headers: h, secret, now: NOW + 301_000 })),
+      "stale_timestamp",
+    );
+    assert.equal(
+      reason(() => verifyWebhook({ rawBody: body, headers: h, secret, now: NOW - 301_000 })),
+      "stale_timestamp",
+    );
+    assert.equal(
+      reason(() => verifyWebhook({ rawBody: body, headers: h, secret, now: NOW + 299_000 })),
+      "accepted",
+    );
+    assert.equal(
+      reason(() =>
+        verifyWebhook({ rawBody: body, headers: h, secret, now: NOW + 599_000, toleranceSeconds: 600 }),
+      ),
+      "accepted",
+    );
+    const notJson = "not json";
+    assert.equal(
+      reason(() => verifyWebhook({ rawBody: notJson, headers: signed(notJson), secret, now: NOW })),
+      "invalid_body",
+    );
+  });
+});
+
+describe("duplicate filter", () => {
+  it("passes a delivery id once until its TTL ends", async () => {
+    let now = 0;
+    const filter = createDuplicateFilter({ store: memoryDuplicateStore({ now: () => now }), ttlSeconds: 60 });
+    assert.equal(await filter.isNew("whd_a"), true);
+    assert.equal(await filter.isNew("whd_a"), false);
+    assert.equal(await filter.isNew("whd_b"), true);
+    now += 61_000;
+    assert.equal(await filter.isNew("whd_a"), true);
+  });
+
+  it("keeps at most maxEntries ids", async () => {
+    const store = memoryDuplicateStore({ maxEntries: 2 });
+    for (const id of ["a", "b", "c"]) assert.equal(await store.add(id, 60), true);
+    assert.equal(await store.add("c", 60), false);
+    assert.equal(await store.add("a", 60), true, "the oldest was dropped");
+  });
+});
+
+describe("receiver adapters", () => {
+  it("node http: 200 once per delivery, 200 'duplicate' again, 401 on a bad signature, 500 when the handler throws", async () => {
+    const received: VerifiedWebhook[] = [];
+    let fail = false;
+    const server = createServer(
+      nodeWebhookHandler({
+        secret,
+        duplicates: createDuplicateFilter(),
+        onEvent: (w) => {
+          if (fail) throw new Error("db down");
+          received.push(w);
+        },
+      }),
+    );
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+    try {
+      const post = async (headers: Record<string, string>, raw = body) => {
+        const res = await fetch(url, { method: "POST", headers, body: raw });
+        return [res.status, await res.text()];
+      };
+      const now = Math.floor(Date.now() / 1000);
+      assert.deepEqual(await post(signed(body, now)), [200, "ok"]);
+      assert.deepEqual(await post(signed(body, now)), [200, "duplicate"]);
+      assert.deepEqual(await post({ ...signed(body, now), "x-webhook-signature": "0".repeat(64) }), [
+        401,
+        "invalid_signature",
+      ]);
+      fail = true;
+      assert.deepEqual(await post({ ...signed(body, now), "x-webhook-id": "whd_2" }), [
+        500,
+        "handler failed",
+      ]);
+      assert.equal(received.length, 1);
+      assert.equal(received[0]?.deliveryId, "whd_1");
+    } finally {
+      server.close();
+    }
+  });
+
+  it("express: verifies a raw Buffer body, refuses a body another parser already parsed", async () => {
+    const events: string[] = [];
+    const handler = expressWebhookHandler({ secret, onEvent: (w) => void events.push(w.event.event) });
+    const now = Math.floor(Date.now() / 1000);
+    let status = 0;
+    const res = { writeHead: (s: number) => ((status = s), { end: () => undefined }) } as never;
+    await handler({ body: Buffer.from(body), headers: signed(body, now) } as never, res, () => undefined);
+    assert.equal(status, 200);
+    assert.deepEqual(events, ["order.created"]);
+    let passed: unknown;
+    await handler({ body: JSON.parse(body), headers: signed(body, now) } as never, res, (e) => (passed = e));
+    assert.match(String(passed), /already parsed/);
+  });
+});

@@ -1,0 +1,277 @@
+import { createHmac, timingSafeEqual } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { webhooks } from "./generated/api.ts";
+
+/** The body of each webhook event, as the OpenAPI document's `webhooks` section types them. */
+export type WebhookEvents = {
+  [E in keyof webhooks]: webhooks[E] extends {
+    post: { requestBody: { content: { "application/json": infer B } } };
+  }
+    ? B
+    : never;
+};
+/** Any webhook body; narrow on `event`: `if (e.event === "order.created") e.data.total`. */
+export type WebhookEvent = WebhookEvents[keyof WebhookEvents];
+export type WebhookEventName = keyof WebhookEvents;
+
+export interface VerifiedWebhook {
+  event: WebhookEvent;
+  /** `x-webhook-id`: the same on every attempt of a delivery; drop duplicates by it. */
+  deliveryId: string;
+  attempt: number;
+  /** A test event (`trigger`, a dashboard test): `x-webhook-test: true`. */
+  test: boolean;
+}
+
+export type WebhookFailure = "missing_header" | "stale_timestamp" | "invalid_signature" | "invalid_body";
+
+export class WebhookVerificationError extends Error {
+  readonly reason: WebhookFailure;
+  constructor(reason: WebhookFailure, message: string) {
+    super(message);
+    this.name = "WebhookVerificationError";
+    this.reason = reason;
+  }
+}
+
+type HeaderBag = Headers | Record<string, string | string[] | undefined>;
+
+function header(headers: HeaderBag, name: string): string | null {
+  if (headers instanceof Headers) return headers.get(name);
+  const value = headers[name] ?? headers[name.toLowerCase()];
+  return (Array.isArray(value) ? value[0] : value) ?? null;
+}
+
+/**
+ * Checks a delivery the way spec 6.3 signs it: HMAC-SHA256 of `<x-webhook-timestamp>.<raw body>`
+ * with the subscription secret, compared in constant time, and a timestamp within
+ * `toleranceSeconds` of now (replays of an old delivery are refused). Pass the body exactly as
+ * received (bytes or text): a body parsed and serialised again no longer matches its signature.
+ */
+export function verifyWebhook(input: {
+  rawBody: string | Uint8Array;
+  headers: HeaderBag;
+  secret: string;
+  toleranceSeconds?: number;
+  /** Epoch ms; injected for tests. */
+  now?: number;
+}): VerifiedWebhook {
+  const tolerance = input.toleranceSeconds ?? 300;
+  const timestamp = header(input.headers, "x-webhook-timestamp");
+  const signature = header(input.headers, "x-webhook-signature");
+  const deliveryId = header(input.headers, "x-webhook-id");
+  if (!timestamp || !signature || !deliveryId)
+    throw new WebhookVerificationError(
+      "missing_header",
+      "x-webhook-timestamp, -signature and -id are required.",
+    );
+  if (!/^\d{1,11}$/.test(timestamp))
+    throw new WebhookVerificationError("stale_timestamp", "The timestamp is not Unix seconds.");
+  const age = Math.abs((input.now ?? Date.now()) / 1000 - Number(timestamp));
+  if (age > tolerance)
+    throw new WebhookVerificationError(
+      "stale_timestamp",
+      `The timestamp is ${Math.round(age)} s away from now (tolerance ${tolerance} s).`,
+    );
+  const body =
+    typeof input.rawBody === "string" ? Buffer.from(input.rawBody, "utf8") : Buffer.from(input.rawBody);
+  const expected = createHmac("sha256", input.secret).update(`${timestamp}.`).update(body).digest();
+  const given = /^[0-9a-f]{64}$/i.test(signature) ? Buffer.from(signature, "hex") : Buffer.alloc(0);
+  if (given.length !== expected.length || !timingSafeEqual(given, expected))
+    throw new WebhookVerificationError(
+      "invalid_signature",
+      "The signature does not match the body and secret.",
+    );
+  let event: WebhookEvent;
+  try {
+    event = JSON.parse(body.toString("utf8")) as WebhookEvent;
+  } catch {
+    throw new WebhookVerificationError("invalid_body", "The body is not JSON.");
+  }
+  return {
+    event,
+    deliveryId,
+    attempt: Number(header(input.headers, "x-webhook-attempt") ?? 1),
+    test: header(input.headers, "x-webhook-test") === "true",
+  };
+}
+
+/** Where delivery ids already handled are remembered (Redis `SET NX EX`, a unique database column). */
+export interface DuplicateStore {
+  /** Records `id`; true when it was new, false when it was already there. Atomic. */
+  add(id: string, ttlSeconds: number): Promise<boolean>;
+}
+
+/** Delivery ids in this process's memory, forgotten after their TTL; at most `maxEntries`. */
+export function memoryDuplicateStore(
+  options: { maxEntries?: number; now?: () => number } = {},
+): DuplicateStore {
+  const max = options.maxEntries ?? 100_000;
+  const now = options.now ?? Date.now;
+  const seen = new Map<string, number>();
+  return {
+    async add(id, ttlSeconds) {
+      const t = now();
+      const until = seen.get(id);
+      if (until !== undefined && until > t) return false;
+      seen.delete(id);
+      seen.set(id, t + ttlSeconds * 1000);
+      // Oldest first (insertion order): drop expired and overflow entries.
+      for (const [key, expiry] of seen) {
+        if (seen.size <= max && expiry > t) break;
+        seen.delete(key);
+      }
+      return true;
+    },
+  };
+}
+
+/**
+ * At-least-once delivery means the same delivery can arrive twice (a lost 2xx, a retry racing a
+ * slow answer). `isNew(deliveryId)` is true the first time only. Keep ids at least as long as the
+ * platform retries (8 attempts over about 2 hours): the default is 3 days.
+ */
+export function createDuplicateFilter(options: { store?: DuplicateStore; ttlSeconds?: number } = {}) {
+  const store = options.store ?? memoryDuplicateStore();
+  const ttl = options.ttlSeconds ?? 3 * 24 * 3600;
+  return { isNew: (deliveryId: string) => store.add(deliveryId, ttl) };
+}
+export type DuplicateFilter = ReturnType<typeof createDuplicateFilter>;
+
+export interface WebhookHandlerOptions {
+  secret: string;
+  /** Runs once per delivery (duplicates are answered 200 without it). Throw to have it retried. */
+  onEvent(webhook: VerifiedWebhook): Promise<void> | void;
+  duplicates?: DuplicateFilter;
+  toleranceSeconds?: number;
+  /** Bodies over this are refused with 413. Default 1 MiB. */
+  maxBodyBytes?: number;
+  /** Told about refused deliveries (bad signature, stale timestamp), e.g. to log them. */
+  onRejected?(error: WebhookVerificationError): void;
+}
+
+/** What a receiver answers for a verified, a duplicate, a refused or a failed delivery. */
+export async function handleWebhook(
+  options: WebhookHandlerOptions,
+  rawBody: Uint8Array | string,
+  headers: HeaderBag,
+): Promise<{ status: number; body: string }> {
+  let webhook: VerifiedWebhook;
+  try {
+    webhook = verifyWebhook({
+      rawBody,
+      headers,
+      secret: options.secret,
+      ...(options.toleranceSeconds !== undefined ? { toleranceSeconds: options.toleranceSeconds } : {}),
+    });
+  } catch (error) {
+    if (!(error instanceof WebhookVerificationError)) throw error;
+    options.onRejected?.(error);
+    return { status: error.reason === "invalid_body" ? 400 : 401, body: error.reason };
+  }
+  if (options.duplicates && !(await options.duplicates.isNew(webhook.deliveryId)))
+    return { status: 200, body: "duplicate" };
+  try {
+    await options.onEvent(webhook);
+  } catch {
+    return { status: 500, body: "handler failed" };
+  }
+  return { status: 200, body: "ok" };
+}
+
+async function readBody(req: IncomingMessage, limit: number): Promise<Buffer | null> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > limit) return null;
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+/** A Node `http` request listener for a webhook endpoint: `http.createServer(nodeWebhookHandler({...}))`. */
+export function nodeWebhookHandler(options: WebhookHandlerOptions) {
+  const limit = options.maxBodyBytes ?? 1024 * 1024;
+  return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    if (req.method !== "POST") {
+      res.writeHead(405, { allow: "POST" }).end();
+      return;
+    }
+    const body = await readBody(req, limit);
+    const answer =
+      body === null ? { status: 413, body: "too large" } : await handleWebhook(options, body, req.headers);
+    res.writeHead(answer.status, { "content-type": "text/plain" }).end(answer.body);
+  };
+}
+
+/**
+ * Express middleware. Mount it before any JSON body parser, or with `express.raw({ type: "application/json" })`:
+ * it needs the raw bytes, and refuses (500, with a message) a body another parser already turned into an object.
+ */
+export function expressWebhookHandler(options: WebhookHandlerOptions) {
+  const node = nodeWebhookHandler(options);
+  return async (
+    req: IncomingMessage & { body?: unknown },
+    res: ServerResponse,
+    next: (error?: unknown) => void,
+  ) => {
+    try {
+      if (
+        req.body === undefined ||
+        (typeof req.body === "object" &&
+          req.body !== null &&
+          Object.keys(req.body).length === 0 &&
+          !Buffer.isBuffer(req.body) &&
+          req.readable)
+      )
+        return await node(req, res);
+      if (Buffer.isBuffer(req.body) || typeof req.body === "string") {
+        const answer = await handleWebhook(options, req.body, req.headers);
+        res.writeHead(answer.status, { "content-type": "text/plain" }).end(answer.body);
+        return;
+      }
+      next(
+        new Error(
+          "The webhook body was already parsed: mount expressWebhookHandler before express.json(), or use express.raw({ type: 'application/json' }) on its route, so the signature is checked against the bytes that were signed.",
+        ),
+      );
+    } catch (error) {
+      next(error);
+    }
+  };
+}
+
+/** The parts of a Fastify instance the plugin uses (so the SDK does not depend on Fastify). */
+interface FastifyLike {
+  addContentTypeParser(
+    type: string,
+    options: { parseAs: "buffer"; bodyLimit?: number },
+    parser: (req: unknown, body: Buffer, done: (err: Error | null, body?: Buffer) => void) => void,
+  ): void;
+  post(
+    path: string,
+    handler: (
+      request: { body: unknown; headers: Record<string, string | string[] | undefined> },
+      reply: { code(status: number): { type(t: string): { send(body: string): unknown } } },
+    ) => Promise<unknown>,
+  ): void;
+}
+
+/**
+ * A Fastify plugin: `app.register(fastifyWebhookPlugin, { path: "/webhooks", secret, onEvent })`. It
+ * keeps the raw body for its own route only (its JSON parser is scoped to the plugin).
+ */
+export async function fastifyWebhookPlugin(
+  app: FastifyLike,
+  options: WebhookHandlerOptions & { path: string },
+) {
+  const limit = options.maxBodyBytes ?? 1024 * 1024;
+  app.addContentTypeParser("application/json", { parseAs: "buffer", bodyLimit: limit }, (_req, body, done) =>
+    done(null, body),
+  );
+  app.post(options.path, async (request, reply) => {
+    const answer = await handleWebhook(options, request.body as Buffer, request.headers);
+    return reply.code(answer.status).type("text/plain").send(answer.body);
+  });
+}
