@@ -251,7 +251,11 @@ describe("dashboard: developer key pairs", () => {
         assert.equal(res.status, 404);
         assert.equal(errorCode(res), "NOT_FOUND");
       }
-      assert.deepEqual(notFound[1]!.answer, missing.answer, "indistinguishable from a store that does not exist");
+      assert.deepEqual(
+        notFound[1]!.answer,
+        missing.answer,
+        "indistinguishable from a store that does not exist",
+      );
       assert.equal((await developer(key).get(`${DEV}/store`)).status, 200, "the owner's key still works");
       assert.equal((await owner.client.get(`${owner.base}/api-keys`)).data.length, 1);
       assert.equal((await intruder.client.get(`${intruder.base}/api-keys`)).data.length, 0);
