@@ -172,7 +172,12 @@ describe("receiver adapters", () => {
     const handler = expressWebhookHandler({ secret, onEvent: (w) => void events.push(w.event.event) });
     const now = Math.floor(Date.now() / 1000);
     let status = 0;
-    const res = { writeHead: (s: number) => ((status = s), { end: () => undefined }) } as never;
+    const res = {
+      writeHead: (s: number) => {
+        status = s;
+        return { end: () => undefined };
+      },
+    } as never;
     await handler({ body: Buffer.from(body), headers: signed(body, now) } as never, res, () => undefined);
     assert.equal(status, 200);
     assert.deepEqual(events, ["order.created"]);
