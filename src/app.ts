@@ -198,9 +198,8 @@ export async function buildApp(
     async (scope) => {
       registerDashboardRoutes(scope, platform);
       registerDeliveryRoutes(scope.withTypeProvider<TypeBoxTypeProvider>(), {
-        log: platform.webhooks.log,
+        views: platform.webhooks.deliveryViews,
         apps: integration.apps,
-        clock: platform.clock,
         requireSession: platform.requireSession,
       });
     },

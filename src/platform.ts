@@ -48,6 +48,7 @@ import { productRoutes } from "./modules/products/products-routes.ts";
 import { createProductService } from "./modules/products/products-service.ts";
 import { createStoreRepo } from "./modules/stores/stores-repo.ts";
 import { createStoreService } from "./modules/stores/stores-service.ts";
+import { listenForEvents } from "./modules/webhooks/delivery/notifications.ts";
 import { subscriptionRoutes } from "./modules/webhooks/subscriptions-routes.ts";
 import { createWebhooksModule } from "./modules/webhooks/webhooks-module.ts";
 
@@ -140,6 +141,7 @@ export function createPlatform(input: {
     secretBox: createSecretBox(secretsKey),
     recordEvent,
     registry: metrics.registry,
+    subscribeEvents: (onEvent) => listenForEvents(database, onEvent, () => {}),
   });
   for (const metric of sharedCounters?.metrics ?? []) metrics.registry.registerMetric(metric);
   const uninstallHooks: UninstallHook[] = [webhooks.onUninstall];
@@ -201,6 +203,7 @@ export function createPlatform(input: {
     installationRoutes(installations),
     apiKeyRoutes(developer.keys),
     subscriptionRoutes(webhooks.subscriptions),
+    ...webhooks.routes,
   ];
 
   return {

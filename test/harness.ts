@@ -197,3 +197,23 @@ export function errorCode(res: Response_): string {
   }
   return b.error.code;
 }
+
+/**
+ * `app.inject` that also answers for a Server-Sent Events operation (a stream never ends): a
+ * `text/event-stream` answer is its status and headers, and the stream is closed; any other answer
+ * is read whole, as inject would.
+ */
+export async function injectAny(
+  app: App,
+  options: { method: string; url: string; headers?: Record<string, string>; payload?: string },
+): Promise<{ statusCode: number; headers: Record<string, unknown>; body: string; json(): any }> {
+  const res = await app.inject({ ...(options as { method: "GET"; url: string }), payloadAsStream: true });
+  const stream = res.stream();
+  let body = "";
+  if (String(res.headers["content-type"] ?? "").startsWith("text/event-stream")) {
+    stream.destroy();
+  } else {
+    for await (const chunk of stream) body += String(chunk);
+  }
+  return { statusCode: res.statusCode, headers: res.headers, body, json: () => JSON.parse(body) };
+}

@@ -4,7 +4,14 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import { SCOPE_NAMES, STORE_SCOPE_NAMES } from "../src/contracts/scopes.ts";
 import { KEY_SCOPE_NAMES } from "../src/modules/api-keys/api-keys-schemas.ts";
 import { consent, exchange, REDIRECT } from "./apps-harness.ts";
-import { Client, createTestContext, type Json, merchantWithStore, type TestContext } from "./harness.ts";
+import {
+  Client,
+  createTestContext,
+  injectAny,
+  type Json,
+  merchantWithStore,
+  type TestContext,
+} from "./harness.ts";
 import { openApiChecker } from "./openapi-assert.ts";
 import { inlineRefs, type Operation, operationsOf } from "./openapi-doc.ts";
 
@@ -176,9 +183,19 @@ describe("Admin API and developer API: every operation checks exactly the scope 
           : url !== o.path
             ? { status: 404, code: "NOT_FOUND" }
             : { status: Number(Object.keys(o.op.responses).find((s) => /^2/.test(s))) };
-      const call = async (scopes: readonly string[]) => {
-        const client = new Client(ctx.app, await credential(family, scopes));
-        const res = await client.request(o.method.toUpperCase(), url, body);
+      const streaming = Object.values(o.op.responses as Json).some(
+        (r) => (r as Json).content?.["text/event-stream"],
+      );
+      const call = async (
+        scopes: readonly string[],
+      ): Promise<{ status: number; body: Json; headers: Record<string, unknown> }> => {
+        const headers = await credential(family, scopes);
+        if (streaming) {
+          // A stream that is served never ends: its status and headers are the answer.
+          const res = await injectAny(ctx.app, { method: o.method.toUpperCase(), url, headers });
+          return { status: res.statusCode, body: res.body ? res.json() : {}, headers: res.headers };
+        }
+        const res = await new Client(ctx.app, headers).request(o.method.toUpperCase(), url, body);
         spec.check(o.method, o.path, res);
         return res;
       };

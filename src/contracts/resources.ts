@@ -20,6 +20,7 @@ export const ID_PREFIX = {
   grant: "grant",
   subscription: "whsub",
   delivery: "whd",
+  listenSession: "whls",
   clientId: "mpc",
   apiKey: "mpk",
 } as const;

@@ -118,6 +118,8 @@ export interface EventsTable {
   created_at: Timestamp;
   installation_id: ColumnType<string | null, string | null | undefined, string | null>;
   dispatched_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** A test event (POST /webhooks/test): its body and deliveries say so. */
+  test: ColumnType<boolean, boolean | undefined, boolean>;
 }
 
 export interface AppsTable {
@@ -232,6 +234,32 @@ export interface WebhookDeliveriesTable {
   created_at: Timestamp;
   updated_at: Timestamp;
   completed_at: Date | null;
+  test: ColumnType<boolean, boolean | undefined, boolean>;
+}
+
+/** A `listen` connection's session (migration 20261125_0012). */
+export interface WebhookListenSessionsTable {
+  store_id: string;
+  id: string;
+  installation_id: string;
+  app_id: string;
+  events: string[];
+  secret_ciphertext: string;
+  connection: string | null;
+  sent: ColumnType<number, number | undefined, number>;
+  created_at: Timestamp;
+  seen_at: Timestamp;
+  stopped_at: Date | null;
+}
+
+/** What a listen session has to stream; `position` once streamed. */
+export interface WebhookListenItemsTable {
+  store_id: string;
+  session_id: string;
+  seq: Generated<number>;
+  id: Generated<string>;
+  event_id: string;
+  position: number | null;
 }
 
 export interface WebhookAttemptsTable {
@@ -296,6 +324,8 @@ export interface DB {
   webhook_subscriptions: WebhookSubscriptionsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
+  webhook_listen_sessions: WebhookListenSessionsTable;
+  webhook_listen_items: WebhookListenItemsTable;
   api_keys: ApiKeysTable;
   idempotency_keys: IdempotencyKeysTable;
   store_row_counts: StoreRowCountsTable;

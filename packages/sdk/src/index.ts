@@ -12,6 +12,14 @@ export { PlatformError } from "./errors.ts";
 export type { components as Components, paths as Paths } from "./generated/api.ts";
 export { type Fetch, isIdempotent, type RetryOptions, retryingFetch } from "./http.ts";
 export {
+  forwardWebhook,
+  type ListenMessage,
+  type ListenOptions,
+  listen,
+  readSse,
+  type SseMessage,
+} from "./listen.ts";
+export {
   type AppCredentials,
   authorizeUrl,
   createPkce,

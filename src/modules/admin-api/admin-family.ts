@@ -13,6 +13,12 @@ declare module "fastify" {
   }
 }
 
+/** The installation behind an Admin API request (set by the guard, which runs before every handler). */
+export function accessOf(request: FastifyRequest): AccessContext {
+  if (!request.access) throw new AppError("INTERNAL", { message: "Installation not resolved." });
+  return request.access;
+}
+
 export function bearerToken(request: FastifyRequest): string | null {
   const header = request.headers.authorization;
   if (typeof header !== "string") return null;

@@ -14,6 +14,8 @@ export interface OutboxEvent {
   installationId?: string;
   /** Set when the caller has already created the event's deliveries itself. */
   dispatchedAt?: Date;
+  /** A test event: its body says `"test": true`, its attempts send `x-webhook-test: true`. */
+  test?: boolean;
 }
 
 /** The channel a committed event is announced on, so delivery workers wake at once. */
@@ -37,6 +39,7 @@ export function createEventRecorder(deps: { clock: Clock }) {
         created_at: deps.clock.now(),
         installation_id: event.installationId ?? null,
         dispatched_at: event.dispatchedAt ?? null,
+        test: event.test ?? false,
       })
       .execute();
     // Sent by PostgreSQL only if and when the transaction commits.

@@ -20,7 +20,12 @@ export type PruneCounts = {
   accessTokens: number;
   refreshTokens: number;
   tokenGrants: number;
+  /** `listen` sessions (and their queued items) nobody connected to for LISTEN_SESSION_IDLE_MS. */
+  listenSessions: number;
 };
+
+/** A listen session is kept this long after its last connection, so `listen` can resume. */
+export const LISTEN_SESSION_IDLE_MS = 24 * 3600 * 1000;
 
 // With the schema's hash as the second key: each schema on a server prunes apart (tests share one).
 const RETENTION_LOCK_KEY = 7_231_020;
@@ -75,6 +80,7 @@ export function createRetention(db: Db, settings: RetentionSettings) {
         accessTokens: 0,
         refreshTokens: 0,
         tokenGrants: 0,
+        listenSessions: 0,
       };
       const steps: Array<[keyof PruneCounts, RawBuilder<unknown>]> = [];
       if (settings.webhookLogDays > 0) {
@@ -99,7 +105,16 @@ export function createRetention(db: Db, settings: RetentionSettings) {
         );
       }
       const cutoff = new Date(now.getTime() - settings.credentialGraceSeconds * 1000);
+      const idle = new Date(now.getTime() - LISTEN_SESSION_IDLE_MS);
       steps.push(
+        [
+          // Items go with their session (ON DELETE CASCADE).
+          "listenSessions",
+          sql`DELETE FROM webhook_listen_sessions s USING (
+                SELECT store_id, id FROM webhook_listen_sessions WHERE seen_at < ${idle}
+                 ORDER BY seen_at LIMIT ${batchSize} FOR UPDATE SKIP LOCKED) old
+              WHERE s.store_id = old.store_id AND s.id = old.id`,
+        ],
         [
           "authorizationCodes",
           sql`DELETE FROM authorization_codes c USING (

@@ -135,6 +135,7 @@ export function createDeliveryLogRepo(db: Db) {
             status: DeliveryStatus.pending,
             next_attempt_at: now,
             redelivery_of: original.id,
+            test: original.test,
             created_at: now,
             updated_at: now,
           })

@@ -1,10 +1,17 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Selectable } from "kysely";
 import Type from "typebox";
-import { DeliveryStatus, DeliveryStatusSchema, Id, SubscriptionStatus } from "../../contracts/index.ts";
+import {
+  DeliveryStatus,
+  DeliveryStatusSchema,
+  Id,
+  Scope,
+  SubscriptionStatus,
+} from "../../contracts/index.ts";
 import type { WebhookAttemptsTable, WebhookDelivery } from "../../db/schema.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { AppError, notFound } from "../../lib/errors.ts";
+import type { FeatureRoutes } from "../../lib/http/feature-routes.ts";
 import {
   CursorMeta,
   Envelope,
@@ -16,6 +23,7 @@ import {
 import type { App } from "../../lib/http/types.ts";
 import { CREATED_AND_UPDATED, finishPage, planPage } from "../../lib/pagination.ts";
 import { currentAccount } from "../accounts/session-auth.ts";
+import { accessOf, adminRoute } from "../admin-api/admin-family.ts";
 import { ClientId } from "../apps/apps-schemas.ts";
 import type { AppService } from "../apps/apps-service.ts";
 import type { DeliveryFilter, DeliveryLogRepo } from "./deliveries-repo.ts";
@@ -54,6 +62,7 @@ const DeliveryResource = Type.Object(
     lastStatusCode: Type.Union([Type.Integer(), Type.Null()]),
     lastError: Type.Union([Type.String(), Type.Null()]),
     redeliveryOf: Type.Union([Type.String(), Type.Null()]),
+    test: Type.Boolean({ description: "A test event's delivery (sent with `x-webhook-test: true`)." }),
     createdAt: Timestamp,
     completedAt: Type.Union([Timestamp, Type.Null()]),
     attemptLog: Type.Array(AttemptResource),
@@ -78,6 +87,7 @@ function toDeliveryResource(r: DeliveryRow, attempts: ReadonlyArray<Selectable<W
     lastStatusCode: r.last_status_code,
     lastError: r.last_error,
     redeliveryOf: r.redelivery_of,
+    test: r.test,
     createdAt: r.created_at.toISOString(),
     completedAt: r.completed_at ? r.completed_at.toISOString() : null,
     attemptLog: attempts
@@ -93,20 +103,21 @@ function toDeliveryResource(r: DeliveryRow, attempts: ReadonlyArray<Selectable<W
   };
 }
 
-/** The app owner's view of deliveries: filter, inspect attempts, redeliver. */
-export function registerDeliveryRoutes(
-  app: App,
-  deps: {
-    log: DeliveryLogRepo;
-    apps: Pick<AppService, "getOwned">;
-    clock: Clock;
-    requireSession: (r: FastifyRequest, s: FastifyReply) => Promise<void>;
-  },
-) {
-  const tags = ["Dashboard: apps"];
-  const security = [{ sessionCookie: [] }];
-  const sorts = { createdAt: CREATED_AND_UPDATED.createdAt, updatedAt: CREATED_AND_UPDATED.updatedAt };
+const DeliveryListQuery = {
+  status: Type.Optional(DeliveryStatusSchema),
+  event: Type.Optional(EventNameSchema),
+  limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+  cursor: Type.Optional(Type.String({ maxLength: 200 })),
+};
+const DeliveryPage = Type.Object({
+  success: Type.Literal(true),
+  data: Type.Array(DeliveryResource),
+  meta: CursorMeta,
+});
 
+/** Reading an app's deliveries and sending one again: the dashboard's and the Admin API's routes share it. */
+export function createDeliveryViews(deps: { log: DeliveryLogRepo; clock: Clock }) {
+  const sorts = { createdAt: CREATED_AND_UPDATED.createdAt, updatedAt: CREATED_AND_UPDATED.updatedAt };
   async function page(
     appId: string,
     filter: DeliveryFilter,
@@ -117,6 +128,39 @@ export function registerDeliveryRoutes(
     const done = finishPage(rows, plan);
     return { items: done.items.map((r) => toDeliveryResource(r, attempts)), meta: done.meta };
   }
+  return {
+    page,
+    /** A new delivery of the same body; 404 for another app's (or, with `storeId`, another store's) delivery. */
+    async redeliver(appId: string, deliveryId: string, storeId?: string) {
+      const original = await deps.log.findWithSubscription(appId, deliveryId);
+      if (!original || (storeId !== undefined && original.store_id !== storeId)) throw notFound("Delivery");
+      const id =
+        original.subscription_status === SubscriptionStatus.active
+          ? await deps.log.redeliver(original, deps.clock.now())
+          : null;
+      if (id === null) {
+        throw new AppError("CONFLICT", {
+          message: "The subscription has stopped; its deliveries cannot be sent again.",
+        });
+      }
+      return (await page(appId, { id }, { limit: 1 })).items[0]!;
+    },
+  };
+}
+export type DeliveryViews = ReturnType<typeof createDeliveryViews>;
+
+/** The app owner's view of deliveries: filter, inspect attempts, redeliver. */
+export function registerDeliveryRoutes(
+  app: App,
+  deps: {
+    views: DeliveryViews;
+    apps: Pick<AppService, "getOwned">;
+    requireSession: (r: FastifyRequest, s: FastifyReply) => Promise<void>;
+  },
+) {
+  const tags = ["Dashboard: apps"];
+  const security = [{ sessionCookie: [] }];
+  const { page } = deps.views;
 
   app.get(
     "/apps/:clientId/deliveries",
@@ -130,21 +174,11 @@ export function registerDeliveryRoutes(
         security,
         params: Params({ clientId: ClientId }),
         querystring: Type.Object(
-          {
-            status: Type.Optional(DeliveryStatusSchema),
-            event: Type.Optional(EventNameSchema),
-            store: Type.Optional(StoreSlug),
-            limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
-            cursor: Type.Optional(Type.String({ maxLength: 200 })),
-          },
+          { ...DeliveryListQuery, store: Type.Optional(StoreSlug) },
           { additionalProperties: false },
         ),
         response: {
-          200: Type.Object({
-            success: Type.Literal(true),
-            data: Type.Array(DeliveryResource),
-            meta: CursorMeta,
-          }),
+          200: DeliveryPage,
           ...errorResponses("UNAUTHENTICATED", "NOT_FOUND"),
         },
       },
@@ -181,19 +215,59 @@ export function registerDeliveryRoutes(
     },
     async (request, reply) => {
       const appRow = await deps.apps.getOwned(currentAccount(request).id, request.params.clientId);
-      const original = await deps.log.findWithSubscription(appRow.id, request.params.id);
-      if (!original) throw notFound("Delivery");
-      const id =
-        original.subscription_status === SubscriptionStatus.active
-          ? await deps.log.redeliver(original, deps.clock.now())
-          : null;
-      if (id === null) {
-        throw new AppError("CONFLICT", {
-          message: "The subscription has stopped; its deliveries cannot be sent again.",
-        });
-      }
-      const created = (await page(appRow.id, { id }, { limit: 1 })).items;
-      return reply.status(201).send({ success: true as const, data: created[0]! });
+      const created = await deps.views.redeliver(appRow.id, request.params.id);
+      return reply.status(201).send({ success: true as const, data: created });
     },
   );
+}
+
+/** The Admin API's view: the calling installation's own deliveries (its app, its store). */
+export function adminDeliveryRoutes(views: DeliveryViews): FeatureRoutes {
+  const tags = ["Admin API: webhooks"];
+  return {
+    admin(app) {
+      app.get(
+        "/webhooks/deliveries",
+        adminRoute({
+          operationId: "adminListDeliveries",
+          scope: Scope.manage_webhooks,
+          tags,
+          summary: "List this installation's webhook deliveries with their attempts",
+          description:
+            "Newest first; filter by status and event. Each delivery shows its target, every attempt (time, status, duration, the response's start) and the next retry time.",
+          querystring: Type.Object(DeliveryListQuery, { additionalProperties: false }),
+          response: { 200: DeliveryPage },
+        }),
+        async (request) => {
+          const { appId, store } = accessOf(request);
+          const q = request.query;
+          const result = await views.page(
+            appId,
+            { status: q.status, event: q.event, storeSlug: store.slug },
+            { limit: q.limit, cursor: q.cursor },
+          );
+          return { success: true as const, data: result.items, meta: result.meta };
+        },
+      );
+      app.post(
+        "/webhooks/deliveries/:id/redeliver",
+        adminRoute({
+          operationId: "adminRedeliver",
+          scope: Scope.manage_webhooks,
+          tags,
+          summary: "Send a delivery again",
+          description:
+            "Queues a new delivery of the same body to the same subscription, attempted at once with the usual retries. 409 once the subscription has stopped.",
+          params: Params({ id: DeliveryId }),
+          response: { 201: Envelope(DeliveryResource, "Queued") },
+          errors: ["NOT_FOUND", "CONFLICT"],
+        }),
+        async (request, reply) => {
+          const { appId, store } = accessOf(request);
+          const created = await views.redeliver(appId, request.params.id, store.id);
+          return reply.status(201).send({ success: true as const, data: created });
+        },
+      );
+    },
+  };
 }

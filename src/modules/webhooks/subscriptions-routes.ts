@@ -1,10 +1,9 @@
 import Type from "typebox";
 import { Scope } from "../../contracts/index.ts";
-import { AppError } from "../../lib/errors.ts";
 import type { FeatureRoutes } from "../../lib/http/feature-routes.ts";
 import { Envelope, Params } from "../../lib/http/schemas.ts";
 import type { App } from "../../lib/http/types.ts";
-import { adminRoute } from "../admin-api/admin-family.ts";
+import { accessOf, adminRoute } from "../admin-api/admin-family.ts";
 import type { SubscriptionService } from "./subscriptions-service.ts";
 import {
   CreateSubscriptionBody,
@@ -16,10 +15,7 @@ import {
 /** Admin API webhook subscriptions: the calling installation's own, scope manage_webhooks. */
 export function registerSubscriptionRoutes(app: App, subscriptions: SubscriptionService) {
   const tags = ["Admin API: webhooks"];
-  const access = (request: { access: unknown }) => {
-    if (!request.access) throw new AppError("INTERNAL");
-    return request.access as Parameters<SubscriptionService["list"]>[0];
-  };
+  const access = accessOf;
 
   app.get(
     "/webhooks",

@@ -9,6 +9,7 @@ import type { SecretBox } from "../../lib/secret-box.ts";
 import type { RecordEvent } from "../events/events-repo.ts";
 import { createRetention, createRetentionSweeper } from "../retention/retention-repo.ts";
 import { createDeliveryLogRepo } from "./deliveries-repo.ts";
+import { adminDeliveryRoutes, createDeliveryViews } from "./deliveries-routes.ts";
 import { createDeliveryRepo, stopInstallationWebhooks } from "./delivery/delivery-repo.ts";
 import { createWebhookMetrics } from "./delivery/metrics.ts";
 import { classify, nextAttemptDelayMs } from "./delivery/retry-policy.ts";
@@ -16,6 +17,8 @@ import { createWebhookAgent, sendWebhook } from "./delivery/sender.ts";
 import { signWebhook, webhookHeaders } from "./delivery/signing.ts";
 import { assertSafeTargetUrl } from "./delivery/ssrf.ts";
 import { createDeliveryWorker } from "./delivery/worker.ts";
+import { createListenRepo, stopListenSessions } from "./listen/listen-repo.ts";
+import { listenRoutes } from "./listen/listen-routes.ts";
 import { createSubscriptionRepo } from "./subscriptions-repo.ts";
 import { createSubscriptionService } from "./subscriptions-service.ts";
 
@@ -33,6 +36,8 @@ export function createWebhooksModule(deps: {
   recordEvent: RecordEvent;
   /** The platform's Prometheus registry. */
   registry: Registry;
+  /** Calls `onEvent` when events commit (listen streams wake on it); answers how to stop. */
+  subscribeEvents(onEvent: () => void): Promise<() => Promise<void>>;
 }) {
   const { db, config, clock, secretBox } = deps;
   const allowPrivate = config.WEBHOOK_ALLOW_PRIVATE_TARGETS;
@@ -69,6 +74,7 @@ export function createWebhooksModule(deps: {
       slug: store.slug,
       now,
     });
+    await stopListenSessions(tx, { storeId: store.id, installationId: installation.id, eventId, now });
   }
 
   const retention = createRetention(db, {
@@ -124,6 +130,7 @@ export function createWebhooksModule(deps: {
           attempt: delivery.attempts,
           timestampSeconds: timestamp,
           signature: signWebhook(secret, timestamp, delivery.body),
+          test: delivery.test,
         });
         const result = await sendWebhook({
           url: delivery.target_url,
@@ -153,6 +160,8 @@ export function createWebhooksModule(deps: {
   }
 
   const log = createDeliveryLogRepo(db);
+  const deliveryViews = createDeliveryViews({ log, clock });
+  const listen = createListenRepo(db);
   /** The deliveries one resource of a store caused (an order's page), newest first, at most 100. */
   async function deliveriesOf(storeId: string, resourceId: string) {
     const rows = await log.listForResource(storeId, resourceId, 100);
@@ -173,6 +182,20 @@ export function createWebhooksModule(deps: {
     subscriptions,
     deliveries,
     log,
+    deliveryViews,
+    listen,
+    /** The Admin API's webhook routes besides subscriptions: deliveries, the listen stream, test events. */
+    routes: [
+      adminDeliveryRoutes(deliveryViews),
+      listenRoutes({
+        db,
+        repo: listen,
+        clock,
+        secretBox,
+        recordEvent: deps.recordEvent,
+        subscribeEvents: deps.subscribeEvents,
+      }),
+    ],
     deliveriesOf,
     metrics,
     retention,

@@ -65,9 +65,14 @@ const DELIVERY_HEADERS = {
     description: "1 for the first attempt, then 2, 3, … up to 8.",
     schema: { type: "string" },
   },
+  "x-webhook-test": {
+    required: false,
+    description:
+      "`true` on a test event's deliveries (`POST /api/v1/apps/api/webhooks/test`); absent otherwise.",
+    schema: { type: "string", enum: ["true"] },
+  },
 };
 
-/** The OpenAPI 3.1 `webhooks` section: one entry per event with its body and delivery headers. */
 /** The component name of an event's body: `order.created` -> `OrderCreatedEvent`, for generated types. */
 export function eventTypeName(name: string): string {
   return `${name
@@ -76,6 +81,7 @@ export function eventTypeName(name: string): string {
     .join("")}Event`;
 }
 
+/** The OpenAPI 3.1 `webhooks` section: one entry per event with its body and delivery headers. */
 export function webhooksDocument(): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const name of EVENT_NAMES) {
@@ -86,6 +92,11 @@ export function webhooksDocument(): Record<string, unknown> {
         createdAt: Timestamp,
         store: Type.Object({ slug: Type.String() }),
         data: EVENT_PAYLOADS[EVENT_BY_NAME[name].data],
+        test: Type.Optional(
+          Type.Literal(true, {
+            description: "Present on test events only: no real change happened in the store.",
+          }),
+        ),
       },
       { title: eventTypeName(name) },
     );

@@ -22,10 +22,13 @@ export interface ClaimedDelivery {
   lease_token: string;
   /** The subscription's signing secret, still encrypted. */
   secret_ciphertext: string;
+  /** A test event's delivery: sent with `x-webhook-test: true`. */
+  test: boolean;
 }
 
+/** The body of every delivery of an event (spec 6.2), the same bytes on every attempt and stream. */
 export function webhookBody(
-  event: { id: string; topic: string; created_at: Date; payload: unknown },
+  event: { id: string; topic: string; created_at: Date; payload: unknown; test?: boolean },
   slug: string,
 ): string {
   return JSON.stringify({
@@ -34,6 +37,7 @@ export function webhookBody(
     createdAt: event.created_at.toISOString(),
     store: { slug },
     data: event.payload,
+    ...(event.test ? { test: true } : {}),
   });
 }
 
@@ -104,6 +108,7 @@ export function createDeliveryRepo(db: Db) {
         topic: string;
         created_at: Date;
         payload: unknown;
+        test: boolean;
         slug: string;
         sub_id: string | null;
         installation_id: string | null;
@@ -114,7 +119,7 @@ export function createDeliveryRepo(db: Db) {
           WITH due AS (
             SELECT seq FROM events WHERE dispatched_at IS NULL ORDER BY seq LIMIT ${limit}
           )
-          SELECT e.seq, e.id, e.store_id, e.topic, e.created_at, e.payload, st.slug,
+          SELECT e.seq, e.id, e.store_id, e.topic, e.created_at, e.payload, e.test, st.slug,
                  s.id AS sub_id, s.installation_id, s.app_id, s.target_url, s.secret_ciphertext
             FROM due
             JOIN events e ON e.seq = due.seq
@@ -149,6 +154,7 @@ export function createDeliveryRepo(db: Db) {
         target_host: [] as string[],
         body: [] as string[],
         leased: [] as boolean[],
+        test: [] as boolean[],
       };
       const secrets = new Map<string, string>();
       for (const r of rows.rows) {
@@ -179,6 +185,7 @@ export function createDeliveryRepo(db: Db) {
         d.target_host.push(host);
         d.body.push(body);
         d.leased.push(leased);
+        d.test.push(r.test);
       }
       // One statement: the events locked, the deliveries of the locked events (a retried dispatch
       // conflicts and inserts nothing) and the events marked dispatched. Only rows this statement
@@ -204,19 +211,20 @@ export function createDeliveryRepo(db: Db) {
           ), ins AS (
             INSERT INTO webhook_deliveries
               (store_id, id, event_id, event_name, subscription_id, installation_id, app_id, target_url,
-               target_host, body, status, attempts, next_attempt_at, lease_until, lease_token, created_at, updated_at)
+               target_host, body, status, attempts, next_attempt_at, lease_until, lease_token, created_at, updated_at, test)
             SELECT n.store_id, n.id, n.event_id, n.event_name, n.subscription_id, n.installation_id, n.app_id,
                    n.target_url, n.target_host, n.body, 'pending',
                    CASE WHEN n.leased THEN 1 ELSE 0 END, ${now},
                    CASE WHEN n.leased THEN ${leaseUntil}::timestamptz END,
-                   CASE WHEN n.leased THEN ${token} END, ${now}, ${now}
+                   CASE WHEN n.leased THEN ${token} END, ${now}, ${now}, n.test
               FROM unnest(${pgArray(d.seq)}::bigint[], ${pgArray(d.store_id)}::text[], ${pgArray(d.id)}::text[],
                           ${pgArray(d.event_id)}::text[], ${pgArray(d.event_name)}::text[],
                           ${pgArray(d.subscription_id)}::text[], ${pgArray(d.installation_id)}::text[],
                           ${pgArray(d.app_id)}::text[], ${pgArray(d.target_url)}::text[],
-                          ${pgArray(d.target_host)}::text[], ${pgArray(d.body)}::text[], ${pgArray(d.leased)}::boolean[])
+                          ${pgArray(d.target_host)}::text[], ${pgArray(d.body)}::text[], ${pgArray(d.leased)}::boolean[],
+                          ${pgArray(d.test)}::boolean[])
                    AS n(seq, store_id, id, event_id, event_name, subscription_id, installation_id, app_id,
-                        target_url, target_host, body, leased)
+                        target_url, target_host, body, leased, test)
              WHERE n.seq IN (SELECT seq FROM locked)
                AND (n.store_id, n.subscription_id) IN (SELECT store_id, id FROM live)
             ON CONFLICT (store_id, subscription_id, event_id) WHERE redelivery_of IS NULL DO NOTHING
@@ -247,6 +255,7 @@ export function createDeliveryRepo(db: Db) {
           attempts: 1,
           lease_token: token,
           secret_ciphertext: secrets.get(id)!,
+          test: d.test[i]!,
         });
       }
       return { events: written.rows[0]?.events ?? 0, claimed, unclaimedHosts: [...unclaimedHosts] };
@@ -299,7 +308,7 @@ export function createDeliveryRepo(db: Db) {
          WHERE d.store_id = due.store_id AND d.id = due.id
            AND s.store_id = d.store_id AND s.id = d.subscription_id
         RETURNING d.store_id, d.id, d.event_name, d.subscription_id, d.target_url, d.target_host, d.body,
-                  d.attempts, d.lease_token, s.secret_ciphertext`.execute(db);
+                  d.attempts, d.lease_token, s.secret_ciphertext, d.test`.execute(db);
       return result.rows;
     },
 

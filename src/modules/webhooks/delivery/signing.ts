@@ -26,6 +26,8 @@ export function webhookHeaders(input: {
   attempt: number;
   timestampSeconds: number;
   signature: string;
+  /** A test event's delivery (POST /webhooks/test). */
+  test?: boolean;
 }): Record<string, string> {
   return {
     "content-type": "application/json",
@@ -35,5 +37,6 @@ export function webhookHeaders(input: {
     "x-webhook-signature": input.signature,
     "x-webhook-id": input.deliveryId,
     "x-webhook-attempt": String(input.attempt),
+    ...(input.test ? { "x-webhook-test": "true" } : {}),
   };
 }

@@ -17,6 +17,7 @@ const DELIVERY: ClaimedDelivery = {
   attempts: 1,
   lease_token: "lease",
   secret_ciphertext: "sealed",
+  test: false,
 };
 
 async function until(check: () => boolean, what: string, timeoutMs = 20_000) {

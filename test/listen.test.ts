@@ -1,0 +1,174 @@
+import assert from "node:assert/strict";
+import type { AddressInfo } from "node:net";
+import { after, before, describe, it } from "node:test";
+import { type ListenMessage, listen, verifyWebhook } from "@merchant-platform/sdk";
+import { installedApp } from "./apps-harness.ts";
+import { createTestContext, type Json, type TestContext } from "./harness.ts";
+
+type Webhook = Extract<ListenMessage, { type: "webhook" }>;
+
+/**
+ * The listen stream (GET /api/v1/apps/api/webhooks/stream) over real HTTP, read with the SDK's
+ * `listen`: signed like deliveries, scoped, resumable across reconnects without losing events,
+ * test events marked, and the end after app/uninstalled.
+ */
+describe("listen: webhooks streamed to a developer's machine", () => {
+  let ctx: TestContext;
+  let baseUrl: string;
+  before(async () => {
+    ctx = await createTestContext({ WEBHOOK_ALLOW_PRIVATE_TARGETS: "true" });
+    await ctx.app.listen({ host: "127.0.0.1", port: 0 });
+    baseUrl = `http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}`;
+  });
+  after(() => ctx.close());
+
+  /** Reads messages from a listen generator one at a time, with a deadline per message. */
+  function reader(stream: AsyncGenerator<ListenMessage>) {
+    return {
+      async next(what: string, ms = 10_000): Promise<ListenMessage> {
+        let timer: NodeJS.Timeout | undefined;
+        const deadline = new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`no message within ${ms} ms: ${what}`)), ms);
+        });
+        try {
+          const { value, done } = await Promise.race([stream.next(), deadline]);
+          if (done) throw new Error(`stream ended while waiting for ${what}`);
+          return value;
+        } finally {
+          clearTimeout(timer);
+        }
+      },
+      async webhook(what: string): Promise<Webhook> {
+        for (;;) {
+          const m = await this.next(what);
+          if (m.type === "webhook") return m;
+          if (m.type === "end") throw new Error(`ended while waiting for ${what}`);
+        }
+      },
+    };
+  }
+
+  async function shop() {
+    const installed = await installedApp(ctx.app, ["read_orders", "read_customers", "manage_webhooks"]);
+    const m = installed.merchant;
+    const product = await m.client.post(`${m.base}/products`, { title: "Mug", price: "12.00", stock: 100 });
+    const customer = await m.client.post(`${m.base}/customers`, {
+      email: `c${Date.now()}@example.com`,
+      firstName: "Layla",
+    });
+    const order = async () => {
+      const res = await m.client.post(`${m.base}/orders`, {
+        customerId: customer.data.id,
+        lineItems: [{ productId: product.data.id, quantity: 1 }],
+      });
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+      return res.data as Json;
+    };
+    const token = { accessToken: async () => installed.tokens.accessToken as string };
+    return { installed, m, order, token };
+  }
+
+  it("streams each event signed like a delivery, only what the scopes allow, resumes without losing events, and ends after app/uninstalled", async () => {
+    const { installed, m, order, token } = await shop();
+    const controller = new AbortController();
+    const first = listen({ baseUrl, tokens: token, signal: controller.signal });
+    const r1 = reader(first);
+    const session = await r1.next("session");
+    assert.equal(session.type, "session");
+    if (session.type !== "session") return;
+    assert.match(session.secret ?? "", /^whsec_/);
+    assert.equal(session.resumed, false);
+    assert.ok(session.events.includes("order.created") && session.events.includes("app/uninstalled"));
+    assert.ok(!session.events.includes("product.created"), "no read_products: no product events");
+
+    const created = await order();
+    const w1 = await r1.webhook("order.created");
+    assert.equal(w1.event, "order.created");
+    assert.equal(w1.headers["x-webhook-event"], "order.created");
+    const verified = verifyWebhook({
+      rawBody: w1.body,
+      headers: w1.headers,
+      secret: session.secret!,
+      now: ctx.clock.now().getTime(),
+    });
+    assert.equal(verified.event.event, "order.created");
+    if (verified.event.event === "order.created") assert.equal(verified.event.data.id, created.id);
+    assert.equal(verified.deliveryId, w1.id);
+    assert.equal(verified.test, false);
+
+    // Disconnect; two orders happen meanwhile; resume from the last id seen.
+    controller.abort();
+    await first.return(undefined);
+    const missed = [await order(), await order()];
+    const lastId = `${session.sessionId}.1`;
+    const controller2 = new AbortController();
+    const second = listen({ baseUrl, tokens: token, lastEventId: lastId, signal: controller2.signal });
+    const r2 = reader(second);
+    const resumed = await r2.next("resumed session");
+    assert.equal(resumed.type === "session" && resumed.resumed, true);
+    assert.equal(resumed.type === "session" && resumed.secret, undefined, "the secret is handed out once");
+    const again = [await r2.webhook("missed 1"), await r2.webhook("missed 2")];
+    assert.deepEqual(
+      again.map((w) => (JSON.parse(w.body) as Json).data.id),
+      missed.map((o) => o.id),
+    );
+
+    // A test event for this installation: marked in the header and the body.
+    const test = await installed.api.post("/api/v1/apps/api/webhooks/test", { event: "order.paid" });
+    assert.equal(test.status, 202, JSON.stringify(test.body));
+    const tw = await r2.webhook("test event");
+    assert.equal(tw.headers["x-webhook-test"], "true");
+    assert.equal((JSON.parse(tw.body) as Json).test, true);
+    assert.equal(tw.event, "order.paid");
+
+    // Uninstall: app/uninstalled is the last message, then the stream ends.
+    const uninstall = await m.client.delete(`${m.base}/installations/${installed.clientId}`);
+    assert.equal(uninstall.status, 200, JSON.stringify(uninstall.body));
+    const last = await r2.webhook("app/uninstalled");
+    assert.equal(last.event, "app/uninstalled");
+    const end = await r2.next("end");
+    assert.deepEqual(end, { type: "end", reason: "uninstalled" });
+    assert.equal((await second.next()).done, true);
+    controller2.abort();
+  });
+
+  it("refuses events outside the token's scopes, unknown names and foreign sessions", async () => {
+    const { installed, token } = await shop();
+    const other = await shop();
+    const ask = (query: string, headers: Record<string, string> = {}) =>
+      fetch(`${baseUrl}/api/v1/apps/api/webhooks/stream${query}`, {
+        headers: { authorization: `Bearer ${installed.tokens.accessToken}`, ...headers },
+      });
+    const noScope = await ask("?events=product.created");
+    assert.equal(noScope.status, 403);
+    assert.equal(((await noScope.json()) as Json).error.code, "INSUFFICIENT_SCOPE");
+    assert.equal((await ask("?events=order.exploded")).status, 400);
+    assert.equal((await ask("", { "last-event-id": "nonsense" })).status, 400);
+    // Another installation's session is not found.
+    const foreign = reader(listen({ baseUrl, tokens: other.token }));
+    const s = await foreign.next("foreign session");
+    assert.equal(s.type, "session");
+    const stolen = await ask("", { "last-event-id": `${s.type === "session" ? s.sessionId : ""}.0` });
+    assert.equal(stolen.status, 404);
+    assert.ok(token);
+    const needs = await installed.api.post("/api/v1/apps/api/webhooks/test", { event: "product.created" });
+    assert.equal(needs.status, 403, "a test event needs the event's scope too");
+  });
+
+  it("marks a test event's deliveries to real subscriptions, visible in the installation's delivery log", async () => {
+    const { installed } = await shop();
+    const sub = await installed.api.post("/api/v1/apps/api/webhooks", {
+      eventName: "customer.created",
+      targetUrl: "https://127.0.0.1:9/hooks",
+    });
+    assert.equal(sub.status, 201, JSON.stringify(sub.body));
+    const test = await installed.api.post("/api/v1/apps/api/webhooks/test", { event: "customer.created" });
+    assert.equal(test.status, 202);
+    await ctx.platform.webhooks.deliveries.dispatchEvents(ctx.clock.now(), 100);
+    const log = await installed.api.get("/api/v1/apps/api/webhooks/deliveries?event=customer.created");
+    assert.equal(log.status, 200, JSON.stringify(log.body));
+    assert.equal(log.data.length, 1);
+    assert.equal(log.data[0].test, true);
+    assert.equal(log.data[0].eventId, test.data.eventId);
+  });
+});
