@@ -80,13 +80,19 @@ export const MAX_LINE_ITEMS = 100;
 export const OrderNote = Type.String({ maxLength: 2000 });
 
 export const AppName = Type.String({ minLength: 1, maxLength: 100, examples: ["Inventory Sync"] });
+/**
+ * Redirect URIs: https, or plain http on the loopback interface only (RFC 8252 section 7.3), so an
+ * app under development on its own machine (`http://localhost:8080/oauth/callback`) can be
+ * installed; the code never leaves the machine that asked for it.
+ */
 export const RedirectUri = Type.String({
   format: "uri",
-  pattern: "^https://[^\\s#]+$",
+  pattern: "^(https://[^\\s#]+|http://(localhost|127\\.0\\.0\\.1|\\[::1\\])(:[0-9]{1,5})?(/[^\\s#]*)?)$",
   maxLength: 2000,
-  description: "An https URL without a fragment. Compared string for string at authorization.",
+  description:
+    "An https URL without a fragment, or an http URL on localhost, 127.0.0.1 or [::1] (for development). Compared string for string at authorization.",
   examples: ["https://app.example.com/oauth/callback"],
-  "x-hint": "an https:// address without a #fragment",
+  "x-hint": "an https:// address (or http://localhost) without a #fragment",
 });
 export const MAX_REDIRECT_URIS = 10;
 

@@ -105,6 +105,11 @@ describe("verifyWebhook", () => {
       reason(() => verifyWebhook({ rawBody: notJson, headers: signed(notJson), secret, now: NOW })),
       "invalid_body",
     );
+    const some = (secret: string[]) =>
+      reason(() => verifyWebhook({ rawBody: body, headers: h, secret, now: NOW }));
+    assert.equal(some(["whsec_old", secret]), "accepted", "any of several secrets");
+    assert.equal(some(["whsec_a", "whsec_b"]), "invalid_signature");
+    assert.equal(some([]), "invalid_signature");
   });
 });
 

@@ -47,11 +47,13 @@ function header(headers: HeaderBag, name: string): string | null {
  * with the subscription secret, compared in constant time, and a timestamp within
  * `toleranceSeconds` of now (replays of an old delivery are refused). Pass the body exactly as
  * received (bytes or text): a body parsed and serialised again no longer matches its signature.
+ * `secret` may be several (a subscription's and a `listen` session's, or old and new while
+ * rotating): any one of them matching is enough.
  */
 export function verifyWebhook(input: {
   rawBody: string | Uint8Array;
   headers: HeaderBag;
-  secret: string;
+  secret: string | readonly string[];
   toleranceSeconds?: number;
   /** Epoch ms; injected for tests. */
   now?: number;
@@ -75,9 +77,15 @@ export function verifyWebhook(input: {
     );
   const body =
     typeof input.rawBody === "string" ? Buffer.from(input.rawBody, "utf8") : Buffer.from(input.rawBody);
-  const expected = createHmac("sha256", input.secret).update(`${timestamp}.`).update(body).digest();
   const given = /^[0-9a-f]{64}$/i.test(signature) ? Buffer.from(signature, "hex") : Buffer.alloc(0);
-  if (given.length !== expected.length || !timingSafeEqual(given, expected))
+  const secrets = typeof input.secret === "string" ? [input.secret] : input.secret;
+  // Every secret is compared (no early exit), each in constant time.
+  let matched = false;
+  for (const secret of secrets) {
+    const expected = createHmac("sha256", secret).update(`${timestamp}.`).update(body).digest();
+    if (given.length === expected.length && timingSafeEqual(given, expected)) matched = true;
+  }
+  if (!matched)
     throw new WebhookVerificationError(
       "invalid_signature",
       "The signature does not match the body and secret.",
@@ -139,7 +147,8 @@ export function createDuplicateFilter(options: { store?: DuplicateStore; ttlSeco
 export type DuplicateFilter = ReturnType<typeof createDuplicateFilter>;
 
 export interface WebhookHandlerOptions {
-  secret: string;
+  /** The signing secret(s); a function is asked on every delivery (secrets that change at run time). */
+  secret: string | readonly string[] | (() => readonly string[]);
   /** Runs once per delivery (duplicates are answered 200 without it). Throw to have it retried. */
   onEvent(webhook: VerifiedWebhook): Promise<void> | void;
   duplicates?: DuplicateFilter;
@@ -161,7 +170,7 @@ export async function handleWebhook(
     webhook = verifyWebhook({
       rawBody,
       headers,
-      secret: options.secret,
+      secret: typeof options.secret === "function" ? options.secret() : options.secret,
       ...(options.toleranceSeconds !== undefined ? { toleranceSeconds: options.toleranceSeconds } : {}),
     });
   } catch (error) {

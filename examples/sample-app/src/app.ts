@@ -1,0 +1,287 @@
+import { readFileSync, writeFileSync } from "node:fs";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import {
+  authorizeUrl,
+  createAdminClient,
+  createDuplicateFilter,
+  createTokenManager,
+  exchangeCode,
+  handleWebhook,
+  PlatformError,
+  readCallback,
+  type TokenSet,
+  type TokenStore,
+  unwrap,
+  type VerifiedWebhook,
+} from "@merchant-platform/sdk";
+
+/**
+ * A small Merchant Platform app, built only on the SDK: an install link, the OAuth callback
+ * (state + PKCE), token storage (a JSON file), subscriptions to `order.created` and
+ * `app/uninstalled`, a webhook endpoint that verifies and deduplicates, a page of what arrived,
+ * and clean-up when the app is uninstalled.
+ */
+export interface SampleConfig {
+  platformUrl: string;
+  clientId: string;
+  clientSecret: string;
+  /** Where this app is reached by the merchant's browser: `<publicUrl>/oauth/callback` is its redirect URI. */
+  publicUrl: string;
+  /**
+   * A public https URL of `/webhooks` for real subscriptions (the platform refuses private
+   * addresses). Without it the app subscribes nothing and relies on `listen` while you develop.
+   */
+  webhookUrl?: string;
+  /** Signing secrets of `listen` sessions (their output), comma-separated in LISTEN_SECRET. */
+  listenSecrets?: string[];
+  /** JSON file for tokens and subscription secrets; memory only when absent. */
+  dataFile?: string;
+  /** Serves `GET /dev/token?store=<slug>` (a current access token) for the CLI's --token-command. Development only. */
+  devTokens?: boolean;
+}
+
+interface Data {
+  tokens: Record<string, TokenSet>;
+  /** Subscription secrets by store slug. */
+  secrets: Record<string, string[]>;
+}
+
+interface Received {
+  at: string;
+  event: string;
+  store: string;
+  deliveryId: string;
+  test: boolean;
+  summary: string;
+}
+
+const SCOPES = ["read_orders", "manage_webhooks"];
+
+export function createSampleApp(config: SampleConfig) {
+  const data: Data = load(config.dataFile);
+  const save = () => {
+    if (config.dataFile) writeFileSync(config.dataFile, JSON.stringify(data, null, 2), { mode: 0o600 });
+  };
+  const listenSecrets = new Set(config.listenSecrets ?? []);
+  const received: Received[] = [];
+  const pending = new Map<string, { verifier: string; expires: number }>();
+  const duplicates = createDuplicateFilter();
+  const creds = { baseUrl: config.platformUrl, clientId: config.clientId, clientSecret: config.clientSecret };
+  const redirectUri = `${config.publicUrl}/oauth/callback`;
+
+  const store: TokenStore = {
+    async get(slug) {
+      return data.tokens[slug] ?? null;
+    },
+    async set(slug, tokens) {
+      data.tokens[slug] = tokens;
+      save();
+    },
+    async delete(slug) {
+      delete data.tokens[slug];
+      save();
+    },
+  };
+  const managers = new Map<string, ReturnType<typeof createTokenManager>>();
+  const tokensFor = (slug: string) => {
+    let manager = managers.get(slug);
+    if (!manager) {
+      manager = createTokenManager({ ...creds, slug, store });
+      managers.set(slug, manager);
+    }
+    return manager;
+  };
+  const adminFor = (slug: string) =>
+    createAdminClient({ baseUrl: config.platformUrl, tokens: tokensFor(slug) });
+
+  async function onEvent({ event, deliveryId, test }: VerifiedWebhook) {
+    const slug = event.store.slug;
+    received.unshift({
+      at: new Date().toISOString(),
+      event: event.event,
+      store: slug,
+      deliveryId,
+      test,
+      summary:
+        event.event === "order.created"
+          ? `order #${event.data.number}, ${event.data.total} ${event.data.currency}`
+          : event.event === "app/uninstalled"
+            ? `uninstalled at ${event.data.uninstalledAt}`
+            : "",
+    });
+    received.length = Math.min(received.length, 200);
+    if (event.event === "app/uninstalled" && !test) {
+      // The installation is gone: its tokens no longer work and its subscriptions have stopped.
+      await store.delete?.(slug);
+      delete data.secrets[slug];
+      managers.delete(slug);
+      save();
+    }
+  }
+
+  const secrets = () => [...listenSecrets, ...Object.values(data.secrets).flat()];
+
+  async function subscribe(slug: string) {
+    if (!config.webhookUrl) return [];
+    const admin = adminFor(slug);
+    const made: string[] = [];
+    for (const eventName of ["order.created", "app/uninstalled"] as const) {
+      try {
+        const sub = await unwrap(
+          admin.POST("/api/v1/apps/api/webhooks", { body: { eventName, targetUrl: config.webhookUrl } }),
+        );
+        made.push(sub.secret);
+      } catch (error) {
+        // Already subscribed (a reinstall keeps nothing, but a second callback might): keep going.
+        if (!(error instanceof PlatformError && error.code === "CONFLICT")) throw error;
+      }
+    }
+    data.secrets[slug] = [...(data.secrets[slug] ?? []), ...made];
+    save();
+    return made;
+  }
+
+  async function handler(req: IncomingMessage, res: ServerResponse) {
+    const url = new URL(req.url ?? "/", config.publicUrl);
+    try {
+      if (req.method === "POST" && url.pathname === "/webhooks") {
+        const body = await readBody(req, 1024 * 1024);
+        const answer = await handleWebhook({ secret: secrets, duplicates, onEvent }, body, req.headers);
+        res.writeHead(answer.status, { "content-type": "text/plain" }).end(answer.body);
+        return;
+      }
+      if (req.method === "GET" && url.pathname === "/install") {
+        const slug = url.searchParams.get("store") ?? undefined;
+        const start = authorizeUrl({
+          ...creds,
+          redirectUri,
+          scopes: SCOPES,
+          ...(slug ? { store: slug } : {}),
+        });
+        pending.set(start.state, { verifier: start.codeVerifier, expires: Date.now() + 600_000 });
+        res
+          .writeHead(302, {
+            location: start.url,
+            "set-cookie": `oauth_state=${start.state}; HttpOnly; SameSite=Lax; Path=/oauth; Max-Age=600`,
+          })
+          .end();
+        return;
+      }
+      if (req.method === "GET" && url.pathname === "/oauth/callback") {
+        const cookie = /(?:^|;\s*)oauth_state=([^;]+)/.exec(req.headers.cookie ?? "")?.[1] ?? "";
+        const { code, slug } = readCallback(url.searchParams, cookie);
+        const started = pending.get(cookie);
+        pending.delete(cookie);
+        if (!started || started.expires < Date.now())
+          throw new Error("The install took too long; start again.");
+        const tokens = await exchangeCode({
+          ...creds,
+          code,
+          slug,
+          redirectUri,
+          codeVerifier: started.verifier,
+        });
+        await store.set(slug, tokens);
+        const subscribed = await subscribe(slug);
+        res
+          .writeHead(200, { "content-type": "text/html; charset=utf-8" })
+          .end(
+            page(
+              "Installed",
+              `<p>Installed in <b>${escape(slug)}</b> with ${escape(tokens.scopes.join(", "))}.</p><p>${subscribed.length ? `Subscribed to order.created and app/uninstalled at ${escape(config.webhookUrl ?? "")}.` : "No public webhook URL: run <code>listen</code> to receive events while you develop."}</p><p><a href="/">See events</a></p>`,
+            ),
+          );
+        return;
+      }
+      if (req.method === "GET" && url.pathname === "/dev/token" && config.devTokens) {
+        const slug = url.searchParams.get("store") ?? Object.keys(data.tokens)[0];
+        if (!slug || !data.tokens[slug]) {
+          res.writeHead(404, { "content-type": "text/plain" }).end("not installed\n");
+          return;
+        }
+        res
+          .writeHead(200, { "content-type": "text/plain", "cache-control": "no-store" })
+          .end(await tokensFor(slug).accessToken());
+        return;
+      }
+      if (req.method === "POST" && url.pathname === "/dev/listen-secret" && config.devTokens) {
+        const secret =
+          new URLSearchParams((await readBody(req, 4096)).toString()).get("secret")?.trim() ?? "";
+        if (!/^whsec_[0-9A-Za-z]{20,}$/.test(secret)) {
+          res.writeHead(400, { "content-type": "text/plain" }).end("not a webhook secret\n");
+          return;
+        }
+        listenSecrets.add(secret);
+        res.writeHead(303, { location: "/" }).end();
+        return;
+      }
+      if (req.method === "GET" && url.pathname === "/events.json") {
+        res
+          .writeHead(200, { "content-type": "application/json" })
+          .end(JSON.stringify({ installed: Object.keys(data.tokens), received }));
+        return;
+      }
+      if (req.method === "GET" && url.pathname === "/") {
+        res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(home());
+        return;
+      }
+      res.writeHead(404, { "content-type": "text/plain" }).end("not found\n");
+    } catch (error) {
+      const message =
+        error instanceof PlatformError ? `${error.code}: ${error.message}` : (error as Error).message;
+      res
+        .writeHead(400, { "content-type": "text/html; charset=utf-8" })
+        .end(page("Something went wrong", `<p>${escape(message)}</p>`));
+    }
+  }
+
+  function home() {
+    const rows = received
+      .map(
+        (r) =>
+          `<tr><td>${escape(r.at.slice(11, 19))}</td><td>${escape(r.event)}${r.test ? " <small>(test)</small>" : ""}</td><td>${escape(r.store)}</td><td>${escape(r.summary)}</td><td><code>${escape(r.deliveryId)}</code></td></tr>`,
+      )
+      .join("");
+    return page(
+      "Sample app",
+      `<form action="/install"><label>Store slug <input name="store" placeholder="demo-store"></label> <button>Install</button></form>
+<p>Installed in: ${Object.keys(data.tokens).map(escape).join(", ") || "no store yet"}.</p>
+${config.devTokens ? `<form method="post" action="/dev/listen-secret"><label>Listen secret <input name="secret" placeholder="whsec_… (printed by listen)" size="50"></label> <button>Use</button></form>` : ""}
+<h2>Verified webhooks</h2>
+<table><tr><th>Time</th><th>Event</th><th>Store</th><th></th><th>Delivery</th></tr>${rows || '<tr><td colspan="5">Nothing yet.</td></tr>'}</table>`,
+    );
+  }
+
+  return { handler, received, data, addListenSecret: (s: string) => listenSecrets.add(s) };
+}
+
+function load(file: string | undefined): Data {
+  if (!file) return { tokens: {}, secrets: {} };
+  try {
+    return JSON.parse(readFileSync(file, "utf8")) as Data;
+  } catch {
+    return { tokens: {}, secrets: {} };
+  }
+}
+
+async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > limit) throw new Error("body too large");
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+function escape(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+function page(title: string, body: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escape(title)}</title>
+<meta http-equiv="refresh" content="5">
+<style>body{font:15px system-ui;margin:2rem;max-width:60rem}table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #ddd;padding:.4rem;text-align:left}</style>
+</head><body><h1>${escape(title)}</h1>${body}</body></html>`;
+}
