@@ -8,6 +8,7 @@ import {
   EVENT_SCOPES,
   type EventName,
   ID_PREFIX,
+  InstallationStatus,
   isEventName,
   Scope,
 } from "../../../contracts/index.ts";
@@ -194,8 +195,8 @@ export function listenRoutes(deps: {
         if (!(await repo.markSent(session.store_id, session.id, connection, marks, clock.now())))
           return "superseded";
         if (ended) {
-          raw.write(sse({ event: "end", data: { reason: "uninstalled" } }));
-          return "uninstalled";
+          raw.write(sse({ event: "end", data: { reason: InstallationStatus.uninstalled } }));
+          return InstallationStatus.uninstalled;
         }
         continue;
       }
@@ -207,8 +208,8 @@ export function listenRoutes(deps: {
           return "superseded";
         const current = await repo.get(session.store_id, session.id);
         if (!current || current.stopped_at) {
-          raw.write(sse({ event: "end", data: { reason: "uninstalled" } }));
-          return "uninstalled";
+          raw.write(sse({ event: "end", data: { reason: InstallationStatus.uninstalled } }));
+          return InstallationStatus.uninstalled;
         }
       }
     }
