@@ -29,12 +29,13 @@ import { addFigure, part, printTable } from "./lib/report.ts";
 import { startCommand, tempDir } from "./lib/service.ts";
 import { fmt } from "./lib/stats.ts";
 import { findWrk } from "./lib/wrk.ts";
+import { benchListen } from "./listen.ts";
 import { benchMillion } from "./million.ts";
 import { benchRefresh } from "./refresh.ts";
 import { benchSearch } from "./search.ts";
 import { benchWebhooks } from "./webhooks.ts";
 
-const PARTS = ["admin", "webhooks", "refresh", "embedded", "million", "search", "memory"] as const;
+const PARTS = ["admin", "webhooks", "refresh", "embedded", "million", "search", "listen", "memory"] as const;
 type Part = (typeof PARTS)[number];
 const HTTP_PARTS: Part[] = ["admin", "embedded", "million", "search"];
 
@@ -194,6 +195,7 @@ const steps: Array<[Part, () => Promise<unknown>]> = [
   ],
   ["million", () => benchMillion(options)],
   ["search", () => benchSearch(options)],
+  ["listen", () => benchListen(options)],
 ];
 try {
   for (const [name, step] of steps) {
