@@ -188,7 +188,7 @@ export function createSampleApp(config: SampleConfig) {
           .end(
             page(
               "Installed",
-              `<p>Installed in <b>${escape(slug)}</b> with ${escape(tokens.scopes.join(", "))}.</p><p>${subscribed.length ? `Subscribed to order.created and app/uninstalled at ${escape(config.webhookUrl ?? "")}.` : "No public webhook URL: run <code>listen</code> to receive events while you develop."}</p><p><a href="/">See events</a></p>`,
+              `<p>Installed in <b>${html(slug)}</b> with ${html(tokens.scopes.join(", "))}.</p><p>${subscribed.length ? `Subscribed to order.created and app/uninstalled at ${html(config.webhookUrl ?? "")}.` : "No public webhook URL: run <code>listen</code> to receive events while you develop."}</p><p><a href="/">See events</a></p>`,
             ),
           );
         return;
@@ -231,7 +231,7 @@ export function createSampleApp(config: SampleConfig) {
         error instanceof PlatformError ? `${error.code}: ${error.message}` : (error as Error).message;
       res
         .writeHead(400, { "content-type": "text/html; charset=utf-8" })
-        .end(page("Something went wrong", `<p>${escape(message)}</p>`));
+        .end(page("Something went wrong", `<p>${html(message)}</p>`));
     }
   }
 
@@ -239,13 +239,13 @@ export function createSampleApp(config: SampleConfig) {
     const rows = received
       .map(
         (r) =>
-          `<tr><td>${escape(r.at.slice(11, 19))}</td><td>${escape(r.event)}${r.test ? " <small>(test)</small>" : ""}</td><td>${escape(r.store)}</td><td>${escape(r.summary)}</td><td><code>${escape(r.deliveryId)}</code></td></tr>`,
+          `<tr><td>${html(r.at.slice(11, 19))}</td><td>${html(r.event)}${r.test ? " <small>(test)</small>" : ""}</td><td>${html(r.store)}</td><td>${html(r.summary)}</td><td><code>${html(r.deliveryId)}</code></td></tr>`,
       )
       .join("");
     return page(
       "Sample app",
       `<form action="/install"><label>Store slug <input name="store" placeholder="demo-store"></label> <button>Install</button></form>
-<p>Installed in: ${Object.keys(data.tokens).map(escape).join(", ") || "no store yet"}.</p>
+<p>Installed in: ${Object.keys(data.tokens).map(html).join(", ") || "no store yet"}.</p>
 ${config.devTokens ? `<form method="post" action="/dev/listen-secret"><label>Listen secret <input name="secret" placeholder="whsec_… (printed by listen)" size="50"></label> <button>Use</button></form>` : ""}
 <h2>Verified webhooks</h2>
 <table><tr><th>Time</th><th>Event</th><th>Store</th><th></th><th>Delivery</th></tr>${rows || '<tr><td colspan="5">Nothing yet.</td></tr>'}</table>`,
@@ -275,13 +275,13 @@ async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-function escape(text: string): string {
+function html(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
 function page(title: string, body: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escape(title)}</title>
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${html(title)}</title>
 <meta http-equiv="refresh" content="5">
 <style>body{font:15px system-ui;margin:2rem;max-width:60rem}table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #ddd;padding:.4rem;text-align:left}</style>
-</head><body><h1>${escape(title)}</h1>${body}</body></html>`;
+</head><body><h1>${html(title)}</h1>${body}</body></html>`;
 }
