@@ -10,6 +10,7 @@ import { randomBytes } from "node:crypto";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
+import { EVENT, Scope } from "../src/contracts/index.ts";
 import type { BenchOptions } from "./lib/options.ts";
 import { BENCH_DATABASE_URL, benchSchema } from "./lib/pg.ts";
 import { addFigure, part, printRuns } from "./lib/report.ts";
@@ -53,7 +54,7 @@ export async function benchListen(o: BenchOptions): Promise<void> {
       DEMO_SEED: "false",
     });
     const merchant = await merchantWithStore(api.url);
-    const app = await installApp(api.url, merchant, ["read_orders", "manage_webhooks"]);
+    const app = await installApp(api.url, merchant, [Scope.read_orders, Scope.manage_webhooks]);
     const base = `/api/v1/dashboard/stores/${merchant.slug}`;
     const product = await merchant.client.post(`${base}/products`, {
       title: "Mug",
