@@ -73,7 +73,7 @@ export async function benchListen(o: BenchOptions): Promise<void> {
         "--forward-to",
         target,
         "--events",
-        "order.created",
+        EVENT.orderCreated,
       ],
       {
         env: {
