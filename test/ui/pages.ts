@@ -100,7 +100,11 @@ export async function assertAccessible(page: Page, what: string) {
   );
 }
 
-/** A screenshot of the page at desktop and phone width (saved, not compared). */
+/**
+ * A screenshot of the page at desktop and phone width (saved, not compared). Scrolled to the top
+ * first: a full-page capture draws the sticky sidebar where the scroll left it, mid-page.
+ */
 export async function shoot(page: Page, name: string) {
+  await page.evaluate("window.scrollTo(0, 0)");
   await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
 }

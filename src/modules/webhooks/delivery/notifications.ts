@@ -43,6 +43,11 @@ export async function listenForEvents(
     try {
       await next.connect();
       await next.query(`LISTEN ${EVENTS_CHANNEL}`);
+      if (stopped) {
+        // Stopped while this (re)connection was under way: nobody would ever end it.
+        await next.end().catch(() => {});
+        return;
+      }
       client = next;
       if (failures > 0) onEvent(); // Events committed while we were away were not announced.
       failures = 0;

@@ -28,6 +28,7 @@ import { webhookBody } from "../delivery/delivery-repo.ts";
 import { signWebhook, webhookHeaders } from "../delivery/signing.ts";
 import { EventNameSchema } from "../webhooks-schemas.ts";
 import type { ListenRepo, ListenSession } from "./listen-repo.ts";
+import { createWakeups } from "./wakeups.ts";
 
 /** A comment line this often keeps proxies from closing an idle stream, and tells the session it is alive. */
 const HEARTBEAT_MS = 15_000;
@@ -35,40 +36,6 @@ const HEARTBEAT_MS = 15_000;
 const BATCH = 100;
 /** The SSE id of the last item a client saw: `<session id>.<position>`. */
 const LAST_EVENT_ID = new RegExp(`^(${ID_PREFIX.listenSession}_[0-9A-Za-z]{22})\\.(\\d{1,15})$`);
-
-/**
- * Wakes waiting streams when events commit (PostgreSQL NOTIFY on the events channel); one listener
- * per process, started by the first stream. Streams also wake on their heartbeat, so a lost
- * notification only delays an item.
- */
-function createWakeups(subscribe: (onEvent: () => void) => Promise<() => Promise<void>>) {
-  const waiters = new Set<() => void>();
-  let listening: Promise<(() => Promise<void>) | null> | null = null;
-  const wakeAll = () => {
-    for (const w of [...waiters]) w();
-  };
-  return {
-    wakeAll,
-    wait(ms: number): Promise<boolean> {
-      listening ??= subscribe(wakeAll).catch(() => null);
-      return new Promise((resolve) => {
-        const done = (woken: boolean) => {
-          clearTimeout(timer);
-          waiters.delete(wake);
-          resolve(woken);
-        };
-        const wake = () => done(true);
-        const timer = setTimeout(() => done(false), ms);
-        waiters.add(wake);
-      });
-    },
-    async close() {
-      const stop = await listening;
-      listening = null;
-      await stop?.().catch(() => {});
-    },
-  };
-}
 
 /** The events a stream carries: the ones asked for (all it may see by default), each within the scopes. */
 function chooseEvents(asked: string | undefined, access: AccessContext): EventName[] {
@@ -153,8 +120,9 @@ export function listenRoutes(deps: {
       wakeups.wakeAll();
     });
     let position = Number(session.sent);
-    while (!closed) {
+    while (!closed && !wakeups.closed) {
       const items = await repo.next(session.store_id, session.id, BATCH);
+      if (closed || wakeups.closed || raw.writableEnded) break; // Gone or shut down meanwhile: those items stay queued.
       if (items.length) {
         let chunk = "";
         let ended = false;
@@ -201,7 +169,7 @@ export function listenRoutes(deps: {
         continue;
       }
       const woken = await wakeups.wait(HEARTBEAT_MS);
-      if (closed) break;
+      if (closed || wakeups.closed) break;
       if (!woken) {
         raw.write(sse({ comment: "ping" }));
         if (!(await repo.markSent(session.store_id, session.id, connection, [], clock.now())))
