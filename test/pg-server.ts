@@ -19,7 +19,11 @@ import { join } from "node:path";
  * user when the test runs as root (PostgreSQL refuses to run as root), as the current user otherwise.
  */
 
-const FIRST_PORT = 42432;
+/**
+ * Below the kernel's ephemeral range (32768-60999): a fault test restarts the server on its port,
+ * which an outgoing connection must not have taken meanwhile.
+ */
+const FIRST_PORT = 22432;
 
 /** The bin directory of the newest installed PostgreSQL (or PG_BIN); null when there is none. */
 export function postgresBinDir(): string | null {
