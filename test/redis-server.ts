@@ -6,15 +6,19 @@ import { join } from "node:path";
 import { REDIS_SERVER } from "./requirements.ts";
 import { waitUntil } from "./webhooks-harness.ts";
 
-/** A free TCP port on loopback, chosen by the OS (or REDIS_FAULT_PORT when set). */
-async function freePort(): Promise<number> {
-  if (process.env.REDIS_FAULT_PORT) return Number(process.env.REDIS_FAULT_PORT);
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  if (!address || typeof address === "string") throw new Error("no port");
-  return address.port;
+/**
+ * Ports tried for the server, below the kernel's ephemeral range (32768-60999): it is killed and
+ * started again on its port, which an outgoing connection must not take meanwhile.
+ */
+const FIRST_PORT = 23379;
+
+/** True when nothing listens on the loopback port now. */
+function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.once("error", () => resolve(false));
+    probe.listen(port, "127.0.0.1", () => probe.close(() => resolve(true)));
+  });
 }
 
 /** One PING over a raw socket: true on +PONG. */
@@ -33,16 +37,31 @@ function answersPing(port: number): Promise<boolean> {
 }
 
 /**
- * A redis-server of the test's own (temp dir, free port, no persistence), which the test can kill
- * with SIGKILL and start again on the same port: an outage and a return with empty data, as after
- * a crash of a cache without persistence.
+ * A redis-server of the test's own (temp dir, free port or REDIS_FAULT_PORT, no persistence),
+ * which the test can kill with SIGKILL and start again on the same port: an outage and a return
+ * with empty data, as after a crash of a cache without persistence.
  */
 export async function startRedisServer() {
-  const port = await freePort();
+  let port = Number(process.env.REDIS_FAULT_PORT) || 0;
   const dir = mkdtempSync(join(tmpdir(), "redis-fault-"));
   let child: ChildProcess | null = null;
 
+  /** Starts on `port` (again, after a kill), or on the first port that is free and stays ours. */
   async function start() {
+    if (port) return startOn();
+    for (let p = FIRST_PORT; p < FIRST_PORT + 200; p++) {
+      if (!(await portIsFree(p))) continue;
+      port = p;
+      try {
+        return await startOn();
+      } catch {
+        port = 0; // taken between the probe and the start (another test run): the next one
+      }
+    }
+    throw new Error("no free port for the test redis-server");
+  }
+
+  async function startOn() {
     const proc = spawn(
       REDIS_SERVER,
       ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir],
