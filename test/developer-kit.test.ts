@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer, type Server } from "node:http";
+import { createServer, request, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -162,6 +162,31 @@ describe("developer kit: platform + sample app + CLI listen", () => {
       redirect: "manual",
     });
     assert.equal(saved.status, 303);
+    // Those endpoints hand out tokens and take secrets: never for another site's page (a form
+    // posted across sites, or a DNS-rebinding name in Host).
+    const crossSite = await fetch(`${publicUrl}/dev/listen-secret`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/x-www-form-urlencoded",
+        origin: "https://attacker.example",
+      },
+      body: `secret=whsec_${"A".repeat(32)}`,
+      redirect: "manual",
+    });
+    assert.equal(crossSite.status, 403);
+    const rebound = await new Promise<number>((resolve, reject) => {
+      const { port } = new URL(publicUrl);
+      request(
+        { host: "127.0.0.1", port, path: "/dev/token", headers: { host: `attacker.example:${port}` } },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      )
+        .on("error", reject)
+        .end();
+    });
+    assert.equal(rebound, 403);
 
     // A real order: its verified event reaches the app through listen.
     const placed = Date.now();

@@ -57,6 +57,35 @@ interface Received {
 
 const SCOPES = ["read_orders", "manage_webhooks"];
 
+const LOOPBACK_NAMES = new Set(["localhost", "127.0.0.1", "[::1]"]);
+
+/**
+ * The development endpoints hand out access tokens and take webhook secrets, so they answer only
+ * a local caller that names this machine: the connection comes from loopback (even if HOST was
+ * set to listen more widely), the Host header is a loopback name (a DNS-rebinding page has its own
+ * name there), and a browser's cross-site form post (its Origin or Sec-Fetch-Site) is refused.
+ */
+function localDevRequest(req: IncomingMessage): boolean {
+  const remote = req.socket.remoteAddress ?? "";
+  if (!(remote === "::1" || /^(::ffff:)?127\./.test(remote))) return false;
+  let host: string;
+  try {
+    host = new URL(`http://${req.headers.host ?? ""}`).hostname;
+  } catch {
+    return false;
+  }
+  if (!LOOPBACK_NAMES.has(host)) return false;
+  const site = req.headers["sec-fetch-site"];
+  if (site && site !== "same-origin" && site !== "none") return false;
+  const origin = req.headers.origin;
+  if (origin === undefined) return true; // not a browser's cross-origin request (curl, the CLI)
+  try {
+    return new URL(origin).host === req.headers.host; // "null" (a sandboxed page) does not parse
+  } catch {
+    return false;
+  }
+}
+
 export function createSampleApp(config: SampleConfig) {
   const data: Data = load(config.dataFile);
   const save = () => {
@@ -191,6 +220,12 @@ export function createSampleApp(config: SampleConfig) {
               `<p>Installed in <b>${html(slug)}</b> with ${html(tokens.scopes.join(", "))}.</p><p>${subscribed.length ? `Subscribed to order.created and app/uninstalled at ${html(config.webhookUrl ?? "")}.` : "No public webhook URL: run <code>listen</code> to receive events while you develop."}</p><p><a href="/">See events</a></p>`,
             ),
           );
+        return;
+      }
+      if (url.pathname.startsWith("/dev/") && config.devTokens && !localDevRequest(req)) {
+        res
+          .writeHead(403, { "content-type": "text/plain" })
+          .end("development endpoints answer local requests only\n");
         return;
       }
       if (req.method === "GET" && url.pathname === "/dev/token" && config.devTokens) {
