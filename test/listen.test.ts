@@ -1,9 +1,11 @@
 import assert from "node:assert/strict";
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, connect } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { type ListenMessage, listen, verifyWebhook } from "@merchant-platform/sdk";
+import { sql } from "kysely";
 import { installedApp } from "./apps-harness.ts";
 import { createTestContext, type Json, type TestContext } from "./harness.ts";
+import { waitUntil } from "./webhooks-harness.ts";
 
 type Webhook = Extract<ListenMessage, { type: "webhook" }>;
 
@@ -153,6 +155,78 @@ describe("listen: webhooks streamed to a developer's machine", () => {
     assert.ok(token);
     const needs = await installed.api.post("/api/v1/apps/api/webhooks/test", { event: "product.created" });
     assert.equal(needs.status, 403, "a test event needs the event's scope too");
+  });
+
+  it("a client that stops reading holds the rest in the queue, not in the server's memory, and gets all of it once it reads again", async () => {
+    const { installed, m } = await shop();
+    const COUNT = 1500;
+    const PAD = 16_000; // 24 MB of events: more than loopback's socket buffers hold (about 10 MB)
+    const socket = connect((ctx.app.server.address() as AddressInfo).port, "127.0.0.1");
+    await new Promise((resolve) => socket.once("connect", resolve));
+    socket.write(
+      `GET /api/v1/apps/api/webhooks/stream?events=order.created HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${installed.tokens.accessToken}\r\nAccept: text/event-stream\r\n\r\n`,
+    );
+    socket.pause(); // reads nothing: the kernel's buffers fill, then the server's writes wait
+    const storeId = m.store.id as string;
+    const sentCount = async () =>
+      Number(
+        (
+          await sql<{
+            n: string;
+          }>`SELECT count(*) AS n FROM webhook_listen_items WHERE store_id = ${storeId} AND position IS NOT NULL`.execute(
+            ctx.platform.db,
+          )
+        ).rows[0]!.n,
+      );
+    await waitUntil(
+      async () =>
+        (
+          await sql`SELECT 1 FROM webhook_listen_sessions WHERE store_id = ${storeId}`.execute(
+            ctx.platform.db,
+          )
+        ).rows.length === 1,
+      60_000,
+      "the session",
+    );
+    await sql`INSERT INTO events (id, store_id, topic, resource_id, payload)
+      SELECT 'evt_bp' || lpad(g::text, 16, '0'), ${storeId}, 'order.created', 'ord_bp' || g,
+             jsonb_build_object('id', 'ord_bp' || g, 'pad', repeat('x', ${PAD}))
+      FROM generate_series(1, ${COUNT}) g`.execute(ctx.platform.db);
+    // Queued for the stream by the insert's trigger; no subscription wants them from the outbox.
+    await sql`UPDATE events SET dispatched_at = now() WHERE store_id = ${storeId} AND id LIKE 'evt_bp%'`.execute(
+      ctx.platform.db,
+    );
+    // The stream writes until the buffers are full, then waits: what it marks sent stops short.
+    let last = -1;
+    await waitUntil(
+      async () => {
+        const now = await sentCount();
+        const stopped = now > 0 && now === last;
+        last = now;
+        if (!stopped) await new Promise((r) => setTimeout(r, 500));
+        return stopped;
+      },
+      120_000,
+      "the stream to stop writing",
+    );
+    assert.ok(last < COUNT, `${last} of ${COUNT} written to a client that reads nothing`);
+
+    // Reading again: every event arrives, once.
+    const ids = new Set<string>();
+    let text = "";
+    socket.setEncoding("utf8");
+    socket.on("data", (chunk: string) => {
+      text += chunk;
+      for (let end = text.indexOf("\n\n"); end !== -1; end = text.indexOf("\n\n")) {
+        const message = text.slice(0, end);
+        text = text.slice(end + 2);
+        const data = /^data: (.*)$/m.exec(message)?.[1];
+        if (/^event: webhook$/m.test(message) && data) ids.add((JSON.parse(data) as Json).id as string);
+      }
+    });
+    socket.resume();
+    await waitUntil(() => ids.size === COUNT, 120_000, `all ${COUNT} events`);
+    socket.destroy();
   });
 
   it("marks a test event's deliveries to real subscriptions, visible in the installation's delivery log", async () => {

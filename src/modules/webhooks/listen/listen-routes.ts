@@ -106,6 +106,22 @@ export function listenRoutes(deps: {
   const wakeups = createWakeups(deps.subscribeEvents);
   const open = new Set<ServerResponse>();
 
+  /** Until the client has read what was written, it went, or a wake-up (shutdown included) came. */
+  async function drainedOrWoken(raw: ServerResponse) {
+    let done: () => void = () => {};
+    const drained = new Promise<void>((resolve) => {
+      done = resolve;
+      raw.once("drain", done);
+      raw.once("close", done);
+    });
+    try {
+      await Promise.race([drained, wakeups.wait(HEARTBEAT_MS)]);
+    } finally {
+      raw.off("drain", done);
+      raw.off("close", done);
+    }
+  }
+
   /** Streams a session's items until the client goes, another connection takes over, or it ends (uninstall). */
   async function stream(
     raw: ServerResponse,
@@ -162,6 +178,8 @@ export function listenRoutes(deps: {
         raw.write(chunk);
         if (!(await repo.markSent(session.store_id, session.id, connection, marks, clock.now())))
           return "superseded";
+        // A client that stopped reading holds the rest in the queue, not in this process's memory.
+        while (raw.writableNeedDrain && !closed && !wakeups.closed) await drainedOrWoken(raw);
         if (ended) {
           raw.write(sse({ event: "end", data: { reason: InstallationStatus.uninstalled } }));
           return InstallationStatus.uninstalled;
