@@ -5,6 +5,7 @@ import { createServer, type Server, Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
+import { TEST_PORTS } from "./ports.ts";
 
 /**
  * Operating the service as operators do: real processes (`node src/main.ts`, `npm start`, the CLI)
@@ -13,11 +14,7 @@ import { after, describe, it } from "node:test";
  */
 const ROOT = join(import.meta.dirname, "..");
 const NODE = process.execPath;
-/**
- * Below the kernel's ephemeral range (32768-60999 on Linux): a port in it can be held for minutes by
- * another process's outgoing connection (a database pool's), which no retry outlasts.
- */
-const PORT_BASE = Number(process.env.TEST_PORT_BASE || 21000);
+const PORT_BASE = Number(process.env.TEST_PORT_BASE || TEST_PORTS.operations);
 const READY_WITHIN_MS = 180_000; // an upper bound for a loaded machine, not an expectation
 const EXIT_WITHIN_MS = 60_000;
 

@@ -9,21 +9,15 @@ import {
   readFileSync,
   rmSync,
 } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { portIsFree, TEST_PORTS } from "./ports.ts";
 
 /**
  * A throwaway PostgreSQL server of the test's own (initdb + pg_ctl in a temp directory), so a fault
  * test can stop, kill and restart it without touching the shared server. Run as the `postgres` OS
  * user when the test runs as root (PostgreSQL refuses to run as root), as the current user otherwise.
  */
-
-/**
- * Below the kernel's ephemeral range (32768-60999): a fault test restarts the server on its port,
- * which an outgoing connection must not have taken meanwhile.
- */
-const FIRST_PORT = 22432;
 
 /** The bin directory of the newest installed PostgreSQL (or PG_BIN); null when there is none. */
 export function postgresBinDir(): string | null {
@@ -52,14 +46,6 @@ function run(bin: string, args: string[], cwd: string): Promise<{ code: number |
     });
     child.on("error", reject);
     child.on("close", (code) => resolve({ code, output }));
-  });
-}
-
-function portIsFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const probe = createServer();
-    probe.once("error", () => resolve(false));
-    probe.listen(port, "127.0.0.1", () => probe.close(() => resolve(true)));
   });
 }
 
@@ -139,7 +125,7 @@ export async function startTempPostgres(binDir: string): Promise<TempPostgres> {
         return;
       }
       // Two runs at once must not collide: take the first port that is free and stays ours.
-      for (let p = FIRST_PORT; p < FIRST_PORT + 200; p++) {
+      for (let p = TEST_PORTS.postgres; p < TEST_PORTS.postgres + 200; p++) {
         if (!(await portIsFree(p))) continue;
         const r = await startOn(p);
         if (r.code === 0) {

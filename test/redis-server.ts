@@ -1,25 +1,11 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createConnection, createServer } from "node:net";
+import { createConnection } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { portIsFree, TEST_PORTS } from "./ports.ts";
 import { REDIS_SERVER } from "./requirements.ts";
 import { waitUntil } from "./webhooks-harness.ts";
-
-/**
- * Ports tried for the server, below the kernel's ephemeral range (32768-60999): it is killed and
- * started again on its port, which an outgoing connection must not take meanwhile.
- */
-const FIRST_PORT = 23379;
-
-/** True when nothing listens on the loopback port now. */
-function portIsFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const probe = createServer();
-    probe.once("error", () => resolve(false));
-    probe.listen(port, "127.0.0.1", () => probe.close(() => resolve(true)));
-  });
-}
 
 /** One PING over a raw socket: true on +PONG. */
 function answersPing(port: number): Promise<boolean> {
@@ -49,7 +35,7 @@ export async function startRedisServer() {
   /** Starts on `port` (again, after a kill), or on the first port that is free and stays ours. */
   async function start() {
     if (port) return startOn();
-    for (let p = FIRST_PORT; p < FIRST_PORT + 200; p++) {
+    for (let p = TEST_PORTS.redis; p < TEST_PORTS.redis + 200; p++) {
       if (!(await portIsFree(p))) continue;
       port = p;
       try {

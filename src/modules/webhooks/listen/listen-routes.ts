@@ -108,17 +108,19 @@ export function listenRoutes(deps: {
 
   /** Until the client has read what was written, it went, or a wake-up (shutdown included) came. */
   async function drainedOrWoken(raw: ServerResponse) {
-    let done: () => void = () => {};
+    const stop = new AbortController();
     const drained = new Promise<void>((resolve) => {
-      done = resolve;
-      raw.once("drain", done);
-      raw.once("close", done);
+      raw.once("drain", resolve);
+      raw.once("close", resolve);
+      stop.signal.addEventListener("abort", () => {
+        raw.off("drain", resolve);
+        raw.off("close", resolve);
+      });
     });
     try {
-      await Promise.race([drained, wakeups.wait(HEARTBEAT_MS)]);
+      await Promise.race([drained, wakeups.wait(HEARTBEAT_MS, stop.signal)]);
     } finally {
-      raw.off("drain", done);
-      raw.off("close", done);
+      stop.abort(); // whichever came first, the other's listeners and timer go
     }
   }
 
@@ -135,10 +137,12 @@ export function listenRoutes(deps: {
       closed = true;
       wakeups.wakeAll();
     });
+    /** The client went, or the server is shutting down. */
+    const stopping = () => closed || wakeups.closed;
     let position = Number(session.sent);
-    while (!closed && !wakeups.closed) {
+    while (!stopping()) {
       const items = await repo.next(session.store_id, session.id, BATCH);
-      if (closed || wakeups.closed || raw.writableEnded) break; // Gone or shut down meanwhile: those items stay queued.
+      if (stopping() || raw.writableEnded) break; // Gone or shut down meanwhile: those items stay queued.
       if (items.length) {
         let chunk = "";
         let ended = false;
@@ -179,7 +183,7 @@ export function listenRoutes(deps: {
         if (!(await repo.markSent(session.store_id, session.id, connection, marks, clock.now())))
           return "superseded";
         // A client that stopped reading holds the rest in the queue, not in this process's memory.
-        while (raw.writableNeedDrain && !closed && !wakeups.closed) await drainedOrWoken(raw);
+        while (raw.writableNeedDrain && !stopping()) await drainedOrWoken(raw);
         if (ended) {
           raw.write(sse({ event: "end", data: { reason: InstallationStatus.uninstalled } }));
           return InstallationStatus.uninstalled;
@@ -187,7 +191,7 @@ export function listenRoutes(deps: {
         continue;
       }
       const woken = await wakeups.wait(HEARTBEAT_MS);
-      if (closed || wakeups.closed) break;
+      if (stopping()) break;
       if (!woken) {
         raw.write(sse({ comment: "ping" }));
         if (!(await repo.markSent(session.store_id, session.id, connection, [], clock.now())))

@@ -31,6 +31,17 @@ describe("listen wake-ups", () => {
     assert.equal(s.counts.stopped, 1);
   });
 
+  it("a wait given up through its signal resolves false at once and is not woken later", async () => {
+    const s = counting();
+    const wakeups = createWakeups(s.subscribe);
+    const stop = new AbortController();
+    const waiting = wakeups.wait(60_000, stop.signal);
+    stop.abort();
+    assert.equal(await waiting, false);
+    assert.equal(await wakeups.wait(60_000, AbortSignal.abort()), false, "already aborted");
+    await wakeups.close();
+  });
+
   it("close wakes every waiter and stops the listener; a wait after it never subscribes again", async () => {
     const s = counting();
     const wakeups = createWakeups(s.subscribe);

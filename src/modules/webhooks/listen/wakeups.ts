@@ -16,7 +16,11 @@ export function createWakeups(subscribe: (onEvent: () => void) => Promise<() => 
     get closed() {
       return closed;
     },
-    wait(ms: number): Promise<boolean> {
+    /**
+     * True when woken by an event or by close, false after `ms` or when `signal` aborts (a caller
+     * that stopped waiting for another reason, so no timer or waiter is left behind).
+     */
+    wait(ms: number, signal?: AbortSignal): Promise<boolean> {
       // After close, a stream still finishing its last query must not open a new listener
       // connection that nothing would end (it kept a test process alive on PostgreSQL).
       if (closed) return Promise.resolve(true);
@@ -25,11 +29,15 @@ export function createWakeups(subscribe: (onEvent: () => void) => Promise<() => 
         const done = (woken: boolean) => {
           clearTimeout(timer);
           waiters.delete(wake);
+          signal?.removeEventListener("abort", abandon);
           resolve(woken);
         };
         const wake = () => done(true);
-        const timer = setTimeout(() => done(false), ms);
+        const abandon = () => done(false);
+        const timer = setTimeout(abandon, ms);
         waiters.add(wake);
+        if (signal?.aborted) abandon();
+        else signal?.addEventListener("abort", abandon, { once: true });
       });
     },
     async close() {
