@@ -202,6 +202,20 @@ export const ConfigSchema = Type.Object({
     description:
       "Finished (delivered, failed, cancelled) webhook deliveries with their attempt log, and dispatched outbox events, are deleted this many days after they finished; 0 keeps them for ever.",
   }),
+  LISTEN_MAX_STREAMS: Type.Integer({
+    minimum: 1,
+    maximum: 100,
+    default: 5,
+    description:
+      "Listen sessions (the CLI's `listen`) an installation may have live at once, over every process, and open streams it may hold on one API process; past it a new one answers 429 with Retry-After.",
+  }),
+  LISTEN_SESSION_IDLE_SECONDS: Type.Integer({
+    minimum: 30,
+    maximum: 86_400,
+    default: 600,
+    description:
+      "How long a disconnected listen session can still be resumed (Last-Event-ID); after that it has ended and `listen` starts a new one.",
+  }),
   CREDENTIAL_RETENTION_GRACE_SECONDS: Type.Integer({
     minimum: 0,
     default: 86_400,

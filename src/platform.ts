@@ -25,6 +25,7 @@ import { createCustomerRepo } from "./modules/customers/customers-repo.ts";
 import { customerRoutes } from "./modules/customers/customers-routes.ts";
 import { createCustomerService } from "./modules/customers/customers-service.ts";
 import { createEventRecorder } from "./modules/events/events-repo.ts";
+import { createFeedRepo, createFeedSequencer } from "./modules/events/feed-repo.ts";
 import { createIdempotencyRepo } from "./modules/idempotency/idempotency-repo.ts";
 import { createIdempotencyService } from "./modules/idempotency/idempotency-service.ts";
 import { createInstallationRepo } from "./modules/installations/installations-repo.ts";
@@ -82,6 +83,9 @@ export function createPlatform(input: {
   const windowStore: SlidingWindowStore = sharedCounters?.store ?? createMemoryWindowStore();
 
   const recordEvent = createEventRecorder({ clock });
+  /** Each store's event feed, numbered after commit (events/feed-repo.ts). */
+  const feedRepo = createFeedRepo(db);
+  const feed = { repo: feedRepo, sequencer: createFeedSequencer({ repo: feedRepo }) };
   /** One Prometheus registry for every module; main.ts serves it on the metrics listener. */
   const metrics = createMetrics();
   const repos = {
@@ -134,22 +138,6 @@ export function createPlatform(input: {
       secret: "random",
     },
   );
-  const webhooks = createWebhooksModule({
-    db,
-    config,
-    clock,
-    secretBox: createSecretBox(secretsKey),
-    recordEvent,
-    registry: metrics.registry,
-    subscribeEvents: (onEvent) => listenForEvents(database, onEvent, () => {}),
-  });
-  for (const metric of sharedCounters?.metrics ?? []) metrics.registry.registerMetric(metric);
-  const uninstallHooks: UninstallHook[] = [webhooks.onUninstall];
-  const developer = {
-    keys: createApiKeyService({ db, repo: createApiKeyRepo(db), clock, guard: credentialGuard }),
-    /** Developer API quota: RATE_LIMIT_PER_MINUTE accepted requests per key pair in any 60 s. */
-    limiter: createRateLimiter({ store: windowStore, clock }, config.RATE_LIMIT_PER_MINUTE, 60_000),
-  };
   const apps = createAppService({ repo: appRepo, clock, guard: credentialGuard });
   // One per process, shared by the token rules (which verify and revoke) and uninstall.
   const accessCache = createAccessCache<AccessContext>({ ttlMs: config.ACCESS_TOKEN_CACHE_MS });
@@ -166,6 +154,24 @@ export function createPlatform(input: {
       retrySeconds: 120,
     },
   });
+  const webhooks = createWebhooksModule({
+    db,
+    config,
+    clock,
+    secretBox: createSecretBox(secretsKey),
+    recordEvent,
+    registry: metrics.registry,
+    feed,
+    subscribeEvents: (onEvent) => listenForEvents(database, onEvent, () => {}),
+    authenticate: (token) => tokens.authenticate(token),
+  });
+  for (const metric of sharedCounters?.metrics ?? []) metrics.registry.registerMetric(metric);
+  const uninstallHooks: UninstallHook[] = [webhooks.onUninstall];
+  const developer = {
+    keys: createApiKeyService({ db, repo: createApiKeyRepo(db), clock, guard: credentialGuard }),
+    /** Developer API quota: RATE_LIMIT_PER_MINUTE accepted requests per key pair in any 60 s. */
+    limiter: createRateLimiter({ store: windowStore, clock }, config.RATE_LIMIT_PER_MINUTE, 60_000),
+  };
   const installations = createInstallationService({
     db,
     repo: createInstallationRepo(db),

@@ -222,7 +222,7 @@ describe("developer kit: platform + sample app + CLI listen", () => {
       sample.received.find((r) => r.event === "app/uninstalled"),
     );
     assert.equal(await listener.exited, 0, listener.errors());
-    assert.match(listener.output(), /The stream ended: the app was uninstalled/);
+    assert.match(listener.output(), /The stream ended: The app was uninstalled from the store\./);
     assert.equal(sample.data.tokens[merchant.slug], undefined, "tokens dropped");
     assert.equal(sample.data.secrets[merchant.slug], undefined, "subscription secrets dropped");
 

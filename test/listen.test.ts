@@ -3,6 +3,7 @@ import { type AddressInfo, connect } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { type ListenMessage, listen, verifyWebhook } from "@merchant-platform/sdk";
 import { sql } from "kysely";
+import { EVENTS_CHANNEL } from "../src/modules/events/events-repo.ts";
 import { installedApp } from "./apps-harness.ts";
 import { createTestContext, type Json, type TestContext } from "./harness.ts";
 import { waitUntil } from "./webhooks-harness.ts";
@@ -102,7 +103,8 @@ describe("listen: webhooks streamed to a developer's machine", () => {
     controller.abort();
     await first.return(undefined);
     const missed = [await order(), await order()];
-    const lastId = `${session.sessionId}.1`;
+    const lastId = w1.lastEventId;
+    assert.match(lastId, new RegExp(`^${session.sessionId}\\.\\d+$`));
     const controller2 = new AbortController();
     const second = listen({ baseUrl, tokens: token, lastEventId: lastId, signal: controller2.signal });
     const r2 = reader(second);
@@ -129,7 +131,11 @@ describe("listen: webhooks streamed to a developer's machine", () => {
     const last = await r2.webhook("app/uninstalled");
     assert.equal(last.event, "app/uninstalled");
     const end = await r2.next("end");
-    assert.deepEqual(end, { type: "end", reason: "uninstalled" });
+    assert.deepEqual(end, {
+      type: "end",
+      reason: "uninstalled",
+      message: "The app was uninstalled from the store.",
+    });
     assert.equal((await second.next()).done, true);
     controller2.abort();
   });
@@ -157,7 +163,7 @@ describe("listen: webhooks streamed to a developer's machine", () => {
     assert.equal(needs.status, 403, "a test event needs the event's scope too");
   });
 
-  it("a client that stops reading holds the rest in the queue, not in the server's memory, and gets all of it once it reads again", async () => {
+  it("a client that stops reading holds the rest in the feed, not in the server's memory, and gets all of it once it reads again", async () => {
     const { installed, m } = await shop();
     const COUNT = 1500;
     const PAD = 16_000; // 24 MB of events: more than loopback's socket buffers hold (about 10 MB)
@@ -168,12 +174,13 @@ describe("listen: webhooks streamed to a developer's machine", () => {
     );
     socket.pause(); // reads nothing: the kernel's buffers fill, then the server's writes wait
     const storeId = m.store.id as string;
+    // How far the session has streamed: its feed position past where it began.
     const sentCount = async () =>
       Number(
         (
           await sql<{
             n: string;
-          }>`SELECT count(*) AS n FROM webhook_listen_items WHERE store_id = ${storeId} AND position IS NOT NULL`.execute(
+          }>`SELECT position - start_position AS n FROM webhook_listen_sessions WHERE store_id = ${storeId}`.execute(
             ctx.platform.db,
           )
         ).rows[0]!.n,
@@ -192,10 +199,12 @@ describe("listen: webhooks streamed to a developer's machine", () => {
       SELECT 'evt_bp' || lpad(g::text, 16, '0'), ${storeId}, 'order.created', 'ord_bp' || g,
              jsonb_build_object('id', 'ord_bp' || g, 'pad', repeat('x', ${PAD}))
       FROM generate_series(1, ${COUNT}) g`.execute(ctx.platform.db);
-    // Queued for the stream by the insert's trigger; no subscription wants them from the outbox.
+    // No subscription wants them from the outbox; the stream reads them from the feed, woken as
+    // a committed event would wake it.
     await sql`UPDATE events SET dispatched_at = now() WHERE store_id = ${storeId} AND id LIKE 'evt_bp%'`.execute(
       ctx.platform.db,
     );
+    await sql`SELECT pg_notify(${EVENTS_CHANNEL}, ${storeId})`.execute(ctx.platform.db);
     // The stream writes until the buffers are full, then waits: what it marks sent stops short.
     let last = -1;
     await waitUntil(

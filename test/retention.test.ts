@@ -58,6 +58,7 @@ describe("retention: the delivery log and the outbox", () => {
     const retention = createRetention(ctx.platform.db, {
       webhookLogDays: 30,
       credentialGraceSeconds: 86_400,
+      listenSessionIdleSeconds: 600,
       batchSize: 2,
     });
     ctx.clock.advance(29 * DAY);
@@ -88,6 +89,7 @@ describe("retention: spent credentials", () => {
     const retention = createRetention(ctx.platform.db, {
       webhookLogDays: 30,
       credentialGraceSeconds: 86_400,
+      listenSessionIdleSeconds: 600,
     });
     const older = await installedApp(ctx.app, ["read_products"]);
     // Revoked by reuse detection: the spent refresh token presented again.
@@ -150,7 +152,11 @@ describe("retention: spent credentials", () => {
   it("one worker at a time: while another holds the retention lock, a run steps aside", {
     skip: TEST_DATABASE_URL ? undefined : "needs TEST_DATABASE_URL (a second session)",
   }, async () => {
-    const retention = createRetention(ctx.platform.db, { webhookLogDays: 30, credentialGraceSeconds: 0 });
+    const retention = createRetention(ctx.platform.db, {
+      webhookLogDays: 30,
+      credentialGraceSeconds: 0,
+      listenSessionIdleSeconds: 600,
+    });
     await installedApp(ctx.app, ["read_products"]);
     ctx.clock.advance(2 * DAY);
     const other = new pg.Client({ connectionString: TEST_DATABASE_URL });

@@ -80,6 +80,20 @@ export const DeliveryStatusSchema = enumSchema(
   "`pending` while attempts remain (see `nextAttemptAt`); `delivered`, `failed` (8 attempts, or a final answer) and `cancelled` (the app was uninstalled) are final.",
 );
 
+/**
+ * Why a listen stream ended (`event: end` with `{ reason }`): the client should not reconnect with
+ * the same session. A dropped connection is not an end: the client resumes with Last-Event-ID.
+ */
+export const LISTEN_END_REASONS = {
+  uninstalled: { label: "The app was uninstalled from the store." },
+  token_expired: { label: "The access token expired: listen again with a fresh one." },
+  token_revoked: { label: "The access token was revoked." },
+  superseded: { label: "Another connection resumed this session." },
+} as const;
+export type ListenEndReason = keyof typeof LISTEN_END_REASONS;
+export const LISTEN_END_REASON_NAMES = keysOf(LISTEN_END_REASONS);
+export const ListenEndReason = mirror(LISTEN_END_REASON_NAMES);
+
 /** Who made a change in a history: a merchant in the dashboard, the platform, or not recorded. */
 export const ACTOR_KINDS = {
   account: { label: "Merchant" },

@@ -120,6 +120,14 @@ export interface EventsTable {
   dispatched_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   /** A test event (POST /webhooks/test): its body and deliveries say so. */
   test: ColumnType<boolean, boolean | undefined, boolean>;
+  /** Place in the store's event feed, given after commit by the sequencer (feed-repo.ts); null until then. */
+  feed_position: ColumnType<number | null, never, number | null>;
+}
+
+/** The last feed position given in each store; its row is locked while the sequencer numbers. */
+export interface EventFeedHeadsTable {
+  store_id: string;
+  position: number;
 }
 
 export interface AppsTable {
@@ -246,20 +254,13 @@ export interface WebhookListenSessionsTable {
   events: string[];
   secret_ciphertext: string;
   connection: string | null;
-  sent: ColumnType<number, number | undefined, number>;
+  /** The feed position the session has read up to. */
+  position: number;
+  /** The feed position it began after: a resume never goes before it. */
+  start_position: number;
   created_at: Timestamp;
   seen_at: Timestamp;
   stopped_at: Date | null;
-}
-
-/** What a listen session has to stream; `position` once streamed. */
-export interface WebhookListenItemsTable {
-  store_id: string;
-  session_id: string;
-  seq: Generated<number>;
-  id: Generated<string>;
-  event_id: string;
-  position: number | null;
 }
 
 export interface WebhookAttemptsTable {
@@ -315,6 +316,7 @@ export interface DB {
   order_status_changes: OrderStatusChangesTable;
   order_line_items: OrderLineItemsTable;
   events: EventsTable;
+  event_feed_heads: EventFeedHeadsTable;
   apps: AppsTable;
   installations: InstallationsTable;
   authorization_codes: AuthorizationCodesTable;
@@ -325,7 +327,6 @@ export interface DB {
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
   webhook_listen_sessions: WebhookListenSessionsTable;
-  webhook_listen_items: WebhookListenItemsTable;
   api_keys: ApiKeysTable;
   idempotency_keys: IdempotencyKeysTable;
   store_row_counts: StoreRowCountsTable;

@@ -23,6 +23,17 @@ export function newSecret(prefix: string): string {
   return `${prefix}_${randomBase62(43)}`;
 }
 
+/** `length` base62 characters of the SHA-256 of `value` (at most 43: the hash has 256 bits). */
+export function base62OfHash(value: string, length: number): string {
+  let n = BigInt(`0x${sha256Hex(value)}`);
+  let out = "";
+  for (let i = 0; i < length; i++) {
+    out += BASE62[Number(n % 62n)];
+    n /= 62n;
+  }
+  return out;
+}
+
 export function sha256Hex(value: string): string {
   return createHash("sha256").update(value, "utf8").digest("hex");
 }

@@ -173,7 +173,10 @@ async function listenCommand(io: Io, argv: string[]) {
       if (!tty) io.stderr.write(`connection lost; reconnecting (attempt ${message.attempt})\n`);
     } else if (message.type === "end") {
       if (tty) io.stderr.write("\r\x1b[2K");
-      line(io, `The stream ended: the app was ${message.reason}. ${forwarded} forwarded, ${failed} failed.`);
+      line(
+        io,
+        `The stream ended: ${message.message ?? message.reason} ${forwarded} forwarded, ${failed} failed.`,
+      );
       return EXIT.ok;
     }
   }

@@ -42,9 +42,23 @@ export async function* readSse(body: ReadableStream<Uint8Array>): AsyncGenerator
 /** What `listen` yields. */
 export type ListenMessage =
   | { type: "session"; sessionId: string; events: string[]; resumed: boolean; secret?: string }
-  | { type: "webhook"; id: string; event: string; headers: Record<string, string>; body: string }
+  | {
+      type: "webhook";
+      id: string;
+      event: string;
+      headers: Record<string, string>;
+      body: string;
+      /** This message's place in the session: pass it as `lastEventId` to resume after it later. */
+      lastEventId: string;
+    }
   | { type: "reconnecting"; error: unknown; attempt: number }
-  | { type: "end"; reason: string };
+  | {
+      type: "end";
+      /** Why: `uninstalled`, `token_expired`, `token_revoked` or `superseded` (do not resume this session). */
+      reason: string;
+      /** The same in words, to show a person. */
+      message?: string;
+    };
 
 export interface ListenOptions {
   baseUrl: string;
@@ -64,7 +78,8 @@ export interface ListenOptions {
  * The installation's events as they happen (`GET /api/v1/apps/api/webhooks/stream`), as signed
  * webhooks ready to forward. Reconnects by itself after a dropped connection or a restart of the
  * platform, resuming from the last message (`Last-Event-ID`), so nothing that happened meanwhile
- * is lost; ends after `app/uninstalled` (`{ type: "end" }`) or when `signal` aborts. Refusals
+ * is lost; ends (`{ type: "end", reason }`) after `app/uninstalled`, when the token is revoked or
+ * expires, or when another connection resumed the session, or when `signal` aborts. Refusals
  * (401 after a refresh, 403, 404) throw `PlatformError`.
  */
 export async function* listen(options: ListenOptions): AsyncGenerator<ListenMessage> {
@@ -119,9 +134,17 @@ export async function* listen(options: ListenOptions): AsyncGenerator<ListenMess
         if (message.event === "session")
           yield { type: "session", ...(data as Omit<Extract<ListenMessage, { type: "session" }>, "type">) };
         else if (message.event === "webhook")
-          yield { type: "webhook", ...(data as Omit<Extract<ListenMessage, { type: "webhook" }>, "type">) };
+          yield {
+            type: "webhook",
+            ...(data as Omit<Extract<ListenMessage, { type: "webhook" }>, "type" | "lastEventId">),
+            lastEventId: message.id ?? lastId ?? "",
+          };
         else if (message.event === "end") {
-          yield { type: "end", reason: String(data.reason ?? "ended") };
+          yield {
+            type: "end",
+            reason: String(data.reason ?? "ended"),
+            ...(typeof data.message === "string" ? { message: data.message } : {}),
+          };
           return;
         }
       }

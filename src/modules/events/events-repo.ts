@@ -18,7 +18,10 @@ export interface OutboxEvent {
   test?: boolean;
 }
 
-/** The channel a committed event is announced on, so delivery workers wake at once. */
+/**
+ * The channel a committed event is announced on, with its store id as the payload, so delivery
+ * workers wake at once and listen streams of that store (only) read on.
+ */
 export const EVENTS_CHANNEL = "mp_events";
 
 /**
@@ -42,8 +45,9 @@ export function createEventRecorder(deps: { clock: Clock }) {
         test: event.test ?? false,
       })
       .execute();
-    // Sent by PostgreSQL only if and when the transaction commits.
-    await sql`SELECT pg_notify(${EVENTS_CHANNEL}, '')`.execute(tx);
+    // Sent by PostgreSQL only if and when the transaction commits; repeats within one transaction
+    // (same channel and payload) are sent once.
+    await sql`SELECT pg_notify(${EVENTS_CHANNEL}, ${event.storeId})`.execute(tx);
     return id;
   };
 }

@@ -29,6 +29,8 @@ export interface AccessContext {
   appId: string;
   grantId: string;
   scopes: Scope[];
+  /** When the access token expires (ms since the epoch): a long-lived stream ends then. */
+  expiresAt: number;
 }
 
 export interface TokenTtls {
@@ -418,6 +420,7 @@ export function createTokenService(deps: {
         appId: row.app_id,
         grantId: row.grant_id,
         scopes: Object.freeze((row.token_scopes ?? row.grant_scopes) as Scope[]) as Scope[],
+        expiresAt: row.token_expires_at.getTime(),
       });
       cache.set(hash, access, row.token_expires_at.getTime(), started);
       return access;

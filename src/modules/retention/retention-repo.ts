@@ -7,6 +7,8 @@ export interface RetentionSettings {
   webhookLogDays: number;
   /** Expired codes and tokens, and revoked token families, this long after expiry or revocation. */
   credentialGraceSeconds: number;
+  /** Listen sessions this long after their last connection ended (they can no longer be resumed). */
+  listenSessionIdleSeconds: number;
   /** Rows per statement (default 1000): each batch is its own short transaction. */
   batchSize?: number;
   /** Batches per table per run at most (default 200), so one run stays bounded. */
@@ -20,12 +22,9 @@ export type PruneCounts = {
   accessTokens: number;
   refreshTokens: number;
   tokenGrants: number;
-  /** `listen` sessions (and their queued items) nobody connected to for LISTEN_SESSION_IDLE_MS. */
+  /** `listen` sessions nobody connected to for LISTEN_SESSION_IDLE_SECONDS. */
   listenSessions: number;
 };
-
-/** A listen session is kept this long after its last connection, so `listen` can resume. */
-export const LISTEN_SESSION_IDLE_MS = 24 * 3600 * 1000;
 
 // With the schema's hash as the second key: each schema on a server prunes apart (tests share one).
 const RETENTION_LOCK_KEY = 7_231_020;
@@ -105,10 +104,9 @@ export function createRetention(db: Db, settings: RetentionSettings) {
         );
       }
       const cutoff = new Date(now.getTime() - settings.credentialGraceSeconds * 1000);
-      const idle = new Date(now.getTime() - LISTEN_SESSION_IDLE_MS);
+      const idle = new Date(now.getTime() - settings.listenSessionIdleSeconds * 1000);
       steps.push(
         [
-          // Items go with their session (ON DELETE CASCADE).
           "listenSessions",
           sql`DELETE FROM webhook_listen_sessions s USING (
                 SELECT store_id, id FROM webhook_listen_sessions WHERE seen_at < ${idle}

@@ -7,6 +7,8 @@ import type { Installation, Store } from "../../db/schema.ts";
 import type { Clock } from "../../lib/clock.ts";
 import type { SecretBox } from "../../lib/secret-box.ts";
 import type { RecordEvent } from "../events/events-repo.ts";
+import { createFeedKeeper, type FeedRepo, type FeedSequencer } from "../events/feed-repo.ts";
+import type { AccessContext } from "../oauth/token-service.ts";
 import { createRetention, createRetentionSweeper } from "../retention/retention-repo.ts";
 import { createDeliveryLogRepo } from "./deliveries-repo.ts";
 import { adminDeliveryRoutes, createDeliveryViews } from "./deliveries-routes.ts";
@@ -36,8 +38,12 @@ export function createWebhooksModule(deps: {
   recordEvent: RecordEvent;
   /** The platform's Prometheus registry. */
   registry: Registry;
-  /** Calls `onEvent` when events commit (listen streams wake on it); answers how to stop. */
-  subscribeEvents(onEvent: () => void): Promise<() => Promise<void>>;
+  /** The stores' event feeds (listen streams read them). */
+  feed: { repo: FeedRepo; sequencer: FeedSequencer };
+  /** Calls `onEvent(storeId)` when events commit (listen streams wake on it); answers how to stop. */
+  subscribeEvents(onEvent: (storeId: string) => void): Promise<() => Promise<void>>;
+  /** The installation behind an access token (listen streams check theirs again before each write). */
+  authenticate(token: string): Promise<Pick<AccessContext, "expiresAt">>;
 }) {
   const { db, config, clock, secretBox } = deps;
   const allowPrivate = config.WEBHOOK_ALLOW_PRIVATE_TARGETS;
@@ -74,10 +80,11 @@ export function createWebhooksModule(deps: {
       slug: store.slug,
       now,
     });
-    await stopListenSessions(tx, { storeId: store.id, installationId: installation.id, eventId, now });
+    await stopListenSessions(tx, { storeId: store.id, installationId: installation.id, now });
   }
 
   const retention = createRetention(db, {
+    listenSessionIdleSeconds: config.LISTEN_SESSION_IDLE_SECONDS,
     webhookLogDays: config.WEBHOOK_LOG_RETENTION_DAYS,
     credentialGraceSeconds: config.CREDENTIAL_RETENTION_GRACE_SECONDS,
   });
@@ -93,7 +100,13 @@ export function createWebhooksModule(deps: {
       },
       onError: (error) => logger.warn({ err: error }, "retention run failed; trying again later"),
     });
-    return createDeliveryWorker({
+    const keeper = createFeedKeeper({
+      repo: deps.feed.repo,
+      sequencer: deps.feed.sequencer,
+      pollMs: 1000,
+      onError: (error) => logger.warn({ err: error }, "numbering the event feed failed; trying again"),
+    });
+    const worker = createDeliveryWorker({
       housekeeping: sweeper,
       repo: deliveries,
       clock,
@@ -157,6 +170,26 @@ export function createWebhooksModule(deps: {
         nextAttemptDelayMs(made, base, retryAfter, clock.now().getTime()),
       metrics,
     });
+    // The worker's process also keeps the stores' event feeds numbered (events/feed-repo.ts).
+    return {
+      tick: worker.tick,
+      get inFlight() {
+        return worker.inFlight;
+      },
+      /** Events of `storeId` committed: attempt their deliveries and number them now. */
+      poke(storeId = "") {
+        worker.poke();
+        keeper.notify(storeId);
+      },
+      start() {
+        worker.start();
+        keeper.start();
+      },
+      async stop() {
+        await keeper.stop();
+        await worker.stop();
+      },
+    };
   }
 
   const log = createDeliveryLogRepo(db);
@@ -189,10 +222,14 @@ export function createWebhooksModule(deps: {
       adminDeliveryRoutes(deliveryViews),
       listenRoutes({
         db,
+        config,
         repo: listen,
+        feed: deps.feed.repo,
+        sequencer: deps.feed.sequencer,
         clock,
         secretBox,
         recordEvent: deps.recordEvent,
+        authenticate: deps.authenticate,
         subscribeEvents: deps.subscribeEvents,
       }),
     ],

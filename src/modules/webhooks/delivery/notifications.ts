@@ -6,17 +6,17 @@ import { EVENTS_CHANNEL } from "../../events/events-repo.ts";
 const RECONNECT_BACKOFF = { firstMs: 1000, maxMs: 15_000 };
 
 /**
- * Calls `onEvent` when a transaction that wrote outbox events commits (PostgreSQL NOTIFY), so new
- * events reach their first attempt at once. The worker also polls, so a lost notification or a
+ * Calls `onEvent` with the store id when a transaction that wrote outbox events of that store
+ * commits (PostgreSQL NOTIFY), so new events reach their first attempt at once. The worker also polls, so a lost notification or a
  * dropped listener connection only delays, never loses, a delivery.
  */
 export async function listenForEvents(
   handle: DatabaseHandle,
-  onEvent: () => void,
+  onEvent: (storeId: string) => void,
   onError: (error: unknown) => void,
 ): Promise<() => Promise<void>> {
   if (handle.kind === "pglite") {
-    const unsubscribe = await handle.pglite.listen(EVENTS_CHANNEL, onEvent);
+    const unsubscribe = await handle.pglite.listen(EVENTS_CHANNEL, (payload) => onEvent(payload ?? ""));
     return unsubscribe;
   }
   let stopped = false;
@@ -38,7 +38,7 @@ export async function listenForEvents(
       failures++;
       if (!stopped) retry = setTimeout(connect, backoffDelayMs(failures, RECONNECT_BACKOFF));
     };
-    next.on("notification", onEvent);
+    next.on("notification", (message) => onEvent(message.payload ?? ""));
     next.on("error", reconnect);
     try {
       await next.connect();
@@ -49,7 +49,7 @@ export async function listenForEvents(
         return;
       }
       client = next;
-      if (failures > 0) onEvent(); // Events committed while we were away were not announced.
+      if (failures > 0) onEvent(""); // Events committed while we were away were not announced (any store).
       failures = 0;
     } catch (error) {
       reconnect(error);

@@ -5,135 +5,151 @@ import type { WebhookListenSessionsTable } from "../../../db/schema.ts";
 
 export type ListenSession = Selectable<WebhookListenSessionsTable>;
 
-/** One item to stream: the event as a delivery carries it. */
-export interface ListenItem {
-  seq: number;
-  /** The item's x-webhook-id: the same if it is streamed again after a reconnect. */
-  id: string;
-  event_id: string;
-  topic: string;
-  created_at: Date;
-  payload: unknown;
-  test: boolean;
+/** Why a session could not be opened: the installation has its cap of sessions connected. */
+export interface SessionsFull {
+  full: true;
 }
 
 /**
- * Listen sessions (the CLI's `listen`): an installation's events queued per session by the events
- * trigger (migration 20261125_0012) and streamed in order. A connection owns a session through its
+ * Listen sessions (the CLI's `listen`). A session reads its store's event feed (events/feed-repo.ts)
+ * from `position`; nothing is written per event. A connection owns a session through its
  * `connection` token; a newer connection takes it over and the older one stops at its next write.
+ * A session is live while it is connected or was seen within the idle time; the number of live
+ * sessions per installation is capped.
  */
 export function createListenRepo(db: Db) {
   return {
-    async create(row: Omit<ListenSession, "sent" | "stopped_at">): Promise<void> {
-      await db.insertInto("webhook_listen_sessions").values(row).execute();
+    /**
+     * Opens a session unless the installation already has `max` live ones. At the cap, the live
+     * session seen longest ago that no connection holds (closed, or not seen for `staleBefore`)
+     * is stopped to make room; if every one is held, nothing is opened. The installation's row
+     * is locked first, so a burst of opens is counted one at a time (reserve, then check).
+     */
+    async open(
+      row: Omit<ListenSession, "stopped_at">,
+      limits: { max: number; liveAfter: Date; staleBefore: Date },
+    ): Promise<ListenSession | SessionsFull> {
+      return db.transaction().execute(async (tx) => {
+        // NO KEY UPDATE: serialises opens of this installation without blocking the inserts that
+        // reference the row (their foreign-key checks take KEY SHARE).
+        await sql`SELECT 1 FROM installations WHERE store_id = ${row.store_id} AND id = ${row.installation_id}
+                  FOR NO KEY UPDATE`.execute(tx);
+        const live = await tx
+          .selectFrom("webhook_listen_sessions")
+          .select(["id", "connection", "seen_at"])
+          .where("store_id", "=", row.store_id)
+          .where("installation_id", "=", row.installation_id)
+          .where("stopped_at", "is", null)
+          .where("seen_at", ">", limits.liveAfter)
+          .orderBy("seen_at")
+          .execute();
+        if (live.length >= limits.max) {
+          const free = live.filter((s) => s.connection === null || s.seen_at < limits.staleBefore);
+          const evict = free.slice(0, live.length - limits.max + 1);
+          if (evict.length < live.length - limits.max + 1) return { full: true };
+          await tx
+            .updateTable("webhook_listen_sessions")
+            .set({ stopped_at: row.created_at, connection: null })
+            .where("store_id", "=", row.store_id)
+            .where(
+              "id",
+              "in",
+              evict.map((s) => s.id),
+            )
+            .execute();
+        }
+        await tx.insertInto("webhook_listen_sessions").values(row).execute();
+        return { ...row, stopped_at: null };
+      });
     },
 
     /**
-     * Takes over a session of this installation for a new connection, resuming after `position`:
-     * what was streamed after it goes back to the queue (the client never saw it). Null when the
-     * session is not this installation's, or has ended.
+     * Takes over a live session of this installation for a new connection, to read on after
+     * `position` (already bounded by the caller). Null when the session is not this
+     * installation's, has ended or has expired.
      */
-    async resume(
-      storeId: string,
-      installationId: string,
-      sessionId: string,
-      position: number,
-      connection: string,
-      now: Date,
-    ): Promise<ListenSession | null> {
+    async resume(input: {
+      storeId: string;
+      installationId: string;
+      sessionId: string;
+      position: (session: ListenSession) => number;
+      connection: string;
+      now: Date;
+      liveAfter: Date;
+    }): Promise<ListenSession | null> {
       return db.transaction().execute(async (tx) => {
         const session = await tx
-          .updateTable("webhook_listen_sessions")
-          .set({ connection, seen_at: now, sent: sql`least(sent, ${position})` })
-          .where("store_id", "=", storeId)
-          .where("id", "=", sessionId)
-          .where("installation_id", "=", installationId)
-          .returningAll()
+          .selectFrom("webhook_listen_sessions")
+          .selectAll()
+          .where("store_id", "=", input.storeId)
+          .where("id", "=", input.sessionId)
+          .where("installation_id", "=", input.installationId)
+          .where("stopped_at", "is", null)
+          .where("seen_at", ">", input.liveAfter)
+          .forUpdate()
           .executeTakeFirst();
         if (!session) return null;
+        const position = input.position(session);
         await tx
-          .updateTable("webhook_listen_items")
-          .set({ position: null })
-          .where("store_id", "=", storeId)
-          .where("session_id", "=", sessionId)
-          .where("position", ">", position)
+          .updateTable("webhook_listen_sessions")
+          .set({ connection: input.connection, seen_at: input.now, position })
+          .where("store_id", "=", input.storeId)
+          .where("id", "=", input.sessionId)
           .execute();
-        return session;
+        return { ...session, connection: input.connection, seen_at: input.now, position };
       });
-    },
-
-    /** The next unsent items of a session, oldest first, with their events. */
-    async next(storeId: string, sessionId: string, limit: number): Promise<ListenItem[]> {
-      const { rows } = await sql<ListenItem>`
-        SELECT i.seq, i.id, i.event_id, e.topic, e.created_at, e.payload, e.test
-          FROM webhook_listen_items i
-          JOIN events e ON e.id = i.event_id AND e.store_id = i.store_id
-         WHERE i.store_id = ${storeId} AND i.session_id = ${sessionId} AND i.position IS NULL
-         ORDER BY i.seq
-         LIMIT ${limit}`.execute(db);
-      return rows;
     },
 
     /**
-     * Records items as streamed at positions `from + 1 …`, if this connection still owns the
-     * session; false when another connection took it over (nothing is recorded then).
+     * Records how far the session has read, if this connection still owns it; false when another
+     * connection took it over (nothing is recorded then). One statement, one row.
      */
-    async markSent(
+    async advance(
       storeId: string,
       sessionId: string,
       connection: string,
-      items: ReadonlyArray<{ seq: number; position: number }>,
+      position: number,
       now: Date,
     ): Promise<boolean> {
-      const last = items.at(-1)?.position;
-      return db.transaction().execute(async (tx) => {
-        const owned = await tx
-          .updateTable("webhook_listen_sessions")
-          .set({ seen_at: now, ...(last !== undefined ? { sent: last } : {}) })
-          .where("store_id", "=", storeId)
-          .where("id", "=", sessionId)
-          .where("connection", "=", connection)
-          .returning("id")
-          .executeTakeFirst();
-        if (!owned) return false;
-        if (items.length) {
-          await sql`
-            UPDATE webhook_listen_items AS i SET position = n.position
-              FROM unnest(${items.map((x) => x.seq) as unknown as string}::bigint[],
-                          ${items.map((x) => x.position) as unknown as string}::bigint[]) AS n(seq, position)
-             WHERE i.store_id = ${storeId} AND i.session_id = ${sessionId} AND i.seq = n.seq`.execute(tx);
-        }
-        return true;
-      });
-    },
-
-    async get(storeId: string, sessionId: string): Promise<ListenSession | undefined> {
-      return db
-        .selectFrom("webhook_listen_sessions")
-        .selectAll()
+      const owned = await db
+        .updateTable("webhook_listen_sessions")
+        .set({ seen_at: now, position })
         .where("store_id", "=", storeId)
         .where("id", "=", sessionId)
+        .where("connection", "=", connection)
+        .returning("id")
         .executeTakeFirst();
+      return owned !== undefined;
+    },
+
+    /** The connection went: the session is free (resumable until it expires). One row. */
+    async release(storeId: string, sessionId: string, connection: string, now: Date): Promise<void> {
+      await db
+        .updateTable("webhook_listen_sessions")
+        .set({ connection: null, seen_at: now })
+        .where("store_id", "=", storeId)
+        .where("id", "=", sessionId)
+        .where("connection", "=", connection)
+        .execute();
     },
   };
 }
 export type ListenRepo = ReturnType<typeof createListenRepo>;
 
 /**
- * Inside an uninstall, after the subscriptions stopped: the installation's live sessions stop, and
- * each gets `app/uninstalled` as its last item. The sessions are locked (FOR UPDATE) as the events
- * trigger share-locks them, so every item queued by a transaction that committed first is ahead of it.
+ * Inside an uninstall: the installation's sessions stop (they cannot be resumed). Their open
+ * streams end when they read the installation's `app/uninstalled` from the feed, which the same
+ * transaction records, or at their next token check.
  */
 export async function stopListenSessions(
   tx: Executor,
-  input: { storeId: string; installationId: string; eventId: string; now: Date },
+  input: { storeId: string; installationId: string; now: Date },
 ): Promise<void> {
-  await sql`
-    WITH stopped AS (
-      UPDATE webhook_listen_sessions SET stopped_at = ${input.now}
-       WHERE store_id = ${input.storeId} AND installation_id = ${input.installationId} AND stopped_at IS NULL
-      RETURNING store_id, id
-    )
-    INSERT INTO webhook_listen_items (store_id, session_id, event_id)
-    SELECT store_id, id, ${input.eventId} FROM stopped`.execute(tx);
+  await tx
+    .updateTable("webhook_listen_sessions")
+    .set({ stopped_at: input.now })
+    .where("store_id", "=", input.storeId)
+    .where("installation_id", "=", input.installationId)
+    .where("stopped_at", "is", null)
+    .execute();
 }

@@ -1,5 +1,5 @@
-import type { ServerResponse } from "node:http";
 import Type from "typebox";
+import type { Config } from "../../../config.ts";
 import {
   EVENT,
   EVENT_BY_NAME,
@@ -8,41 +8,56 @@ import {
   EVENT_SCOPES,
   type EventName,
   ID_PREFIX,
-  InstallationStatus,
   isEventName,
+  LISTEN_END_REASONS,
   Scope,
 } from "../../../contracts/index.ts";
 import type { Db } from "../../../db/client.ts";
 import type { Clock } from "../../../lib/clock.ts";
 import { randomBase62 } from "../../../lib/crypto.ts";
-import { AppError, notFound } from "../../../lib/errors.ts";
+import { AppError } from "../../../lib/errors.ts";
 import type { FeatureRoutes } from "../../../lib/http/feature-routes.ts";
 import { exampleOf } from "../../../lib/http/openapi-examples.ts";
 import { Body, Envelope, Id } from "../../../lib/http/schemas.ts";
 import { newId, newSecretOf } from "../../../lib/ids.ts";
 import type { SecretBox } from "../../../lib/secret-box.ts";
-import { accessOf, adminRoute } from "../../admin-api/admin-family.ts";
+import { accessOf, adminRoute, bearerToken } from "../../admin-api/admin-family.ts";
 import type { RecordEvent } from "../../events/events-repo.ts";
+import type { FeedRepo, FeedSequencer } from "../../events/feed-repo.ts";
 import type { AccessContext } from "../../oauth/token-service.ts";
-import { webhookBody } from "../delivery/delivery-repo.ts";
-import { signWebhook, webhookHeaders } from "../delivery/signing.ts";
 import { EventNameSchema } from "../webhooks-schemas.ts";
 import type { ListenRepo, ListenSession } from "./listen-repo.ts";
+import { createListenStreamer, HEARTBEAT_MS, sse } from "./listen-stream.ts";
+import { createStreamRegistry } from "./stream-registry.ts";
 import { createWakeups } from "./wakeups.ts";
 
-/** A comment line this often keeps proxies from closing an idle stream, and tells the session it is alive. */
-const HEARTBEAT_MS = 15_000;
-/** Items streamed per read. */
-const BATCH = 100;
-/** The SSE id of the last item a client saw: `<session id>.<position>`. */
+/** The SSE id of the last item a client saw: `<session id>.<feed position>`. */
 const LAST_EVENT_ID = new RegExp(`^(${ID_PREFIX.listenSession}_[0-9A-Za-z]{22})\\.(\\d{1,15})$`);
+/**
+ * How far back a resume may go: the store's last RESUME_WINDOW feed positions before what the
+ * session had streamed. A client resumes from the last item it received, which is at most what
+ * was still in its socket behind it; anything further back (`<session>.0`) would stream again
+ * what it already had, at every request.
+ */
+const RESUME_WINDOW = 1000;
+
+/** Whether a token with `scopes` may see `event` (app/uninstalled needs none). */
+function mayStream(event: EventName, scopes: readonly string[]): boolean {
+  const needed = EVENT_SCOPES[event];
+  return !needed || scopes.includes(needed);
+}
+
+/** The 429 past the listen bounds; the Retry-After is when a vanished connection stops counting. */
+function tooManyStreams(what: string): AppError {
+  return new AppError("RATE_LIMITED", {
+    message: `Too many listen streams: ${what}. Close one, or resume its session with Last-Event-ID.`,
+    headers: { "retry-after": String((2 * HEARTBEAT_MS) / 1000) },
+  });
+}
 
 /** The events a stream carries: the ones asked for (all it may see by default), each within the scopes. */
 function chooseEvents(asked: string | undefined, access: AccessContext): EventName[] {
-  const allowed = (e: EventName) => {
-    const needed = EVENT_SCOPES[e];
-    return !needed || access.scopes.includes(needed);
-  };
+  const allowed = (e: EventName) => mayStream(e, access.scopes);
   if (!asked) return EVENT_NAMES.filter(allowed);
   const names = [
     ...new Set(
@@ -83,134 +98,43 @@ function testPayload(event: EventName, now: Date): { id: string; data: unknown }
   return { id, data };
 }
 
-function sse(fields: { id?: string; event?: string; data?: unknown; comment?: string }): string {
-  if (fields.comment !== undefined) return `: ${fields.comment}\n\n`;
-  return `${fields.id !== undefined ? `id: ${fields.id}\n` : ""}${fields.event ? `event: ${fields.event}\n` : ""}data: ${JSON.stringify(fields.data)}\n\n`;
-}
-
 /**
  * Developer tooling on the Admin API: the event stream behind the CLI's `listen` (Server-Sent
  * Events: webhooks on localhost without a public HTTPS endpoint), and test events.
  */
 export function listenRoutes(deps: {
   db: Db;
+  config: Pick<Config, "LISTEN_MAX_STREAMS" | "LISTEN_SESSION_IDLE_SECONDS">;
   repo: ListenRepo;
+  feed: Pick<FeedRepo, "readForInstallation" | "head" | "uninstalledAfter">;
+  sequencer: Pick<FeedSequencer, "sequence">;
   clock: Clock;
   secretBox: SecretBox;
   recordEvent: RecordEvent;
-  /** Calls `onEvent` when events commit; answers how to stop (webhooks/delivery/notifications.ts). */
-  subscribeEvents(onEvent: () => void): Promise<() => Promise<void>>;
+  /** The installation behind a bearer token, through the access-token cache; throws when invalid. */
+  authenticate(token: string): Promise<Pick<AccessContext, "expiresAt">>;
+  /** Calls `onEvent(storeId)` when events commit; answers how to stop (webhooks/delivery/notifications.ts). */
+  subscribeEvents(onEvent: (storeId: string) => void): Promise<() => Promise<void>>;
 }): FeatureRoutes {
-  const { repo, clock } = deps;
+  const { repo, clock, config } = deps;
   const tags = ["Admin API: webhooks"];
   const wakeups = createWakeups(deps.subscribeEvents);
-  const open = new Set<ServerResponse>();
-
-  /** Until the client has read what was written, it went, or a wake-up (shutdown included) came. */
-  async function drainedOrWoken(raw: ServerResponse) {
-    const stop = new AbortController();
-    const drained = new Promise<void>((resolve) => {
-      raw.once("drain", resolve);
-      raw.once("close", resolve);
-      stop.signal.addEventListener("abort", () => {
-        raw.off("drain", resolve);
-        raw.off("close", resolve);
-      });
-    });
-    try {
-      await Promise.race([drained, wakeups.wait(HEARTBEAT_MS, stop.signal)]);
-    } finally {
-      stop.abort(); // whichever came first, the other's listeners and timer go
-    }
-  }
-
-  /** Streams a session's items until the client goes, another connection takes over, or it ends (uninstall). */
-  async function stream(
-    raw: ServerResponse,
-    session: ListenSession,
-    secret: string,
-    connection: string,
-    slug: string,
-  ) {
-    let closed = false;
-    raw.on("close", () => {
-      closed = true;
-      wakeups.wakeAll();
-    });
-    /** The client went, or the server is shutting down. */
-    const stopping = () => closed || wakeups.closed;
-    let position = Number(session.sent);
-    while (!stopping()) {
-      const items = await repo.next(session.store_id, session.id, BATCH);
-      if (stopping() || raw.writableEnded) break; // Gone or shut down meanwhile: those items stay queued.
-      if (items.length) {
-        let chunk = "";
-        let ended = false;
-        const marks: Array<{ seq: number; position: number }> = [];
-        for (const item of items) {
-          position++;
-          const body = webhookBody(
-            {
-              id: item.event_id,
-              topic: item.topic,
-              created_at: item.created_at,
-              payload: item.payload,
-              test: item.test,
-            },
-            slug,
-          );
-          const ts = Math.floor(clock.now().getTime() / 1000);
-          const headers = webhookHeaders({
-            event: item.topic,
-            deliveryId: item.id,
-            attempt: 1,
-            timestampSeconds: ts,
-            signature: signWebhook(secret, ts, body),
-            test: item.test,
-          });
-          chunk += sse({
-            id: `${session.id}.${position}`,
-            event: "webhook",
-            data: { id: item.id, event: item.topic, headers, body },
-          });
-          marks.push({ seq: Number(item.seq), position });
-          if (item.topic === EVENT.appUninstalled && !item.test) {
-            ended = true;
-            break;
-          }
-        }
-        raw.write(chunk);
-        if (!(await repo.markSent(session.store_id, session.id, connection, marks, clock.now())))
-          return "superseded";
-        // A client that stopped reading holds the rest in the queue, not in this process's memory.
-        while (raw.writableNeedDrain && !stopping()) await drainedOrWoken(raw);
-        if (ended) {
-          raw.write(sse({ event: "end", data: { reason: InstallationStatus.uninstalled } }));
-          return InstallationStatus.uninstalled;
-        }
-        continue;
-      }
-      const woken = await wakeups.wait(HEARTBEAT_MS);
-      if (stopping()) break;
-      if (!woken) {
-        raw.write(sse({ comment: "ping" }));
-        if (!(await repo.markSent(session.store_id, session.id, connection, [], clock.now())))
-          return "superseded";
-        const current = await repo.get(session.store_id, session.id);
-        if (!current || current.stopped_at) {
-          raw.write(sse({ event: "end", data: { reason: InstallationStatus.uninstalled } }));
-          return InstallationStatus.uninstalled;
-        }
-      }
-    }
-    return "closed";
-  }
+  const stream = createListenStreamer({
+    feed: deps.feed,
+    sequencer: deps.sequencer,
+    repo,
+    wakeups,
+    clock,
+    tokenExpiry: async (token) => (await deps.authenticate(token)).expiresAt,
+  });
+  const streams = createStreamRegistry(config.LISTEN_MAX_STREAMS);
+  const idleMs = config.LISTEN_SESSION_IDLE_SECONDS * 1000;
 
   return {
     admin(app) {
       // A stream is a long request: end them all before the server closes, so shutdown never waits on one.
       app.addHook("preClose", async () => {
-        for (const raw of open) raw.end();
+        streams.closeAll();
         await wakeups.close();
       });
 
@@ -224,9 +148,15 @@ export function listenRoutes(deps: {
           description: [
             "For local development (the CLI's `listen`): while connected, every event of the installation's store that it may see is streamed as it commits, with the exact headers and body a delivery would have, signed with this stream's own secret. Forward `body` with `headers` to your local endpoint and its verification code runs unchanged.",
             "",
-            'Messages: first `event: session` with `{ sessionId, events, resumed, secret }` (`secret` only when the session is new: keep it); then `event: webhook` with `{ id, event, headers, body }` per event; `: ping` comments every 15 s; `event: end` with `{ reason: "uninstalled" }` after `app/uninstalled`, and the stream closes.',
+            `Messages: first \`event: session\` with \`{ sessionId, events, resumed, secret }\` (\`secret\` only when the session is new: keep it); then \`event: webhook\` with \`{ id, event, headers, body }\` per event; \`: ping\` comments every ${HEARTBEAT_MS / 1000} s; \`event: end\` with \`{ reason }\` when the stream is over (do not reconnect with this session), and the stream closes. Reasons: ${Object.entries(
+              LISTEN_END_REASONS,
+            )
+              .map(([reason, { label }]) => `\`${reason}\` (${label})`)
+              .join("; ")}.`,
             "",
-            "Reconnect with the `Last-Event-ID` header (the last `id:` received, `<sessionId>.<n>`): everything after it is streamed again, including events that happened while disconnected (a session is kept 24 hours after its last connection). A newer connection to the same session takes it over. `events` narrows what is streamed (comma-separated names; each within the token's scopes); `app/uninstalled` is always included.",
+            `Reconnect with the \`Last-Event-ID\` header (the last \`id:\` received, \`<sessionId>.<n>\`): everything after it is streamed, including events that happened while disconnected; a session can be resumed for ${config.LISTEN_SESSION_IDLE_SECONDS} s after its connection ended, and a resume goes back at most ${RESUME_WINDOW} store events before what the session had streamed. A newer connection to the same session takes it over. The events are the session's, within the scopes of the token presented now. \`events\` narrows what a new session streams (comma-separated names; each within the token's scopes); \`app/uninstalled\` is always included.`,
+            "",
+            `Bounds: ${config.LISTEN_MAX_STREAMS} live sessions per installation (connected, or resumable); opening another stops the one disconnected longest, or answers 429 with \`Retry-After\` when all are connected. The token is checked again before everything the stream sends: once it is revoked or expires, the stream ends (at the latest at its next heartbeat).`,
           ].join("\n"),
           querystring: Type.Object(
             {
@@ -258,81 +188,138 @@ export function listenRoutes(deps: {
         }),
         async (request, reply) => {
           const access = accessOf(request);
-          const events = chooseEvents(request.query.events, access);
+          // The guard has read it; the stream checks it again before every write.
+          const token = bearerToken(request)!;
+          const storeId = access.store.id;
           const now = clock.now();
-          const connection = randomBase62(16);
-          let session: ListenSession | null;
-          let newSecret: string | null = null;
           const last = request.headers["last-event-id"];
-          if (last) {
-            const match = LAST_EVENT_ID.exec(last);
-            if (!match)
-              throw new AppError("VALIDATION_FAILED", {
-                message: "Last-Event-ID must be an id this stream sent (`<sessionId>.<n>`).",
-                details: [{ field: "last-event-id", message: "is not a stream position" }],
-              });
-            session = await repo.resume(
-              access.store.id,
-              access.installationId,
-              match[1]!,
-              Number(match[2]),
-              connection,
-              now,
-            );
-            if (!session) throw notFound("Listen session");
-          } else {
-            newSecret = newSecretOf("webhookSecret");
-            session = {
-              store_id: access.store.id,
-              id: newId("listenSession"),
-              installation_id: access.installationId,
-              app_id: access.appId,
-              events,
-              secret_ciphertext: deps.secretBox.seal(newSecret),
-              connection,
-              sent: 0,
-              created_at: now,
-              seen_at: now,
-              stopped_at: null,
-            };
-            await repo.create(session);
-          }
-          const secret = newSecret ?? deps.secretBox.open(session.secret_ciphertext);
-          reply.hijack();
-          const raw = reply.raw;
-          raw.writeHead(200, {
-            ...(reply.getHeaders() as Record<string, string>),
-            "content-type": "text/event-stream; charset=utf-8",
-            "cache-control": "no-store",
-            "x-accel-buffering": "no",
-          });
-          raw.write(
-            `retry: 2000\n${sse({
-              id: `${session.id}.${session.sent}`,
-              event: "session",
-              data: {
-                sessionId: session.id,
-                events: session.events,
-                resumed: newSecret === null,
-                ...(newSecret ? { secret: newSecret } : {}),
-              },
-            })}`,
-          );
-          open.add(raw);
+          const match = last ? LAST_EVENT_ID.exec(last) : null;
+          if (last && !match)
+            throw new AppError("VALIDATION_FAILED", {
+              message: "Last-Event-ID must be an id this stream sent (`<sessionId>.<n>`).",
+              details: [{ field: "last-event-id", message: "is not a stream position" }],
+            });
+          const asked = match ? null : chooseEvents(request.query.events, access);
+          // Reserved before anything else, so a burst is counted one request at a time.
+          const slot = streams.reserve(access.installationId, match?.[1] ?? null);
+          if (!slot)
+            throw tooManyStreams(`${streams.max} listen streams of this app are open on this server`);
+          let session: ListenSession | null = null;
+          const connection = randomBase62(16);
           try {
-            await stream(raw, session, secret, connection, access.store.slug);
-          } catch (error) {
-            request.log.warn({ err: error }, "listen stream failed; the client resumes from its last id");
-            if (!raw.writableEnded)
-              raw.write(
-                sse({
-                  event: "error",
-                  data: { message: "The stream failed; reconnect with Last-Event-ID." },
-                }),
+            let newSecret: string | null = null;
+            let topics: EventName[];
+            const liveAfter = new Date(now.getTime() - idleMs);
+            if (match) {
+              const from = Number(match[2]);
+              session = await repo.resume({
+                storeId,
+                installationId: access.installationId,
+                sessionId: match[1]!,
+                // Never before where the session began, never more than RESUME_WINDOW back, never
+                // past what it streamed.
+                position: (s) =>
+                  Math.min(
+                    Number(s.position),
+                    Math.max(from, Number(s.start_position), Number(s.position) - RESUME_WINDOW),
+                  ),
+                connection,
+                now,
+                liveAfter,
+              });
+              if (!session)
+                throw new AppError("NOT_FOUND", {
+                  message:
+                    "No live listen session with this id: it ended, expired after being disconnected for a while, or belongs to another app. Start a new one (without Last-Event-ID).",
+                });
+              // What the session carries, within what the token presented now may see: a narrower
+              // token resuming a wider session gets only its own share.
+              topics = (session.events as EventName[]).filter((e) => mayStream(e, access.scopes));
+            } else {
+              // Begins at the head of the feed as of now (what committed before is numbered first).
+              await deps.sequencer.sequence(storeId);
+              const head = await deps.feed.head(storeId);
+              newSecret = newSecretOf("webhookSecret");
+              const opened = await repo.open(
+                {
+                  store_id: storeId,
+                  id: newId("listenSession"),
+                  installation_id: access.installationId,
+                  app_id: access.appId,
+                  events: asked!,
+                  secret_ciphertext: deps.secretBox.seal(newSecret),
+                  connection,
+                  position: head,
+                  start_position: head,
+                  created_at: now,
+                  seen_at: now,
+                },
+                {
+                  max: config.LISTEN_MAX_STREAMS,
+                  liveAfter,
+                  staleBefore: new Date(now.getTime() - 2 * HEARTBEAT_MS),
+                },
               );
+              if ("full" in opened)
+                throw tooManyStreams(
+                  `${config.LISTEN_MAX_STREAMS} listen sessions of this app are connected`,
+                );
+              session = opened;
+              topics = asked!;
+            }
+            const secret = newSecret ?? deps.secretBox.open(session.secret_ciphertext);
+            reply.hijack();
+            const raw = reply.raw;
+            streams.bind(slot, session.id, raw);
+            raw.on("close", () => slot.controller.abort());
+            raw.writeHead(200, {
+              ...(reply.getHeaders() as Record<string, string>),
+              "content-type": "text/event-stream; charset=utf-8",
+              "cache-control": "no-store",
+              "x-accel-buffering": "no",
+            });
+            raw.write(
+              `retry: 2000\n${sse({
+                id: `${session.id}.${session.position}`,
+                event: "session",
+                data: {
+                  sessionId: session.id,
+                  events: topics,
+                  resumed: newSecret === null,
+                  ...(newSecret ? { secret: newSecret } : {}),
+                },
+              })}`,
+            );
+            try {
+              await stream({
+                raw,
+                session,
+                secret,
+                connection,
+                slug: access.store.slug,
+                topics,
+                token,
+                signal: slot.controller.signal,
+              });
+            } catch (error) {
+              request.log.warn({ err: error }, "listen stream failed; the client resumes from its last id");
+              if (!raw.writableEnded)
+                raw.write(
+                  sse({
+                    event: "error",
+                    data: { message: "The stream failed; reconnect with Last-Event-ID." },
+                  }),
+                );
+            } finally {
+              if (!raw.writableEnded) raw.end();
+            }
           } finally {
-            open.delete(raw);
-            if (!raw.writableEnded) raw.end();
+            streams.release(slot);
+            // One row: the session is free to resume (unless another connection took it).
+            if (session)
+              await repo.release(storeId, session.id, connection, clock.now()).catch((error: unknown) => {
+                request.log.warn({ err: error }, "could not mark the listen session disconnected");
+              });
           }
         },
       );

@@ -1,41 +1,66 @@
 /**
- * Wakes waiting streams when events commit (PostgreSQL NOTIFY on the events channel); one listener
- * per process, started by the first stream. Streams also wake on their heartbeat, so a lost
- * notification only delays an item.
+ * Wakes the streams of a store when its events commit (PostgreSQL NOTIFY on the events channel,
+ * whose payload is the store id); one listener per process, started by the first stream. Only the
+ * waiters of that store wake: an event costs a read for the streams that may carry it, not for
+ * every stream of the process. A notification without a store (an older sender) wakes them all.
+ * Streams also wake on their heartbeat, so a lost notification only delays an item.
+ *
+ * Each wait is its own entry, removed in O(1) when it ends (woken, timed out or abandoned), so a
+ * stream that closes costs nothing to the others.
  */
-export function createWakeups(subscribe: (onEvent: () => void) => Promise<() => Promise<void>>) {
-  const waiters = new Set<() => void>();
+export function createWakeups(
+  subscribe: (onEvent: (storeId: string) => void) => Promise<() => Promise<void>>,
+) {
+  const waiters = new Map<string, Set<() => void>>();
   let listening: Promise<(() => Promise<void>) | null> | null = null;
   let closed = false;
-  const wakeAll = () => {
-    for (const w of [...waiters]) w();
+  const wakeStore = (storeId: string) => {
+    const set = waiters.get(storeId);
+    if (set) for (const w of [...set]) w();
   };
+  const wakeAll = () => {
+    for (const set of [...waiters.values()]) for (const w of [...set]) w();
+  };
+  const onEvent = (storeId: string) => (storeId ? wakeStore(storeId) : wakeAll());
   return {
-    wakeAll,
     /** True once the server is closing: streams stop, and nothing subscribes again. */
     get closed() {
       return closed;
     },
+    /** How many waits are pending (for tests and metrics). */
+    get waiting() {
+      let n = 0;
+      for (const set of waiters.values()) n += set.size;
+      return n;
+    },
     /**
-     * True when woken by an event or by close, false after `ms` or when `signal` aborts (a caller
-     * that stopped waiting for another reason, so no timer or waiter is left behind).
+     * Waits for an event of `storeId`, for close, for `ms`, or until `signal` aborts (a caller that
+     * stopped waiting for another reason, so no timer or waiter is left behind). True when woken
+     * by an event or by close.
      */
-    wait(ms: number, signal?: AbortSignal): Promise<boolean> {
+    wait(storeId: string, ms: number, signal?: AbortSignal): Promise<boolean> {
       // After close, a stream still finishing its last query must not open a new listener
       // connection that nothing would end (it kept a test process alive on PostgreSQL).
       if (closed) return Promise.resolve(true);
-      listening ??= subscribe(wakeAll).catch(() => null);
+      listening ??= subscribe(onEvent).catch(() => null);
       return new Promise((resolve) => {
+        let set = waiters.get(storeId);
+        if (!set) {
+          set = new Set();
+          waiters.set(storeId, set);
+        }
+        const mine = set;
         const done = (woken: boolean) => {
           clearTimeout(timer);
-          waiters.delete(wake);
+          mine.delete(wake);
+          if (mine.size === 0 && waiters.get(storeId) === mine) waiters.delete(storeId);
           signal?.removeEventListener("abort", abandon);
           resolve(woken);
         };
         const wake = () => done(true);
         const abandon = () => done(false);
-        const timer = setTimeout(abandon, ms);
-        waiters.add(wake);
+        const timer = setTimeout(abandon, Math.max(0, ms));
+        mine.add(wake);
         if (signal?.aborted) abandon();
         else signal?.addEventListener("abort", abandon, { once: true });
       });
@@ -49,3 +74,4 @@ export function createWakeups(subscribe: (onEvent: () => void) => Promise<() => 
     },
   };
 }
+export type Wakeups = ReturnType<typeof createWakeups>;

@@ -1,0 +1,252 @@
+import { sql } from "kysely";
+import { EVENT } from "../../contracts/index.ts";
+import type { Db } from "../../db/client.ts";
+
+/** Events numbered per sequencing transaction at most (a backlog takes several). */
+const SEQUENCE_BATCH = 1000;
+
+/** An event as the feed carries it. */
+export interface FeedEvent {
+  position: number;
+  id: string;
+  topic: string;
+  created_at: Date;
+  payload: unknown;
+  test: boolean;
+  installation_id: string | null;
+}
+
+/**
+ * Each store's event feed: its events in the order they became visible, numbered 1, 2, 3, ...
+ * (migration 20261126_0010). Events are inserted in their change's transaction without a number;
+ * the sequencer numbers them after they commit.
+ *
+ * Why numbers are given after commit, by one sequencer at a time per store: an id, a timestamp or
+ * a sequence value taken at insert time is not commit order (a transaction that inserted first
+ * may commit last), so a reader paging "after n" would skip an event that committed late below n.
+ * The sequencer locks the store's head row, then reads, in a new statement (and so a new
+ * snapshot), every event of the store that has committed unnumbered, numbers them after the head
+ * in insertion order and commits. Sequencers of one store take turns on that lock, so a number is
+ * visible only after every smaller number is: whoever has read the feed up to n will never find a
+ * new event at n or below.
+ *
+ * Insertion order within a batch also keeps the events of one resource in order: a change to a
+ * record inserts its event after the previous change to it committed (it waited for its row lock),
+ * and that earlier event, having committed, is numbered in the same batch or before.
+ */
+export function createFeedRepo(db: Db) {
+  return {
+    /** True when the store has committed events not yet numbered (one read of a partial index). */
+    async hasUnsequenced(storeId: string): Promise<boolean> {
+      const { rows } = await sql`
+        SELECT 1 FROM events WHERE store_id = ${storeId} AND feed_position IS NULL LIMIT 1`.execute(db);
+      return rows.length > 0;
+    },
+
+    /** Numbers up to SEQUENCE_BATCH of the store's committed events; answers how many. */
+    async sequenceBatch(storeId: string): Promise<number> {
+      return db.transaction().execute(async (tx) => {
+        // The lock every sequencer of this store waits on (an upsert locks the row it finds).
+        const { rows: heads } = await sql<{ position: number }>`
+          INSERT INTO event_feed_heads (store_id, position) VALUES (${storeId}, 0)
+          ON CONFLICT (store_id) DO UPDATE SET position = event_feed_heads.position
+          RETURNING position`.execute(tx);
+        const head = Number(heads[0]!.position);
+        // A statement of its own, so its snapshot is taken after the lock was granted: it sees
+        // everything the previous holder numbered, and every event committed before now.
+        const { rows } = await sql<{ n: number }>`
+          WITH batch AS (
+            SELECT seq, row_number() OVER (ORDER BY seq) AS rn
+              FROM (SELECT seq FROM events WHERE store_id = ${storeId} AND feed_position IS NULL
+                     ORDER BY seq LIMIT ${SEQUENCE_BATCH}) b
+          ), numbered AS (
+            UPDATE events e SET feed_position = ${head} + batch.rn FROM batch
+             WHERE e.seq = batch.seq RETURNING 1
+          )
+          UPDATE event_feed_heads SET position = ${head} + (SELECT count(*) FROM numbered)
+           WHERE store_id = ${storeId}
+          RETURNING position - ${head} AS n`.execute(tx);
+        return Number(rows[0]?.n ?? 0);
+      });
+    },
+
+    /** Stores with committed events not yet numbered (the sequencer's catch-up after a lost notification). */
+    async storesWithUnsequenced(limit: number): Promise<string[]> {
+      const { rows } = await sql<{ store_id: string }>`
+        SELECT DISTINCT store_id FROM events WHERE feed_position IS NULL LIMIT ${limit}`.execute(db);
+      return rows.map((r) => r.store_id);
+    },
+
+    /** The last position given in the store's feed (0 before its first event). */
+    async head(storeId: string): Promise<number> {
+      const row = await db
+        .selectFrom("event_feed_heads")
+        .select("position")
+        .where("store_id", "=", storeId)
+        .executeTakeFirst();
+      return Number(row?.position ?? 0);
+    },
+
+    /** The installation's own `app/uninstalled` after `after`, if it has been numbered. */
+    async uninstalledAfter(
+      storeId: string,
+      installationId: string,
+      after: number,
+    ): Promise<FeedEvent | null> {
+      const { rows } = await sql<FeedEvent>`
+        SELECT feed_position AS position, id, topic, created_at, payload, test, installation_id FROM events
+         WHERE store_id = ${storeId} AND feed_position > ${after} AND installation_id = ${installationId}
+           AND topic = ${EVENT.appUninstalled} AND NOT test
+         ORDER BY feed_position LIMIT 1`.execute(db);
+      const row = rows[0];
+      return row ? { ...row, position: Number(row.position) } : null;
+    },
+
+    /**
+     * What a listen stream reads: the store's events at positions in (after, after + span] of the
+     * given topics, untargeted or targeted at `installationId`, oldest first, at most `limit`.
+     * `readTo` is how far the feed has been read: the last item's position when the page is full,
+     * otherwise the end of the span or the head, whichever is first (every position up to the head
+     * is final, so nothing below `readTo` can appear later). `more`: the feed goes on past it.
+     */
+    async readForInstallation(input: {
+      storeId: string;
+      installationId: string;
+      topics: readonly string[];
+      after: number;
+      span: number;
+      limit: number;
+    }): Promise<{ events: FeedEvent[]; readTo: number; more: boolean }> {
+      // One statement: the head and the events in the same snapshot.
+      const { rows } = await sql<FeedEvent & { head: number }>`
+        SELECT h.position AS head, e.feed_position AS position, e.id, e.topic, e.created_at,
+               e.payload, e.test, e.installation_id
+          FROM event_feed_heads h
+          LEFT JOIN LATERAL (
+            SELECT feed_position, id, topic, created_at, payload, test, installation_id FROM events
+             WHERE store_id = h.store_id
+               AND feed_position > ${input.after} AND feed_position <= ${input.after + input.span}
+               AND topic = ANY (${input.topics as unknown as string}::text[])
+               AND (installation_id IS NULL OR installation_id = ${input.installationId})
+             ORDER BY feed_position LIMIT ${input.limit}) e ON true
+         WHERE h.store_id = ${input.storeId}
+         ORDER BY e.feed_position`.execute(db);
+      if (!rows.length) return { events: [], readTo: input.after, more: false };
+      const head = Number(rows[0]!.head);
+      const events = rows
+        .filter((r) => r.id !== null)
+        .map((r) => ({ ...r, position: Number(r.position) }) as FeedEvent);
+      const readTo =
+        events.length === input.limit
+          ? events.at(-1)!.position
+          : Math.max(input.after, Math.min(input.after + input.span, head));
+      return { events, readTo, more: readTo < head };
+    },
+  };
+}
+export type FeedRepo = ReturnType<typeof createFeedRepo>;
+
+/**
+ * Runs the sequencer for a store when asked, one run at a time per store in this process. A
+ * caller that arrives while a run is under way waits for the next run, which starts after it: the
+ * run under way may have taken its snapshot before the caller's event committed.
+ */
+export function createFeedSequencer(deps: { repo: Pick<FeedRepo, "hasUnsequenced" | "sequenceBatch"> }) {
+  const runs = new Map<string, { current: Promise<void>; next: Promise<void> | null }>();
+
+  async function run(storeId: string): Promise<void> {
+    // Cheap when there is nothing to do (the common case): one indexed read, no lock.
+    if (!(await deps.repo.hasUnsequenced(storeId))) return;
+    while ((await deps.repo.sequenceBatch(storeId)) > 0) {
+      /* a backlog: numbered one batch per transaction */
+    }
+  }
+
+  function start(storeId: string): Promise<void> {
+    const current = run(storeId).finally(() => {
+      const state = runs.get(storeId);
+      if (state?.current !== current) return;
+      if (state.next) return; // the queued run takes over (see below)
+      runs.delete(storeId);
+    });
+    return current;
+  }
+
+  return {
+    /** Numbers every event of the store that had committed when this was called. */
+    sequence(storeId: string): Promise<void> {
+      const state = runs.get(storeId);
+      if (!state) {
+        const current = start(storeId);
+        runs.set(storeId, { current, next: null });
+        return current;
+      }
+      // One run queued behind the current one serves every caller that arrives meanwhile.
+      state.next ??= state.current
+        .catch(() => {})
+        .then(() => {
+          const next = start(storeId);
+          runs.set(storeId, { current: next, next: null });
+          return next;
+        });
+      return state.next;
+    },
+  };
+}
+export type FeedSequencer = ReturnType<typeof createFeedSequencer>;
+
+/**
+ * Keeps every store's feed numbered in the background, in the processes that run the delivery
+ * worker: a store is sequenced when its events' notification arrives, and a sweep every `pollMs`
+ * catches what a lost notification left. Readers of the feed (listen streams, the events API)
+ * also sequence their store before reading, so the feed never depends on this to be complete;
+ * this keeps their reads from having to.
+ */
+export function createFeedKeeper(deps: {
+  repo: Pick<FeedRepo, "storesWithUnsequenced">;
+  sequencer: Pick<FeedSequencer, "sequence">;
+  pollMs: number;
+  onError(error: unknown): void;
+}) {
+  const running = new Set<Promise<void>>();
+  let timer: NodeJS.Timeout | undefined;
+  let sweeping = false;
+  let stopped = true;
+  const track = (work: Promise<void>) => {
+    const tracked = work.catch(deps.onError).finally(() => running.delete(tracked));
+    running.add(tracked);
+  };
+  const sweep = async () => {
+    if (sweeping || stopped) return;
+    sweeping = true;
+    try {
+      for (const storeId of await deps.repo.storesWithUnsequenced(100))
+        track(deps.sequencer.sequence(storeId));
+    } catch (error) {
+      deps.onError(error);
+    } finally {
+      sweeping = false;
+    }
+  };
+  return {
+    /** Events of `storeId` committed (an empty id: of any store, so sweep). */
+    notify(storeId: string) {
+      if (stopped) return;
+      if (storeId) track(deps.sequencer.sequence(storeId));
+      else void sweep();
+    },
+    start() {
+      if (!stopped) return;
+      stopped = false;
+      timer = setInterval(() => void sweep(), deps.pollMs);
+      timer.unref();
+      void sweep();
+    },
+    async stop() {
+      stopped = true;
+      clearInterval(timer);
+      await Promise.allSettled([...running]);
+    },
+  };
+}
+export type FeedKeeper = ReturnType<typeof createFeedKeeper>;
