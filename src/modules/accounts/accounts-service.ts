@@ -6,7 +6,7 @@ import { newId, newSecretOf } from "../../lib/ids.ts";
 import type { CredentialGuard } from "../../lib/rate-limit/limiters.ts";
 import type { AccountRepo } from "./accounts-repo.ts";
 import type { DeviceCookies } from "./device-cookie.ts";
-import { dummyPasswordHash, hashPassword, verifyPassword } from "./password.ts";
+import type { PasswordHashing } from "./password.ts";
 
 export type SessionAccount = { id: string; email: string; name: string; created_at: Date };
 
@@ -20,8 +20,9 @@ export function createAccountService(deps: {
    */
   guard: CredentialGuard;
   devices: DeviceCookies;
+  passwords: PasswordHashing;
 }) {
-  const { repo, clock } = deps;
+  const { repo, clock, passwords } = deps;
 
   async function startSession(accountId: string) {
     const token = newSecretOf("session");
@@ -42,7 +43,7 @@ export function createAccountService(deps: {
         id: newId("account"),
         email: input.email.trim(),
         name: input.name.trim(),
-        password_hash: await hashPassword(input.password),
+        password_hash: await passwords.hash(input.password),
       });
       // The browser that created the account is one it has signed in from.
       return { account, session: await startSession(account.id), device: deps.devices.issue(account.id) };
@@ -62,8 +63,8 @@ export function createAccountService(deps: {
       const signedIn = await deps.guard.verify(
         device ? { id: device, ip: null } : { id: `login:${input.email.toLowerCase()}`, ip },
         async () => {
-          const hash = account?.password_hash ?? (await dummyPasswordHash());
-          return (await verifyPassword(hash, input.password)) ? account : undefined;
+          const hash = account?.password_hash ?? (await passwords.dummyHash());
+          return (await passwords.verify(hash, input.password)) ? account : undefined;
         },
         () => new AppError("INVALID_CREDENTIALS", { message: "The e-mail address or password is wrong." }),
       );
@@ -101,7 +102,7 @@ export function createAccountService(deps: {
       await deps.guard.verify(
         { id: `password-change:${accountId}`, ip: null },
         async () =>
-          (await verifyPassword(account.password_hash, input.currentPassword)) ? account : undefined,
+          (await passwords.verify(account.password_hash, input.currentPassword)) ? account : undefined,
         () =>
           new AppError("VALIDATION_FAILED", {
             message: "The current password is wrong.",
@@ -114,7 +115,7 @@ export function createAccountService(deps: {
           details: [{ field: "newPassword", message: "must differ from the current password" }],
         });
       }
-      await repo.setPasswordHash(accountId, await hashPassword(input.newPassword));
+      await repo.setPasswordHash(accountId, await passwords.hash(input.newPassword));
       return { signedOutSessions: await repo.deleteSessionsOf(accountId, sha256Hex(sessionToken)) };
     },
 
