@@ -65,7 +65,7 @@ export function decide(
  * The accepted hits of one key, oldest first. Hits leave from the front by moving `head`, and the
  * array is compacted only once the dead front is as long as the live rest, so a hit costs O(1)
  * amortised however many the window holds (a splice per hit moved the whole log each time).
- * `members[i]` names the hit at `times[i]` (a number unique in the store) for `release`.
+ * `members[i]` names the hit at `times[i]` (a number unique in the process) for `release`.
  */
 interface HitLog {
   times: number[];
