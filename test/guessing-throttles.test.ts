@@ -40,7 +40,10 @@ class Browser {
       },
       payload: JSON.stringify(body),
     });
-    for (const c of res.cookies) this.jar.set(c.name, c.value);
+    for (const c of res.cookies) {
+      if (c.value) this.jar.set(c.name, c.value);
+      else this.jar.delete(c.name); // cleared by the server
+    }
     return new Response_(res);
   }
   login(email: string, password = PASSWORD) {
@@ -275,6 +278,106 @@ describe("failed guesses never lock out the rightful user: app credentials", () 
     // The per-id semantics are unchanged: the known client now has one failure of its two.
     assert.equal((await revoke("198.51.100.2", a.clientId, "mpcs_wrong")).status, 401);
     assert.equal((await revoke("198.51.100.3", a.clientId, a.clientSecret)).status, 429);
+  });
+});
+
+describe("device cookies stop being trusted when the password changes and on sign-out everywhere", () => {
+  const NEW_PASSWORD = "a brand new password";
+  let ctx: TestContext;
+  before(async () => {
+    ctx = await createTestContext(
+      { LOGIN_MAX_FAILURES: String(MAX_LOGIN_FAILURES), LOGIN_FAILURE_WINDOW_SECONDS: "900" },
+      { frozenClock: true },
+    );
+  });
+  after(() => ctx.close());
+
+  /** Fails from a new browser at a new address until the e-mail is locked for untrusted clients. */
+  async function lock(email: string) {
+    const ip = freshIp();
+    for (let i = 0; i < MAX_LOGIN_FAILURES; i++) {
+      assert.equal((await new Browser(ctx.app, ip).login(email, "wrong password")).status, 401);
+    }
+  }
+
+  it("a password change untrusts every device cookie; the browser that changed it gets a fresh one", async () => {
+    const { email, browser: laptop } = await signup(ctx.app);
+    const phone = new Browser(ctx.app);
+    assert.equal((await phone.login(email)).status, 200);
+    const stolen = laptop.device!;
+
+    const changed = await laptop.post("/api/v1/dashboard/account/password", {
+      currentPassword: PASSWORD,
+      newPassword: NEW_PASSWORD,
+    });
+    assert.equal(changed.status, 200, JSON.stringify(changed.body));
+    assert.deepEqual(changed.data, { signedOutSessions: 1 });
+    const fresh = changed.raw.cookies.find((c) => c.name === "mp_device");
+    assert.ok(fresh, "the browser that proved the password is trusted anew");
+    assert.equal(fresh.path, "/api/v1/dashboard/auth");
+    assert.equal(fresh.httpOnly, true);
+    assert.equal(fresh.sameSite, "Lax");
+    assert.notEqual(fresh.value, stolen);
+
+    // The stolen cookie no longer has a budget of its own: its guesses count against the e-mail.
+    const thief = new Browser(ctx.app, freshIp());
+    thief.jar.set("mp_device", stolen);
+    for (let i = 0; i < MAX_LOGIN_FAILURES; i++) {
+      assert.equal((await thief.login(email, "guess")).status, 401);
+    }
+    assert.equal((await thief.login(email, NEW_PASSWORD)).status, 429, "locked like any new browser");
+    assert.equal((await new Browser(ctx.app).login(email, NEW_PASSWORD)).status, 429, "the e-mail is locked");
+    // The phone signed in before the change: a new browser now, held up by the lockout.
+    assert.equal((await phone.login(email, NEW_PASSWORD)).status, 429);
+    // The browser that changed the password signs in through the lockout with its new cookie.
+    const mine = await laptop.login(email, NEW_PASSWORD);
+    assert.equal(mine.status, 200, JSON.stringify(mine.body));
+  });
+
+  it("a wrong current password changes nothing: the device cookies stay trusted", async () => {
+    const { email, browser } = await signup(ctx.app);
+    const device = browser.device!;
+    const wrong = await browser.post("/api/v1/dashboard/account/password", {
+      currentPassword: "not it at all",
+      newPassword: NEW_PASSWORD,
+    });
+    assert.equal(wrong.status, 400);
+    assert.equal(
+      wrong.raw.cookies.find((c) => c.name === "mp_device"),
+      undefined,
+    );
+    await lock(email);
+    const other = new Browser(ctx.app);
+    other.jar.set("mp_device", device);
+    assert.equal((await other.login(email)).status, 200);
+  });
+
+  it("sign-out everywhere untrusts every device cookie, this browser's too, and clears it here", async () => {
+    const { email, browser: laptop } = await signup(ctx.app);
+    const phone = new Browser(ctx.app);
+    assert.equal((await phone.login(email)).status, 200);
+    const laptopCookie = laptop.device!;
+
+    const res = await laptop.post("/api/v1/dashboard/auth/logout-everywhere", {});
+    assert.equal(res.status, 200);
+    const cleared = res.raw.cookies.find((c) => c.name === "mp_device");
+    assert.ok(cleared);
+    assert.equal(cleared.value, "");
+    assert.equal(cleared.path, "/api/v1/dashboard/auth");
+    assert.equal(laptop.device, undefined);
+
+    await lock(email);
+    assert.equal((await phone.login(email)).status, 429, "the phone is a new browser now");
+    const kept = new Browser(ctx.app);
+    kept.jar.set("mp_device", laptopCookie);
+    assert.equal((await kept.login(email)).status, 429, "so is a copy of the laptop's old cookie");
+    assert.equal((await laptop.login(email)).status, 429, "and the laptop itself, until the lockout ends");
+
+    // Once the lockout has aged out, a sign-in makes a browser trusted again.
+    ctx.clock.advance(900_000);
+    assert.equal((await laptop.login(email)).status, 200);
+    await lock(email);
+    assert.equal((await laptop.login(email)).status, 200);
   });
 });
 
