@@ -411,8 +411,9 @@ function tally(responses: Response_[]) {
 for (const redis of [false, true]) {
   const store = redis ? "Redis" : "process memory";
 
-  describe(`a concurrent burst of sign-in guesses verifies at most the limit's number of passwords (${store})`, () => {
-    const MAX = 10;
+  describe(`concurrent bursts of guesses (${store})`, () => {
+    const MAX_LOGIN_FAILURES = 10;
+    const MAX_SECRET_FAILURES = 5;
     let verified = 0;
     /** argon2id, counting each verification whatever its answer. */
     const passwords = {
@@ -425,135 +426,139 @@ for (const redis of [false, true]) {
     let ctx: TestContext;
     before(async () => {
       ctx = await createTestContext(
-        { LOGIN_MAX_FAILURES: String(MAX), LOGIN_FAILURE_WINDOW_SECONDS: "900" },
+        {
+          LOGIN_MAX_FAILURES: String(MAX_LOGIN_FAILURES),
+          LOGIN_FAILURE_WINDOW_SECONDS: "900",
+          CREDENTIAL_MAX_FAILURES: String(MAX_SECRET_FAILURES),
+          CREDENTIAL_FAILURE_WINDOW_SECONDS: "900",
+        },
         { redis, passwords, frozenClock: true },
       );
     });
     after(() => ctx.close());
 
-    /** Sends the guesses at once and answers the responses and how many passwords were verified. */
-    async function burst(send: (guess: string, i: number) => Promise<Response_>, guesses: string[]) {
-      verified = 0;
-      const responses = await Promise.all(guesses.map(send));
-      for (const res of responses) assert.ok([200, 401, 429].includes(res.status), JSON.stringify(res.body));
-      return { responses, verified, statuses: tally(responses) };
-    }
+    describe("sign-in verifies at most the limit's number of passwords", () => {
+      const MAX = MAX_LOGIN_FAILURES;
 
-    it("per e-mail address, from one address without a device cookie", async () => {
-      const { email } = await signup(ctx.app);
-      const ip = freshIp();
-      const { responses, statuses, verified } = await burst(
-        (password) => new Browser(ctx.app, ip).login(email, password),
-        burstOf((i) => `wrong guess ${i}`, PASSWORD),
-      );
-      assert.ok(verified <= MAX, `${verified} passwords verified, ${JSON.stringify(statuses)}`);
-      assert.equal((statuses[401] ?? 0) + (statuses[200] ?? 0), verified);
-      assert.equal(statuses[429], BURST + 1 - verified, "every other guess refused unverified");
-      // Every refusal says the same, the right password's included.
-      const refusals = responses.filter((res) => res.status === 429).map((res) => res.answer);
-      assert.ok(refusals.every((answer) => JSON.stringify(answer) === JSON.stringify(refusals[0])));
+      /** Sends the guesses at once and answers the responses and how many passwords were verified. */
+      async function burst(send: (guess: string) => Promise<Response_>, guesses: string[]) {
+        verified = 0;
+        const responses = await Promise.all(guesses.map((guess) => send(guess)));
+        for (const res of responses)
+          assert.ok([200, 401, 429].includes(res.status), JSON.stringify(res.body));
+        return { responses, verified, statuses: tally(responses) };
+      }
+
+      it("per e-mail address, from one address without a device cookie", async () => {
+        const { email } = await signup(ctx.app);
+        const ip = freshIp();
+        const { responses, statuses, verified } = await burst(
+          (password) => new Browser(ctx.app, ip).login(email, password),
+          burstOf((i) => `wrong guess ${i}`, PASSWORD),
+        );
+        assert.ok(verified <= MAX, `${verified} passwords verified, ${JSON.stringify(statuses)}`);
+        assert.equal((statuses[401] ?? 0) + (statuses[200] ?? 0), verified);
+        assert.equal(statuses[429], BURST + 1 - verified, "every other guess refused unverified");
+        // Every refusal says the same, the right password's included.
+        const refusals = responses.filter((res) => res.status === 429).map((res) => res.answer);
+        assert.ok(refusals.every((answer) => JSON.stringify(answer) === JSON.stringify(refusals[0])));
+      });
+
+      it("per device cookie: a stolen cookie gets its own limit, not a burst", async () => {
+        const { email, browser } = await signup(ctx.app);
+        const ip = freshIp();
+        const { statuses, verified } = await burst(
+          (password) => {
+            const thief = new Browser(ctx.app, ip);
+            thief.jar.set("mp_device", browser.device!);
+            return thief.login(email, password);
+          },
+          burstOf((i) => `wrong guess ${i}`, PASSWORD),
+        );
+        assert.ok(verified <= MAX, `${verified} passwords verified, ${JSON.stringify(statuses)}`);
+        assert.equal(statuses[429], BURST + 1 - verified);
+      });
+
+      it("per address: one address spraying many e-mail addresses at once", async () => {
+        const victim = await signup(ctx.app);
+        const ip = freshIp();
+        // One guess per e-mail, so only the address's bound (5x) can stop them.
+        const { statuses, verified } = await burst(
+          (email) => new Browser(ctx.app, ip).login(email, email === victim.email ? PASSWORD : "guess"),
+          burstOf((i) => uniqueEmail(`spray${i}`), victim.email),
+        );
+        assert.ok(verified <= MAX * 5, `${verified} passwords verified, ${JSON.stringify(statuses)}`);
+        assert.equal(statuses[429], BURST + 1 - verified);
+      });
     });
 
-    it("per device cookie: a stolen cookie gets its own limit, not a burst", async () => {
-      const { email, browser } = await signup(ctx.app);
-      const ip = freshIp();
-      const { statuses, verified } = await burst(
-        (password) => {
-          const thief = new Browser(ctx.app, ip);
-          thief.jar.set("mp_device", browser.device!);
-          return thief.login(email, password);
-        },
-        burstOf((i) => `wrong guess ${i}`, PASSWORD),
-      );
-      assert.ok(verified <= MAX, `${verified} passwords verified, ${JSON.stringify(statuses)}`);
-      assert.equal(statuses[429], BURST + 1 - verified);
-    });
+    describe("client and key secrets: at most the limit's number checked", () => {
+      const MAX = MAX_SECRET_FAILURES;
 
-    it("per address: one address spraying many e-mail addresses at once", async () => {
-      const victims = await Promise.all(Array.from({ length: 3 }, () => signup(ctx.app)));
-      const ip = freshIp();
-      // One guess per e-mail, so only the address's bound (5x) can stop them.
-      const targets = burstOf((i) => uniqueEmail(`spray${i}`), victims[1]!.email);
-      const { statuses, verified } = await burst(
-        (email) => new Browser(ctx.app, ip).login(email, email === victims[1]!.email ? PASSWORD : "guess"),
-        targets,
-      );
-      assert.ok(verified <= MAX * 5, `${verified} passwords verified, ${JSON.stringify(statuses)}`);
-      assert.equal(statuses[429], BURST + 1 - verified);
-    });
-  });
+      // Each guess comes from its own address (a botnet's burst): the address bound, which for
+      // random secrets refuses only after the check, then never refuses, so a 429 can only be the
+      // per-id refusal before the check, and every other answer is a secret that was checked.
+      const checkedOf = (statuses: Record<number, number>) =>
+        Object.entries(statuses).reduce((sum, [status, n]) => sum + (status === "429" ? 0 : n), 0);
 
-  describe(`a concurrent burst of secret guesses checks at most the limit's number of secrets (${store})`, () => {
-    const MAX = 5;
-    let ctx: TestContext;
-    before(async () => {
-      ctx = await createTestContext(
-        { CREDENTIAL_MAX_FAILURES: String(MAX), CREDENTIAL_FAILURE_WINDOW_SECONDS: "900" },
-        { redis, frozenClock: true },
-      );
-    });
-    after(() => ctx.close());
+      // (On the embedded database without Redis nothing in this endpoint's check waits for I/O, so
+      // the requests of a burst through app.inject run one after another and the old read-then-record
+      // guard happened to hold there; with Redis or on PostgreSQL it checked all 201.)
+      it("client secrets at the token endpoint", async () => {
+        const { clientId, clientSecret } = await registerApp(ctx.app, ["read_products"]);
+        const responses = await Promise.all(
+          burstOf((i) => `mpcs_wrong${i}`, clientSecret).map(
+            async (secret) =>
+              new Response_(
+                await ctx.app.inject({
+                  method: "POST",
+                  url: "/api/v1/oauth/token",
+                  remoteAddress: freshIp(),
+                  headers: { "content-type": "application/x-www-form-urlencoded" },
+                  payload: new URLSearchParams({
+                    grant_type: "refresh_token",
+                    refresh_token: "mprt_unknown",
+                    client_id: clientId,
+                    client_secret: secret,
+                  }).toString(),
+                }),
+              ),
+          ),
+        );
+        const statuses = tally(responses);
+        // 401 invalid_client for a wrong secret, 400 invalid_grant for the right one (unknown token).
+        for (const status of Object.keys(statuses)) assert.ok(["400", "401", "429"].includes(status), status);
+        const checked = checkedOf(statuses);
+        assert.ok(checked <= MAX, `${checked} client secrets checked, ${JSON.stringify(statuses)}`);
+        assert.equal(statuses[429], BURST + 1 - checked);
+      });
 
-    // Each guess comes from its own address (a botnet's burst): the address bound, which for
-    // random secrets refuses only after the check, then never refuses, so a 429 can only be the
-    // per-id refusal before the check, and every other answer is a secret that was checked.
-    const checkedOf = (statuses: Record<number, number>) =>
-      Object.entries(statuses).reduce((sum, [status, n]) => sum + (status === "429" ? 0 : n), 0);
-
-    // (On the embedded database without Redis nothing in this endpoint's check waits for I/O, so
-    // the requests of a burst through app.inject run one after another and the old read-then-record
-    // guard happened to hold there; with Redis or on PostgreSQL it checked all 201.)
-    it("client secrets at the token endpoint", async () => {
-      const { clientId, clientSecret } = await registerApp(ctx.app, ["read_products"]);
-      const responses = await Promise.all(
-        burstOf((i) => `mpcs_wrong${i}`, clientSecret).map(
-          async (secret) =>
-            new Response_(
-              await ctx.app.inject({
-                method: "POST",
-                url: "/api/v1/oauth/token",
-                remoteAddress: freshIp(),
-                headers: { "content-type": "application/x-www-form-urlencoded" },
-                payload: new URLSearchParams({
-                  grant_type: "refresh_token",
-                  refresh_token: "mprt_unknown",
-                  client_id: clientId,
-                  client_secret: secret,
-                }).toString(),
-              }),
-            ),
-        ),
-      );
-      const statuses = tally(responses);
-      // 401 invalid_client for a wrong secret, 400 invalid_grant for the right one (unknown token).
-      for (const status of Object.keys(statuses)) assert.ok(["400", "401", "429"].includes(status), status);
-      const checked = checkedOf(statuses);
-      assert.ok(checked <= MAX, `${checked} client secrets checked, ${JSON.stringify(statuses)}`);
-      assert.equal(statuses[429], BURST + 1 - checked);
-    });
-
-    it("API key secrets at the developer API", async () => {
-      const m = await merchantWithStore(ctx.app);
-      const created = await m.client.post(`${m.base}/api-keys`, { name: "Burst", scopes: ["read_products"] });
-      assert.equal(created.status, 201);
-      const responses = await Promise.all(
-        burstOf((i) => `mpsk_wrong${i}`, created.data.secret as string).map(
-          async (secret) =>
-            new Response_(
-              await ctx.app.inject({
-                method: "GET",
-                url: "/api/v1/developer/store",
-                remoteAddress: freshIp(),
-                headers: { "x-api-key": created.data.keyId, "x-api-secret": secret },
-              }),
-            ),
-        ),
-      );
-      const statuses = tally(responses);
-      for (const status of Object.keys(statuses)) assert.ok(["200", "401", "429"].includes(status), status);
-      const checked = checkedOf(statuses);
-      assert.ok(checked <= MAX, `${checked} key secrets checked, ${JSON.stringify(statuses)}`);
-      assert.equal(statuses[429], BURST + 1 - checked);
+      it("API key secrets at the developer API", async () => {
+        const m = await merchantWithStore(ctx.app);
+        const created = await m.client.post(`${m.base}/api-keys`, {
+          name: "Burst",
+          scopes: ["read_products"],
+        });
+        assert.equal(created.status, 201);
+        const responses = await Promise.all(
+          burstOf((i) => `mpsk_wrong${i}`, created.data.secret as string).map(
+            async (secret) =>
+              new Response_(
+                await ctx.app.inject({
+                  method: "GET",
+                  url: "/api/v1/developer/store",
+                  remoteAddress: freshIp(),
+                  headers: { "x-api-key": created.data.keyId, "x-api-secret": secret },
+                }),
+              ),
+          ),
+        );
+        const statuses = tally(responses);
+        for (const status of Object.keys(statuses)) assert.ok(["200", "401", "429"].includes(status), status);
+        const checked = checkedOf(statuses);
+        assert.ok(checked <= MAX, `${checked} key secrets checked, ${JSON.stringify(statuses)}`);
+        assert.equal(statuses[429], BURST + 1 - checked);
+      });
     });
   });
 }
