@@ -15,6 +15,7 @@ import { deriveKey } from "./lib/secrets-key.ts";
 import { createAccountRepo } from "./modules/accounts/accounts-repo.ts";
 import { createAccountService } from "./modules/accounts/accounts-service.ts";
 import { createDeviceCookies } from "./modules/accounts/device-cookie.ts";
+import { argon2idPasswords, type PasswordHashing } from "./modules/accounts/password.ts";
 import { createSessionGuard } from "./modules/accounts/session-auth.ts";
 import { createApiKeyRepo } from "./modules/api-keys/api-keys-repo.ts";
 import { apiKeyRoutes } from "./modules/api-keys/api-keys-routes.ts";
@@ -66,6 +67,8 @@ export function createPlatform(input: {
   secretsKey?: Buffer;
   /** Operational events (Redis lost and back). Default: silent. */
   logger?: Logger;
+  /** How dashboard passwords are hashed and checked. Default: argon2id (password.ts). */
+  passwords?: PasswordHashing;
 }) {
   const { config, database } = input;
   const db = database.db;
@@ -108,6 +111,7 @@ export function createPlatform(input: {
       },
     ),
     devices: createDeviceCookies({ key: deriveKey(secretsKey, "device-cookie"), clock }),
+    passwords: input.passwords ?? argon2idPasswords,
   });
   const domain = {
     accounts,

@@ -8,6 +8,7 @@ import { openDatabase } from "../src/db/client.ts";
 import { migrate } from "../src/db/migrate.ts";
 import type { Clock } from "../src/lib/clock.ts";
 import type { App } from "../src/lib/http/types.ts";
+import type { PasswordHashing } from "../src/modules/accounts/password.ts";
 import { createPlatform, type Platform } from "../src/platform.ts";
 
 /**
@@ -44,7 +45,13 @@ export interface TestContext {
 
 export async function createTestContext(
   env: Record<string, string> = {},
-  options: { redis?: boolean; schema?: string; frozenClock?: boolean } = {},
+  options: {
+    redis?: boolean;
+    schema?: string;
+    frozenClock?: boolean;
+    /** Password hashing to use instead of argon2id (to count verifications, for example). */
+    passwords?: PasswordHashing;
+  } = {},
 ): Promise<TestContext> {
   const schema = options.schema ?? (TEST_DATABASE_URL ? `test_${randomBytes(6).toString("hex")}` : "public");
   const config = loadConfig({
@@ -58,7 +65,7 @@ export async function createTestContext(
   await migrate(database);
   const clock = createTestClock({ frozen: options.frozenClock ?? false });
   const redis = options.redis ? new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: 2 }) : null;
-  const platform = createPlatform({ config, database, clock, redis });
+  const platform = createPlatform({ config, database, clock, redis, passwords: options.passwords });
   const app = await buildApp(platform);
   await app.ready();
   return {

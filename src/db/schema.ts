@@ -24,6 +24,8 @@ export interface AccountsTable {
   name: string;
   password_hash: string;
   created_at: Timestamp;
+  /** Signed into every device cookie; one more on a password change and on sign-out everywhere. */
+  device_epoch: Generated<number>;
 }
 
 export interface SessionsTable {

@@ -17,6 +17,14 @@ function fakeShared() {
       guard();
       return inner.hit(...args);
     },
+    async reserve(...args) {
+      guard();
+      return inner.reserve(...args);
+    },
+    async release(...args) {
+      guard();
+      return inner.release(...args);
+    },
     async peek(...args) {
       guard();
       return inner.peek(...args);
@@ -31,7 +39,7 @@ function fakeShared() {
     if (state.down) throw new Error("Command timed out");
     return "PONG";
   };
-  return { store, ping, state };
+  return { store, ping, state, inner };
 }
 
 function setup(probeIntervalMs = 3_600_000) {
@@ -45,6 +53,8 @@ function setup(probeIntervalMs = 3_600_000) {
   const shared = fakeShared();
   const events: FallbackEvent[] = [];
   let fallbacks = 0;
+  /** The memory store of each outage, newest last. */
+  const memories: SlidingWindowStore[] = [];
   const store = createFallbackWindowStore({
     primary: shared.store,
     ping: shared.ping,
@@ -52,9 +62,14 @@ function setup(probeIntervalMs = 3_600_000) {
     probeIntervalMs,
     onChange: (event) => events.push(event),
     onFallback: () => fallbacks++,
+    createFallback: () => {
+      const memory = createMemoryWindowStore();
+      memories.push(memory);
+      return memory;
+    },
   });
   const limiter = createRateLimiter({ store, clock }, 3, 60_000);
-  return { clock, shared, store, events, limiter, fallbacks: () => fallbacks };
+  return { clock, shared, store, events, limiter, fallbacks: () => fallbacks, memories };
 }
 
 describe("fallback window store (circuit around the shared store)", () => {
@@ -139,6 +154,54 @@ describe("fallback window store (circuit around the shared store)", () => {
     const pings = shared.state.pings;
     assert.equal(await store.healthy(), false);
     assert.equal(shared.state.pings, pings, "no ping while open");
+    store.close();
+  });
+
+  it("reserves and releases on the shared store while it answers", async () => {
+    const { shared, store } = setup();
+    const held = await store.reserve("k", 2, 60_000, 0);
+    assert.equal(held.allowed, true);
+    assert.equal((await shared.inner.peek("k", 60_000, 0)).count, 1);
+    await store.release("k", held.member!);
+    assert.equal((await shared.inner.peek("k", 60_000, 0)).count, 0);
+    store.close();
+  });
+
+  it("makes a release that reaches the other store than its reservation harmless", async () => {
+    const { shared, store, memories } = setup();
+    // Reserved on the shared store, released after the circuit opened: memory does not know the
+    // member, nothing fails, and the shared store keeps the entry until it ages out.
+    const onShared = await store.reserve("k", 2, 60_000, 0);
+    shared.state.down = true;
+    await store.reserve("k", 2, 60_000, 0);
+    assert.equal(store.degraded(), true);
+    await store.release("k", onShared.member!);
+    assert.equal((await memories[0]!.peek("k", 60_000, 0)).count, 1, "the outage's own entry stays");
+    assert.equal((await shared.inner.peek("k", 60_000, 0)).count, 1, "an extra count...");
+    assert.equal((await shared.inner.peek("k", 60_000, 60_000)).count, 0, "...that ages out");
+
+    // Reserved in memory during the outage, released after it ended: unknown to the shared store.
+    const inMemory = await store.reserve("m", 2, 60_000, 0);
+    shared.state.down = false;
+    await store.probe();
+    assert.equal(store.degraded(), false);
+    await store.reserve("m", 2, 60_000, 0);
+    await store.release("m", inMemory.member!);
+    assert.equal((await shared.inner.peek("m", 60_000, 0)).count, 1, "another entry is not taken out");
+    store.close();
+  });
+
+  it("never takes out the next outage's entry with a release meant for the last one's", async () => {
+    const { shared, store, memories } = setup();
+    shared.state.down = true;
+    const first = await store.reserve("k", 2, 60_000, 0);
+    shared.state.down = false;
+    await store.probe();
+    shared.state.down = true;
+    await store.reserve("k", 2, 60_000, 0);
+    assert.equal(memories.length, 2);
+    await store.release("k", first.member!);
+    assert.equal((await memories[1]!.peek("k", 60_000, 0)).count, 1);
     store.close();
   });
 

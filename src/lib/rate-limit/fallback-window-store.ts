@@ -102,6 +102,12 @@ export function createFallbackWindowStore(deps: {
 
   return {
     hit: (key, limit, windowMs, nowMs) => run((store) => store.hit(key, limit, windowMs, nowMs)),
+    reserve: (key, limit, windowMs, nowMs) => run((store) => store.reserve(key, limit, windowMs, nowMs)),
+    // A release may reach the other store than its reservation did, when the circuit opened or
+    // closed in between: the member is then unknown there and nothing is removed, which is
+    // harmless. The reservation stays counted where it was made until it ages out of the window
+    // (or is dropped with the outage's memory): one extra failure for a while, erring strict.
+    release: (key, member) => run((store) => store.release(key, member)),
     peek: (key, windowMs, nowMs) => run((store) => store.peek(key, windowMs, nowMs)),
     clear: (key) => run((store) => store.clear(key)),
     degraded: () => outage !== null,

@@ -12,25 +12,28 @@ describe("limiters sharing one store", () => {
     const quota = createRateLimiter({ store, clock }, 100, 60_000);
     const throttle = createFailureThrottle({ store, clock }, 2, 60_000);
     for (let i = 0; i < 10; i++) await quota.consume("apikey:k1");
-    await throttle.assertAllowed("apikey:k1");
+    assert.ok(!((await throttle.reserve("apikey:k1")) instanceof AppError));
     await throttle.recordFailure("apikey:k1");
     assert.equal((await quota.consume("apikey:k1")).remaining, 89);
   });
 
-  it("blocks after maxFailures with Retry-After, and success clears the count", async () => {
+  it("refuses reservations at maxFailures with Retry-After; a release or a clear frees slots", async () => {
     const store = createMemoryWindowStore();
     const throttle = createFailureThrottle({ store, clock }, 2, 60_000);
+    const held = await throttle.reserve("a");
+    assert.ok(!(held instanceof AppError));
+    assert.equal(held.count, 1);
     await throttle.recordFailure("a");
-    await throttle.recordFailure("a");
-    await assert.rejects(
-      throttle.assertAllowed("a"),
-      (e: { code: string; headers: Record<string, string> }) => {
-        return e.code === "RATE_LIMITED" && e.headers["retry-after"] === "60";
-      },
-    );
-    await throttle.assertAllowed("b");
+    const refused = await throttle.reserve("a");
+    assert.ok(refused instanceof AppError);
+    assert.equal(refused.code, "RATE_LIMITED");
+    assert.equal(refused.headers?.["retry-after"], "60");
+    assert.ok(!((await throttle.reserve("b")) instanceof AppError));
+    await held.release();
+    assert.ok(!((await throttle.reserve("a")) instanceof AppError), "the released slot");
+    assert.ok((await throttle.reserve("a")) instanceof AppError);
     await throttle.clear("a");
-    await throttle.assertAllowed("a");
+    assert.ok(!((await throttle.reserve("a")) instanceof AppError));
   });
 });
 
@@ -104,6 +107,123 @@ describe("credential guard", () => {
     assert.equal(refused, "RATE_LIMITED");
     assert.equal(checked, false, "a refused attempt costs no verification");
     assert.equal(await attempt(guard, "device:1", null, true), "subject");
+  });
+
+  /**
+   * A concurrent burst: every attempt is started before any check finishes (a check yields a
+   * macrotask, like argon2 on the thread pool; the memory store answers in microtasks). Answers
+   * the outcome of each attempt and how many credentials were checked.
+   */
+  async function burst(
+    guard: ReturnType<typeof createCredentialGuard>,
+    attempts: { id: string; ip: string | null; ok: boolean }[],
+  ) {
+    let checked = 0;
+    const outcomes = await Promise.all(
+      attempts.map(({ id, ip, ok }) =>
+        guard
+          .verify(
+            { id, ip },
+            async () => {
+              checked++;
+              await new Promise((resolve) => setImmediate(resolve));
+              return ok ? "subject" : undefined;
+            },
+            wrong,
+          )
+          .catch(code),
+      ),
+    );
+    return { outcomes, checked };
+  }
+  const count = (outcomes: string[], outcome: string) => outcomes.filter((o) => o === outcome).length;
+  const guesses = (n: number, at: (i: number) => { id: string; ip: string | null }, rightAt = -1) =>
+    Array.from({ length: n }, (_, i) => ({ ...at(i), ok: i === rightAt }));
+
+  for (const secret of ["password", "random"] as const) {
+    it(`${secret}: a concurrent burst at one id checks at most maxFailures credentials`, async () => {
+      const guard = createCredentialGuard(
+        { store: createMemoryWindowStore(), clock },
+        { maxFailures: 3, windowMs: 60_000, secret },
+      );
+      // The right credential comes after the limit: it is refused like the rest, unchecked.
+      const { outcomes, checked } = await burst(
+        guard,
+        guesses(200, () => ({ id: "victim", ip: "1.1.1.1" }), 150),
+      );
+      assert.equal(checked, 3);
+      assert.equal(count(outcomes, "INVALID_CLIENT"), 3);
+      assert.equal(count(outcomes, "RATE_LIMITED"), 197);
+      assert.equal(outcomes[150], "RATE_LIMITED");
+      // The three failures are recorded: even the right credential waits now.
+      assert.equal(await attempt(guard, "victim", "2.2.2.2", true), "RATE_LIMITED");
+    });
+  }
+
+  it("password: a concurrent burst from one address over many ids checks at most the address's bound", async () => {
+    const guard = createCredentialGuard(
+      { store: createMemoryWindowStore(), clock },
+      { maxFailures: 2, windowMs: 60_000, secret: "password" },
+    );
+    const { outcomes, checked } = await burst(
+      guard,
+      guesses(100, (i) => ({ id: `e${i}`, ip: "1.1.1.1" })),
+    );
+    assert.equal(checked, 10);
+    assert.equal(count(outcomes, "RATE_LIMITED"), 90);
+    // An attempt the address refused gave its id slot back: that id was never guessed.
+    assert.equal(await attempt(guard, "e99", null, false), "INVALID_CLIENT");
+    assert.equal(await attempt(guard, "e99", null, false), "INVALID_CLIENT");
+    assert.equal(await attempt(guard, "e99", null, false), "RATE_LIMITED");
+  });
+
+  it("password: a concurrent burst with ip null (a device cookie) is bounded by the id alone", async () => {
+    const guard = createCredentialGuard(
+      { store: createMemoryWindowStore(), clock },
+      { maxFailures: 4, windowMs: 60_000, secret: "password" },
+    );
+    const { checked } = await burst(
+      guard,
+      guesses(200, () => ({ id: "device:n1", ip: null })),
+    );
+    assert.equal(checked, 4);
+  });
+
+  it("random: a burst over many ids from one address is checked, the address refusing only after", async () => {
+    const guard = createCredentialGuard(
+      { store: createMemoryWindowStore(), clock },
+      { maxFailures: 2, windowMs: 60_000, secret: "random" },
+    );
+    // As documented: for random secrets the address bound answers wrong credentials 429 once it
+    // is over, but refuses none before the check (a right one from that address must get in).
+    const { outcomes, checked } = await burst(
+      guard,
+      guesses(30, (i) => ({ id: `client${i}`, ip: "1.1.1.1" }), 29),
+    );
+    assert.equal(checked, 30);
+    assert.equal(count(outcomes, "INVALID_CLIENT"), 10);
+    assert.equal(count(outcomes, "RATE_LIMITED"), 19);
+    assert.equal(outcomes[29], "subject");
+  });
+
+  it("gives the slots back when the attempt is right or the check fails, and keeps them when wrong", async () => {
+    const guard = createCredentialGuard(
+      { store: createMemoryWindowStore(), clock },
+      { maxFailures: 2, windowMs: 60_000, secret: "password" },
+    );
+    for (let i = 0; i < 5; i++) assert.equal(await attempt(guard, "e", "1.1.1.1", true), "subject");
+    const broken = () =>
+      guard.verify(
+        { id: "e", ip: "1.1.1.1" },
+        async () => {
+          throw new Error("database unavailable");
+        },
+        wrong,
+      );
+    for (let i = 0; i < 5; i++) await assert.rejects(broken(), /database unavailable/);
+    assert.equal(await attempt(guard, "e", "1.1.1.1", false), "INVALID_CLIENT");
+    assert.equal(await attempt(guard, "e", "1.1.1.1", false), "INVALID_CLIENT");
+    assert.equal(await attempt(guard, "e", "1.1.1.1", true), "RATE_LIMITED");
   });
 
   it("clearOnSuccess clears the id's failures, and sends no clear when there were none", async () => {

@@ -62,16 +62,31 @@ export function createRedisWindowStore(redis: Redis, prefix = "mp:rl:"): Sliding
   // Members must be unique across instances: a random instance id and a counter, no per-hit random.
   const instance = randomBytes(6).toString("base64url");
   let sequence = 0;
+  const reserve = async (key: string, limit: number, windowMs: number, nowMs: number) => {
+    const member = `${nowMs}-${instance}-${sequence++}`;
+    const [allowed, count, oldest] = await commands.mpWindowHit(
+      prefix + key,
+      nowMs,
+      windowMs,
+      Number.isFinite(limit) ? limit : 1e9,
+      member,
+    );
+    return {
+      allowed: allowed === 1,
+      count,
+      oldestMs: oldest < 0 ? null : oldest,
+      member: allowed === 1 ? member : null,
+    };
+  };
   return {
     async hit(key, limit, windowMs, nowMs) {
-      const [allowed, count, oldest] = await commands.mpWindowHit(
-        prefix + key,
-        nowMs,
-        windowMs,
-        Number.isFinite(limit) ? limit : 1e9,
-        `${nowMs}-${instance}-${sequence++}`,
-      );
-      return { allowed: allowed === 1, count, oldestMs: oldest < 0 ? null : oldest };
+      const { member: _, ...state } = await reserve(key, limit, windowMs, nowMs);
+      return state;
+    },
+    reserve,
+    async release(key, member) {
+      // One command, atomic by itself; a member already aged out (or cleared) is not there.
+      await redis.zrem(prefix + key, member);
     },
     async peek(key, windowMs, nowMs) {
       const [count, oldest] = await commands.mpWindowPeek(prefix + key, nowMs, windowMs);

@@ -43,4 +43,18 @@ describe("sliding window (memory store)", () => {
     assert.deepEqual(await store.peek("k", 100, 5049), { count: 50, oldestMs: 4950 });
     assert.deepEqual(await store.peek("k", 100, 6000), { count: 0, oldestMs: null });
   });
+
+  it("keeps each hit's member through compaction, so a release still takes out the right one", async () => {
+    const store = createMemoryWindowStore();
+    const members: string[] = [];
+    for (let t = 0; t < 300; t++) members.push((await store.reserve("k", 1000, 100, t)).member!);
+    // The front has aged out and been compacted several times; t = 250 is still in the window.
+    await store.release("k", members[250]!);
+    assert.deepEqual(await store.peek("k", 100, 299), { count: 99, oldestMs: 200 });
+    await store.release("k", members[200]!);
+    assert.deepEqual(await store.peek("k", 100, 299), { count: 98, oldestMs: 201 });
+    // Aged out before its release: nothing else goes with it.
+    await store.release("k", members[10]!);
+    assert.equal((await store.peek("k", 100, 299)).count, 98);
+  });
 });

@@ -12,9 +12,21 @@ export interface WindowState {
   oldestMs: number | null;
 }
 
+/** A hit that may be taken back: `member` names the entry recorded (null when none was). */
+export interface Reservation extends WindowState {
+  member: string | null;
+}
+
 export interface SlidingWindowStore {
   /** Records a hit at `nowMs` unless `limit` hits are already in the window. Atomic per key. */
   hit(key: string, limit: number, windowMs: number, nowMs: number): Promise<WindowState>;
+  /**
+   * `hit`, answering the entry it recorded so that `release` can take exactly that one back: a
+   * credential guard counts an attempt before checking it, and uncounts it when it was right.
+   */
+  reserve(key: string, limit: number, windowMs: number, nowMs: number): Promise<Reservation>;
+  /** Removes the entry `member` of `key`; nothing when it is gone (aged out, cleared) or unknown. */
+  release(key: string, member: string): Promise<void>;
   /** Reads the window without recording anything. */
   peek(key: string, windowMs: number, nowMs: number): Promise<Omit<WindowState, "allowed">>;
   clear(key: string): Promise<void>;
@@ -53,11 +65,20 @@ export function decide(
  * The accepted hits of one key, oldest first. Hits leave from the front by moving `head`, and the
  * array is compacted only once the dead front is as long as the live rest, so a hit costs O(1)
  * amortised however many the window holds (a splice per hit moved the whole log each time).
+ * `members[i]` names the hit at `times[i]` (a number unique in the process) for `release`.
  */
 interface HitLog {
   times: number[];
+  members: number[];
   head: number;
 }
+
+/**
+ * Names of memory entries, unique across every memory store of the process: the fallback store
+ * makes a new one per Redis outage, and a release meant for the last outage's store must not take
+ * out another entry of the next one.
+ */
+let lastMember = 0;
 
 /** In-process store: exact for a single instance. Timestamps per key are kept sorted. */
 export function createMemoryWindowStore(): SlidingWindowStore & { size(): number } {
@@ -68,6 +89,7 @@ export function createMemoryWindowStore(): SlidingWindowStore & { size(): number
     while (log.head < times.length && times[log.head]! <= nowMs - windowMs) log.head++;
     if (log.head > 0 && log.head >= times.length - log.head) {
       times.splice(0, log.head);
+      log.members.splice(0, log.head);
       log.head = 0;
     }
   };
@@ -81,18 +103,43 @@ export function createMemoryWindowStore(): SlidingWindowStore & { size(): number
       if (count(log) === 0) hits.delete(key);
     }
   };
+  const reserve = (key: string, limit: number, windowMs: number, nowMs: number): Reservation => {
+    sweep(windowMs, nowMs);
+    let log = hits.get(key);
+    if (!log) {
+      log = { times: [], members: [], head: 0 };
+      hits.set(key, log);
+    }
+    prune(log, windowMs, nowMs);
+    const allowed = count(log) < limit;
+    let member: number | null = null;
+    if (allowed) {
+      member = ++lastMember;
+      log.times.push(nowMs);
+      log.members.push(member);
+    }
+    return {
+      allowed,
+      count: count(log),
+      oldestMs: oldest(log),
+      member: member === null ? null : String(member),
+    };
+  };
   return {
     async hit(key, limit, windowMs, nowMs) {
-      sweep(windowMs, nowMs);
-      let log = hits.get(key);
-      if (!log) {
-        log = { times: [], head: 0 };
-        hits.set(key, log);
-      }
-      prune(log, windowMs, nowMs);
-      const allowed = count(log) < limit;
-      if (allowed) log.times.push(nowMs);
-      return { allowed, count: count(log), oldestMs: oldest(log) };
+      const { member: _, ...state } = reserve(key, limit, windowMs, nowMs);
+      return state;
+    },
+    async reserve(key, limit, windowMs, nowMs) {
+      return reserve(key, limit, windowMs, nowMs);
+    },
+    async release(key, member) {
+      const log = hits.get(key);
+      // Searched from the live front only: an entry before `head` has aged out already.
+      const at = log ? log.members.indexOf(Number(member), log.head) : -1;
+      if (!log || at < 0) return;
+      log.times.splice(at, 1);
+      log.members.splice(at, 1);
     },
     async peek(key, windowMs, nowMs) {
       const log = hits.get(key);

@@ -48,8 +48,26 @@ export function createAccountRepo(db: Executor) {
       const result = await q.executeTakeFirst();
       return Number(result.numDeletedRows);
     },
+    /**
+     * Sets the password and ends the trust of every device cookie of the account, in one
+     * statement. Answers the new device epoch (undefined: no such account).
+     */
     async setPasswordHash(accountId: string, hash: string, tx: Executor = db) {
-      await tx.updateTable("accounts").set({ password_hash: hash }).where("id", "=", accountId).execute();
+      const row = await tx
+        .updateTable("accounts")
+        .set({ password_hash: hash, device_epoch: sql<number>`device_epoch + 1` })
+        .where("id", "=", accountId)
+        .returning("device_epoch")
+        .executeTakeFirst();
+      return row?.device_epoch;
+    },
+    /** Ends the trust of every device cookie of the account. */
+    async endDeviceTrust(accountId: string, tx: Executor = db) {
+      await tx
+        .updateTable("accounts")
+        .set({ device_epoch: sql<number>`device_epoch + 1` })
+        .where("id", "=", accountId)
+        .execute();
     },
     async deleteExpiredSessions(now: Date, tx: Executor = db) {
       await tx.deleteFrom("sessions").where("expires_at", "<=", now).execute();

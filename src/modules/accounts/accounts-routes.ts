@@ -26,21 +26,24 @@ export function registerAccountRoutes(
 ) {
   // The device cookie is only ever read by the login route: it goes to nothing else.
   const devicePath = `${app.prefix}/auth`;
+  const setDeviceCookie = (reply: FastifyReply, device: { value: string; expiresAt: Date }) =>
+    reply.setCookie(
+      DEVICE_COOKIE,
+      device.value,
+      deviceCookieOptions(deps.secureCookies, devicePath, device.expiresAt),
+    );
   const signedIn = (
     reply: FastifyReply,
     result: { session: { token: string; expiresAt: Date }; device: { value: string; expiresAt: Date } },
   ) =>
-    reply
-      .setCookie(
+    setDeviceCookie(
+      reply.setCookie(
         SESSION_COOKIE,
         result.session.token,
         sessionCookieOptions(deps.secureCookies, result.session.expiresAt),
-      )
-      .setCookie(
-        DEVICE_COOKIE,
-        result.device.value,
-        deviceCookieOptions(deps.secureCookies, devicePath, result.device.expiresAt),
-      );
+      ),
+      result.device,
+    );
 
   app.post(
     "/auth/signup",
@@ -73,7 +76,7 @@ export function registerAccountRoutes(
         tags,
         summary: "Log in and start a session",
         description:
-          "Repeated failures for one e-mail address or client IP are throttled with 429 and `Retry-After`. A browser that has signed in to the account before (it holds the `mp_device` cookie every sign-in sets) has its own failure budget instead, so guessing elsewhere never locks the merchant out of it.",
+          "Repeated failures for one e-mail address or client IP are throttled with 429 and `Retry-After`. A browser that has signed in to the account before (it holds the `mp_device` cookie every sign-in sets) has its own failure budget instead, so guessing elsewhere never locks the merchant out of it; until the password changes or the account signs out everywhere, which ends that trust for every browser (the one that changed the password gets a new cookie).",
         body: LoginBody,
         response: {
           200: Envelope(AccountResource, "Logged in; the session cookie is set."),
@@ -115,6 +118,8 @@ export function registerAccountRoutes(
         operationId: "dashboardLogoutEverywhere",
         tags,
         summary: "End every session of the account, this one included",
+        description:
+          "Also ends the trust of every browser the account has signed in from (`mp_device` cookies, this browser's included): the next sign-in from any of them is throttled like a new browser's.",
         security: cookieAuth,
         response: {
           200: Envelope(Type.Object({ endedSessions: Type.Integer() })),
@@ -125,6 +130,8 @@ export function registerAccountRoutes(
     async (request, reply) => {
       const ended = await deps.accounts.logoutEverywhere(currentAccount(request).id);
       reply.clearCookie(SESSION_COOKIE, sessionCookieOptions(deps.secureCookies));
+      // No longer trusted anywhere: nothing to keep in this browser either.
+      reply.clearCookie(DEVICE_COOKIE, deviceCookieOptions(deps.secureCookies, devicePath));
       return { success: true as const, data: { endedSessions: ended } };
     },
   );
@@ -138,7 +145,7 @@ export function registerAccountRoutes(
         tags,
         summary: "Change the password",
         description:
-          "Needs the current password (wrong guesses are throttled like sign-ins: 429 after too many). Every other session of the account is signed out; this one stays.",
+          "Needs the current password (wrong guesses are throttled like sign-ins: 429 after too many). Every other session of the account is signed out; this one stays. Every browser the account has signed in from stops being trusted (`mp_device` cookies); this one gets a new `mp_device` cookie.",
         security: cookieAuth,
         body: ChangePasswordBody,
         response: {
@@ -147,14 +154,17 @@ export function registerAccountRoutes(
         },
       },
     },
-    async (request) => ({
-      success: true as const,
-      data: await deps.accounts.changePassword(
+    async (request, reply) => {
+      const { signedOutSessions, device } = await deps.accounts.changePassword(
         currentAccount(request).id,
         request.body,
         request.cookies[SESSION_COOKIE] ?? "",
-      ),
-    }),
+      );
+      // Set from this path, the cookie still keeps its own Path (RFC 6265 lets a response name
+      // any path of its host): only the login route receives it.
+      setDeviceCookie(reply, device);
+      return { success: true as const, data: { signedOutSessions } };
+    },
   );
 
   app.get(

@@ -6,7 +6,7 @@ import { newId, newSecretOf } from "../../lib/ids.ts";
 import type { CredentialGuard } from "../../lib/rate-limit/limiters.ts";
 import type { AccountRepo } from "./accounts-repo.ts";
 import type { DeviceCookies } from "./device-cookie.ts";
-import { dummyPasswordHash, hashPassword, verifyPassword } from "./password.ts";
+import type { PasswordHashing } from "./password.ts";
 
 export type SessionAccount = { id: string; email: string; name: string; created_at: Date };
 
@@ -20,8 +20,9 @@ export function createAccountService(deps: {
    */
   guard: CredentialGuard;
   devices: DeviceCookies;
+  passwords: PasswordHashing;
 }) {
-  const { repo, clock } = deps;
+  const { repo, clock, passwords } = deps;
 
   async function startSession(accountId: string) {
     const token = newSecretOf("session");
@@ -42,10 +43,10 @@ export function createAccountService(deps: {
         id: newId("account"),
         email: input.email.trim(),
         name: input.name.trim(),
-        password_hash: await hashPassword(input.password),
+        password_hash: await passwords.hash(input.password),
       });
       // The browser that created the account is one it has signed in from.
-      return { account, session: await startSession(account.id), device: deps.devices.issue(account.id) };
+      return { account, session: await startSession(account.id), device: deps.devices.issue(account) };
     },
 
     /**
@@ -56,21 +57,23 @@ export function createAccountService(deps: {
      */
     async login(input: { email: string; password: string }, ip: string, deviceCookie?: string) {
       const account = await repo.findByEmail(input.email);
-      const device = account ? deps.devices.trustedDevice(deviceCookie, account.id) : null;
+      const device = account ? deps.devices.trustedDevice(deviceCookie, account) : null;
       // A success does not clear the e-mail's failures (no clearOnSuccess): that would hand whoever
       // is guessing a fresh budget each time the merchant signs in. They age out of the window.
       const signedIn = await deps.guard.verify(
         device ? { id: device, ip: null } : { id: `login:${input.email.toLowerCase()}`, ip },
         async () => {
-          const hash = account?.password_hash ?? (await dummyPasswordHash());
-          return (await verifyPassword(hash, input.password)) ? account : undefined;
+          const hash = account?.password_hash ?? (await passwords.dummyHash());
+          return (await passwords.verify(hash, input.password)) ? account : undefined;
         },
         () => new AppError("INVALID_CREDENTIALS", { message: "The e-mail address or password is wrong." }),
       );
       return {
         account: signedIn,
         session: await startSession(signedIn.id),
-        device: deps.devices.issue(signedIn.id),
+        // At the epoch read with the password hash it verified: if the password changed meanwhile,
+        // this cookie is already untrusted, as it should be.
+        device: deps.devices.issue(signedIn),
       };
     },
 
@@ -79,17 +82,21 @@ export function createAccountService(deps: {
     },
 
     /**
-     * Ends every session of the account, this browser's too (a lost laptop, a shared computer).
-     * Answers how many ended.
+     * Ends every session of the account, this browser's too (a lost laptop, a shared computer),
+     * and the trust of every device cookie: the next sign-in from any browser is a new browser's,
+     * under the e-mail's and the address's lockout. Answers how many sessions ended.
      */
     async logoutEverywhere(accountId: string) {
+      await repo.endDeviceTrust(accountId);
       return repo.deleteSessionsOf(accountId, null);
     },
 
     /**
      * Changes the password after checking the current one (throttled like a sign-in, per account),
-     * and signs out every other session: whoever knew the old password is out. The session that
-     * asked stays signed in. Answers how many other sessions ended.
+     * and signs out every other session: whoever knew the old password is out. Every device cookie
+     * stops being trusted (a stolen device must stop counting exactly now), and this browser, which
+     * just proved the password, gets a fresh one. The session that asked stays signed in. Answers
+     * how many other sessions ended, and the new device cookie.
      */
     async changePassword(
       accountId: string,
@@ -101,7 +108,7 @@ export function createAccountService(deps: {
       await deps.guard.verify(
         { id: `password-change:${accountId}`, ip: null },
         async () =>
-          (await verifyPassword(account.password_hash, input.currentPassword)) ? account : undefined,
+          (await passwords.verify(account.password_hash, input.currentPassword)) ? account : undefined,
         () =>
           new AppError("VALIDATION_FAILED", {
             message: "The current password is wrong.",
@@ -114,8 +121,12 @@ export function createAccountService(deps: {
           details: [{ field: "newPassword", message: "must differ from the current password" }],
         });
       }
-      await repo.setPasswordHash(accountId, await hashPassword(input.newPassword));
-      return { signedOutSessions: await repo.deleteSessionsOf(accountId, sha256Hex(sessionToken)) };
+      const epoch = await repo.setPasswordHash(accountId, await passwords.hash(input.newPassword));
+      if (epoch === undefined) throw new AppError("UNAUTHENTICATED");
+      return {
+        signedOutSessions: await repo.deleteSessionsOf(accountId, sha256Hex(sessionToken)),
+        device: deps.devices.issue({ id: accountId, device_epoch: epoch }),
+      };
     },
 
     /** The account of a session cookie value, or null when it is unknown or expired. */

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { randomBytes } from "node:crypto";
+import { createHmac, randomBytes } from "node:crypto";
 import { describe, it } from "node:test";
 import { createDeviceCookies, DEVICE_COOKIE_TTL_SECONDS } from "./device-cookie.ts";
 
@@ -8,7 +8,7 @@ describe("device cookies", () => {
   const clock = { now: () => new Date(nowMs) };
   const key = randomBytes(32);
   const devices = createDeviceCookies({ key, clock });
-  const account = "acct_AAAAAAAAAAAAAAAAAAAAAA";
+  const account = { id: "acct_AAAAAAAAAAAAAAAAAAAAAA", device_epoch: 0 };
 
   it("trusts its own cookie for the account it names, with one bucket per issued cookie", () => {
     const a = devices.issue(account);
@@ -35,7 +35,8 @@ describe("device cookies", () => {
     ]) {
       assert.equal(devices.trustedDevice(bad, account), null, String(bad));
     }
-    assert.equal(devices.trustedDevice(value, "acct_BBBBBBBBBBBBBBBBBBBBBB"), null, "another account");
+    const another = { id: "acct_BBBBBBBBBBBBBBBBBBBBBB", device_epoch: 0 };
+    assert.equal(devices.trustedDevice(value, another), null, "another account");
   });
 
   it("stops trusting a cookie when it expires", () => {
@@ -44,5 +45,25 @@ describe("device cookies", () => {
     assert.ok(devices.trustedDevice(value, account));
     nowMs += 1000;
     assert.equal(devices.trustedDevice(value, account), null);
+  });
+
+  it("stops trusting every cookie of the account when its device epoch moves on", () => {
+    const before = devices.issue({ ...account, device_epoch: 4 });
+    assert.ok(devices.trustedDevice(before.value, { ...account, device_epoch: 4 }));
+    assert.equal(devices.trustedDevice(before.value, { ...account, device_epoch: 5 }), null);
+    const after = devices.issue({ ...account, device_epoch: 5 });
+    assert.ok(devices.trustedDevice(after.value, { ...account, device_epoch: 5 }));
+    assert.equal(devices.trustedDevice(after.value, { ...account, device_epoch: 4 }), null, "nor back");
+    assert.equal(devices.trustedDevice(after.value, account), null);
+  });
+
+  it("still trusts a cookie issued before there was an epoch, until the first change", () => {
+    // What createDeviceCookies issued before the epoch existed: the HMAC of v1|account|nonce|expires.
+    const nonce = "N".repeat(22);
+    const expires = String(Math.floor(nowMs / 1000) + 3600);
+    const mac = createHmac("sha256", key).update(`v1|${account.id}|${nonce}|${expires}`).digest("base64url");
+    const old = `${account.id}.${nonce}.${expires}.${mac}`;
+    assert.equal(devices.trustedDevice(old, account), `login-device:${nonce}`);
+    assert.equal(devices.trustedDevice(old, { ...account, device_epoch: 1 }), null);
   });
 });

@@ -22,3 +22,20 @@ export function dummyPasswordHash(): Promise<string> {
   dummyHash ??= hashPassword("not-a-real-password-just-for-timing");
   return dummyHash;
 }
+
+/**
+ * What the account service needs of password hashing, passed in by platform.ts: the one place
+ * that decides the algorithm, and a seam where the guessing throttles' tests count verifications.
+ */
+export interface PasswordHashing {
+  hash(password: string): Promise<string>;
+  verify(passwordHash: string, password: string): Promise<boolean>;
+  /** A hash of no one's password, for the same work when the account does not exist. */
+  dummyHash(): Promise<string>;
+}
+
+export const argon2idPasswords: PasswordHashing = {
+  hash: hashPassword,
+  verify: verifyPassword,
+  dummyHash: dummyPasswordHash,
+};
