@@ -41,6 +41,18 @@ const KEY_SCOPES = ["read_products", "write_products", "read_orders", "read_cust
 const CODES = new Set(Object.keys(ERROR_CODES));
 const AUTH_CODES = ["UNAUTHENTICATED", "INVALID_TOKEN", "INVALID_CREDENTIALS"];
 const BAD_PATH_CODES = ["VALIDATION_FAILED", "BAD_REQUEST", "NOT_FOUND"];
+/**
+ * Well-formed RFC 3339 date-times the databases cannot take back (outside years 1-9999 once in UTC)
+ * or JavaScript cannot hold (a leap second). ajv-formats, which judges the rest, accepts them; the
+ * platform refuses them with 400 `VALIDATION_FAILED` wherever a date-time is accepted.
+ */
+const UNSTORABLE_DATES = [
+  "0000-12-31T23:59:59.999Z",
+  "0001-01-01T00:00:00+00:01",
+  "9999-12-31T23:59:59-23:59",
+  "9999-12-31T23:59:59.9999-00:01",
+  "2999-12-31T23:59:60Z",
+];
 
 /** Signs of internals in a response body (after the attack strings themselves are removed). */
 const LEAKS: Array<[string, RegExp]> = [
@@ -917,6 +929,11 @@ describe("robustness: every documented operation under bad input", () => {
         Buffer.from('["c",-8640000000000001,"x"]').toString("base64url"),
         Buffer.from(`["u",1,"${"i".repeat(60)}"]`).toString("base64url"),
         Buffer.from('{"__proto__":1}').toString("base64url"),
+        // One millisecond outside years 1-9999, in the legacy and the present form.
+        Buffer.from('["c",-62135596800001,"x"]').toString("base64url"),
+        Buffer.from('["u",253402300800000,"x"]').toString("base64url"),
+        Buffer.from('["-createdAt",-62135596800001,"x",""]').toString("base64url"),
+        Buffer.from('["updatedAt",253402300800000,"x",""]').toString("base64url"),
       ];
       for (const p of queryParams) {
         const schema = inlineRefs(doc, p.schema) as Json;
@@ -932,13 +949,15 @@ describe("robustness: every documented operation under bad input", () => {
             "yesterday",
             "2026-02-30T00:00:00Z",
             "99999-01-01T00:00:00Z",
+            ...UNSTORABLE_DATES,
           ])
             candidates.add(v);
         if (schema.enum || schema.anyOf) candidates.add("bogus");
         if (p.name === "cursor") for (const c of junkCursors) candidates.add(c);
         for (const v of candidates) {
           const q = { ...baseQuery, [p.name]: v };
-          const schemaBad = !valid(textAjv, querySchema, q);
+          const unstorable = schema.format === "date-time" && UNSTORABLE_DATES.includes(v);
+          const schemaBad = unstorable || !valid(textAjv, querySchema, q);
           const junkCursor = p.name === "cursor" && v !== "";
           await send(o, {
             label: `query ${p.name}=${v.slice(0, 30)}`,
@@ -1071,6 +1090,8 @@ describe("robustness: every documented operation under bad input", () => {
           if (schema.maxLength !== undefined && schema.maxLength < BODY_LIMIT / 2)
             mutations.push(["one over maxLength", "m".repeat(schema.maxLength + 1)]);
           if (!form) mutations.push(["number for string", 12345], ["null", null]);
+          if (schema.format === "date-time")
+            for (const date of UNSTORABLE_DATES) mutations.push([`unstorable date ${date}`, date]);
         } else if (t === "integer" || t === "number") {
           mutations.push(
             ["negative", -1],
@@ -1097,7 +1118,9 @@ describe("robustness: every documented operation under bad input", () => {
           const body = setAt(sample(bodySchema), at, value);
           const huge = value === HUGE;
           // Whatever the schema says: JSON bodies refuse unknown fields and text PostgreSQL cannot store.
-          const refused = !form && (label === "unknown field" || value === NASTY);
+          const refused =
+            (!form && (label === "unknown field" || value === NASTY)) ||
+            (typeof value === "string" && UNSTORABLE_DATES.includes(value));
           const bad = huge || refused || !baseValid || !valid(ajv, bodySchema, body);
           await send(o, {
             label: `${field}: ${label}`,
