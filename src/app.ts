@@ -12,6 +12,7 @@ import { installDocs } from "./lib/http/docs.ts";
 import { installErrorHandling, sendError } from "./lib/http/error-handler.ts";
 import { installIdempotency } from "./lib/http/idempotency.ts";
 import { installJsonBody } from "./lib/http/json-body.ts";
+import { pageSecurityHeaders } from "./lib/http/page-headers.ts";
 import { Envelope, errorResponses } from "./lib/http/schemas.ts";
 import type { App } from "./lib/http/types.ts";
 import { installValidators } from "./lib/http/validation.ts";
@@ -42,12 +43,8 @@ const DASHBOARD_PATHS = [
 ];
 
 const DASHBOARD_HEADERS = {
-  "content-security-policy":
-    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
-  "x-content-type-options": "nosniff",
-  "referrer-policy": "same-origin",
-  // The consent page is one of these: no other site may frame it (clickjacking); CSP says it too.
-  "x-frame-options": "DENY",
+  // The consent page is one of these: no other site may frame it (clickjacking).
+  ...pageSecurityHeaders(),
   // The page is the same for every path and every merchant; the files it loads carry their hash.
   "cache-control": "no-cache",
 };
