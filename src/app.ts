@@ -9,7 +9,12 @@ import Type from "typebox";
 import { AppError } from "./lib/errors.ts";
 import { installFamilyGuard } from "./lib/http/api-family.ts";
 import { installDocs } from "./lib/http/docs.ts";
-import { installErrorHandling, sendError } from "./lib/http/error-handler.ts";
+import {
+  answerUnreadableRequest,
+  installErrorHandling,
+  installHostRule,
+  sendError,
+} from "./lib/http/error-handler.ts";
 import { installIdempotency } from "./lib/http/idempotency.ts";
 import { installJsonBody } from "./lib/http/json-body.ts";
 import { pageSecurityHeaders } from "./lib/http/page-headers.ts";
@@ -87,10 +92,15 @@ export async function buildApp(
     frameworkErrors: (_error, _request, reply) => {
       sendError(reply, new AppError("BAD_REQUEST", { message: "The URL is malformed or too long." }));
     },
+    // Requests Node's HTTP parser refuses (a NUL or DEL in a header, …) before Fastify sees them.
+    clientErrorHandler: answerUnreadableRequest,
+    // Checked by installHostRule instead, which answers with the envelope (Node's is a bare 400).
+    http: { requireHostHeader: false },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   installValidators(app);
   installErrorHandling(app);
+  installHostRule(app);
   installJsonBody(app);
   // A create whose resource is read at `<path>/:id` says where (`Location`), replays included;
   // the OpenAPI document states the same rule (lib/http/openapi-finish.ts).

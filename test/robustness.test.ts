@@ -15,6 +15,7 @@ import {
   type TestContext,
 } from "./harness.ts";
 import { fetchDocument, inlineRefs, isRfc, type Operation, operationsOf } from "./openapi-doc.ts";
+import { rawRequest } from "./raw-http.ts";
 
 /**
  * Walks every operation of the served OpenAPI document and attacks it: malformed and mistyped JSON,
@@ -970,6 +971,23 @@ describe("robustness: every documented operation under bad input", () => {
           });
         }
       }
+      // Header parameters (Idempotency-Key): empty, spaces at either end (HTTP would drop them; a key
+      // that arrives with them is refused, never trimmed into another key), too long.
+      for (const p of params.filter((q) => q.in === "header")) {
+        const schema = inlineRefs(doc, p.schema) as Json;
+        for (const v of ["", " lead", "trail ", " ", `k${"x".repeat(300)}`]) {
+          const bad = !valid(textAjv, schema, v);
+          await send(o, {
+            label: `header ${p.name}=${JSON.stringify(v.slice(0, 20))}`,
+            method,
+            url,
+            headers: { ...baseHeaders(), ...(await auth()), [p.name]: v },
+            ...(basePayload !== undefined ? { payload: basePayload } : {}),
+            bad,
+            codes: ["VALIDATION_FAILED"],
+          });
+        }
+      }
       if (method === "GET")
         await send(o, {
           label: "unknown and repeated query parameters",
@@ -1151,6 +1169,71 @@ describe("robustness: every documented operation under bad input", () => {
     }
     // The tables survived every "DROP TABLE".
     assert.ok(await ctx.platform.db.selectFrom("products").select("id").limit(1).execute());
+  });
+
+  it("answers requests Node's HTTP parser refuses with the envelope, over a real connection", async () => {
+    // app.inject and fetch cannot send these (both check header values): bytes on a socket.
+    const base = await ctx.app.listen({ port: 0, host: "127.0.0.1" });
+    const port = Number(new URL(base).port);
+    const get = (lines: string[], target = "/healthz", method = "GET", version = "HTTP/1.1") =>
+      `${method} ${target} ${version}\r\n${[...lines, "Connection: close"].join("\r\n")}\r\n\r\n`;
+    const login = (lines: string[], body = "{}") =>
+      `POST /api/v1/dashboard/auth/login HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\n${lines.join("\r\n")}\r\nConnection: close\r\n\r\n${body}`;
+    const cases: Array<[string, string]> = [
+      ["NUL in a header value", get(["Host: a", "X-Note: a\u0000b"])],
+      ["DEL in a header value", get(["Host: a", "X-Note: a\u007fb"])],
+      ["control character in a header value", get(["Host: a", "X-Note: a\u0001b"])],
+      ["NUL in the Idempotency-Key", get(["Host: a", "Idempotency-Key: k\u0000ey"])],
+      ["DEL in a credential", get(["Host: a", "Authorization: Bearer mpat_\u007f"])],
+      ["NUL in a cookie", get(["Host: a", "Cookie: mp_session=\u0000"])],
+      ["NUL in a header name", get(["Host: a", "X-No\u0000te: b"])],
+      ["DEL in a header name", get(["Host: a", "X-No\u007fte: b"])],
+      ["space in a header name", get(["Host: a", "X Note: b"])],
+      ["bare CR in a header value", get(["Host: a", "X-Note: a\rb"])],
+      ["folded header line", get(["Host: a", "X-Note: a", " b"])],
+      ["NUL in the Host", get(["Host: a\u0000b"])],
+      ["no Host", get([])],
+      ["two Hosts", get(["Host: a", "Host: b"])],
+      ["headers over the size limit", get(["Host: a", `X-Note: ${"a".repeat(20_000)}`])],
+      ["NUL in the path", get(["Host: a"], "/heal\u0000thz")],
+      ["space in the path", get(["Host: a"], "/heal thz")],
+      ["malformed method", get(["Host: a"], "/healthz", "G@T")],
+      ["unknown method", get(["Host: a"], "/healthz", "BREW")],
+      ["unknown HTTP version", get(["Host: a"], "/healthz", "GET", "HTTP/1.7")],
+      ["Content-Length not a number", login(["Content-Length: 2x"])],
+      ["two Content-Lengths", login(["Content-Length: 2", "Content-Length: 3"])],
+      [
+        "Content-Length with chunked",
+        login(["Content-Length: 2", "Transfer-Encoding: chunked"], "2\r\n{}\r\n0\r\n\r\n"),
+      ],
+      ["unknown Transfer-Encoding", login(["Transfer-Encoding: gzip"])],
+      ["malformed chunk size", login(["Transfer-Encoding: chunked"], "zz\r\n{}\r\n0\r\n\r\n")],
+    ];
+    const failures: string[] = [];
+    for (const [label, text] of cases) {
+      const res = await rawRequest(port, text);
+      let body: Json = {};
+      try {
+        body = JSON.parse(res.body);
+      } catch {
+        // reported below
+      }
+      const envelope =
+        res.status === 400 &&
+        /^application\/json/.test(res.headers["content-type"] ?? "") &&
+        body.success === false &&
+        typeof body.message === "string" &&
+        body.error?.code === "BAD_REQUEST" &&
+        body.error.message === body.message &&
+        typeof body.error.requestId === "string" &&
+        res.headers["x-request-id"] === body.error.requestId;
+      if (!envelope) failures.push(`${label}: ${JSON.stringify(res.raw.slice(0, 300))}`);
+      for (const [kind, pattern] of LEAKS)
+        if (pattern.test(res.body)) failures.push(`${label}: leaks ${kind}: ${res.body.slice(0, 200)}`);
+    }
+    assert.deepEqual(failures, []);
+    // A good request on a real connection still passes the Host rule.
+    assert.equal((await rawRequest(port, get(["Host: a"]))).status, 200);
   });
 
   it("answers unknown and malformed URLs with the envelope", async () => {
