@@ -9,9 +9,15 @@ import Type from "typebox";
 import { AppError } from "./lib/errors.ts";
 import { installFamilyGuard } from "./lib/http/api-family.ts";
 import { installDocs } from "./lib/http/docs.ts";
-import { installErrorHandling, sendError } from "./lib/http/error-handler.ts";
+import {
+  answerUnreadableRequest,
+  installErrorHandling,
+  installHostRule,
+  sendError,
+} from "./lib/http/error-handler.ts";
 import { installIdempotency } from "./lib/http/idempotency.ts";
 import { installJsonBody } from "./lib/http/json-body.ts";
+import { pageSecurityHeaders } from "./lib/http/page-headers.ts";
 import { Envelope, errorResponses } from "./lib/http/schemas.ts";
 import type { App } from "./lib/http/types.ts";
 import { installValidators } from "./lib/http/validation.ts";
@@ -42,12 +48,8 @@ const DASHBOARD_PATHS = [
 ];
 
 const DASHBOARD_HEADERS = {
-  "content-security-policy":
-    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
-  "x-content-type-options": "nosniff",
-  "referrer-policy": "same-origin",
-  // The consent page is one of these: no other site may frame it (clickjacking); CSP says it too.
-  "x-frame-options": "DENY",
+  // The consent page is one of these: no other site may frame it (clickjacking).
+  ...pageSecurityHeaders(),
   // The page is the same for every path and every merchant; the files it loads carry their hash.
   "cache-control": "no-cache",
 };
@@ -90,10 +92,15 @@ export async function buildApp(
     frameworkErrors: (_error, _request, reply) => {
       sendError(reply, new AppError("BAD_REQUEST", { message: "The URL is malformed or too long." }));
     },
+    // Requests Node's HTTP parser refuses (a NUL or DEL in a header, …) before Fastify sees them.
+    clientErrorHandler: answerUnreadableRequest,
+    // Checked by installHostRule instead, which answers with the envelope (Node's is a bare 400).
+    http: { requireHostHeader: false },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   installValidators(app);
   installErrorHandling(app);
+  installHostRule(app);
   installJsonBody(app);
   // A create whose resource is read at `<path>/:id` says where (`Location`), replays included;
   // the OpenAPI document states the same rule (lib/http/openapi-finish.ts).

@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { after, before, describe, it } from "node:test";
+import { sql } from "kysely";
 import { MAX_ACTIVE_KEYS_PER_STORE } from "../src/modules/api-keys/api-keys-service.ts";
 import {
   Client,
@@ -135,6 +137,11 @@ describe("dashboard: developer key pairs", () => {
         [{ name: "x", scopes: ["read_products", "read_products"] }, "scopes"],
         [{ name: "x", scopes: ["read_products"], expiresAt: "tomorrow" }, "expiresAt"],
         [{ name: "x", scopes: ["read_products"], expiresAt: past }, "expiresAt"],
+        // Outside years 1-9999 once in UTC, and a leap second: each answered 500 before.
+        [{ name: "x", scopes: ["read_products"], expiresAt: "9999-12-31T23:59:59-23:59" }, "expiresAt"],
+        [{ name: "x", scopes: ["read_products"], expiresAt: "2999-12-31T23:59:60Z" }, "expiresAt"],
+        [{ name: "x", scopes: ["read_products"], expiresAt: "10000-01-01T00:00:00Z" }, "expiresAt"],
+        [{ name: "x", scopes: ["read_products"], expiresAt: "0000-01-01T00:00:00Z" }, "expiresAt"],
         [{ name: "x", scopes: ["read_products"], secret: "mpsk_mine" }, "secret"],
         [{ name: "x", scopes: ["read_products"], keyId: "mpk_mine" }, "keyId"],
       ];
@@ -151,6 +158,47 @@ describe("dashboard: developer key pairs", () => {
       assert.equal(malformed.status, 400);
       assert.equal(errorCode(malformed), "BAD_REQUEST");
       assert.equal((await m.client.get(`${m.base}/api-keys`)).data.length, 0, "nothing was created");
+    });
+
+    it("keeps expiries within year 9999 in UTC, so the key list always reads back", async () => {
+      const m = await merchant();
+      const last = await create(m, { name: "last", expiresAt: "9999-12-31T23:59:59.999Z" });
+      assert.equal(last.expiresAt, "9999-12-31T23:59:59.999Z");
+      // Year 9999 as written, year 10000 in UTC: created on PostgreSQL with its secret never shown,
+      // then every list of the store answered 500.
+      const late = await m.client.post(`${m.base}/api-keys`, {
+        name: "late",
+        scopes: ["read_products"],
+        expiresAt: "9999-12-31T23:59:59-23:59",
+      });
+      assert.equal(late.status, 400);
+      assert.equal(errorCode(late), "VALIDATION_FAILED");
+      assert.match(late.body.error.details[0].message, /years 1 to 9999/);
+      const list = await m.client.get(`${m.base}/api-keys`);
+      assert.equal(list.status, 200, JSON.stringify(list.body));
+      assert.deepEqual(
+        list.data.map((k: Json) => k.name),
+        ["last"],
+      );
+      assert.equal((await m.client.delete(`${m.base}/api-keys/${last.keyId}`)).status, 200);
+    });
+
+    it("brings back a store whose key list an expiry past year 9999 had broken (migration 0013)", async () => {
+      const m = await merchant();
+      const key = await create(m, { name: "broken" });
+      // What the old code let PostgreSQL store.
+      await sql`UPDATE api_keys SET expires_at = '10000-01-01 00:00:00+00' WHERE id = ${key.keyId}`.execute(
+        ctx.platform.db,
+      );
+      const migration = readFileSync(
+        new URL("../src/db/migrations/20261126_0013_api_key_expiry_within_year_9999.sql", import.meta.url),
+        "utf8",
+      );
+      await sql.raw(migration).execute(ctx.platform.db);
+      const list = await m.client.get(`${m.base}/api-keys`);
+      assert.equal(list.status, 200, JSON.stringify(list.body));
+      assert.equal(list.data[0].expiresAt, "9999-12-31T23:59:59.999Z");
+      assert.equal((await m.client.delete(`${m.base}/api-keys/${key.keyId}`)).status, 200);
     });
 
     it("answers 404 for unknown key ids and 400 for malformed ones", async () => {

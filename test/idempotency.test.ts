@@ -16,6 +16,7 @@ import {
 } from "./harness.ts";
 import { openApiChecker } from "./openapi-assert.ts";
 import { fetchDocument, operationsOf } from "./openapi-doc.ts";
+import { rawRequest } from "./raw-http.ts";
 
 /**
  * Idempotency keys on creates (issue 9, item 11): a retry with the same key and the same request
@@ -254,6 +255,48 @@ describe("idempotency keys on creates", () => {
     );
     assert.equal(longest.status, 201, JSON.stringify(longest.body));
     assert.equal(await countRows(ctx, "products", m.store.id), 1);
+  });
+
+  it("refuses a key with a space at the start or end; over HTTP such spaces never arrive, so it is one key", async () => {
+    const m = await merchant();
+    // What reaches the server intact (here through app.inject) is refused, never trimmed: before,
+    // "k" and "k   " were two keys and created two products.
+    const k = key();
+    for (const bad of [`${k}   `, ` ${k}`, " ", `${k} \t`]) {
+      const res = await m.client.post(`${m.base}/products`, { title: "A", price: "1.00" }, idem(bad));
+      assert.equal(res.status, 400, `key ${JSON.stringify(bad)}: ${JSON.stringify(res.body)}`);
+      assert.equal(errorCode(res), "VALIDATION_FAILED");
+      assert.equal(res.body.error.details[0].field, "idempotency-key");
+      assert.doesNotMatch(res.body.error.details[0].message, /\^|\[/, "explained in words");
+    }
+    assert.equal(await countRows(ctx, "products", m.store.id), 0);
+    assert.equal(
+      (await m.client.post(`${m.base}/products`, { title: "A", price: "1.00" }, idem("a b"))).status,
+      201,
+      "inner spaces are part of a key",
+    );
+
+    // On a real connection, HTTP removes the whitespace around a header value (RFC 9110 5.5)
+    // before any handler runs: "k" and "k   " are the same key, and the second is a replay.
+    // Listening until the suite closes the app.
+    const base = await ctx.app.listen({ port: 0, host: "127.0.0.1" });
+    const port = Number(new URL(base).port);
+    const body = JSON.stringify({ title: "Raw", price: "2.00" });
+    const send = (value: string) =>
+      rawRequest(
+        port,
+        `POST ${m.base}/products HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: ${m.client.cookie}\r\n` +
+          `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n` +
+          `Idempotency-Key: ${value}\r\nConnection: close\r\n\r\n${body}`,
+      );
+    const raw = key();
+    const first = await send(raw);
+    assert.equal(first.status, 201, first.raw);
+    const spaced = await send(`${raw}   \t `);
+    assert.equal(spaced.status, 201, spaced.raw);
+    assert.equal(spaced.headers["idempotency-replayed"], "true");
+    assert.equal(spaced.body, first.body);
+    assert.equal(await countRows(ctx, "products", m.store.id), 2, "the one above and one raw product");
   });
 
   it("twenty concurrent requests with one key create exactly one; the others replay or answer 409", async () => {

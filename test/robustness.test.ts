@@ -15,6 +15,7 @@ import {
   type TestContext,
 } from "./harness.ts";
 import { fetchDocument, inlineRefs, isRfc, type Operation, operationsOf } from "./openapi-doc.ts";
+import { rawRequest } from "./raw-http.ts";
 
 /**
  * Walks every operation of the served OpenAPI document and attacks it: malformed and mistyped JSON,
@@ -41,6 +42,18 @@ const KEY_SCOPES = ["read_products", "write_products", "read_orders", "read_cust
 const CODES = new Set(Object.keys(ERROR_CODES));
 const AUTH_CODES = ["UNAUTHENTICATED", "INVALID_TOKEN", "INVALID_CREDENTIALS"];
 const BAD_PATH_CODES = ["VALIDATION_FAILED", "BAD_REQUEST", "NOT_FOUND"];
+/**
+ * Well-formed RFC 3339 date-times the databases cannot take back (outside years 1-9999 once in UTC)
+ * or JavaScript cannot hold (a leap second). ajv-formats, which judges the rest, accepts them; the
+ * platform refuses them with 400 `VALIDATION_FAILED` wherever a date-time is accepted.
+ */
+const UNSTORABLE_DATES = [
+  "0000-12-31T23:59:59.999Z",
+  "0001-01-01T00:00:00+00:01",
+  "9999-12-31T23:59:59-23:59",
+  "9999-12-31T23:59:59.9999-00:01",
+  "2999-12-31T23:59:60Z",
+];
 
 /** Signs of internals in a response body (after the attack strings themselves are removed). */
 const LEAKS: Array<[string, RegExp]> = [
@@ -917,6 +930,11 @@ describe("robustness: every documented operation under bad input", () => {
         Buffer.from('["c",-8640000000000001,"x"]').toString("base64url"),
         Buffer.from(`["u",1,"${"i".repeat(60)}"]`).toString("base64url"),
         Buffer.from('{"__proto__":1}').toString("base64url"),
+        // One millisecond outside years 1-9999, in the legacy and the present form.
+        Buffer.from('["c",-62135596800001,"x"]').toString("base64url"),
+        Buffer.from('["u",253402300800000,"x"]').toString("base64url"),
+        Buffer.from('["-createdAt",-62135596800001,"x",""]').toString("base64url"),
+        Buffer.from('["updatedAt",253402300800000,"x",""]').toString("base64url"),
       ];
       for (const p of queryParams) {
         const schema = inlineRefs(doc, p.schema) as Json;
@@ -932,13 +950,15 @@ describe("robustness: every documented operation under bad input", () => {
             "yesterday",
             "2026-02-30T00:00:00Z",
             "99999-01-01T00:00:00Z",
+            ...UNSTORABLE_DATES,
           ])
             candidates.add(v);
         if (schema.enum || schema.anyOf) candidates.add("bogus");
         if (p.name === "cursor") for (const c of junkCursors) candidates.add(c);
         for (const v of candidates) {
           const q = { ...baseQuery, [p.name]: v };
-          const schemaBad = !valid(textAjv, querySchema, q);
+          const unstorable = schema.format === "date-time" && UNSTORABLE_DATES.includes(v);
+          const schemaBad = unstorable || !valid(textAjv, querySchema, q);
           const junkCursor = p.name === "cursor" && v !== "";
           await send(o, {
             label: `query ${p.name}=${v.slice(0, 30)}`,
@@ -948,6 +968,23 @@ describe("robustness: every documented operation under bad input", () => {
             ...(basePayload !== undefined ? { payload: basePayload } : {}),
             bad: schemaBad || junkCursor,
             codes: schemaBad ? ["VALIDATION_FAILED"] : ["VALIDATION_FAILED", "BAD_REQUEST"],
+          });
+        }
+      }
+      // Header parameters (Idempotency-Key): empty, spaces at either end (HTTP would drop them; a key
+      // that arrives with them is refused, never trimmed into another key), too long.
+      for (const p of params.filter((q) => q.in === "header")) {
+        const schema = inlineRefs(doc, p.schema) as Json;
+        for (const v of ["", " lead", "trail ", " ", `k${"x".repeat(300)}`]) {
+          const bad = !valid(textAjv, schema, v);
+          await send(o, {
+            label: `header ${p.name}=${JSON.stringify(v.slice(0, 20))}`,
+            method,
+            url,
+            headers: { ...baseHeaders(), ...(await auth()), [p.name]: v },
+            ...(basePayload !== undefined ? { payload: basePayload } : {}),
+            bad,
+            codes: ["VALIDATION_FAILED"],
           });
         }
       }
@@ -1071,6 +1108,8 @@ describe("robustness: every documented operation under bad input", () => {
           if (schema.maxLength !== undefined && schema.maxLength < BODY_LIMIT / 2)
             mutations.push(["one over maxLength", "m".repeat(schema.maxLength + 1)]);
           if (!form) mutations.push(["number for string", 12345], ["null", null]);
+          if (schema.format === "date-time")
+            for (const date of UNSTORABLE_DATES) mutations.push([`unstorable date ${date}`, date]);
         } else if (t === "integer" || t === "number") {
           mutations.push(
             ["negative", -1],
@@ -1097,7 +1136,9 @@ describe("robustness: every documented operation under bad input", () => {
           const body = setAt(sample(bodySchema), at, value);
           const huge = value === HUGE;
           // Whatever the schema says: JSON bodies refuse unknown fields and text PostgreSQL cannot store.
-          const refused = !form && (label === "unknown field" || value === NASTY);
+          const refused =
+            (!form && (label === "unknown field" || value === NASTY)) ||
+            (typeof value === "string" && UNSTORABLE_DATES.includes(value));
           const bad = huge || refused || !baseValid || !valid(ajv, bodySchema, body);
           await send(o, {
             label: `${field}: ${label}`,
@@ -1128,6 +1169,71 @@ describe("robustness: every documented operation under bad input", () => {
     }
     // The tables survived every "DROP TABLE".
     assert.ok(await ctx.platform.db.selectFrom("products").select("id").limit(1).execute());
+  });
+
+  it("answers requests Node's HTTP parser refuses with the envelope, over a real connection", async () => {
+    // app.inject and fetch cannot send these (both check header values): bytes on a socket.
+    const base = await ctx.app.listen({ port: 0, host: "127.0.0.1" });
+    const port = Number(new URL(base).port);
+    const get = (lines: string[], target = "/healthz", method = "GET", version = "HTTP/1.1") =>
+      `${method} ${target} ${version}\r\n${[...lines, "Connection: close"].join("\r\n")}\r\n\r\n`;
+    const login = (lines: string[], body = "{}") =>
+      `POST /api/v1/dashboard/auth/login HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\n${lines.join("\r\n")}\r\nConnection: close\r\n\r\n${body}`;
+    const cases: Array<[string, string]> = [
+      ["NUL in a header value", get(["Host: a", "X-Note: a\u0000b"])],
+      ["DEL in a header value", get(["Host: a", "X-Note: a\u007fb"])],
+      ["control character in a header value", get(["Host: a", "X-Note: a\u0001b"])],
+      ["NUL in the Idempotency-Key", get(["Host: a", "Idempotency-Key: k\u0000ey"])],
+      ["DEL in a credential", get(["Host: a", "Authorization: Bearer mpat_\u007f"])],
+      ["NUL in a cookie", get(["Host: a", "Cookie: mp_session=\u0000"])],
+      ["NUL in a header name", get(["Host: a", "X-No\u0000te: b"])],
+      ["DEL in a header name", get(["Host: a", "X-No\u007fte: b"])],
+      ["space in a header name", get(["Host: a", "X Note: b"])],
+      ["bare CR in a header value", get(["Host: a", "X-Note: a\rb"])],
+      ["folded header line", get(["Host: a", "X-Note: a", " b"])],
+      ["NUL in the Host", get(["Host: a\u0000b"])],
+      ["no Host", get([])],
+      ["two Hosts", get(["Host: a", "Host: b"])],
+      ["headers over the size limit", get(["Host: a", `X-Note: ${"a".repeat(20_000)}`])],
+      ["NUL in the path", get(["Host: a"], "/heal\u0000thz")],
+      ["space in the path", get(["Host: a"], "/heal thz")],
+      ["malformed method", get(["Host: a"], "/healthz", "G@T")],
+      ["unknown method", get(["Host: a"], "/healthz", "BREW")],
+      ["unknown HTTP version", get(["Host: a"], "/healthz", "GET", "HTTP/1.7")],
+      ["Content-Length not a number", login(["Content-Length: 2x"])],
+      ["two Content-Lengths", login(["Content-Length: 2", "Content-Length: 3"])],
+      [
+        "Content-Length with chunked",
+        login(["Content-Length: 2", "Transfer-Encoding: chunked"], "2\r\n{}\r\n0\r\n\r\n"),
+      ],
+      ["unknown Transfer-Encoding", login(["Transfer-Encoding: gzip"])],
+      ["malformed chunk size", login(["Transfer-Encoding: chunked"], "zz\r\n{}\r\n0\r\n\r\n")],
+    ];
+    const failures: string[] = [];
+    for (const [label, text] of cases) {
+      const res = await rawRequest(port, text);
+      let body: Json = {};
+      try {
+        body = JSON.parse(res.body);
+      } catch {
+        // reported below
+      }
+      const envelope =
+        res.status === 400 &&
+        /^application\/json/.test(res.headers["content-type"] ?? "") &&
+        body.success === false &&
+        typeof body.message === "string" &&
+        body.error?.code === "BAD_REQUEST" &&
+        body.error.message === body.message &&
+        typeof body.error.requestId === "string" &&
+        res.headers["x-request-id"] === body.error.requestId;
+      if (!envelope) failures.push(`${label}: ${JSON.stringify(res.raw.slice(0, 300))}`);
+      for (const [kind, pattern] of LEAKS)
+        if (pattern.test(res.body)) failures.push(`${label}: leaks ${kind}: ${res.body.slice(0, 200)}`);
+    }
+    assert.deepEqual(failures, []);
+    // A good request on a real connection still passes the Host rule.
+    assert.equal((await rawRequest(port, get(["Host: a"]))).status, 200);
   });
 
   it("answers unknown and malformed URLs with the envelope", async () => {

@@ -33,6 +33,7 @@ describe("lists: search and sort", () => {
   let spec: Checker;
   let merchant: Awaited<ReturnType<typeof merchantWithStore>>;
   let admin: Client;
+  let developer: { client: Client; clientId: string };
   const PRODUCTS = [
     { title: "Linen shirt", sku: "SHIRT-LIN-M", price: "39.00", stock: 5 },
     { title: "Linen trousers", sku: "TRS-LIN-32", price: "59.00", stock: 2 },
@@ -44,9 +45,15 @@ describe("lists: search and sort", () => {
   before(async () => {
     ctx = await createTestContext();
     spec = await openApiChecker(ctx.app);
-    const inst = await installedApp(ctx.app, ["read_products", "read_orders", "read_customers"]);
+    const inst = await installedApp(ctx.app, [
+      "read_products",
+      "read_orders",
+      "read_customers",
+      "manage_webhooks",
+    ]);
     merchant = { ...inst.merchant, client: spec.watch(inst.merchant.client) } as typeof merchant;
     admin = spec.watch(inst.api);
+    developer = { client: spec.watch(inst.dev.client), clientId: inst.clientId };
     for (const p of PRODUCTS) {
       ctx.clock.advance(1000);
       const res = await merchant.client.post(`${merchant.base}/products`, { ...p, sku: p.sku ?? undefined });
@@ -215,5 +222,65 @@ describe("lists: search and sort", () => {
       200,
       "a short order number is fine",
     );
+  });
+
+  it("refuses dates outside the years 1-9999 in UTC, in updatedSince and in forged cursors, with 400 on every list", async () => {
+    // Before: 500 on the embedded database (it cannot take year 0 or 10000 from JavaScript).
+    const lists: Array<[Client, string]> = [
+      [merchant.client, `${merchant.base}/products`],
+      [merchant.client, `${merchant.base}/customers`],
+      [merchant.client, `${merchant.base}/orders`],
+      [admin, "/api/v1/apps/api/products"],
+      [admin, "/api/v1/apps/api/customers"],
+      [admin, "/api/v1/apps/api/orders"],
+    ];
+    const cursorAt = (sort: string, ms: number) =>
+      Buffer.from(JSON.stringify([sort, ms, "x", ""])).toString("base64url");
+    const dates = [
+      "0000-12-31T23:59:59.999Z",
+      "0001-01-01T00:00:00+00:01",
+      "9999-12-31T23:59:59-23:59",
+      "2016-12-31T23:59:60Z",
+    ];
+    // One millisecond before year 1 and after year 9999, in cursors of each time sort.
+    const instants = [Date.parse("0001-01-01T00:00:00Z") - 1, Date.parse("9999-12-31T23:59:59.999Z") + 1];
+    for (const [client, url] of lists) {
+      for (const date of dates) {
+        const res = await client.get(`${url}?updatedSince=${encodeURIComponent(date)}`);
+        assert.equal(res.status, 400, `${url} ${date}: ${JSON.stringify(res.body)}`);
+        assert.equal(res.body.error.code, "VALIDATION_FAILED");
+        assert.deepEqual(
+          res.body.error.details.map((d: Json) => d.field),
+          ["updatedSince"],
+        );
+      }
+      for (const ms of instants)
+        for (const [sort, query] of [
+          ["-createdAt", ""],
+          ["updatedAt", "&sort=updatedAt"],
+          ["updatedAt", "&updatedSince=2026-01-01T00:00:00Z"],
+        ]) {
+          const res = await client.get(`${url}?cursor=${cursorAt(sort!, ms)}${query}`);
+          assert.equal(res.status, 400, `${url} ${sort} ${ms}: ${JSON.stringify(res.body)}`);
+          assert.equal(res.body.error.code, "VALIDATION_FAILED");
+          assert.deepEqual(
+            res.body.error.details.map((d: Json) => d.field),
+            ["cursor"],
+          );
+        }
+      // The edges themselves are fine.
+      for (const date of ["0001-01-01T00:00:00Z", "9999-12-31T23:59:59.999Z", "0001-01-01T01:00:00+01:00"])
+        assert.equal((await client.get(`${url}?updatedSince=${encodeURIComponent(date)}`)).status, 200, date);
+    }
+    // The delivery logs (the app owner's and the installation's) page by cursor too.
+    for (const [client, url] of [
+      [developer.client, `/api/v1/dashboard/apps/${developer.clientId}/deliveries`],
+      [admin, "/api/v1/apps/api/webhooks/deliveries"],
+    ] as const)
+      for (const ms of instants) {
+        const res = await client.get(`${url}?cursor=${cursorAt("-createdAt", ms)}`);
+        assert.equal(res.status, 400, `${url} ${ms}: ${JSON.stringify(res.body)}`);
+        assert.equal(res.body.error.code, "VALIDATION_FAILED");
+      }
   });
 });

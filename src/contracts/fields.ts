@@ -1,4 +1,5 @@
 import Type from "typebox";
+import { DATE_TIME_MAX_LENGTH, EARLIEST_INSTANT, LATEST_INSTANT } from "./date-time.ts";
 
 /**
  * The limits and patterns of every field a client sends, declared once: the route schemas, the
@@ -7,6 +8,21 @@ import Type from "typebox";
  */
 
 export const Timestamp = Type.String({ format: "date-time", examples: ["2026-11-22T10:00:00.000Z"] });
+
+/**
+ * A date-time a client sends (a filter, an expiry). The validator's `date-time` format refuses
+ * instants outside years 1-9999 in UTC (date-time.ts), wherever the format appears; this adds the
+ * length bound and the words.
+ */
+export function DateTimeInput(description: string) {
+  return Type.String({
+    format: "date-time",
+    maxLength: DATE_TIME_MAX_LENGTH,
+    description: `${description} RFC 3339, from ${EARLIEST_INSTANT} to ${LATEST_INSTANT} once converted to UTC.`,
+    examples: ["2026-11-22T10:00:00Z"],
+    "x-hint": "a date and time such as 2026-11-22T10:00:00Z, in the years 1 to 9999",
+  });
+}
 
 /** Amounts are decimal strings: at most 15 integer digits (kept well inside 2^53 minor units). */
 export const DECIMAL_PATTERN = "^(0|[1-9][0-9]{0,14})(\\.[0-9]{1,3})?$";

@@ -6,6 +6,7 @@
  */
 
 export * from "./credentials.ts";
+export * from "./date-time.ts";
 export * from "./events.ts";
 export * from "./fields.ts";
 export * from "./resources.ts";

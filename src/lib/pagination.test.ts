@@ -81,6 +81,9 @@ describe("pagination cursors", () => {
       b64('["c",-8640000000000001,"x"]'),
       b64('["-createdAt",9007199254740991,"x",""]'),
       b64('["-createdAt","yesterday","x",""]'),
+      // Dates outside years 1-9999: the embedded database refuses them from JavaScript (a 500).
+      b64('["c",-62135596800001,"x"]'),
+      b64('["-createdAt",253402300800000,"x",""]'),
       b64('["u",1,"x"]'),
     ]) {
       assert.throws(() => planPage({ limit: 5, cursor: junk }, SORTS), invalid, junk);
@@ -95,6 +98,12 @@ describe("pagination cursors", () => {
     assert.equal(planPage({ limit: 5, updatedSince: since, sort: "updatedAt" }, SORTS).sort, "updatedAt");
     assert.throws(() => planPage({ limit: 5, updatedSince: since, sort: "title" }, SORTS), invalid);
     assert.throws(() => planPage({ limit: 5, sort: "price" }, SORTS), invalid);
+    for (const outside of ["0000-12-31T23:59:59Z", "9999-12-31T23:59:59-23:59", "yesterday"])
+      assert.throws(() => planPage({ limit: 5, updatedSince: outside }, SORTS), invalid, outside);
+    assert.deepEqual(
+      planPage({ limit: 5, cursor: b64('["c",-62135596800000,"x"]') }, SORTS).after?.v,
+      new Date("0001-01-01T00:00:00Z"),
+    );
   });
 
   it("makes a search text a literal LIKE pattern", () => {

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { type RawBuilder, sql } from "kysely";
 import Type from "typebox";
+import { isStorableInstant, parseDateTime } from "../contracts/date-time.ts";
 import { AppError } from "./errors.ts";
 
 /**
@@ -85,10 +86,9 @@ function encodeValue(v: SortValue): string | number {
 
 function decodeValue(raw: unknown, type: SortType): SortValue | null {
   if (type === "time") {
-    if (!Number.isSafeInteger(raw)) return null;
-    const t = new Date(raw as number);
-    // A safe integer can still lie outside the Date range (±8.64e15 ms): that would reach SQL as NaN.
-    return Number.isNaN(t.getTime()) ? null : t;
+    // Only an instant the databases store and read back (years 1-9999): a forged one outside it
+    // would reach SQL as NaN or as a date the embedded database refuses.
+    return typeof raw === "number" && isStorableInstant(raw) ? new Date(raw) : null;
   }
   if (type === "number") return Number.isSafeInteger(raw) ? (raw as number) : null;
   return typeof raw === "string" && raw.length <= 1000 ? raw : null;
@@ -130,9 +130,10 @@ export function planPage(
   sorts: SortTable = CREATED_AND_UPDATED,
   filters: Record<string, unknown> = {},
 ): PagePlan {
-  const updatedSince = query.updatedSince ? new Date(query.updatedSince) : null;
-  if (updatedSince && Number.isNaN(updatedSince.getTime()))
-    throw invalid("updatedSince", "must be a date-time");
+  const updatedSince = query.updatedSince ? parseDateTime(query.updatedSince) : null;
+  // The route's schema has already refused it; a caller without one gets the same answer.
+  if (query.updatedSince && !updatedSince)
+    throw invalid("updatedSince", "must be a date-time in the years 1 to 9999");
   let sort = query.sort ?? DEFAULT_SORT;
   if (updatedSince) {
     // An incremental sync reads changes oldest first; any other order would skip changes.

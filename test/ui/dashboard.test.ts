@@ -164,6 +164,30 @@ describe("merchant dashboard in a real browser", { skip: chromiumSkipReason() },
     assert.deepEqual(errors, []);
   });
 
+  it("after signing in, goes only to a page of this origin, whatever next says", async () => {
+    const email = uniqueEmail("next");
+    const signup = await fetch(`${base}/api/v1/dashboard/auth/signup`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email, password: PASSWORD, name: "Next Merchant" }),
+    });
+    assert.equal(signup.status, 201);
+    // `/\evil.example` and `/<TAB>/evil.example` are `//evil.example` to the browser: the old guard
+    // let them through, and the router threw.
+    for (const next of ["%2F%5Cevil.example", "%2F%09%2Fevil.example", "/%09/evil.example"]) {
+      const { context, page, errors } = await ui.open();
+      await page.goto(`${base}/login?next=${next}`);
+      await heading(page, "Log in");
+      await page.getByLabel("E-mail", { exact: true }).fill(email);
+      await page.getByLabel("Password").fill(PASSWORD);
+      await page.getByRole("button", { name: "Log in" }).click();
+      await heading(page, "Your stores");
+      assert.equal(page.url(), `${base}/`, next);
+      assert.deepEqual(errors, [], next);
+      await context.close();
+    }
+  });
+
   it("offers only the legal next status, and cancelling asks first", async () => {
     const { context, page, errors } = await ui.open();
     const shop = await ui.merchant(context, "status-shop");

@@ -4,6 +4,7 @@ import type { FastifyInstance } from "fastify";
 import { GRANTABLE_SCOPES } from "../../contracts/scopes.ts";
 import { ERROR_CODES } from "../errors.ts";
 import { finishDocument } from "./openapi-finish.ts";
+import { pageSecurityHeaders } from "./page-headers.ts";
 import { ErrorEnvelope, errorResponses } from "./schemas.ts";
 
 const errorTable = Object.entries(ERROR_CODES)
@@ -142,6 +143,19 @@ export async function installDocs(
       },
     },
   });
-  await app.register(swaggerUi, { routePrefix: "/api/docs/ui", uiConfig: { deepLinking: true } });
+  // The docs UI shares the origin (and so the session cookie) with the dashboard: the same headers
+  // on its page and every file it loads. Its "Try it out" calls the documented server.
+  const docsHeaders = pageSecurityHeaders({ connectTo: [new URL(publicBaseUrl).origin] });
+  await app.register(async (docs) => {
+    docs.addHook("onRequest", async (_request, reply) => {
+      reply.headers(docsHeaders);
+    });
+    await docs.register(swaggerUi, {
+      routePrefix: "/api/docs/ui",
+      // BaseLayout: without the standalone top bar, whose Swagger logo is an SVG with an inline
+      // <style> (the CSP refuses it) and whose box loads any other document by URL.
+      uiConfig: { deepLinking: true, layout: "BaseLayout" },
+    });
+  });
   app.get("/api/docs/openapi.json", { schema: { hide: true } }, async () => app.swagger());
 }

@@ -1,20 +1,67 @@
+import { randomUUID } from "node:crypto";
+import type { Duplex } from "node:stream";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { isDatabaseUnavailable } from "../../db/availability.ts";
 import { AppError, ERROR_CODES, type ErrorCode } from "../errors.ts";
 
-/** Writes the failure envelope. The only place that turns an error into a response. */
-export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
-  for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
-  return reply.status(error.status).send({
+/** The failure envelope of an error. */
+function envelopeOf(error: AppError, requestId: string) {
+  return {
     success: false,
     message: error.message,
     error: {
       code: error.code,
       message: error.message,
       ...(error.details !== undefined ? { details: error.details } : {}),
-      requestId: reply.request.id,
+      requestId,
     },
+  };
+}
+
+/** Writes the failure envelope. The only place that turns an error into a response. */
+export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
+  for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
+  return reply.status(error.status).send(envelopeOf(error, reply.request.id));
+}
+
+/**
+ * Fastify's `clientErrorHandler`: a request Node's HTTP parser refuses before any route or hook
+ * runs (a NUL, DEL or other control character in a header, a malformed request line or
+ * Content-Length, headers over the size limit) gets the envelope too, `400 BAD_REQUEST`, instead of
+ * Fastify's own `{"error":"Bad Request","message":"Client Error"}`. There is no request or reply
+ * object yet: the answer is written to the socket, which is then closed, as Node does.
+ */
+export function answerUnreadableRequest(
+  this: FastifyInstance,
+  error: Error & { code?: string },
+  socket: Duplex,
+): void {
+  // The client is gone: nothing to answer.
+  if (error.code === "ECONNRESET" || socket.destroyed) return;
+  const requestId = randomUUID();
+  const appError = new AppError("BAD_REQUEST", {
+    message:
+      error.code === "HPE_HEADER_OVERFLOW"
+        ? "The request's headers are too large."
+        : error.code === "ERR_HTTP_REQUEST_TIMEOUT"
+          ? "The request did not arrive in time."
+          : "The request is not valid HTTP: its request line or a header is malformed, or holds a character HTTP does not allow.",
   });
+  this.log.info({ code: error.code, requestId, status: appError.status }, "unreadable request rejected");
+  // As Node's own handler: never write into a response already under way on this connection.
+  const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (socket.writable && !inFlight?.headersSent) {
+    const body = JSON.stringify(envelopeOf(appError, requestId));
+    socket.write(
+      `HTTP/1.1 ${appError.status} Bad Request\r\n` +
+        "content-type: application/json; charset=utf-8\r\n" +
+        `content-length: ${Buffer.byteLength(body)}\r\n` +
+        `x-request-id: ${requestId}\r\n` +
+        "connection: close\r\n\r\n" +
+        body,
+    );
+  }
+  socket.destroy(error);
 }
 
 type ValidationIssue = {
@@ -104,6 +151,24 @@ export function toAppError(error: FastifyError & { validationContext?: string })
   if (status === 415) return new AppError("UNSUPPORTED_MEDIA_TYPE");
   if (status >= 400 && status < 500) return new AppError("BAD_REQUEST");
   return new AppError("INTERNAL");
+}
+
+/**
+ * RFC 9112 section 3.2: an HTTP/1.1 request without a Host header, and any request with more than
+ * one, is a 400. Node's own check (`requireHostHeader`, turned off in app.ts) answers the first
+ * with a bare 400 of its own and lets the second through; this answers both with the envelope.
+ */
+export function installHostRule(app: FastifyInstance): void {
+  app.addHook("onRequest", async (request) => {
+    const raw = request.raw.rawHeaders;
+    let hosts = 0;
+    for (let i = 0; i < raw.length; i += 2)
+      if (raw[i]!.length === 4 && raw[i]!.toLowerCase() === "host") hosts++;
+    if (hosts > 1 || (hosts === 0 && request.raw.httpVersion === "1.1"))
+      throw new AppError("BAD_REQUEST", {
+        message: hosts > 1 ? "The request has more than one Host header." : "The request has no Host header.",
+      });
+  });
 }
 
 export function installErrorHandling(app: FastifyInstance): void {

@@ -30,10 +30,13 @@ const PRUNE_EVERY_MS = 10 * 60 * 1000;
 export const IdempotencyKeySchema = Type.String({
   minLength: 1,
   maxLength: 255,
-  // Printable ASCII (space to tilde), as Stripe allows; anything else is a 400.
-  pattern: "^[ -~]{1,255}$",
+  // Printable ASCII (space to tilde), as Stripe allows, but no space first or last: HTTP removes
+  // whitespace around a header value (RFC 9110 section 5.5), so `k` and `k  ` arrive as one key
+  // over the wire. Where a key reaches the server with it intact, it is refused, not trimmed.
+  pattern: "^[!-~]([ -~]{0,253}[!-~])?$",
+  "x-hint": "1 to 255 printable ASCII characters, without a space at the start or end",
   description:
-    "Makes this create safe to retry: 1-255 printable ASCII characters, a fresh random value (a UUID) per new object. Retrying with the same key and the same request within 24 hours creates nothing and returns the first response (status and body, 2xx or 4xx) with `Idempotency-Replayed: true`; a 5xx is not kept, so the retry runs again. The same key with a different method, path or body answers 422 `IDEMPOTENCY_KEY_REUSED`; while the first request still runs, 409 `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Keys belong to the credential (installation, API key, or merchant and store), so other clients' keys never collide with yours.",
+    "Makes this create safe to retry: 1-255 printable ASCII characters (no space at the start or end: HTTP drops it), a fresh random value (a UUID) per new object. Retrying with the same key and the same request within 24 hours creates nothing and returns the first response (status and body, 2xx or 4xx) with `Idempotency-Replayed: true`; a 5xx is not kept, so the retry runs again. The same key with a different method, path or body answers 422 `IDEMPOTENCY_KEY_REUSED`; while the first request still runs, 409 `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Keys belong to the credential (installation, API key, or merchant and store), so other clients' keys never collide with yours.",
 });
 
 /** What the store decided for a request that carries a key. */

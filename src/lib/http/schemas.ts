@@ -1,5 +1,5 @@
 import Type, { type TObject, type TProperties, type TSchema } from "typebox";
-import { StoreSlug, Timestamp } from "../../contracts/fields.ts";
+import { DateTimeInput, StoreSlug, Timestamp } from "../../contracts/fields.ts";
 import { Id } from "../../contracts/resources.ts";
 import { ERROR_CODES, type ErrorCode } from "../errors.ts";
 
@@ -79,9 +79,7 @@ export const CursorQuery = {
       description: "Opaque cursor from `meta.nextCursor` of the previous page.",
     }),
   ),
-  updatedSince: Type.Optional(
-    Type.String({ format: "date-time", description: "Only records updated at or after this instant." }),
-  ),
+  updatedSince: Type.Optional(DateTimeInput("Only records updated at or after this instant.")),
 };
 
 export function Params<P extends TProperties>(properties: P): TObject<P> {

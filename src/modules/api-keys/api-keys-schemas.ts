@@ -1,5 +1,6 @@
 import Type from "typebox";
 import {
+  DateTimeInput,
   idPattern,
   KEY_SCOPE_NAMES,
   KeyName,
@@ -27,10 +28,7 @@ export const CreateApiKeyBody = Body({
     examples: [[Scope.read_products]],
   }),
   expiresAt: Type.Optional(
-    Type.String({
-      format: "date-time",
-      description: "Optional expiry (must be in the future). Without it the key lives until revoked.",
-    }),
+    DateTimeInput("Optional expiry (must be in the future). Without it the key lives until revoked."),
   ),
 });
 

@@ -1,3 +1,4 @@
+import { parseDateTime } from "../../contracts/date-time.ts";
 import type { Scope } from "../../contracts/scopes.ts";
 import type { Db } from "../../db/client.ts";
 import type { Store } from "../../db/schema.ts";
@@ -40,7 +41,13 @@ export function createApiKeyService(deps: {
       input: { name: string; scopes: Scope[]; expiresAt?: string | undefined },
     ) {
       const now = clock.now();
-      const expiresAt = input.expiresAt ? new Date(input.expiresAt) : null;
+      // The route's schema refuses what this cannot read (a date outside years 1-9999 included).
+      const expiresAt = input.expiresAt ? parseDateTime(input.expiresAt) : null;
+      if (input.expiresAt && !expiresAt) {
+        throw new AppError("VALIDATION_FAILED", {
+          details: [{ field: "expiresAt", message: "must be a date and time in the years 1 to 9999" }],
+        });
+      }
       if (expiresAt && expiresAt.getTime() <= now.getTime()) {
         throw new AppError("VALIDATION_FAILED", {
           details: [{ field: "expiresAt", message: "must be in the future" }],

@@ -4,13 +4,13 @@ import { Link, useNavigate, useSearchParams } from "react-router";
 import { api, unwrap } from "../api/client.ts";
 import { FormAlert, TextField, useSubmit } from "../components/ui.tsx";
 import { Email, Password, PersonName } from "../contract.ts";
+import { sameOriginPath } from "../lib/next-path.ts";
 import { validate } from "../lib/validate.ts";
 
 /** Where to go after signing in: the page that asked, if it is one of ours. */
 function useNext() {
   const [params] = useSearchParams();
-  const next = params.get("next") ?? "/";
-  return next.startsWith("/") && !next.startsWith("//") ? next : "/";
+  return sameOriginPath(params.get("next"), window.location.origin);
 }
 
 type Account = { id: string; email: string; name: string; createdAt: string };

@@ -18,7 +18,7 @@ import {
   useNotify,
   useSubmit,
 } from "../components/ui.tsx";
-import { KEY_SCOPE_NAMES, KeyName, type KeyScope, KeyScopeSchema } from "../contract.ts";
+import { isDateTime, KEY_SCOPE_NAMES, KeyName, type KeyScope, KeyScopeSchema } from "../contract.ts";
 import { when } from "../lib/format.ts";
 import { useIdempotencyKey, useSlug } from "../lib/hooks.ts";
 import { validate } from "../lib/validate.ts";
@@ -208,9 +208,16 @@ function ApiKeyForm({ slug, onCreated }: { slug: string; onCreated: (k: NewApiKe
   const [expires, setExpires] = useState("");
   const [key, answered] = useIdempotencyKey();
   const { errors, busy, handle } = useSubmit({ failure: "Creating the key pair failed.", answered });
+  // The picker's local time as the API's UTC date-time; null when it names no instant the API takes.
+  const expiresAt = () => {
+    const at = new Date(expires);
+    return Number.isNaN(at.getTime()) || !isDateTime(at.toISOString()) ? null : at.toISOString();
+  };
   const submit = handle(
     () => {
       const invalid = validate([["name", KeyName, name.trim()]]);
+      if (expires && !expiresAt())
+        invalid.push({ field: "expiresAt", message: "must be a date and time in the years 1 to 9999" });
       if (scopes.length === 0) invalid.push({ field: "scopes", message: "Pick at least one scope" });
       for (const s of scopes) invalid.push(...validate([["scopes", KeyScopeSchema, s]]));
       return {
@@ -225,7 +232,7 @@ function ApiKeyForm({ slug, onCreated }: { slug: string; onCreated: (k: NewApiKe
           body: {
             name: name.trim(),
             scopes,
-            ...(expires ? { expiresAt: new Date(expires).toISOString() } : {}),
+            ...(expires ? { expiresAt: expiresAt()! } : {}),
           },
           headers: { "idempotency-key": key },
         }),
