@@ -8,7 +8,7 @@ import {
   Scope,
   SubscriptionStatus,
 } from "../../contracts/index.ts";
-import type { WebhookAttemptsTable, WebhookDelivery } from "../../db/schema.ts";
+import type { AppRow, WebhookAttemptsTable, WebhookDelivery } from "../../db/schema.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { AppError, notFound } from "../../lib/errors.ts";
 import type { FeatureRoutes } from "../../lib/http/feature-routes.ts";
@@ -161,11 +161,27 @@ export function registerDeliveryRoutes(
   const tags = ["Dashboard: apps"];
   const security = [{ sessionCookie: [] }];
   const { page } = deps.views;
+  // The app in the path must be the signed-in account's (404 otherwise). Authorisation, so a
+  // preHandler and not the handler: an idempotent redelivery's replay answers without running
+  // the handler (lib/http/idempotency.ts looks the key up after the route's own preHandlers).
+  const owned = new WeakMap<FastifyRequest, AppRow>();
+  const preHandler = [
+    deps.requireSession,
+    async (request: FastifyRequest) => {
+      const { clientId } = request.params as { clientId: string }; // validated: ClientId
+      owned.set(request, await deps.apps.getOwned(currentAccount(request).id, clientId));
+    },
+  ];
+  const ownedApp = (request: FastifyRequest): AppRow => {
+    const row = owned.get(request);
+    if (!row) throw new AppError("INTERNAL", { message: "App not resolved." });
+    return row;
+  };
 
   app.get(
     "/apps/:clientId/deliveries",
     {
-      preHandler: deps.requireSession,
+      preHandler,
       schema: {
         operationId: "dashboardListDeliveries",
         tags,
@@ -184,7 +200,7 @@ export function registerDeliveryRoutes(
       },
     },
     async (request) => {
-      const appRow = await deps.apps.getOwned(currentAccount(request).id, request.params.clientId);
+      const appRow = ownedApp(request);
       const q = request.query;
       const result = await page(
         appRow.id,
@@ -198,7 +214,7 @@ export function registerDeliveryRoutes(
   app.post(
     "/apps/:clientId/deliveries/:id/redeliver",
     {
-      preHandler: deps.requireSession,
+      preHandler,
       schema: {
         operationId: "dashboardRedeliver",
         tags,
@@ -214,8 +230,7 @@ export function registerDeliveryRoutes(
       },
     },
     async (request, reply) => {
-      const appRow = await deps.apps.getOwned(currentAccount(request).id, request.params.clientId);
-      const created = await deps.views.redeliver(appRow.id, request.params.id);
+      const created = await deps.views.redeliver(ownedApp(request).id, request.params.id);
       return reply.status(201).send({ success: true as const, data: created });
     },
   );

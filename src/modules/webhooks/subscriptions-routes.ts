@@ -42,6 +42,7 @@ export function registerSubscriptionRoutes(app: App, subscriptions: Subscription
       body: CreateSubscriptionBody,
       response: { 201: Envelope(SubscriptionWithSecret, "Created; store the secret now") },
       errors: ["CONFLICT"],
+      authorize: (request) => subscriptions.authorize(access(request), request.body),
     }),
     async (request, reply) => {
       reply.header("cache-control", "no-store");

@@ -1,10 +1,11 @@
-import { EVENT_SCOPES, type EventName } from "../../contracts/events.ts";
+import type { EventName } from "../../contracts/events.ts";
 import { SubscriptionStatus } from "../../contracts/index.ts";
 import type { WebhookSubscription } from "../../db/schema.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { AppError, notFound } from "../../lib/errors.ts";
 import { newId, newSecretOf } from "../../lib/ids.ts";
 import type { AccessContext } from "../oauth/token-service.ts";
+import { requireEventScope } from "./event-scope.ts";
 import type { SubscriptionRepo } from "./subscriptions-repo.ts";
 import { MAX_SUBSCRIPTIONS_PER_INSTALLATION } from "./webhooks-schemas.ts";
 
@@ -28,14 +29,16 @@ export function createSubscriptionService(deps: {
 }) {
   const { repo, clock } = deps;
   return {
+    /**
+     * What the token needs for this subscription beyond manage_webhooks: the event's own scope.
+     * The create route runs it as its `authorize` step, before an idempotent replay could answer.
+     */
+    authorize(access: AccessContext, input: { eventName: EventName }) {
+      requireEventScope(access.scopes, input.eventName, "Subscribing to");
+    },
     async create(access: AccessContext, input: { eventName: EventName; targetUrl: string }) {
-      const needed = EVENT_SCOPES[input.eventName];
-      if (needed && !access.scopes.includes(needed)) {
-        throw new AppError("INSUFFICIENT_SCOPE", {
-          message: `Subscribing to ${input.eventName} needs the ${needed} scope.`,
-          details: { requiredScope: needed, grantedScopes: access.scopes },
-        });
-      }
+      // Again here, so the service never depends on its caller for it (a pure check).
+      this.authorize(access, input);
       await deps.assertSafeTarget(input.targetUrl);
       if (
         (await repo.countActive(access.store.id, access.installationId)) >= MAX_SUBSCRIPTIONS_PER_INSTALLATION

@@ -26,6 +26,7 @@ import type { RecordEvent } from "../../events/events-repo.ts";
 import type { AccessContext } from "../../oauth/token-service.ts";
 import { webhookBody } from "../delivery/delivery-repo.ts";
 import { signWebhook, webhookHeaders } from "../delivery/signing.ts";
+import { requireEventScope } from "../event-scope.ts";
 import { EventNameSchema } from "../webhooks-schemas.ts";
 import type { ListenRepo, ListenSession } from "./listen-repo.ts";
 import { createWakeups } from "./wakeups.ts";
@@ -347,6 +348,7 @@ export function listenRoutes(deps: {
           description:
             "Records an event of the given type for this installation only, with the event's documented shape (fresh ids and times, no real record behind it). It is delivered by the normal engine to this installation's subscriptions of that event and to its `listen` streams, marked as a test: `\"test\": true` in the body and `x-webhook-test: true` on each attempt. Needs the event's own scope too. A test `app/uninstalled` does not end streams.",
           body: Body({ event: EventNameSchema }),
+          authorize: (request) => requireEventScope(accessOf(request).scopes, request.body.event, "A test"),
           response: {
             202: Envelope(
               Type.Object({
@@ -361,12 +363,6 @@ export function listenRoutes(deps: {
         async (request, reply) => {
           const access = accessOf(request);
           const event = request.body.event;
-          const needed = EVENT_SCOPES[event];
-          if (needed && !access.scopes.includes(needed))
-            throw new AppError("INSUFFICIENT_SCOPE", {
-              message: `A test ${event} needs the ${needed} scope.`,
-              details: { requiredScope: needed, grantedScopes: access.scopes },
-            });
           const { id, data } = testPayload(event, clock.now());
           const eventId = await deps.db.transaction().execute((tx) =>
             deps.recordEvent(tx, {
