@@ -101,7 +101,7 @@ export function createFallbackWindowStore(deps: {
   }
 
   return {
-    hit: (key, limit, windowMs, nowMs) => run((store) => store.hit(key, limit, windowMs, nowMs)),
+    hit: (key, limit, windowMs, nowMs, cost) => run((store) => store.hit(key, limit, windowMs, nowMs, cost)),
     peek: (key, windowMs, nowMs) => run((store) => store.peek(key, windowMs, nowMs)),
     clear: (key) => run((store) => store.clear(key)),
     degraded: () => outage !== null,

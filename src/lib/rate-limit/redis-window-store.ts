@@ -14,19 +14,25 @@ local key = KEYS[1]
 local now = tonumber(ARGV[1])
 local window = tonumber(ARGV[2])
 local limit = tonumber(ARGV[3])
+local cost = tonumber(ARGV[5])
 redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
 local count = redis.call('ZCARD', key)
 local allowed = 0
-if count < limit then
-  redis.call('ZADD', key, now, ARGV[4])
-  count = count + 1
+local roomScore = -1
+if count + cost <= limit then
+  for i = 1, cost do redis.call('ZADD', key, now, ARGV[4] .. '.' .. i) end
+  count = count + cost
   allowed = 1
+else
+  local nth = count + cost - limit - 1
+  local room = redis.call('ZRANGE', key, nth, nth, 'WITHSCORES')
+  if room[2] then roomScore = tonumber(room[2]) end
 end
 redis.call('PEXPIRE', key, window)
 local oldest = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
 local oldestScore = -1
 if oldest[2] then oldestScore = tonumber(oldest[2]) end
-return {allowed, count, oldestScore}
+return {allowed, count, oldestScore, roomScore}
 `;
 
 const PEEK = `
@@ -49,7 +55,8 @@ interface WindowCommands {
     windowMs: number,
     limit: number,
     member: string,
-  ): Promise<[number, number, number]>;
+    cost: number,
+  ): Promise<[number, number, number, number]>;
   mpWindowPeek(key: string, nowMs: number, windowMs: number): Promise<[number, number]>;
 }
 
@@ -63,15 +70,21 @@ export function createRedisWindowStore(redis: Redis, prefix = "mp:rl:"): Sliding
   const instance = randomBytes(6).toString("base64url");
   let sequence = 0;
   return {
-    async hit(key, limit, windowMs, nowMs) {
-      const [allowed, count, oldest] = await commands.mpWindowHit(
+    async hit(key, limit, windowMs, nowMs, cost = 1) {
+      const [allowed, count, oldest, room] = await commands.mpWindowHit(
         prefix + key,
         nowMs,
         windowMs,
         Number.isFinite(limit) ? limit : 1e9,
         `${nowMs}-${instance}-${sequence++}`,
+        cost,
       );
-      return { allowed: allowed === 1, count, oldestMs: oldest < 0 ? null : oldest };
+      return {
+        allowed: allowed === 1,
+        count,
+        oldestMs: oldest < 0 ? null : oldest,
+        roomAtMs: room < 0 ? null : room,
+      };
     },
     async peek(key, windowMs, nowMs) {
       const [count, oldest] = await commands.mpWindowPeek(prefix + key, nowMs, windowMs);

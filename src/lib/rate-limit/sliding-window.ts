@@ -10,13 +10,23 @@ export interface WindowState {
   count: number;
   /** Timestamp (ms) of the oldest hit still in the window, or null when empty. */
   oldestMs: number | null;
+  /**
+   * When refused: the timestamp (ms) of the hit whose leaving the window makes room for this one
+   * (the oldest for a cost of 1, the `count + cost - limit`-th oldest for more). Null when
+   * accepted, or when the cost exceeds the limit (no room ever).
+   */
+  roomAtMs: number | null;
 }
 
 export interface SlidingWindowStore {
-  /** Records a hit at `nowMs` unless `limit` hits are already in the window. Atomic per key. */
-  hit(key: string, limit: number, windowMs: number, nowMs: number): Promise<WindowState>;
+  /**
+   * Records a hit of `cost` (default 1: one request; more for work that weighs more, such as the
+   * deliveries a test event produces) at `nowMs`, unless the window has less than `cost` left
+   * under `limit`: all of it or nothing. Atomic per key.
+   */
+  hit(key: string, limit: number, windowMs: number, nowMs: number, cost?: number): Promise<WindowState>;
   /** Reads the window without recording anything. */
-  peek(key: string, windowMs: number, nowMs: number): Promise<Omit<WindowState, "allowed">>;
+  peek(key: string, windowMs: number, nowMs: number): Promise<Omit<WindowState, "allowed" | "roomAtMs">>;
   clear(key: string): Promise<void>;
 }
 
@@ -41,12 +51,14 @@ export function decide(
   nowMs: number,
 ): RateLimitDecision {
   const remaining = Math.max(0, limit - state.count);
-  return {
-    allowed: state.allowed,
-    limit,
-    remaining,
-    resetSeconds: remaining > 0 ? 0 : secondsUntilFree(state.oldestMs, windowMs, nowMs),
-  };
+  // A refused hit of some cost may leave capacity it did not fit in: then the wait is until
+  // enough hits leave, not 0.
+  const resetSeconds = state.allowed
+    ? remaining > 0
+      ? 0
+      : secondsUntilFree(state.oldestMs, windowMs, nowMs)
+    : secondsUntilFree(state.roomAtMs ?? state.oldestMs, windowMs, nowMs);
+  return { allowed: state.allowed, limit, remaining, resetSeconds };
 }
 
 /**
@@ -82,7 +94,7 @@ export function createMemoryWindowStore(): SlidingWindowStore & { size(): number
     }
   };
   return {
-    async hit(key, limit, windowMs, nowMs) {
+    async hit(key, limit, windowMs, nowMs, cost = 1) {
       sweep(windowMs, nowMs);
       let log = hits.get(key);
       if (!log) {
@@ -90,9 +102,10 @@ export function createMemoryWindowStore(): SlidingWindowStore & { size(): number
         hits.set(key, log);
       }
       prune(log, windowMs, nowMs);
-      const allowed = count(log) < limit;
-      if (allowed) log.times.push(nowMs);
-      return { allowed, count: count(log), oldestMs: oldest(log) };
+      const allowed = count(log) + cost <= limit;
+      if (allowed) for (let i = 0; i < cost; i++) log.times.push(nowMs);
+      const room = allowed ? null : (log.times[log.head + count(log) + cost - limit - 1] ?? null);
+      return { allowed, count: count(log), oldestMs: oldest(log), roomAtMs: room };
     },
     async peek(key, windowMs, nowMs) {
       const log = hits.get(key);
