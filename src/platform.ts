@@ -142,6 +142,7 @@ export function createPlatform(input: {
     recordEvent,
     registry: metrics.registry,
     subscribeEvents: (onEvent) => listenForEvents(database, onEvent, () => {}),
+    windowStore,
   });
   for (const metric of sharedCounters?.metrics ?? []) metrics.registry.registerMetric(metric);
   const uninstallHooks: UninstallHook[] = [webhooks.onUninstall];

@@ -5,6 +5,7 @@ import { DeliveryStatus, EVENT } from "../../contracts/index.ts";
 import type { Db, Executor } from "../../db/client.ts";
 import type { Installation, Store } from "../../db/schema.ts";
 import type { Clock } from "../../lib/clock.ts";
+import type { SlidingWindowStore } from "../../lib/rate-limit/sliding-window.ts";
 import type { SecretBox } from "../../lib/secret-box.ts";
 import type { RecordEvent } from "../events/events-repo.ts";
 import { createRetention, createRetentionSweeper } from "../retention/retention-repo.ts";
@@ -21,6 +22,7 @@ import { createListenRepo, stopListenSessions } from "./listen/listen-repo.ts";
 import { listenRoutes } from "./listen/listen-routes.ts";
 import { createSubscriptionRepo } from "./subscriptions-repo.ts";
 import { createSubscriptionService } from "./subscriptions-service.ts";
+import { createWebhookLimits } from "./webhook-limits.ts";
 
 /** How often a worker prunes old rows (retention); the first run is at its start. */
 const RETENTION_EVERY_MS = 60_000;
@@ -38,14 +40,28 @@ export function createWebhooksModule(deps: {
   registry: Registry;
   /** Calls `onEvent` when events commit (listen streams wake on it); answers how to stop. */
   subscribeEvents(onEvent: () => void): Promise<() => Promise<void>>;
+  /** The platform's rate-limit windows (Redis when configured): test events and redeliveries per app. */
+  windowStore: SlidingWindowStore;
 }) {
   const { db, config, clock, secretBox } = deps;
   const allowPrivate = config.WEBHOOK_ALLOW_PRIVATE_TARGETS;
   const deliveries = createDeliveryRepo(db);
   const metrics = createWebhookMetrics({ registry: deps.registry, repo: deliveries, clock });
-  const subscriptions = createSubscriptionService({
-    repo: createSubscriptionRepo(db),
+  const subscriptionRepo = createSubscriptionRepo(db);
+  const limits = createWebhookLimits({
+    store: deps.windowStore,
     clock,
+    testDeliveriesPerMinute: config.WEBHOOK_TEST_DELIVERIES_PER_MINUTE,
+    redeliveriesPerMinute: config.WEBHOOK_REDELIVERIES_PER_MINUTE,
+    fanOut: (storeId, installationId, event) => subscriptionRepo.countFanOut(storeId, installationId, event),
+  });
+  const subscriptions = createSubscriptionService({
+    repo: subscriptionRepo,
+    clock,
+    bounds: {
+      perEvent: config.WEBHOOK_MAX_SUBSCRIPTIONS_PER_EVENT,
+      perInstallation: config.WEBHOOK_MAX_SUBSCRIPTIONS_PER_INSTALLATION,
+    },
     sealSecret: (secret) => secretBox.seal(secret),
     assertSafeTarget: (url) => assertSafeTargetUrl(url, { allowPrivate }),
   });
@@ -160,7 +176,7 @@ export function createWebhooksModule(deps: {
   }
 
   const log = createDeliveryLogRepo(db);
-  const deliveryViews = createDeliveryViews({ log, clock });
+  const deliveryViews = createDeliveryViews({ log, clock, admitRedelivery: limits.admitRedelivery });
   const listen = createListenRepo(db);
   /** The deliveries one resource of a store caused (an order's page), newest first, at most 100. */
   async function deliveriesOf(storeId: string, resourceId: string) {
@@ -194,6 +210,7 @@ export function createWebhooksModule(deps: {
         secretBox,
         recordEvent: deps.recordEvent,
         subscribeEvents: deps.subscribeEvents,
+        admitTestEvent: limits.admitTestEvent,
       }),
     ],
     deliveriesOf,

@@ -9,9 +9,6 @@ import {
 } from "../../contracts/index.ts";
 import { Body, Timestamp } from "../../lib/http/schemas.ts";
 
-/** Active subscriptions one installation may hold (the spec leaves the cap open). */
-export const MAX_SUBSCRIPTIONS_PER_INSTALLATION = 100;
-
 export const EventNameSchema = Type.Enum(EVENT_NAMES, {
   type: "string",
   description: `One of the event names of spec 6.1. Scope needed: ${Object.entries(EVENT_SCOPES)

@@ -101,6 +101,8 @@ export function listenRoutes(deps: {
   recordEvent: RecordEvent;
   /** Calls `onEvent` when events commit; answers how to stop (webhooks/delivery/notifications.ts). */
   subscribeEvents(onEvent: () => void): Promise<() => Promise<void>>;
+  /** Charges a test event to its app by what it fans out to; 429 past the budget (webhook-limits.ts). */
+  admitTestEvent(access: AccessContext, event: EventName): Promise<void>;
 }): FeatureRoutes {
   const { repo, clock } = deps;
   const tags = ["Admin API: webhooks"];
@@ -346,7 +348,7 @@ export function listenRoutes(deps: {
           tags,
           summary: "Send a test event to this installation's subscriptions and streams",
           description:
-            "Records an event of the given type for this installation only, with the event's documented shape (fresh ids and times, no real record behind it). It is delivered by the normal engine to this installation's subscriptions of that event and to its `listen` streams, marked as a test: `\"test\": true` in the body and `x-webhook-test: true` on each attempt. Needs the event's own scope too. A test `app/uninstalled` does not end streams.",
+            "Records an event of the given type for this installation only, with the event's documented shape (fresh ids and times, no real record behind it). It is delivered by the normal engine to this installation's subscriptions of that event and to its `listen` streams, marked as a test: `\"test\": true` in the body and `x-webhook-test: true` on each attempt. Needs the event's own scope too. A test `app/uninstalled` does not end streams. Each test event is charged to the app by what it fans out to (its subscriptions of the event plus its live `listen` sessions carrying it, at least 1): 60 per minute by default; past it 429 `RATE_LIMITED` with `Retry-After`.",
           body: Body({ event: EventNameSchema }),
           authorize: (request) => requireEventScope(accessOf(request).scopes, request.body.event, "A test"),
           response: {
@@ -363,6 +365,7 @@ export function listenRoutes(deps: {
         async (request, reply) => {
           const access = accessOf(request);
           const event = request.body.event;
+          await deps.admitTestEvent(access, event);
           const { id, data } = testPayload(event, clock.now());
           const eventId = await deps.db.transaction().execute((tx) =>
             deps.recordEvent(tx, {
