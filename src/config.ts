@@ -196,6 +196,29 @@ export const ConfigSchema = Type.Object({
     description:
       "Allow webhook targets on loopback/private/link-local addresses (local development and tests only).",
   }),
+  WEBHOOK_MAX_SUBSCRIPTIONS_PER_EVENT: Type.Integer({
+    minimum: 1,
+    default: 10,
+    description:
+      "Active webhook subscriptions one installation may hold for one event (each at another URL): how many signed POSTs one event, real or test, can become for one installation.",
+  }),
+  WEBHOOK_MAX_SUBSCRIPTIONS_PER_INSTALLATION: Type.Integer({
+    minimum: 1,
+    default: 100,
+    description: "Active webhook subscriptions one installation may hold in all.",
+  }),
+  WEBHOOK_TEST_DELIVERIES_PER_MINUTE: Type.Integer({
+    minimum: 1,
+    default: 60,
+    description:
+      "Deliveries and listen-stream items that test events (POST /webhooks/test) may produce per app in any 60 seconds, counted when each test event is accepted (its subscriptions of the event plus its live listen sessions carrying it); past it, 429 with Retry-After.",
+  }),
+  WEBHOOK_REDELIVERIES_PER_MINUTE: Type.Integer({
+    minimum: 1,
+    default: 60,
+    description:
+      "Redeliveries per app in any 60 seconds, the dashboard's and the Admin API's together; past it, 429 with Retry-After.",
+  }),
   WEBHOOK_LOG_RETENTION_DAYS: Type.Integer({
     minimum: 0,
     default: 30,

@@ -168,6 +168,7 @@ export function createPlatform(input: {
     feed,
     subscribeEvents: (onEvent) => listenForEvents(database, onEvent, () => {}),
     authenticate: (token) => tokens.authenticate(token),
+    windowStore,
   });
   for (const metric of sharedCounters?.metrics ?? []) metrics.registry.registerMetric(metric);
   const uninstallHooks: UninstallHook[] = [webhooks.onUninstall];

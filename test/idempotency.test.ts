@@ -536,3 +536,83 @@ describe("idempotency keys: 24-hour lifetime and abandoned claims", () => {
     }
   });
 });
+
+/**
+ * Security review, issue 18 item 6: a replay answers only a request that passes the route's whole
+ * authorisation (its guard, its scope, and what the route checks of the validated body and path).
+ * Before, a token narrowed to `manage_webhooks` got the stored 201 of a `customer.created`
+ * subscription back, secret included.
+ */
+describe("idempotency keys: a replay comes after the route's whole authorisation", () => {
+  let ctx: TestContext;
+  before(async () => {
+    ctx = await createTestContext({ WEBHOOK_ALLOW_PRIVATE_TARGETS: "true" });
+  });
+  after(() => ctx.close());
+
+  it("a subscription's stored 201 (and its secret) is refused to a token that lost the event's scope", async () => {
+    const a = await installedApp(ctx.app, ["read_customers", "manage_webhooks"]);
+    const body = { eventName: "customer.created", targetUrl: "https://127.0.0.1:9/hooks" };
+    const k = key();
+    const first = await a.api.post("/api/v1/apps/api/webhooks", body, idem(k));
+    assert.equal(first.status, 201, JSON.stringify(first.body));
+    assert.match(first.data.secret, /^whsec_/);
+
+    // The same installation (so the same key space), a token narrowed to manage_webhooks.
+    const narrowed = await new Client(ctx.app).post("/api/v1/apps/token/refresh", {
+      slug: a.merchant.slug,
+      refreshToken: a.tokens.refreshToken,
+      clientId: a.clientId,
+      clientSecret: a.clientSecret,
+      scope: "manage_webhooks",
+    });
+    assert.equal(narrowed.status, 200, JSON.stringify(narrowed.body));
+    const api = a.bearer(narrowed.data.accessToken as string);
+    const replay = await api.post("/api/v1/apps/api/webhooks", body, idem(k));
+    assert.equal(replay.status, 403, JSON.stringify(replay.body));
+    assert.equal(errorCode(replay), "INSUFFICIENT_SCOPE");
+    assert.equal(replay.body.error.details.requiredScope, "read_customers");
+    assert.equal(replay.headers["idempotency-replayed"], undefined);
+    assert.ok(!replay.raw.body.includes(first.data.secret), "the secret leaked to the narrowed token");
+    // The refusal kept nothing: the token that holds the scope still gets its stored answer.
+    assert.equal((await api.get("/api/v1/apps/api/webhooks")).data.length, 1, "created once");
+    const wide = await new Client(ctx.app).post("/api/v1/apps/token/refresh", {
+      slug: a.merchant.slug,
+      refreshToken: narrowed.data.refreshToken,
+      clientId: a.clientId,
+      clientSecret: a.clientSecret,
+    });
+    assert.equal(wide.status, 200, JSON.stringify(wide.body));
+    assertReplayOf(
+      await a.bearer(wide.data.accessToken as string).post("/api/v1/apps/api/webhooks", body, idem(k)),
+      first,
+    );
+  });
+
+  it("a dashboard redelivery's stored 201 is refused once the merchant no longer owns the app", async () => {
+    const a = await installedApp(ctx.app, ["read_customers", "manage_webhooks"]);
+    const sub = await a.api.post("/api/v1/apps/api/webhooks", {
+      eventName: "customer.created",
+      targetUrl: "https://127.0.0.1:9/hooks",
+    });
+    assert.equal(sub.status, 201, JSON.stringify(sub.body));
+    assert.equal(
+      (await a.api.post("/api/v1/apps/api/webhooks/test", { event: "customer.created" })).status,
+      202,
+    );
+    await ctx.platform.webhooks.deliveries.dispatchEvents(ctx.clock.now(), 100);
+    const [delivery] = (await a.api.get("/api/v1/apps/api/webhooks/deliveries")).data as Json[];
+    assert.ok(delivery);
+    const url = `/api/v1/dashboard/apps/${a.clientId}/deliveries/${delivery.id}/redeliver`;
+    const k = key();
+    const first = await a.dev.client.post(url, {}, idem(k));
+    assert.equal(first.status, 201, JSON.stringify(first.body));
+    assertReplayOf(await a.dev.client.post(url, {}, idem(k)), first);
+
+    assert.equal((await a.dev.client.delete(`/api/v1/dashboard/apps/${a.clientId}`)).status, 200);
+    const after = await a.dev.client.post(url, {}, idem(k));
+    assert.equal(after.status, 404, JSON.stringify(after.body));
+    assert.equal(errorCode(after), "NOT_FOUND");
+    assert.equal(after.headers["idempotency-replayed"], undefined);
+  });
+});

@@ -48,12 +48,42 @@ describe("verifyWebhook", () => {
   it("accepts the exact signed bytes and returns the typed event", () => {
     const result = verifyWebhook({ rawBody: Buffer.from(body), headers: signed(), secret, now: NOW });
     assert.equal(result.event.event, "order.created");
+    assert.equal(result.eventId, "evt_1");
     assert.equal(result.deliveryId, "whd_1");
     assert.equal(result.attempt, 2);
     assert.equal(result.test, false);
     if (result.event.event === "order.created") assert.equal(result.event.data.total, "39.98");
+  });
+
+  it("takes `test` from the signed body, never from the unsigned x-webhook-test header", () => {
+    // A test app/uninstalled whose x-webhook-test header was stripped on the way is still a test.
+    const testBody = JSON.stringify({
+      id: "evt_t",
+      event: "app/uninstalled",
+      createdAt: "2026-11-22T10:00:00.000Z",
+      store: { slug: "demo-store" },
+      data: { clientId: "mpc_1", appName: "A", uninstalledAt: "2026-11-22T10:00:00.000Z" },
+      test: true,
+    });
+    const stripped = signed(testBody);
+    assert.equal(stripped["x-webhook-test" as keyof typeof stripped], undefined);
+    assert.equal(verifyWebhook({ rawBody: testBody, headers: stripped, secret, now: NOW }).test, true);
+    // A real event with the header added is not a test.
     const headers = new Headers({ ...signed(), "x-webhook-test": "true" });
-    assert.equal(verifyWebhook({ rawBody: body, headers, secret, now: NOW }).test, true);
+    assert.equal(verifyWebhook({ rawBody: body, headers, secret, now: NOW }).test, false);
+    // Only `true` counts.
+    const odd = body.replace('"data"', '"test":"true","data"');
+    assert.equal(verifyWebhook({ rawBody: odd, headers: signed(odd), secret, now: NOW }).test, false);
+  });
+
+  it("refuses a signed body that is not an event (no `id` to key duplicates by)", () => {
+    for (const raw of ["[]", "null", '{"event":"order.created"}', '{"id":"","event":"order.created"}']) {
+      assert.equal(
+        reason(() => verifyWebhook({ rawBody: raw, headers: signed(raw), secret, now: NOW })),
+        "invalid_body",
+        raw,
+      );
+    }
   });
 
   it("refuses a changed body, another secret, a re-serialised body, missing headers and old timestamps", () => {
@@ -114,13 +144,15 @@ describe("verifyWebhook", () => {
 });
 
 describe("duplicate filter", () => {
-  it("passes a delivery id once until its TTL ends", async () => {
+  it("passes an id once until its TTL ends, or until it is forgotten", async () => {
     let now = 0;
     const filter = createDuplicateFilter({ store: memoryDuplicateStore({ now: () => now }), ttlSeconds: 60 });
     assert.equal(await filter.isNew("whd_a"), true);
     assert.equal(await filter.isNew("whd_a"), false);
     assert.equal(await filter.isNew("whd_b"), true);
     now += 61_000;
+    assert.equal(await filter.isNew("whd_a"), true);
+    await filter.forget("whd_a");
     assert.equal(await filter.isNew("whd_a"), true);
   });
 
@@ -133,7 +165,7 @@ describe("duplicate filter", () => {
 });
 
 describe("receiver adapters", () => {
-  it("node http: 200 once per delivery, 200 'duplicate' again, 401 on a bad signature, 500 when the handler throws", async () => {
+  it("node http: 200 once per event, 200 'duplicate' again, 401 on a bad signature, 500 when the handler throws", async () => {
     const received: VerifiedWebhook[] = [];
     let fail = false;
     const server = createServer(
@@ -160,13 +192,52 @@ describe("receiver adapters", () => {
         401,
         "invalid_signature",
       ]);
+      const other = body.replace("evt_1", "evt_2");
       fail = true;
-      assert.deepEqual(await post({ ...signed(body, now), "x-webhook-id": "whd_2" }), [
+      assert.deepEqual(await post({ ...signed(other, now), "x-webhook-id": "whd_2" }, other), [
         500,
         "handler failed",
       ]);
-      assert.equal(received.length, 1);
+      fail = false;
+      // A failed event is not remembered: the platform's retry runs the handler again.
+      assert.deepEqual(await post({ ...signed(other, now), "x-webhook-id": "whd_2" }, other), [200, "ok"]);
+      assert.equal(received.length, 2);
       assert.equal(received[0]?.deliveryId, "whd_1");
+      assert.equal(received[1]?.eventId, "evt_2");
+    } finally {
+      server.close();
+    }
+  });
+
+  it("drops a replay by the signed event id, whatever x-webhook-id says; a redelivery of a handled event too", async () => {
+    const received: VerifiedWebhook[] = [];
+    const server = createServer(
+      nodeWebhookHandler({
+        secret,
+        duplicates: createDuplicateFilter(),
+        onEvent: (w) => void received.push(w),
+      }),
+    );
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+    try {
+      const post = async (headers: Record<string, string>) => {
+        const res = await fetch(url, { method: "POST", headers, body });
+        return [res.status, await res.text()];
+      };
+      const now = Math.floor(Date.now() / 1000);
+      assert.deepEqual(await post(signed(body, now)), [200, "ok"]);
+      // The same signed delivery captured and sent again within the tolerance, its unsigned id changed.
+      assert.deepEqual(await post({ ...signed(body, now), "x-webhook-id": "whd_forged" }), [
+        200,
+        "duplicate",
+      ]);
+      // A redelivery is a new delivery (another x-webhook-id) of the same event: handled once.
+      assert.deepEqual(await post({ ...signed(body, now + 1), "x-webhook-id": "whd_redelivered" }), [
+        200,
+        "duplicate",
+      ]);
+      assert.equal(received.length, 1);
     } finally {
       server.close();
     }

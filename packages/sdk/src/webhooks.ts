@@ -14,12 +14,24 @@ export type WebhookEvents = {
 export type WebhookEvent = WebhookEvents[keyof WebhookEvents];
 export type WebhookEventName = keyof WebhookEvents;
 
+/**
+ * A delivery whose signature and timestamp checked out. Only the body and the timestamp are signed:
+ * what decides anything (the event, its id, whether it is a test) comes from the body. The headers
+ * read here (`x-webhook-id`, `x-webhook-attempt`) are for logs and support, never for decisions:
+ * anyone relaying a delivery could change them.
+ */
 export interface VerifiedWebhook {
   event: WebhookEvent;
-  /** `x-webhook-id`: the same on every attempt of a delivery; drop duplicates by it. */
+  /**
+   * The event's id (the body's `id`, signed): the same on every attempt and every redelivery of
+   * the event, and for every subscription and `listen` stream receiving it. The duplicate filter's key.
+   */
+  eventId: string;
+  /** `x-webhook-id` (not signed): this delivery, the same on each of its attempts. For logs. */
   deliveryId: string;
+  /** `x-webhook-attempt` (not signed). For logs. */
   attempt: number;
-  /** A test event (`trigger`, a dashboard test): `x-webhook-test: true`. */
+  /** A test event (`trigger`, `POST /webhooks/test`): the body's `"test": true` (signed). */
   test: boolean;
 }
 
@@ -90,24 +102,39 @@ export function verifyWebhook(input: {
       "invalid_signature",
       "The signature does not match the body and secret.",
     );
-  let event: WebhookEvent;
+  let parsed: unknown;
   try {
-    event = JSON.parse(body.toString("utf8")) as WebhookEvent;
+    parsed = JSON.parse(body.toString("utf8"));
   } catch {
     throw new WebhookVerificationError("invalid_body", "The body is not JSON.");
   }
+  if (!isEventBody(parsed))
+    throw new WebhookVerificationError("invalid_body", "The body is not a webhook event (`id`, `event`).");
+  const event = parsed as WebhookEvent;
   return {
     event,
+    eventId: parsed.id,
     deliveryId,
     attempt: Number(header(input.headers, "x-webhook-attempt") ?? 1),
-    test: header(input.headers, "x-webhook-test") === "true",
+    // From the signed body, never from `x-webhook-test`: without that header a test
+    // `app/uninstalled` would pass for a real one.
+    test: parsed.test === true,
   };
 }
 
-/** Where delivery ids already handled are remembered (Redis `SET NX EX`, a unique database column). */
+/** The signed fields every event body has, checked before anything relies on them. */
+function isEventBody(value: unknown): value is { id: string; event: string; test?: unknown } {
+  if (typeof value !== "object" || value === null) return false;
+  const { id, event } = value as { id?: unknown; event?: unknown };
+  return typeof id === "string" && id.length > 0 && typeof event === "string";
+}
+
+/** Where event ids already handled are remembered (Redis `SET NX EX`, a unique database column). */
 export interface DuplicateStore {
   /** Records `id`; true when it was new, false when it was already there. Atomic. */
   add(id: string, ttlSeconds: number): Promise<boolean>;
+  /** Forgets `id` (Redis `DEL`): its handler failed, so the platform's retry must run it again. */
+  delete(id: string): Promise<void>;
 }
 
 /** Delivery ids in this process's memory, forgotten after their TTL; at most `maxEntries`. */
@@ -131,25 +158,35 @@ export function memoryDuplicateStore(
       }
       return true;
     },
+    async delete(id) {
+      seen.delete(id);
+    },
   };
 }
 
 /**
- * At-least-once delivery means the same delivery can arrive twice (a lost 2xx, a retry racing a
- * slow answer). `isNew(deliveryId)` is true the first time only. Keep ids at least as long as the
- * platform retries (8 attempts over about 2 hours): the default is 3 days.
+ * At-least-once delivery means the same event can arrive twice (a lost 2xx, a retry racing a slow
+ * answer, a redelivery, a `listen` stream and a subscription both reaching this receiver).
+ * `isNew(eventId)` is true the first time only; `forget(eventId)` undoes it when handling failed.
+ * The key is the event id from the signed body, not `x-webhook-id`, which is not signed (a changed
+ * header would pass a replay through) and differs per delivery. Keep ids at least as long as the
+ * platform retries (8 attempts over about 2 hours): the default is 3 days. One filter per app: two
+ * apps receiving the same event at one endpoint need a store (or key prefix) each.
  */
 export function createDuplicateFilter(options: { store?: DuplicateStore; ttlSeconds?: number } = {}) {
   const store = options.store ?? memoryDuplicateStore();
   const ttl = options.ttlSeconds ?? 3 * 24 * 3600;
-  return { isNew: (deliveryId: string) => store.add(deliveryId, ttl) };
+  return {
+    isNew: (eventId: string) => store.add(eventId, ttl),
+    forget: (eventId: string) => store.delete(eventId),
+  };
 }
 export type DuplicateFilter = ReturnType<typeof createDuplicateFilter>;
 
 export interface WebhookHandlerOptions {
   /** The signing secret(s); a function is asked on every delivery (secrets that change at run time). */
   secret: string | readonly string[] | (() => readonly string[]);
-  /** Runs once per delivery (duplicates are answered 200 without it). Throw to have it retried. */
+  /** Runs once per event (duplicates are answered 200 without it). Throw to have it retried. */
   onEvent(webhook: VerifiedWebhook): Promise<void> | void;
   duplicates?: DuplicateFilter;
   toleranceSeconds?: number;
@@ -178,11 +215,14 @@ export async function handleWebhook(
     options.onRejected?.(error);
     return { status: error.reason === "invalid_body" ? 400 : 401, body: error.reason };
   }
-  if (options.duplicates && !(await options.duplicates.isNew(webhook.deliveryId)))
-    return { status: 200, body: "duplicate" };
+  const duplicates = options.duplicates;
+  if (duplicates && !(await duplicates.isNew(webhook.eventId))) return { status: 200, body: "duplicate" };
   try {
     await options.onEvent(webhook);
   } catch {
+    // Not handled after all: the platform's retry (or a redelivery) must run the handler again.
+    // The answer is 500 whatever the store does; one that cannot forget now drops that retry.
+    await duplicates?.forget(webhook.eventId).catch(() => undefined);
     return { status: 500, body: "handler failed" };
   }
   return { status: 200, body: "ok" };

@@ -81,6 +81,54 @@ describe("API families: a route's declared scope is the one checked", () => {
     await app.close();
   });
 
+  it("runs the route's authorize step on the validated body, after the scope and before the route's own preHandlers", async () => {
+    const seen: string[] = [];
+    const app = await appWith((family) => {
+      family.post(
+        "/subscriptions",
+        {
+          ...route({
+            operationId: "subscribe",
+            scope: "read_orders",
+            tags: ["t"],
+            summary: "s",
+            body: Type.Object({ event: Type.String({ maxLength: 20 }) }),
+            response: ok,
+            authorize: (request) => {
+              seen.push(`authorize:${request.body.event}`);
+              if (request.body.event === "customer.created")
+                throw new AppError("INSUFFICIENT_SCOPE", { details: { requiredScope: "read_customers" } });
+            },
+          }),
+          // Where the idempotency key is looked up: a route-level preHandler, appended last.
+          preHandler: async () => void seen.push("route preHandler"),
+        },
+        async () => {
+          seen.push("handler");
+          return { success: true as const, data: "done" };
+        },
+      );
+    });
+    const post = (scopes: string, body: unknown) =>
+      app.inject({
+        method: "POST",
+        url: "/subscriptions",
+        headers: { "x-scopes": scopes },
+        payload: body as object,
+      });
+
+    assert.equal((await post("read_orders", { event: "order.created" })).statusCode, 200);
+    assert.deepEqual(seen.splice(0), ["authorize:order.created", "route preHandler", "handler"]);
+    const refused = await post("read_orders", { event: "customer.created" });
+    assert.equal(refused.statusCode, 403);
+    assert.equal(refused.json().error.code, "INSUFFICIENT_SCOPE");
+    assert.deepEqual(seen.splice(0), ["authorize:customer.created"], "nothing after a refusal");
+    assert.equal((await post("write_orders", { event: "order.created" })).statusCode, 403);
+    assert.equal((await post("read_orders", {})).statusCode, 400);
+    assert.deepEqual(seen, [], "the step sees only a request with the route's scope and a valid body");
+    await app.close();
+  });
+
   it("refuses to register a route of the family that declares no scope", async () => {
     await assert.rejects(
       appWith((family) => {

@@ -1,5 +1,5 @@
 import type { FastifyContextConfig, FastifyReply, FastifyRequest } from "fastify";
-import type { TSchema } from "typebox";
+import type { Static, TSchema } from "typebox";
 import type { StoreScope } from "../../contracts/scopes.ts";
 import type { Store } from "../../db/schema.ts";
 import { AppError, type ErrorCode } from "../errors.ts";
@@ -26,6 +26,14 @@ declare module "fastify" {
      * the operation's security requirement) and checked by the family's guard on every request.
      */
     scope?: RouteScope;
+    /**
+     * The rest of the route's authorisation: what depends on the validated request (the event a
+     * subscription names needs that event's scope). Set by the family's route helper and run by
+     * the family's guard after validation, before the idempotency key is looked up (a replay
+     * skips the handler) and before the handler. A method, so that a route's own typed function
+     * can be stored here.
+     */
+    authorize?(request: FastifyRequest): void | Promise<void>;
   }
 }
 
@@ -67,9 +75,25 @@ export interface RouteSpec<S extends StoreScope> {
   response: Record<number, TSchema>;
   /** The route's own error codes, besides its family's authentication and scope errors. */
   errors?: ErrorCode[];
-  /** More route config for other hooks; `scope` is always the field above. */
-  config?: Omit<FastifyContextConfig, "scope">;
+  /** More route config for other hooks; `scope` and `authorize` are always the fields here. */
+  config?: Omit<FastifyContextConfig, "scope" | "authorize">;
 }
+
+/** What a schema validates to; undefined where the route has none. */
+type Validated<X extends TSchema | undefined> = X extends TSchema ? Static<X> : undefined;
+
+/**
+ * Authorisation that needs the validated request (body `B`, path parameters `P`, query `Q`),
+ * beyond the route's scope. Never in a handler: an idempotent replay answers without running the
+ * handler, so a check there would be skipped.
+ */
+export type Authorize<
+  B extends TSchema | undefined,
+  P extends TSchema | undefined,
+  Q extends TSchema | undefined,
+> = (
+  request: FastifyRequest & { body: Validated<B>; params: Validated<P>; query: Validated<Q> },
+) => void | Promise<void>;
 
 type RouteOptions<T extends RouteSpec<StoreScope>> = {
   config: FastifyContextConfig & { scope: RouteScope };
@@ -90,14 +114,27 @@ type RouteOptions<T extends RouteSpec<StoreScope>> = {
  * list (what the OpenAPI document shows; API key and cookie schemes carry no scopes in OpenAPI).
  */
 export function familyRoute<S extends StoreScope>(family: FamilyDocs<S>) {
-  return function route<T extends RouteSpec<S>>(spec: T): RouteOptions<T> {
-    const { scope, errors = [], config = {}, response, description, ...schema } = spec;
+  return function route<
+    T extends RouteSpec<S>,
+    B extends TSchema | undefined = undefined,
+    P extends TSchema | undefined = undefined,
+    Q extends TSchema | undefined = undefined,
+  >(
+    spec: T & {
+      body?: B;
+      params?: P;
+      querystring?: Q;
+      /** The rest of the route's authorisation, on the validated request (see FastifyContextConfig). */
+      authorize?: Authorize<B, P, Q>;
+    },
+  ): RouteOptions<T> {
+    const { scope, errors = [], config = {}, response, description, authorize, ...schema } = spec;
     const scoped = scope !== AUTHENTICATED;
     const note = scoped
       ? `**Required scope:** \`${scope}\` (${family.scopeHolder}).`
       : `**Required scope:** none; ${family.anyCredential}.`;
     return {
-      config: { ...config, scope },
+      config: { ...config, scope, ...(authorize ? { authorize } : {}) },
       schema: {
         ...(schema as Omit<T, "scope" | "errors" | "config" | "response" | "description">),
         description: description ? `${description}\n\n${note}` : note,
@@ -134,7 +171,8 @@ export interface FamilyGuard {
 /**
  * Installs a family's guard on the Fastify scope holding its routes: every request is authenticated
  * and then needs exactly the scope its route declares (route config `scope`, set by the family's
- * route helper). A route registered in the scope without a declared scope stops the app at start.
+ * route helper), then passes the route's `authorize` step if it declares one. A route registered
+ * in the scope without a declared scope stops the app at start.
  */
 export function installFamilyGuard(app: App, guard: FamilyGuard): void {
   app.addHook("onRoute", (route) => {
@@ -161,5 +199,12 @@ export function installFamilyGuard(app: App, guard: FamilyGuard): void {
       details: { requiredScope: scope, grantedScopes: [...granted] },
       headers,
     });
+  });
+  // The route's own step, once the request is validated (after the guard's hook when both are
+  // preHandlers: hooks run in the order they were added). Hooks of the family's scope run before
+  // any route-level preHandler, and the idempotency key is looked up in one of those
+  // (lib/http/idempotency.ts): a stored answer is replayed only to a request that passed all this.
+  app.addHook("preHandler", async (request) => {
+    await request.routeOptions.config.authorize?.(request);
   });
 }

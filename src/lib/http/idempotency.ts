@@ -14,8 +14,13 @@ import { errorResponses } from "./schemas.ts";
  * Idempotency keys on creates (Stripe's model), applied to routes by what their contract says:
  * every POST that documents a 201 response and takes credentials accepts `Idempotency-Key`. No
  * route lists itself, so a create added later is covered by the same rule (and the OpenAPI test).
- * The key is claimed after the route's own preHandlers (authentication, scope), so the credential
- * it is scoped to is known; the response is recorded in onSend.
+ * The key is looked up last, after the route's whole authorisation: its family's guard
+ * (authentication, the route's scope, then the route's `authorize` step on the validated body and
+ * path, all hooks of the family's scope) and the route's own preHandlers. So the credential the key
+ * is scoped to is known, and a stored answer is replayed only to a request allowed to make it now:
+ * a token narrowed since, or an account that lost the app, gets the refusal, not the stored 201
+ * (which may hold a secret shown once). The rule for routes: authorisation is never in a handler,
+ * which a replay does not run. The response is recorded in onSend.
  *
  * Not the `Idempotency-Key` of `/api/v1/apps/token/refresh`, which has its own rule (it answers 200
  * and takes no credentials header, so this does not apply to it).
@@ -148,7 +153,8 @@ export function installIdempotency(app: FastifyInstance, deps: IdempotencyDeps):
         },
       },
     } as TSchema;
-    // Last, after the route's own preHandlers: the key belongs to the credential they establish.
+    // Last, after the route's own preHandlers (and so after every hook of its scope): the key
+    // belongs to the credential they establish, and nothing is replayed before they all passed.
     route.preHandler = [...[route.preHandler ?? []].flat(), claim];
     route.onSend = [...[route.onSend ?? []].flat(), record];
   });

@@ -101,7 +101,7 @@ export function createFallbackWindowStore(deps: {
   }
 
   return {
-    hit: (key, limit, windowMs, nowMs) => run((store) => store.hit(key, limit, windowMs, nowMs)),
+    hit: (key, limit, windowMs, nowMs, cost) => run((store) => store.hit(key, limit, windowMs, nowMs, cost)),
     reserve: (key, limit, windowMs, nowMs) => run((store) => store.reserve(key, limit, windowMs, nowMs)),
     // A release may reach the other store than its reservation did, when the circuit opened or
     // closed in between: the member is then unknown there and nothing is removed, which is

@@ -7,7 +7,10 @@ import {
   secondsUntilFree,
 } from "./sliding-window.ts";
 
-/** Request quota: at most `limit` accepted requests per key in any `windowMs`. */
+/**
+ * Quota: at most `limit` accepted units per key in any `windowMs`. A request is one unit; work
+ * that weighs more consumes its `cost` (all or nothing), e.g. the deliveries a test event fans out to.
+ */
 export function createRateLimiter(
   deps: { store: SlidingWindowStore; clock: Clock },
   limit: number,
@@ -15,9 +18,10 @@ export function createRateLimiter(
 ) {
   return {
     limit,
-    async consume(key: string): Promise<RateLimitDecision> {
+    windowMs,
+    async consume(key: string, cost = 1): Promise<RateLimitDecision> {
       const now = deps.clock.now().getTime();
-      return decide(await deps.store.hit(key, limit, windowMs, now), limit, windowMs, now);
+      return decide(await deps.store.hit(key, limit, windowMs, now, cost), limit, windowMs, now);
     },
   };
 }

@@ -14,19 +14,25 @@ local key = KEYS[1]
 local now = tonumber(ARGV[1])
 local window = tonumber(ARGV[2])
 local limit = tonumber(ARGV[3])
+local cost = tonumber(ARGV[5])
 redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
 local count = redis.call('ZCARD', key)
 local allowed = 0
-if count < limit then
-  redis.call('ZADD', key, now, ARGV[4])
-  count = count + 1
+local roomScore = -1
+if count + cost <= limit then
+  for i = 1, cost do redis.call('ZADD', key, now, ARGV[4] .. '.' .. i) end
+  count = count + cost
   allowed = 1
+else
+  local nth = count + cost - limit - 1
+  local room = redis.call('ZRANGE', key, nth, nth, 'WITHSCORES')
+  if room[2] then roomScore = tonumber(room[2]) end
 end
 redis.call('PEXPIRE', key, window)
 local oldest = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
 local oldestScore = -1
 if oldest[2] then oldestScore = tonumber(oldest[2]) end
-return {allowed, count, oldestScore}
+return {allowed, count, oldestScore, roomScore}
 `;
 
 const PEEK = `
@@ -49,7 +55,8 @@ interface WindowCommands {
     windowMs: number,
     limit: number,
     member: string,
-  ): Promise<[number, number, number]>;
+    cost: number,
+  ): Promise<[number, number, number, number]>;
   mpWindowPeek(key: string, nowMs: number, windowMs: number): Promise<[number, number]>;
 }
 
@@ -62,28 +69,31 @@ export function createRedisWindowStore(redis: Redis, prefix = "mp:rl:"): Sliding
   // Members must be unique across instances: a random instance id and a counter, no per-hit random.
   const instance = randomBytes(6).toString("base64url");
   let sequence = 0;
-  const reserve = async (key: string, limit: number, windowMs: number, nowMs: number) => {
+  const record = async (key: string, limit: number, windowMs: number, nowMs: number, cost: number) => {
     const member = `${nowMs}-${instance}-${sequence++}`;
-    const [allowed, count, oldest] = await commands.mpWindowHit(
+    const [allowed, count, oldest, room] = await commands.mpWindowHit(
       prefix + key,
       nowMs,
       windowMs,
       Number.isFinite(limit) ? limit : 1e9,
       member,
+      cost,
     );
     return {
       allowed: allowed === 1,
       count,
       oldestMs: oldest < 0 ? null : oldest,
-      member: allowed === 1 ? member : null,
+      roomAtMs: room < 0 ? null : room,
+      // The script names a hit's entries `<member>.1` … `<member>.<cost>`.
+      member: allowed === 1 ? `${member}.${cost}` : null,
     };
   };
   return {
-    async hit(key, limit, windowMs, nowMs) {
-      const { member: _, ...state } = await reserve(key, limit, windowMs, nowMs);
+    async hit(key, limit, windowMs, nowMs, cost = 1) {
+      const { member: _, ...state } = await record(key, limit, windowMs, nowMs, cost);
       return state;
     },
-    reserve,
+    reserve: (key, limit, windowMs, nowMs) => record(key, limit, windowMs, nowMs, 1),
     async release(key, member) {
       // One command, atomic by itself; a member already aged out (or cleared) is not there.
       await redis.zrem(prefix + key, member);

@@ -33,6 +33,30 @@ describe("sliding window (memory store)", () => {
     assert.equal((await store.peek("a", 1000, 10)).count, 0);
   });
 
+  it("takes a hit of some cost whole or not at all, and says when there is room for it", async () => {
+    const store = createMemoryWindowStore();
+    assert.equal((await store.hit("k", 10, 60_000, 0, 4)).allowed, true);
+    assert.equal((await store.hit("k", 10, 60_000, 10_000, 4)).allowed, true);
+    const refused = await store.hit("k", 10, 60_000, 20_000, 4);
+    // 2 more must leave: the first batch's, at 0.
+    assert.deepEqual(refused, { allowed: false, count: 8, oldestMs: 0, roomAtMs: 0 });
+    // Capacity is left (2), but not enough: the wait is until the first batch leaves, not 0.
+    assert.deepEqual(decide(refused, 10, 60_000, 20_000), {
+      allowed: false,
+      limit: 10,
+      remaining: 2,
+      resetSeconds: 40,
+    });
+    assert.equal((await store.hit("k", 10, 60_000, 20_000, 2)).allowed, true, "a smaller one fits");
+    // Full (4 at 0, 4 at 10 s, 2 at 20 s): 6 must leave for a cost of 6, the 6th oldest at 10 s.
+    assert.equal((await store.hit("k", 10, 60_000, 30_000, 6)).roomAtMs, 10_000);
+    assert.equal((await store.hit("k", 10, 60_000, 60_000, 4)).allowed, true, "the first batch left");
+    assert.equal((await store.peek("k", 60_000, 60_000)).count, 10);
+    const tooBig = await store.hit("k", 10, 60_000, 60_000, 11);
+    assert.equal(tooBig.allowed, false);
+    assert.equal(tooBig.roomAtMs, null, "more than the limit never fits");
+  });
+
   it("stays exact over a long log as hits leave the front (compaction included)", async () => {
     const store = createMemoryWindowStore();
     for (let t = 0; t < 5000; t++) {

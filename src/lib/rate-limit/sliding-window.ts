@@ -10,6 +10,12 @@ export interface WindowState {
   count: number;
   /** Timestamp (ms) of the oldest hit still in the window, or null when empty. */
   oldestMs: number | null;
+  /**
+   * When refused: the timestamp (ms) of the hit whose leaving the window makes room for this one
+   * (the oldest for a cost of 1, the `count + cost - limit`-th oldest for more). Null when
+   * accepted, or when the cost exceeds the limit (no room ever).
+   */
+  roomAtMs: number | null;
 }
 
 /** A hit that may be taken back: `member` names the entry recorded (null when none was). */
@@ -18,8 +24,12 @@ export interface Reservation extends WindowState {
 }
 
 export interface SlidingWindowStore {
-  /** Records a hit at `nowMs` unless `limit` hits are already in the window. Atomic per key. */
-  hit(key: string, limit: number, windowMs: number, nowMs: number): Promise<WindowState>;
+  /**
+   * Records a hit of `cost` (default 1: one request; more for work that weighs more, such as the
+   * deliveries a test event produces) at `nowMs`, unless the window has less than `cost` left
+   * under `limit`: all of it or nothing. Atomic per key.
+   */
+  hit(key: string, limit: number, windowMs: number, nowMs: number, cost?: number): Promise<WindowState>;
   /**
    * `hit`, answering the entry it recorded so that `release` can take exactly that one back: a
    * credential guard counts an attempt before checking it, and uncounts it when it was right.
@@ -28,7 +38,7 @@ export interface SlidingWindowStore {
   /** Removes the entry `member` of `key`; nothing when it is gone (aged out, cleared) or unknown. */
   release(key: string, member: string): Promise<void>;
   /** Reads the window without recording anything. */
-  peek(key: string, windowMs: number, nowMs: number): Promise<Omit<WindowState, "allowed">>;
+  peek(key: string, windowMs: number, nowMs: number): Promise<Omit<WindowState, "allowed" | "roomAtMs">>;
   clear(key: string): Promise<void>;
 }
 
@@ -53,12 +63,14 @@ export function decide(
   nowMs: number,
 ): RateLimitDecision {
   const remaining = Math.max(0, limit - state.count);
-  return {
-    allowed: state.allowed,
-    limit,
-    remaining,
-    resetSeconds: remaining > 0 ? 0 : secondsUntilFree(state.oldestMs, windowMs, nowMs),
-  };
+  // A refused hit of some cost may leave capacity it did not fit in: then the wait is until
+  // enough hits leave, not 0.
+  const resetSeconds = state.allowed
+    ? remaining > 0
+      ? 0
+      : secondsUntilFree(state.oldestMs, windowMs, nowMs)
+    : secondsUntilFree(state.roomAtMs ?? state.oldestMs, windowMs, nowMs);
+  return { allowed: state.allowed, limit, remaining, resetSeconds };
 }
 
 /**
@@ -103,7 +115,8 @@ export function createMemoryWindowStore(): SlidingWindowStore & { size(): number
       if (count(log) === 0) hits.delete(key);
     }
   };
-  const reserve = (key: string, limit: number, windowMs: number, nowMs: number): Reservation => {
+  /** Records `cost` hits, all or none; `member` names the last one recorded (for `release`). */
+  const record = (key: string, limit: number, windowMs: number, nowMs: number, cost: number): Reservation => {
     sweep(windowMs, nowMs);
     let log = hits.get(key);
     if (!log) {
@@ -111,27 +124,31 @@ export function createMemoryWindowStore(): SlidingWindowStore & { size(): number
       hits.set(key, log);
     }
     prune(log, windowMs, nowMs);
-    const allowed = count(log) < limit;
+    const allowed = count(log) + cost <= limit;
     let member: number | null = null;
     if (allowed) {
-      member = ++lastMember;
-      log.times.push(nowMs);
-      log.members.push(member);
+      for (let i = 0; i < cost; i++) {
+        member = ++lastMember;
+        log.times.push(nowMs);
+        log.members.push(member);
+      }
     }
+    const room = allowed ? null : (log.times[log.head + count(log) + cost - limit - 1] ?? null);
     return {
       allowed,
       count: count(log),
       oldestMs: oldest(log),
+      roomAtMs: room,
       member: member === null ? null : String(member),
     };
   };
   return {
-    async hit(key, limit, windowMs, nowMs) {
-      const { member: _, ...state } = reserve(key, limit, windowMs, nowMs);
+    async hit(key, limit, windowMs, nowMs, cost = 1) {
+      const { member: _, ...state } = record(key, limit, windowMs, nowMs, cost);
       return state;
     },
     async reserve(key, limit, windowMs, nowMs) {
-      return reserve(key, limit, windowMs, nowMs);
+      return record(key, limit, windowMs, nowMs, 1);
     },
     async release(key, member) {
       const log = hits.get(key);

@@ -18,9 +18,13 @@ const PRUNE_BATCH = 500;
 /** Seconds a client is told to wait while the first request with its key is still running. */
 const IN_USE_RETRY_AFTER_SECONDS = 1;
 
-/** 2xx and 4xx answers are final for the request that produced them; a 5xx is worth retrying. */
+/**
+ * 2xx and 4xx answers are final for the request that produced them; a 5xx is worth retrying, and
+ * so is a 429: a limit the handler checks (redeliveries per app) refused to run it, and its retry
+ * after `Retry-After` must run, not get the 429 back for a day.
+ */
 export function isReplayable(status: number): boolean {
-  return (status >= 200 && status < 300) || (status >= 400 && status < 500);
+  return (status >= 200 && status < 300) || (status >= 400 && status < 500 && status !== 429);
 }
 
 /**

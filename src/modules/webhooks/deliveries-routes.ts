@@ -8,7 +8,7 @@ import {
   Scope,
   SubscriptionStatus,
 } from "../../contracts/index.ts";
-import type { WebhookAttemptsTable, WebhookDelivery } from "../../db/schema.ts";
+import type { AppRow, WebhookAttemptsTable, WebhookDelivery } from "../../db/schema.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { AppError, notFound } from "../../lib/errors.ts";
 import type { FeatureRoutes } from "../../lib/http/feature-routes.ts";
@@ -116,7 +116,12 @@ const DeliveryPage = Type.Object({
 });
 
 /** Reading an app's deliveries and sending one again: the dashboard's and the Admin API's routes share it. */
-export function createDeliveryViews(deps: { log: DeliveryLogRepo; clock: Clock }) {
+export function createDeliveryViews(deps: {
+  log: DeliveryLogRepo;
+  clock: Clock;
+  /** Charges a redelivery to the app; 429 RATE_LIMITED past its budget (webhook-limits.ts). */
+  admitRedelivery(appId: string): Promise<void>;
+}) {
   const sorts = { createdAt: CREATED_AND_UPDATED.createdAt, updatedAt: CREATED_AND_UPDATED.updatedAt };
   async function page(
     appId: string,
@@ -130,14 +135,17 @@ export function createDeliveryViews(deps: { log: DeliveryLogRepo; clock: Clock }
   }
   return {
     page,
-    /** A new delivery of the same body; 404 for another app's (or, with `storeId`, another store's) delivery. */
+    /**
+     * A new delivery of the same body; 404 for another app's (or, with `storeId`, another store's)
+     * delivery, 409 once its subscription stopped, 429 past the app's redelivery budget (charged
+     * only for a redelivery that would be made).
+     */
     async redeliver(appId: string, deliveryId: string, storeId?: string) {
       const original = await deps.log.findWithSubscription(appId, deliveryId);
       if (!original || (storeId !== undefined && original.store_id !== storeId)) throw notFound("Delivery");
-      const id =
-        original.subscription_status === SubscriptionStatus.active
-          ? await deps.log.redeliver(original, deps.clock.now())
-          : null;
+      const active = original.subscription_status === SubscriptionStatus.active;
+      if (active) await deps.admitRedelivery(appId);
+      const id = active ? await deps.log.redeliver(original, deps.clock.now()) : null;
       if (id === null) {
         throw new AppError("CONFLICT", {
           message: "The subscription has stopped; its deliveries cannot be sent again.",
@@ -161,11 +169,27 @@ export function registerDeliveryRoutes(
   const tags = ["Dashboard: apps"];
   const security = [{ sessionCookie: [] }];
   const { page } = deps.views;
+  // The app in the path must be the signed-in account's (404 otherwise). Authorisation, so a
+  // preHandler and not the handler: an idempotent redelivery's replay answers without running
+  // the handler (lib/http/idempotency.ts looks the key up after the route's own preHandlers).
+  const owned = new WeakMap<FastifyRequest, AppRow>();
+  const preHandler = [
+    deps.requireSession,
+    async (request: FastifyRequest) => {
+      const { clientId } = request.params as { clientId: string }; // validated: ClientId
+      owned.set(request, await deps.apps.getOwned(currentAccount(request).id, clientId));
+    },
+  ];
+  const ownedApp = (request: FastifyRequest): AppRow => {
+    const row = owned.get(request);
+    if (!row) throw new AppError("INTERNAL", { message: "App not resolved." });
+    return row;
+  };
 
   app.get(
     "/apps/:clientId/deliveries",
     {
-      preHandler: deps.requireSession,
+      preHandler,
       schema: {
         operationId: "dashboardListDeliveries",
         tags,
@@ -184,7 +208,7 @@ export function registerDeliveryRoutes(
       },
     },
     async (request) => {
-      const appRow = await deps.apps.getOwned(currentAccount(request).id, request.params.clientId);
+      const appRow = ownedApp(request);
       const q = request.query;
       const result = await page(
         appRow.id,
@@ -198,13 +222,13 @@ export function registerDeliveryRoutes(
   app.post(
     "/apps/:clientId/deliveries/:id/redeliver",
     {
-      preHandler: deps.requireSession,
+      preHandler,
       schema: {
         operationId: "dashboardRedeliver",
         tags,
         summary: "Send a delivery again",
         description:
-          "Queues a new delivery of the same body to the same subscription, attempted at once with the usual retries. Refused (409) once the subscription has stopped (deleted, or the app uninstalled).",
+          "Queues a new delivery of the same body to the same subscription, attempted at once with the usual retries. Refused (409) once the subscription has stopped (deleted, or the app uninstalled). At most 60 redeliveries per app per minute by default, here and on the Admin API together: past it 429 `RATE_LIMITED` with `Retry-After`.",
         security,
         params: Params({ clientId: ClientId, id: DeliveryId }),
         response: {
@@ -214,8 +238,7 @@ export function registerDeliveryRoutes(
       },
     },
     async (request, reply) => {
-      const appRow = await deps.apps.getOwned(currentAccount(request).id, request.params.clientId);
-      const created = await deps.views.redeliver(appRow.id, request.params.id);
+      const created = await deps.views.redeliver(ownedApp(request).id, request.params.id);
       return reply.status(201).send({ success: true as const, data: created });
     },
   );
@@ -257,7 +280,7 @@ export function adminDeliveryRoutes(views: DeliveryViews): FeatureRoutes {
           tags,
           summary: "Send a delivery again",
           description:
-            "Queues a new delivery of the same body to the same subscription, attempted at once with the usual retries. 409 once the subscription has stopped.",
+            "Queues a new delivery of the same body to the same subscription, attempted at once with the usual retries. 409 once the subscription has stopped. At most 60 redeliveries per app per minute by default, here and in the dashboard together: past it 429 `RATE_LIMITED` with `Retry-After`.",
           params: Params({ id: DeliveryId }),
           response: { 201: Envelope(DeliveryResource, "Queued") },
           errors: ["NOT_FOUND", "CONFLICT"],

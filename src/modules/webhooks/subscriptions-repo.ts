@@ -1,10 +1,51 @@
 import { sql } from "kysely";
-import { SubscriptionStatus } from "../../contracts/index.ts";
-import type { Executor } from "../../db/client.ts";
+import { type EventName, SubscriptionStatus } from "../../contracts/index.ts";
+import type { Db, Executor } from "../../db/client.ts";
 import type { WebhookSubscription } from "../../db/schema.ts";
 
-export function createSubscriptionRepo(db: Executor) {
-  return {
+/** How many active subscriptions an installation may hold: of one event, and in all. */
+export interface SubscriptionBounds {
+  perEvent: number;
+  perInstallation: number;
+}
+
+export function createSubscriptionRepo(db: Db) {
+  const repo = {
+    /**
+     * Inserts an active subscription unless its installation is at a bound: answers the row, or
+     * which bound refused it, or "duplicate" (the same event and URL is already subscribed). The
+     * installation's row is locked for the count and the insert, so concurrent creates of one
+     * installation take turns and a bound is never overrun (uninstall locks the same row first,
+     * then the subscriptions: the same order).
+     */
+    async insertWithinBounds(
+      row: WebhookSubscription,
+      bounds: SubscriptionBounds,
+    ): Promise<{ row: WebhookSubscription } | { refused: "event" | "installation" | "duplicate" }> {
+      return db.transaction().execute(async (tx) => {
+        await tx
+          .selectFrom("installations")
+          .select("id")
+          .where("store_id", "=", row.store_id)
+          .where("id", "=", row.installation_id)
+          .forUpdate()
+          .execute();
+        const counts = await tx
+          .selectFrom("webhook_subscriptions")
+          .select((eb) => [
+            eb.fn.countAll<number>().as("all"),
+            eb.fn.countAll<number>().filterWhere("event_name", "=", row.event_name).as("event"),
+          ])
+          .where("store_id", "=", row.store_id)
+          .where("installation_id", "=", row.installation_id)
+          .where("status", "=", SubscriptionStatus.active)
+          .executeTakeFirstOrThrow();
+        if (Number(counts.all) >= bounds.perInstallation) return { refused: "installation" as const };
+        if (Number(counts.event) >= bounds.perEvent) return { refused: "event" as const };
+        const inserted = await repo.insert(row, tx);
+        return inserted ? { row: inserted } : { refused: "duplicate" as const };
+      });
+    },
     async insert(row: WebhookSubscription, tx: Executor = db) {
       return tx
         .insertInto("webhook_subscriptions")
@@ -21,15 +62,21 @@ export function createSubscriptionRepo(db: Executor) {
         .returningAll()
         .executeTakeFirst();
     },
-    async countActive(storeId: string, installationId: string, tx: Executor = db) {
-      const row = await tx
-        .selectFrom("webhook_subscriptions")
-        .select((eb) => eb.fn.countAll<number>().as("n"))
-        .where("store_id", "=", storeId)
-        .where("installation_id", "=", installationId)
-        .where("status", "=", SubscriptionStatus.active)
-        .executeTakeFirstOrThrow();
-      return Number(row.n);
+    /**
+     * What one event of an installation fans out to: its active subscriptions of the event (a
+     * delivery each) and its listen sessions carrying it (each streams it from the feed; at most
+     * LISTEN_MAX_STREAMS live ones, and retention removes expired ones). A test event is charged
+     * this many (webhook-limits.ts).
+     */
+    async countFanOut(storeId: string, installationId: string, event: EventName): Promise<number> {
+      const { rows } = await sql<{ n: string | number }>`
+        SELECT (SELECT count(*) FROM webhook_subscriptions
+                 WHERE store_id = ${storeId} AND installation_id = ${installationId}
+                   AND event_name = ${event} AND status = ${SubscriptionStatus.active})
+             + (SELECT count(*) FROM webhook_listen_sessions
+                 WHERE store_id = ${storeId} AND installation_id = ${installationId}
+                   AND stopped_at IS NULL AND ${event} = ANY (events)) AS n`.execute(db);
+      return Number(rows[0]?.n ?? 0);
     },
     async listActive(storeId: string, installationId: string, tx: Executor = db) {
       return tx
@@ -54,5 +101,6 @@ export function createSubscriptionRepo(db: Executor) {
         .executeTakeFirst();
     },
   };
+  return repo;
 }
 export type SubscriptionRepo = ReturnType<typeof createSubscriptionRepo>;

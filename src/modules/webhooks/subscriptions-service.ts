@@ -1,12 +1,33 @@
-import { EVENT_SCOPES, type EventName } from "../../contracts/events.ts";
+import type { EventName } from "../../contracts/events.ts";
 import { SubscriptionStatus } from "../../contracts/index.ts";
 import type { WebhookSubscription } from "../../db/schema.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { AppError, notFound } from "../../lib/errors.ts";
 import { newId, newSecretOf } from "../../lib/ids.ts";
 import type { AccessContext } from "../oauth/token-service.ts";
-import type { SubscriptionRepo } from "./subscriptions-repo.ts";
-import { MAX_SUBSCRIPTIONS_PER_INSTALLATION } from "./webhooks-schemas.ts";
+import { requireEventScope } from "./event-scope.ts";
+import type { SubscriptionBounds, SubscriptionRepo } from "./subscriptions-repo.ts";
+
+/** The 409 for a subscription over a bound, or one that exists already. */
+function refusal(
+  why: "event" | "installation" | "duplicate",
+  event: EventName,
+  bounds: SubscriptionBounds,
+): AppError {
+  if (why === "duplicate")
+    return new AppError("CONFLICT", {
+      message: "This installation already subscribes this URL to this event.",
+      details: [{ field: "targetUrl", message: "is already subscribed to this event" }],
+    });
+  if (why === "event")
+    return new AppError("CONFLICT", {
+      message: `An installation can have at most ${bounds.perEvent} active subscriptions of one event; delete one of ${event} first.`,
+      details: [{ field: "eventName", message: `has ${bounds.perEvent} subscriptions already` }],
+    });
+  return new AppError("CONFLICT", {
+    message: `An installation can have at most ${bounds.perInstallation} active subscriptions.`,
+  });
+}
 
 export function toSubscriptionResource(s: WebhookSubscription) {
   return {
@@ -19,8 +40,10 @@ export function toSubscriptionResource(s: WebhookSubscription) {
 
 /** An installation's webhook subscriptions (Admin API, scope manage_webhooks). */
 export function createSubscriptionService(deps: {
-  repo: SubscriptionRepo;
+  repo: Pick<SubscriptionRepo, "insertWithinBounds" | "listActive" | "stop">;
   clock: Clock;
+  /** Active subscriptions an installation may hold, per event and in all. */
+  bounds: SubscriptionBounds;
   /** Encrypts a subscription secret for storage (AES-256-GCM). */
   sealSecret(secret: string): string;
   /** Refuses non-https targets and targets resolving to internal addresses (SSRF). */
@@ -28,42 +51,35 @@ export function createSubscriptionService(deps: {
 }) {
   const { repo, clock } = deps;
   return {
+    /**
+     * What the token needs for this subscription beyond manage_webhooks: the event's own scope.
+     * The create route runs it as its `authorize` step, before an idempotent replay could answer.
+     */
+    authorize(access: AccessContext, input: { eventName: EventName }) {
+      requireEventScope(access.scopes, input.eventName, "Subscribing to");
+    },
     async create(access: AccessContext, input: { eventName: EventName; targetUrl: string }) {
-      const needed = EVENT_SCOPES[input.eventName];
-      if (needed && !access.scopes.includes(needed)) {
-        throw new AppError("INSUFFICIENT_SCOPE", {
-          message: `Subscribing to ${input.eventName} needs the ${needed} scope.`,
-          details: { requiredScope: needed, grantedScopes: access.scopes },
-        });
-      }
+      // Again here, so the service never depends on its caller for it (a pure check).
+      this.authorize(access, input);
       await deps.assertSafeTarget(input.targetUrl);
-      if (
-        (await repo.countActive(access.store.id, access.installationId)) >= MAX_SUBSCRIPTIONS_PER_INSTALLATION
-      ) {
-        throw new AppError("CONFLICT", {
-          message: `An installation can have at most ${MAX_SUBSCRIPTIONS_PER_INSTALLATION} subscriptions.`,
-        });
-      }
       const secret = newSecretOf("webhookSecret");
-      const row = await repo.insert({
-        store_id: access.store.id,
-        id: newId("subscription"),
-        installation_id: access.installationId,
-        app_id: access.appId,
-        event_name: input.eventName,
-        target_url: input.targetUrl,
-        secret_ciphertext: deps.sealSecret(secret),
-        status: SubscriptionStatus.active,
-        created_at: clock.now(),
-        stopped_at: null,
-      });
-      if (!row) {
-        throw new AppError("CONFLICT", {
-          message: "This installation already subscribes this URL to this event.",
-          details: [{ field: "targetUrl", message: "is already subscribed to this event" }],
-        });
-      }
-      return { ...toSubscriptionResource(row), secret };
+      const result = await repo.insertWithinBounds(
+        {
+          store_id: access.store.id,
+          id: newId("subscription"),
+          installation_id: access.installationId,
+          app_id: access.appId,
+          event_name: input.eventName,
+          target_url: input.targetUrl,
+          secret_ciphertext: deps.sealSecret(secret),
+          status: SubscriptionStatus.active,
+          created_at: clock.now(),
+          stopped_at: null,
+        },
+        deps.bounds,
+      );
+      if ("refused" in result) throw refusal(result.refused, input.eventName, deps.bounds);
+      return { ...toSubscriptionResource(result.row), secret };
     },
     async list(access: AccessContext) {
       return (await repo.listActive(access.store.id, access.installationId)).map(toSubscriptionResource);

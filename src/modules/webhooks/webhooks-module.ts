@@ -5,6 +5,7 @@ import { DeliveryStatus, EVENT } from "../../contracts/index.ts";
 import type { Db, Executor } from "../../db/client.ts";
 import type { Installation, Store } from "../../db/schema.ts";
 import type { Clock } from "../../lib/clock.ts";
+import type { SlidingWindowStore } from "../../lib/rate-limit/sliding-window.ts";
 import type { SecretBox } from "../../lib/secret-box.ts";
 import type { RecordEvent } from "../events/events-repo.ts";
 import { createFeedKeeper, type FeedRepo, type FeedSequencer } from "../events/feed-repo.ts";
@@ -23,6 +24,7 @@ import { createListenRepo, stopListenSessions } from "./listen/listen-repo.ts";
 import { listenRoutes } from "./listen/listen-routes.ts";
 import { createSubscriptionRepo } from "./subscriptions-repo.ts";
 import { createSubscriptionService } from "./subscriptions-service.ts";
+import { createWebhookLimits } from "./webhook-limits.ts";
 
 /** How often a worker prunes old rows (retention); the first run is at its start. */
 const RETENTION_EVERY_MS = 60_000;
@@ -44,14 +46,28 @@ export function createWebhooksModule(deps: {
   subscribeEvents(onEvent: (storeId: string) => void): Promise<() => Promise<void>>;
   /** The installation behind an access token (listen streams check theirs again before each write). */
   authenticate(token: string): Promise<Pick<AccessContext, "expiresAt">>;
+  /** The platform's rate-limit windows (Redis when configured): test events and redeliveries per app. */
+  windowStore: SlidingWindowStore;
 }) {
   const { db, config, clock, secretBox } = deps;
   const allowPrivate = config.WEBHOOK_ALLOW_PRIVATE_TARGETS;
   const deliveries = createDeliveryRepo(db);
   const metrics = createWebhookMetrics({ registry: deps.registry, repo: deliveries, clock });
-  const subscriptions = createSubscriptionService({
-    repo: createSubscriptionRepo(db),
+  const subscriptionRepo = createSubscriptionRepo(db);
+  const limits = createWebhookLimits({
+    store: deps.windowStore,
     clock,
+    testDeliveriesPerMinute: config.WEBHOOK_TEST_DELIVERIES_PER_MINUTE,
+    redeliveriesPerMinute: config.WEBHOOK_REDELIVERIES_PER_MINUTE,
+    fanOut: (storeId, installationId, event) => subscriptionRepo.countFanOut(storeId, installationId, event),
+  });
+  const subscriptions = createSubscriptionService({
+    repo: subscriptionRepo,
+    clock,
+    bounds: {
+      perEvent: config.WEBHOOK_MAX_SUBSCRIPTIONS_PER_EVENT,
+      perInstallation: config.WEBHOOK_MAX_SUBSCRIPTIONS_PER_INSTALLATION,
+    },
     sealSecret: (secret) => secretBox.seal(secret),
     assertSafeTarget: (url) => assertSafeTargetUrl(url, { allowPrivate }),
   });
@@ -193,7 +209,7 @@ export function createWebhooksModule(deps: {
   }
 
   const log = createDeliveryLogRepo(db);
-  const deliveryViews = createDeliveryViews({ log, clock });
+  const deliveryViews = createDeliveryViews({ log, clock, admitRedelivery: limits.admitRedelivery });
   const listen = createListenRepo(db);
   /** The deliveries one resource of a store caused (an order's page), newest first, at most 100. */
   async function deliveriesOf(storeId: string, resourceId: string) {
@@ -231,6 +247,7 @@ export function createWebhooksModule(deps: {
         recordEvent: deps.recordEvent,
         authenticate: deps.authenticate,
         subscribeEvents: deps.subscribeEvents,
+        admitTestEvent: limits.admitTestEvent,
       }),
     ],
     deliveriesOf,

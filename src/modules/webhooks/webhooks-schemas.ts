@@ -9,9 +9,6 @@ import {
 } from "../../contracts/index.ts";
 import { Body, Timestamp } from "../../lib/http/schemas.ts";
 
-/** Active subscriptions one installation may hold (the spec leaves the cap open). */
-export const MAX_SUBSCRIPTIONS_PER_INSTALLATION = 100;
-
 export const EventNameSchema = Type.Enum(EVENT_NAMES, {
   type: "string",
   description: `One of the event names of spec 6.1. Scope needed: ${Object.entries(EVENT_SCOPES)
@@ -58,7 +55,8 @@ const DELIVERY_HEADERS = {
     schema: { type: "string" },
   },
   "x-webhook-id": {
-    description: "The delivery id, the same on every attempt: use it to drop duplicates.",
+    description:
+      "The delivery id (one per event and subscription; a redelivery has its own), the same on every attempt. Not signed: for logs and support. Drop duplicates by the body's `id` (the event id, signed).",
     schema: { type: "string" },
   },
   "x-webhook-attempt": {
@@ -68,7 +66,7 @@ const DELIVERY_HEADERS = {
   "x-webhook-test": {
     required: false,
     description:
-      "`true` on a test event's deliveries (`POST /api/v1/apps/api/webhooks/test`); absent otherwise.",
+      "`true` on a test event's deliveries (`POST /api/v1/apps/api/webhooks/test`); absent otherwise. Not signed: decide by the body's `test`, which is.",
     schema: { type: "string", enum: ["true"] },
   },
 };
@@ -87,14 +85,18 @@ export function webhooksDocument(): Record<string, unknown> {
   for (const name of EVENT_NAMES) {
     const body = Type.Object(
       {
-        id: Type.String({ description: "The event id (the same for every subscription that receives it)." }),
+        id: Type.String({
+          description:
+            "The event id: the same on every attempt and redelivery, and for every subscription that receives the event. Signed: drop duplicates by it.",
+        }),
         event: Type.Literal(name),
         createdAt: Timestamp,
         store: Type.Object({ slug: Type.String() }),
         data: EVENT_PAYLOADS[EVENT_BY_NAME[name].data],
         test: Type.Optional(
           Type.Literal(true, {
-            description: "Present on test events only: no real change happened in the store.",
+            description:
+              "Present on test events only: no real change happened in the store. Signed (unlike `x-webhook-test`): decide by this.",
           }),
         ),
       },

@@ -17,8 +17,9 @@ export function signWebhook(secret: string, timestampSeconds: number, rawBody: s
 
 /**
  * The request headers of one attempt (spec 6.2). `deliveryId` is the same for every attempt of
- * a delivery so receivers can drop duplicates; `attempt` is 1-based; `timestampSeconds` is the
- * one that was signed.
+ * a delivery; `attempt` is 1-based; `timestampSeconds` is the one that was signed. Only the
+ * timestamp is covered by the signature: receivers decide by the body (its `id` to drop
+ * duplicates, its `test`), never by these headers.
  */
 export function webhookHeaders(input: {
   event: string;

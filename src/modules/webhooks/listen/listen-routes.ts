@@ -25,6 +25,7 @@ import { accessOf, adminRoute, bearerToken } from "../../admin-api/admin-family.
 import type { RecordEvent } from "../../events/events-repo.ts";
 import type { FeedRepo, FeedSequencer } from "../../events/feed-repo.ts";
 import type { AccessContext } from "../../oauth/token-service.ts";
+import { requireEventScope } from "../event-scope.ts";
 import { EventNameSchema } from "../webhooks-schemas.ts";
 import type { ListenRepo, ListenSession } from "./listen-repo.ts";
 import { createListenStreamer, HEARTBEAT_MS, sse } from "./listen-stream.ts";
@@ -115,6 +116,8 @@ export function listenRoutes(deps: {
   authenticate(token: string): Promise<Pick<AccessContext, "expiresAt">>;
   /** Calls `onEvent(storeId)` when events commit; answers how to stop (webhooks/delivery/notifications.ts). */
   subscribeEvents(onEvent: (storeId: string) => void): Promise<() => Promise<void>>;
+  /** Charges a test event to its app by what it fans out to; 429 past the budget (webhook-limits.ts). */
+  admitTestEvent(access: AccessContext, event: EventName): Promise<void>;
 }): FeatureRoutes {
   const { repo, clock, config } = deps;
   const tags = ["Admin API: webhooks"];
@@ -332,8 +335,9 @@ export function listenRoutes(deps: {
           tags,
           summary: "Send a test event to this installation's subscriptions and streams",
           description:
-            "Records an event of the given type for this installation only, with the event's documented shape (fresh ids and times, no real record behind it). It is delivered by the normal engine to this installation's subscriptions of that event and to its `listen` streams, marked as a test: `\"test\": true` in the body and `x-webhook-test: true` on each attempt. Needs the event's own scope too. A test `app/uninstalled` does not end streams.",
+            "Records an event of the given type for this installation only, with the event's documented shape (fresh ids and times, no real record behind it). It is delivered by the normal engine to this installation's subscriptions of that event and to its `listen` streams, marked as a test: `\"test\": true` in the body and `x-webhook-test: true` on each attempt. Needs the event's own scope too. A test `app/uninstalled` does not end streams. Each test event is charged to the app by what it fans out to (its subscriptions of the event plus its live `listen` sessions carrying it, at least 1): 60 per minute by default; past it 429 `RATE_LIMITED` with `Retry-After`.",
           body: Body({ event: EventNameSchema }),
+          authorize: (request) => requireEventScope(accessOf(request).scopes, request.body.event, "A test"),
           response: {
             202: Envelope(
               Type.Object({
@@ -348,12 +352,7 @@ export function listenRoutes(deps: {
         async (request, reply) => {
           const access = accessOf(request);
           const event = request.body.event;
-          const needed = EVENT_SCOPES[event];
-          if (needed && !access.scopes.includes(needed))
-            throw new AppError("INSUFFICIENT_SCOPE", {
-              message: `A test ${event} needs the ${needed} scope.`,
-              details: { requiredScope: needed, grantedScopes: access.scopes },
-            });
+          await deps.admitTestEvent(access, event);
           const { id, data } = testPayload(event, clock.now());
           const eventId = await deps.db.transaction().execute((tx) =>
             deps.recordEvent(tx, {
