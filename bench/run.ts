@@ -30,14 +30,25 @@ import { startCommand, tempDir } from "./lib/service.ts";
 import { fmt } from "./lib/stats.ts";
 import { findWrk } from "./lib/wrk.ts";
 import { benchListen } from "./listen.ts";
+import { benchListenLoad } from "./listen-load.ts";
 import { benchMillion } from "./million.ts";
 import { benchRefresh } from "./refresh.ts";
 import { benchSearch } from "./search.ts";
 import { benchWebhooks } from "./webhooks.ts";
 
-const PARTS = ["admin", "webhooks", "refresh", "embedded", "million", "search", "listen", "memory"] as const;
+const PARTS = [
+  "admin",
+  "webhooks",
+  "refresh",
+  "embedded",
+  "million",
+  "search",
+  "listen",
+  "listen-load",
+  "memory",
+] as const;
 type Part = (typeof PARTS)[number];
-const HTTP_PARTS: Part[] = ["admin", "embedded", "million", "search"];
+const HTTP_PARTS: Part[] = ["admin", "embedded", "million", "search", "listen-load"];
 
 const { values } = parseArgs({
   args: process.argv.slice(2),
@@ -196,6 +207,7 @@ const steps: Array<[Part, () => Promise<unknown>]> = [
   ["million", () => benchMillion(options)],
   ["search", () => benchSearch(options)],
   ["listen", () => benchListen(options)],
+  ["listen-load", () => benchListenLoad(options)],
 ];
 try {
   for (const [name, step] of steps) {

@@ -24,6 +24,8 @@ export interface WrkResult {
   /** Latency percentiles, ms. */
   p50: number;
   p99: number;
+  /** The slowest request, ms. */
+  max: number;
   requests: number;
   /** Answers that were not 2xx/3xx, and socket errors: a run with any is not a valid figure. */
   non2xx: number;
@@ -49,6 +51,7 @@ export function parseWrk(out: string): WrkResult {
     rps,
     p50: ms(/^\s+50%\s+(\S+)/m.exec(out)?.[1]),
     p99: ms(/^\s+99%\s+(\S+)/m.exec(out)?.[1]),
+    max: ms(/^\s+Latency\s+\S+\s+\S+\s+(\S+)/m.exec(out)?.[1]),
     requests,
     non2xx: Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0),
     socketErrors: socket ? socket.slice(1).reduce((a, b) => a + Number(b), 0) : 0,

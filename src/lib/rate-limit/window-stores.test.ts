@@ -32,7 +32,7 @@ for (const [name, create] of stores) {
       assert.equal(typeof first.member, "string");
       assert.notEqual(first.member, second.member);
       const refused = await store.reserve("k", 2, 60_000, 1002);
-      assert.deepEqual(refused, { allowed: false, count: 2, oldestMs: 1000, member: null });
+      assert.deepEqual(refused, { allowed: false, count: 2, oldestMs: 1000, roomAtMs: 1000, member: null });
       assert.equal(
         (await store.hit("k", 2, 60_000, 1003)).allowed,
         false,
