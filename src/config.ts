@@ -223,7 +223,14 @@ export const ConfigSchema = Type.Object({
     minimum: 0,
     default: 30,
     description:
-      "Finished (delivered, failed, cancelled) webhook deliveries with their attempt log, and dispatched outbox events, are deleted this many days after they finished; 0 keeps them for ever.",
+      "Finished (delivered, failed, cancelled) webhook deliveries with their attempt log are deleted this many days after they finished; 0 keeps them for ever. Events follow EVENT_RETENTION_DAYS.",
+  }),
+  EVENT_RETENTION_DAYS: Type.Integer({
+    minimum: 1,
+    maximum: 3650,
+    default: 30,
+    description:
+      "Events stay readable through the events API (GET /api/v1/apps/api/events) this many days after they were created, and longer while a delivery of them is pending.",
   }),
   LISTEN_MAX_STREAMS: Type.Integer({
     minimum: 1,

@@ -26,6 +26,7 @@ import { createCustomerRepo } from "./modules/customers/customers-repo.ts";
 import { customerRoutes } from "./modules/customers/customers-routes.ts";
 import { createCustomerService } from "./modules/customers/customers-service.ts";
 import { createEventRecorder } from "./modules/events/events-repo.ts";
+import { eventRoutes } from "./modules/events/events-routes.ts";
 import { createFeedRepo, createFeedSequencer } from "./modules/events/feed-repo.ts";
 import { createIdempotencyRepo } from "./modules/idempotency/idempotency-repo.ts";
 import { createIdempotencyService } from "./modules/idempotency/idempotency-service.ts";
@@ -215,6 +216,7 @@ export function createPlatform(input: {
     apiKeyRoutes(developer.keys),
     subscriptionRoutes(webhooks.subscriptions),
     ...webhooks.routes,
+    eventRoutes({ feed: feed.repo, sequencer: feed.sequencer, retentionDays: config.EVENT_RETENTION_DAYS }),
   ];
 
   return {

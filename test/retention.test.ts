@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { sql } from "kysely";
 import pg from "pg";
 import { createRetention } from "../src/modules/retention/retention-repo.ts";
 import { installedApp } from "./apps-harness.ts";
@@ -33,7 +34,7 @@ describe("retention: the delivery log and the outbox", () => {
     await ctx.close();
   });
 
-  it("deletes finished deliveries, their attempts and dispatched events after WEBHOOK_LOG_RETENTION_DAYS, in batches; keeps pending ones", async () => {
+  it("deletes finished deliveries and their attempts after WEBHOOK_LOG_RETENTION_DAYS, events after EVENT_RETENTION_DAYS, in batches; keeps pending deliveries and their events", async () => {
     const inst = await installedApp(ctx.app, ["read_products", "write_products", "manage_webhooks"]);
     for (const path of ["/ok", "/fail"])
       await inst.api.post("/api/v1/apps/api/webhooks", {
@@ -59,6 +60,7 @@ describe("retention: the delivery log and the outbox", () => {
       webhookLogDays: 30,
       credentialGraceSeconds: 86_400,
       listenSessionIdleSeconds: 600,
+      eventDays: 30,
       batchSize: 2,
     });
     ctx.clock.advance(29 * DAY);
@@ -70,10 +72,16 @@ describe("retention: the delivery log and the outbox", () => {
     ctx.clock.advance(2 * DAY);
     const late = await retention.run(ctx.clock.now());
     assert.equal(late?.deliveries, 5, "the five delivered ones, two per batch");
-    assert.equal(late?.events, events);
+    assert.equal(late?.events, events - 5, "every event but the five with a pending delivery");
     assert.equal(await count(ctx, "webhook_deliveries", "status = 'delivered'"), 0);
     assert.equal(await count(ctx, "webhook_deliveries", "status = 'pending'"), 5, "pending deliveries stay");
     assert.equal(await count(ctx, "webhook_attempts"), 5, "the attempts of pending deliveries stay");
+    assert.equal(await count(ctx, "events"), 5, "an event stays while a delivery of it is pending");
+    // Once those deliveries end, their events go too.
+    await sql`UPDATE webhook_deliveries SET status = 'failed', completed_at = ${ctx.clock.now()}
+               WHERE status = 'pending'`.execute(ctx.platform.db);
+    const last = await retention.run(ctx.clock.now());
+    assert.equal(last?.events, 5);
     assert.equal(await count(ctx, "events"), 0);
   });
 });
@@ -90,6 +98,7 @@ describe("retention: spent credentials", () => {
       webhookLogDays: 30,
       credentialGraceSeconds: 86_400,
       listenSessionIdleSeconds: 600,
+      eventDays: 30,
     });
     const older = await installedApp(ctx.app, ["read_products"]);
     // Revoked by reuse detection: the spent refresh token presented again.
@@ -156,6 +165,7 @@ describe("retention: spent credentials", () => {
       webhookLogDays: 30,
       credentialGraceSeconds: 0,
       listenSessionIdleSeconds: 600,
+      eventDays: 30,
     });
     await installedApp(ctx.app, ["read_products"]);
     ctx.clock.advance(2 * DAY);

@@ -50,6 +50,9 @@ Commands:
                        Recent deliveries: status, attempts, target, next retry.
   redeliver <delivery id>
                        Send a delivery again.
+  events [--after <cursor>] [--types order.created,...] [--since <time>] [--failed] [--follow] [--json]
+                       The store's events in order (the event feed), with this app's deliveries;
+                       --failed: those whose delivery failed. Prints the cursor to continue from.
 
 Options for every command: --base-url, --token, --token-command (or MP_BASE_URL, MP_ACCESS_TOKEN,
 MP_TOKEN_COMMAND; otherwise what login saved in ${configPath({})}).
@@ -261,12 +264,62 @@ async function redeliver(io: Io, argv: string[]) {
   return EXIT.ok;
 }
 
+async function events(io: Io, argv: string[]) {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      ...COMMON,
+      after: { type: "string" },
+      types: { type: "string" },
+      since: { type: "string" },
+      failed: { type: "boolean" },
+      follow: { type: "boolean" },
+      json: { type: "boolean" },
+    },
+    strict: true,
+  });
+  if (values.after !== undefined && !/^[0-9]{1,15}$/.test(values.after))
+    throw new UsageError("--after takes a cursor printed by this command (digits)");
+  const { baseUrl, tokens } = await settings(io, values);
+  const admin = createAdminClient({ baseUrl, accessToken: await tokens.accessToken() });
+  let last: string | undefined = values.after;
+  let count = 0;
+  for await (const e of admin.events.list({
+    ...(values.after !== undefined ? { after: values.after } : {}),
+    ...(values.types ? { types: values.types.split(",").map((t) => t.trim()) } : {}),
+    ...(values.since ? { since: values.since } : {}),
+    ...(values.failed ? { failedOnly: true } : {}),
+    ...(values.follow ? { follow: true } : {}),
+    ...(io.signal ? { signal: io.signal } : {}),
+  })) {
+    count++;
+    last = e.cursor;
+    if (values.json) {
+      line(io, JSON.stringify(e));
+      continue;
+    }
+    const deliveries = e.deliveries
+      .map((d) => `${d.status}${d.lastError ? ` (${d.lastError})` : ""}`)
+      .join(", ");
+    line(
+      io,
+      `${e.cursor.padStart(8)}  ${e.createdAt}  ${e.type.padEnd(18)} ${e.resource.type}/${e.resource.id}  seq ${e.sequence}${deliveries ? `  deliveries: ${deliveries}` : ""}${e.test ? "  [test]" : ""}`,
+    );
+  }
+  // On stderr, so `--json > events.jsonl` keeps only events.
+  io.stderr.write(
+    count === 0 ? "No events.\n" : `${count} event(s). Continue after them with --after ${last}\n`,
+  );
+  return EXIT.ok;
+}
+
 const COMMANDS: Record<string, (io: Io, argv: string[]) => Promise<number>> = {
   login,
   listen: listenCommand,
   trigger,
   deliveries,
   redeliver,
+  events,
 };
 
 /** Runs one command line; answers the exit code (never throws). */

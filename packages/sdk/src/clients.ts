@@ -1,5 +1,6 @@
 import createClient, { type Client, type ClientOptions } from "openapi-fetch";
 import { errorFromResponse, PlatformError } from "./errors.ts";
+import { type EventFeed, eventFeed } from "./events.ts";
 import type { paths } from "./generated/api.ts";
 import { type Fetch, type RetryOptions, retryingFetch } from "./http.ts";
 import type { TokenManager } from "./oauth.ts";
@@ -11,7 +12,8 @@ type PathsUnder<Prefix extends string> = {
 export type AdminPaths = PathsUnder<"/api/v1/apps/api/">;
 export type DeveloperPaths = PathsUnder<"/api/v1/developer/">;
 
-export type AdminClient = Client<AdminPaths>;
+/** The typed Admin API, with `events` (the event feed as iterators, events.ts). */
+export type AdminClient = Client<AdminPaths> & { events: EventFeed };
 export type DeveloperClient = Client<DeveloperPaths>;
 
 interface CommonOptions {
@@ -63,7 +65,8 @@ export function createAdminClient(
     const next = await input.tokens.refresh(token);
     return send(withBearer(request, next.accessToken));
   };
-  return createClient<AdminPaths>(options(input, authorized));
+  const client = createClient<AdminPaths>(options(input, authorized));
+  return Object.assign(client, { events: eventFeed(client as AdminClient) });
 }
 
 /** The developer API (`/api/v1/developer/...`) with a key pair from the dashboard. */

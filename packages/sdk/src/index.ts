@@ -9,6 +9,13 @@ export {
   unwrap,
 } from "./clients.ts";
 export { PlatformError } from "./errors.ts";
+export {
+  type CursorStore,
+  type EventFeed,
+  type EventListOptions,
+  eventFeed,
+  type FeedEvent,
+} from "./events.ts";
 export type { components as Components, paths as Paths } from "./generated/api.ts";
 export { type Fetch, isIdempotent, type RetryOptions, retryingFetch } from "./http.ts";
 export {

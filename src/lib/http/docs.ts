@@ -84,6 +84,11 @@ export async function installDocs(
             "Bearer token with `manage_webhooks` (and the event's own scope). The deliveries themselves are described in the `webhooks` section.",
         },
         {
+          name: "Admin API: events",
+          description:
+            "Any valid access token; each event type needs its own scope, as for subscribing. The store's events in the order they became visible, to read back what webhooks carried and resume from a stored cursor.",
+        },
+        {
           name: "Dashboard: API keys",
           description:
             "Key pairs for the developer API: the secret is shown once, at creation; revoking is immediate.",

@@ -29,9 +29,9 @@ export const EVENTS_CHANNEL = "mp_events";
  * exists if and only if the change committed.
  */
 export function createEventRecorder(deps: { clock: Clock }) {
-  return async function recordEvent(tx: Executor, event: OutboxEvent): Promise<string> {
+  return async function recordEvent(tx: Executor, event: OutboxEvent): Promise<RecordedEvent> {
     const id = newId("event");
-    await tx
+    const row = await tx
       .insertInto("events")
       .values({
         id,
@@ -44,11 +44,18 @@ export function createEventRecorder(deps: { clock: Clock }) {
         dispatched_at: event.dispatchedAt ?? null,
         test: event.test ?? false,
       })
-      .execute();
+      .returning("seq")
+      .executeTakeFirstOrThrow();
     // Sent by PostgreSQL only if and when the transaction commits; repeats within one transaction
     // (same channel and payload) are sent once.
     await sql`SELECT pg_notify(${EVENTS_CHANNEL}, ${event.storeId})`.execute(tx);
-    return id;
+    return { id, seq: Number(row.seq) };
   };
 }
 export type RecordEvent = ReturnType<typeof createEventRecorder>;
+
+/** A recorded event: its id, and its `sequence` (strictly increasing across a resource's events). */
+export interface RecordedEvent {
+  id: string;
+  seq: number;
+}

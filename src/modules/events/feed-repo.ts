@@ -2,12 +2,20 @@ import { sql } from "kysely";
 import { EVENT } from "../../contracts/index.ts";
 import type { Db } from "../../db/client.ts";
 
+/**
+ * How long an event may wait between its creation and its number (its transaction's duration, plus
+ * how far the clocks of two processes may disagree) for `since` to be exact (see `page`).
+ */
+export const SINCE_MARGIN_MS = 5 * 60_000;
+
 /** Events numbered per sequencing transaction at most (a backlog takes several). */
 const SEQUENCE_BATCH = 1000;
 
 /** An event as the feed carries it. */
 export interface FeedEvent {
   position: number;
+  /** Insertion number: strictly increasing across one resource's events (the webhook body's `sequence`). */
+  seq: number;
   id: string;
   topic: string;
   created_at: Date;
@@ -94,12 +102,95 @@ export function createFeedRepo(db: Db) {
       after: number,
     ): Promise<FeedEvent | null> {
       const { rows } = await sql<FeedEvent>`
-        SELECT feed_position AS position, id, topic, created_at, payload, test, installation_id FROM events
+        SELECT feed_position AS position, seq, id, topic, created_at, payload, test, installation_id FROM events
          WHERE store_id = ${storeId} AND feed_position > ${after} AND installation_id = ${installationId}
            AND topic = ${EVENT.appUninstalled} AND NOT test
          ORDER BY feed_position LIMIT 1`.execute(db);
       const row = rows[0];
       return row ? { ...row, position: Number(row.position) } : null;
+    },
+
+    /**
+     * A page of the events API: the store's events after `after` that the installation may see
+     * (its topics; untargeted or targeted at it), oldest first, at most `limit`; with `since`, those
+     * created at or after it; with `failedOnly`, those with a delivery to the installation in one of
+     * `failedStatuses`. `readTo` is where the next page starts: the last event's position when the
+     * page is full, otherwise the head read in the same snapshot (every position up to it is final,
+     * so a reader polling from there misses nothing and scans nothing twice).
+     */
+    async page(input: {
+      storeId: string;
+      installationId: string;
+      topics: readonly string[];
+      after: number;
+      since: Date | null;
+      failedOnly: boolean;
+      failedStatuses: readonly string[];
+      limit: number;
+    }): Promise<{ events: Array<FeedEvent & { resource_id: string }>; readTo: number; more: boolean }> {
+      let after = input.after;
+      if (input.since) {
+        // Where `since` starts in the feed: after the position of the last event created more than
+        // SINCE_MARGIN_MS before it. An event created at or after `since` was numbered after that
+        // one unless an event waited longer than the margin between creation and numbering (a
+        // transaction open that long, or clocks that far apart); see docs/decisions.md.
+        const { rows } = await sql<{ position: number | null }>`
+          SELECT feed_position AS position FROM events
+           WHERE store_id = ${input.storeId}
+             AND created_at < ${new Date(input.since.getTime() - SINCE_MARGIN_MS)}
+             AND feed_position IS NOT NULL
+           ORDER BY created_at DESC LIMIT 1`.execute(db);
+        after = Math.max(after, Number(rows[0]?.position ?? 0));
+      }
+      const { rows } = await sql<FeedEvent & { resource_id: string; head: number }>`
+        SELECT h.position AS head, e.feed_position AS position, e.seq, e.id, e.topic, e.resource_id,
+               e.created_at, e.payload, e.test, e.installation_id
+          FROM event_feed_heads h
+          LEFT JOIN LATERAL (
+            SELECT * FROM events
+             WHERE store_id = h.store_id AND feed_position > ${after}
+               AND topic = ANY (${input.topics as unknown as string}::text[])
+               AND (installation_id IS NULL OR installation_id = ${input.installationId})
+               AND (${input.since}::timestamptz IS NULL OR created_at >= ${input.since})
+               AND (NOT ${input.failedOnly} OR EXISTS (
+                     SELECT 1 FROM webhook_deliveries d
+                      WHERE d.store_id = events.store_id AND d.event_id = events.id
+                        AND d.installation_id = ${input.installationId}
+                        AND d.status = ANY (${input.failedStatuses as unknown as string}::text[])))
+             ORDER BY feed_position LIMIT ${input.limit}) e ON true
+         WHERE h.store_id = ${input.storeId}
+         ORDER BY e.feed_position`.execute(db);
+      if (!rows.length) return { events: [], readTo: after, more: false };
+      const head = Number(rows[0]!.head);
+      const events = rows
+        .filter((r) => r.id !== null)
+        .map((r) => ({ ...r, position: Number(r.position), seq: Number(r.seq) }));
+      const readTo = events.length === input.limit ? events.at(-1)!.position : Math.max(after, head);
+      return { events, readTo, more: readTo < head };
+    },
+
+    /** The installation's deliveries of these events (the events API shows them with each event). */
+    async deliveriesOf(storeId: string, installationId: string, eventIds: readonly string[]) {
+      if (!eventIds.length) return [];
+      return db
+        .selectFrom("webhook_deliveries")
+        .select([
+          "id",
+          "event_id",
+          "subscription_id",
+          "status",
+          "attempts",
+          "last_status_code",
+          "last_error",
+          "created_at",
+          "completed_at",
+        ])
+        .where("store_id", "=", storeId)
+        .where("event_id", "in", eventIds)
+        .where("installation_id", "=", installationId)
+        .orderBy("created_at")
+        .orderBy("id")
+        .execute();
     },
 
     /**
@@ -119,11 +210,11 @@ export function createFeedRepo(db: Db) {
     }): Promise<{ events: FeedEvent[]; readTo: number; more: boolean }> {
       // One statement: the head and the events in the same snapshot.
       const { rows } = await sql<FeedEvent & { head: number }>`
-        SELECT h.position AS head, e.feed_position AS position, e.id, e.topic, e.created_at,
+        SELECT h.position AS head, e.feed_position AS position, e.seq, e.id, e.topic, e.created_at,
                e.payload, e.test, e.installation_id
           FROM event_feed_heads h
           LEFT JOIN LATERAL (
-            SELECT feed_position, id, topic, created_at, payload, test, installation_id FROM events
+            SELECT feed_position, seq, id, topic, created_at, payload, test, installation_id FROM events
              WHERE store_id = h.store_id
                AND feed_position > ${input.after} AND feed_position <= ${input.after + input.span}
                AND topic = ANY (${input.topics as unknown as string}::text[])

@@ -3,8 +3,10 @@ import type { Db } from "../../db/client.ts";
 
 /** What is deleted, and when. */
 export interface RetentionSettings {
-  /** Finished deliveries (with their attempts) and dispatched events, this long after they finished; 0 = never. */
+  /** Finished deliveries (with their attempts), this long after they finished; 0 = never. */
   webhookLogDays: number;
+  /** Events (the event feed), this long after they were created, unless a delivery of them is pending. */
+  eventDays: number;
   /** Expired codes and tokens, and revoked token families, this long after expiry or revocation. */
   credentialGraceSeconds: number;
   /** Listen sessions this long after their last connection ended (they can no longer be resumed). */
@@ -94,15 +96,22 @@ export function createRetention(db: Db, settings: RetentionSettings) {
                    ORDER BY completed_at LIMIT ${batchSize} FOR UPDATE SKIP LOCKED) old
                 WHERE d.store_id = old.store_id AND d.id = old.id`,
           ],
-          [
-            "events",
-            sql`DELETE FROM events e USING (
-                  SELECT seq FROM events WHERE dispatched_at < ${logCutoff}
-                   ORDER BY dispatched_at LIMIT ${batchSize} FOR UPDATE SKIP LOCKED) old
-                WHERE e.seq = old.seq`,
-          ],
         );
       }
+      const eventCutoff = new Date(now.getTime() - settings.eventDays * DAY_MS);
+      steps.push([
+        // The event feed's retention (EVENT_RETENTION_DAYS). Events are dispatched right after
+        // they commit, so the dispatched_at index finds the old ones; an event with a pending
+        // delivery (a retry, a recovery) stays until it is done.
+        "events",
+        sql`DELETE FROM events e USING (
+              SELECT seq FROM events o
+               WHERE o.dispatched_at < ${eventCutoff} AND o.created_at < ${eventCutoff}
+                 AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d
+                                  WHERE d.store_id = o.store_id AND d.event_id = o.id AND d.status = 'pending')
+               ORDER BY o.dispatched_at LIMIT ${batchSize} FOR UPDATE SKIP LOCKED) old
+            WHERE e.seq = old.seq`,
+      ]);
       const cutoff = new Date(now.getTime() - settings.credentialGraceSeconds * 1000);
       const idle = new Date(now.getTime() - settings.listenSessionIdleSeconds * 1000);
       steps.push(

@@ -81,7 +81,7 @@ export function createWebhooksModule(deps: {
       .executeTakeFirstOrThrow();
     const now = clock.now();
     const payload = { clientId: app.client_id, appName: app.name, uninstalledAt: now.toISOString() };
-    const eventId = await deps.recordEvent(tx, {
+    const event = await deps.recordEvent(tx, {
       storeId: store.id,
       topic: EVENT.appUninstalled,
       resourceId: installation.id,
@@ -92,7 +92,7 @@ export function createWebhooksModule(deps: {
     await stopInstallationWebhooks(tx, {
       storeId: store.id,
       installationId: installation.id,
-      event: { id: eventId, created_at: now, payload },
+      event: { id: event.id, seq: event.seq, created_at: now, payload },
       slug: store.slug,
       now,
     });
@@ -102,6 +102,7 @@ export function createWebhooksModule(deps: {
   const retention = createRetention(db, {
     listenSessionIdleSeconds: config.LISTEN_SESSION_IDLE_SECONDS,
     webhookLogDays: config.WEBHOOK_LOG_RETENTION_DAYS,
+    eventDays: config.EVENT_RETENTION_DAYS,
     credentialGraceSeconds: config.CREDENTIAL_RETENTION_GRACE_SECONDS,
   });
 

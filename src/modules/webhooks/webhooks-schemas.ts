@@ -91,6 +91,10 @@ export function webhooksDocument(): Record<string, unknown> {
         }),
         event: Type.Literal(name),
         createdAt: Timestamp,
+        sequence: Type.Integer({
+          description:
+            "Strictly increasing across the events of one resource (an order's `order.paid` has a higher one than its `order.created`): keep the last one applied per resource and drop an event with a lower one, which arrived late. Not contiguous; not comparable across resources for anything but that.",
+        }),
         store: Type.Object({ slug: Type.String() }),
         data: EVENT_PAYLOADS[EVENT_BY_NAME[name].data],
         test: Type.Optional(

@@ -26,15 +26,20 @@ export interface ClaimedDelivery {
   test: boolean;
 }
 
-/** The body of every delivery of an event (spec 6.2), the same bytes on every attempt and stream. */
+/**
+ * The body of every delivery of an event (spec 6.2), the same bytes on every attempt and stream.
+ * `sequence` is the event's insertion number (`events.seq`): strictly increasing across the events
+ * of one resource, so a receiver drops an update older than the last one it applied.
+ */
 export function webhookBody(
-  event: { id: string; topic: string; created_at: Date; payload: unknown; test?: boolean },
+  event: { id: string; seq: number; topic: string; created_at: Date; payload: unknown; test?: boolean },
   slug: string,
 ): string {
   return JSON.stringify({
     id: event.id,
     event: event.topic,
     createdAt: event.created_at.toISOString(),
+    sequence: Number(event.seq),
     store: { slug },
     data: event.payload,
     ...(event.test ? { test: true } : {}),
@@ -444,7 +449,7 @@ export async function stopInstallationWebhooks(
   input: {
     storeId: string;
     installationId: string;
-    event: { id: string; created_at: Date; payload: unknown };
+    event: { id: string; seq: number; created_at: Date; payload: unknown };
     slug: string;
     now: Date;
   },
@@ -503,6 +508,7 @@ export async function stopInstallationWebhooks(
       body: webhookBody(
         {
           id: input.event.id,
+          seq: input.event.seq,
           topic: EVENT.appUninstalled,
           created_at: input.event.created_at,
           payload: input.event.payload,

@@ -354,7 +354,7 @@ export function listenRoutes(deps: {
           const event = request.body.event;
           await deps.admitTestEvent(access, event);
           const { id, data } = testPayload(event, clock.now());
-          const eventId = await deps.db.transaction().execute((tx) =>
+          const { id: eventId } = await deps.db.transaction().execute((tx) =>
             deps.recordEvent(tx, {
               storeId: access.store.id,
               topic: event,

@@ -109,6 +109,7 @@ export function createListenStreamer(deps: {
     const body = webhookBody(
       {
         id: event.id,
+        seq: event.seq,
         topic: event.topic,
         created_at: event.created_at,
         payload: event.payload,

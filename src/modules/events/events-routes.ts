@@ -1,0 +1,136 @@
+import Type, { type Static } from "typebox";
+import {
+  DeliveryStatus,
+  EVENT_BY_NAME,
+  EVENT_NAMES,
+  EVENT_SCOPES,
+  type EventName,
+  isEventName,
+  parseDateTime,
+} from "../../contracts/index.ts";
+import { AppError } from "../../lib/errors.ts";
+import type { FeatureRoutes } from "../../lib/http/feature-routes.ts";
+import { accessOf, adminRoute } from "../admin-api/admin-family.ts";
+import { EventsQuery, FeedEventResource, FeedMeta, RESOURCE_OF_DATA } from "./events-schemas.ts";
+import type { FeedRepo, FeedSequencer } from "./feed-repo.ts";
+
+/** Whether a token with `scopes` may read `event` (app/uninstalled needs none). */
+function mayRead(event: EventName, scopes: readonly string[]): boolean {
+  const needed = EVENT_SCOPES[event];
+  return !needed || scopes.includes(needed);
+}
+
+/** The event names asked for, each known and within the scopes (400 / 403 otherwise). */
+function chosenTypes(asked: string | undefined, scopes: readonly string[]): EventName[] {
+  if (asked === undefined) return EVENT_NAMES.filter((e) => mayRead(e, scopes));
+  const names = [...new Set(asked.split(",").map((s) => s.trim()))].filter(Boolean);
+  const unknown = names.filter((n) => !isEventName(n));
+  if (unknown.length || !names.length)
+    throw new AppError("VALIDATION_FAILED", {
+      message: "`types` must be a comma-separated list of event names.",
+      details: [{ field: "types", message: `unknown event: ${unknown.join(", ") || "(none given)"}` }],
+    });
+  for (const name of names as EventName[]) {
+    if (!mayRead(name, scopes))
+      throw new AppError("INSUFFICIENT_SCOPE", {
+        message: `Reading ${name} events needs the ${EVENT_SCOPES[name]} scope.`,
+        details: { requiredScope: EVENT_SCOPES[name], grantedScopes: scopes },
+      });
+  }
+  return names as EventName[];
+}
+
+/**
+ * The events API (issue 19): the installation's store events, read back in feed order (Stripe's
+ * events API, per installation). The feed is gap-free (events/feed-repo.ts), so an app that
+ * stores `nextCursor` and polls with it never misses an event, whatever its webhooks did.
+ */
+export function eventRoutes(deps: {
+  feed: Pick<FeedRepo, "page" | "deliveriesOf">;
+  sequencer: Pick<FeedSequencer, "sequence">;
+  retentionDays: number;
+}): FeatureRoutes {
+  const tags = ["Admin API: events"];
+  return {
+    admin(app) {
+      app.get(
+        "/events",
+        adminRoute({
+          operationId: "adminListEvents",
+          scope: "authenticated",
+          tags,
+          summary: "Read this store's events back, in order (the event feed)",
+          description: [
+            "Every event of the installation's store that the token's scopes allow, whether or not the app subscribes to it, oldest first, with this app's deliveries of each. The order is the order events became visible, and it never changes: an event committed after you read past a position is never placed before it, so paging with `after` misses nothing even while the store is busy.",
+            "",
+            "`meta.nextCursor` is never null: store it, and poll with it as `after` to get only what is new (an empty page when nothing is). `delivery=failed` lists the events whose delivery to this app failed or was skipped, to recover them (`POST /webhooks/{id}/recover`) or process them from here.",
+            "",
+            `Events are kept ${deps.retentionDays} days (and never while a delivery of them is pending). \`since\` starts from events created at or after an instant (exact while no transaction stays open, and no two servers' clocks disagree, for more than 5 minutes).`,
+          ].join("\n"),
+          querystring: EventsQuery,
+          response: {
+            200: Type.Object(
+              { success: Type.Literal(true), data: Type.Array(FeedEventResource), meta: FeedMeta },
+              { description: "One page of the feed" },
+            ),
+          },
+        }),
+        async (request) => {
+          const access = accessOf(request);
+          const q = request.query;
+          const topics = chosenTypes(q.types, access.scopes);
+          const since = q.since === undefined ? null : parseDateTime(q.since);
+          // What committed before this request is numbered before it is read.
+          await deps.sequencer.sequence(access.store.id);
+          const page = await deps.feed.page({
+            storeId: access.store.id,
+            installationId: access.installationId,
+            topics,
+            after: q.after === undefined ? 0 : Number(q.after),
+            since,
+            failedOnly: q.delivery === "failed",
+            failedStatuses: [DeliveryStatus.failed],
+            limit: q.limit,
+          });
+          const deliveries = await deps.feed.deliveriesOf(
+            access.store.id,
+            access.installationId,
+            page.events.map((e) => e.id),
+          );
+          const data = page.events.map((e): Static<typeof FeedEventResource> => {
+            const kind = EVENT_BY_NAME[e.topic as EventName].data;
+            // The payload was stored from the event's own schema when the change committed, and the
+            // topic picks the union member: the row fits, which the compiler cannot see.
+            return {
+              id: e.id,
+              cursor: String(e.position),
+              type: e.topic as EventName,
+              createdAt: e.created_at.toISOString(),
+              sequence: e.seq,
+              test: e.test,
+              resource: { type: RESOURCE_OF_DATA[kind], id: e.resource_id },
+              data: e.payload as never,
+              deliveries: deliveries
+                .filter((d) => d.event_id === e.id)
+                .map((d) => ({
+                  id: d.id,
+                  subscriptionId: d.subscription_id,
+                  status: d.status,
+                  attempts: d.attempts,
+                  lastStatusCode: d.last_status_code,
+                  lastError: d.last_error,
+                  createdAt: d.created_at.toISOString(),
+                  completedAt: d.completed_at ? d.completed_at.toISOString() : null,
+                })),
+            };
+          });
+          return {
+            success: true as const,
+            data,
+            meta: { nextCursor: String(page.readTo), hasMore: page.more, limit: q.limit },
+          };
+        },
+      );
+    },
+  };
+}

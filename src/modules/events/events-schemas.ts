@@ -1,0 +1,123 @@
+import Type from "typebox";
+import {
+  DateTimeInput,
+  DeliveryStatusSchema,
+  EVENT_NAMES,
+  EVENT_PAYLOADS,
+  EVENTS,
+  type EventDataKind,
+  type EventName,
+  Id,
+  Timestamp,
+} from "../../contracts/index.ts";
+import { keysOf } from "../../contracts/mirror.ts";
+
+/** Page size of the events API. */
+export const EVENTS_PAGE = { default: 100, max: 250 } as const;
+
+/** The kind of record an event is about, by what its `data` carries (contracts/events.ts). */
+export const RESOURCE_OF_DATA = {
+  order: "order",
+  product: "product",
+  customer: "customer",
+  uninstalled: "installation",
+} as const satisfies Record<EventDataKind, string>;
+
+const FeedDelivery = Type.Object(
+  {
+    id: Id("delivery"),
+    subscriptionId: Id("subscription"),
+    status: DeliveryStatusSchema,
+    attempts: Type.Integer(),
+    lastStatusCode: Type.Union([Type.Integer(), Type.Null()]),
+    lastError: Type.Union([Type.String(), Type.Null()]),
+    createdAt: Timestamp,
+    completedAt: Type.Union([Timestamp, Type.Null()]),
+  },
+  { title: "EventDelivery" },
+);
+
+const common = {
+  id: Id("event", "The event's id: the same as the `id` of every webhook body of this event."),
+  cursor: Type.String({
+    pattern: "^[0-9]{1,15}$",
+    description:
+      "This event's place in the feed: pass it as `after` to read what comes after it (store it once the event is processed to resume exactly there).",
+  }),
+  createdAt: Timestamp,
+  sequence: Type.Integer({
+    description:
+      "Strictly increasing across the events of one resource, as in the webhook body: drop an update whose `sequence` is lower than the last one applied for that resource.",
+  }),
+  test: Type.Boolean({ description: "A test event (`POST /webhooks/test`): no real change happened." }),
+  deliveries: Type.Array(FeedDelivery, {
+    description: "This app's deliveries of the event (none when it has no subscription to it), oldest first.",
+  }),
+};
+
+/** One item of the feed per kind of data, so generated clients get `data` typed by `type`. */
+function itemOf(kind: EventDataKind) {
+  const names = keysOf(EVENTS)
+    .filter((k) => EVENTS[k].data === kind)
+    .map((k) => EVENTS[k].name);
+  const title = `${kind.charAt(0).toUpperCase()}${kind.slice(1)}FeedEvent`;
+  return Type.Object(
+    {
+      ...common,
+      type: Type.Unsafe<EventName>({ type: "string", enum: names }),
+      resource: Type.Object({
+        type: Type.Literal(RESOURCE_OF_DATA[kind]),
+        id: Type.String(),
+      }),
+      data: EVENT_PAYLOADS[kind],
+    },
+    { title },
+  );
+}
+
+export const FeedEventResource = Type.Union(
+  [itemOf("order"), itemOf("product"), itemOf("customer"), itemOf("uninstalled")],
+  { title: "FeedEvent" },
+);
+
+export const EventsQuery = Type.Object(
+  {
+    after: Type.Optional(
+      Type.String({
+        pattern: "^[0-9]{1,15}$",
+        maxLength: 15,
+        description:
+          "Where to continue: the `meta.nextCursor` of the previous page (store it to resume later). Omitted: from the oldest event kept.",
+      }),
+    ),
+    limit: Type.Integer({
+      minimum: 1,
+      maximum: EVENTS_PAGE.max,
+      default: EVENTS_PAGE.default,
+      description: `Page size, 1 to ${EVENTS_PAGE.max}.`,
+    }),
+    types: Type.Optional(
+      Type.String({
+        maxLength: 1000,
+        description: `Comma-separated event names (${EVENT_NAMES.join(", ")}); each within the token's scopes.`,
+      }),
+    ),
+    since: Type.Optional(DateTimeInput("Only events created at or after this instant.")),
+    delivery: Type.Optional(
+      Type.Literal("failed", {
+        description:
+          "Only events with a delivery to this app that ended failed (or was recorded skipped while its subscription was disabled).",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const FeedMeta = Type.Object({
+  nextCursor: Type.String({
+    description:
+      "Never null: pass it as `after` for the next page, now or later. On the last page it is the end of the feed as read, so polling with it returns only what is new.",
+  }),
+  hasMore: Type.Boolean({ description: "More events can be read now (the page was full or stopped short)." }),
+  limit: Type.Integer(),
+});

@@ -1,0 +1,238 @@
+import assert from "node:assert/strict";
+import type { AddressInfo } from "node:net";
+import { after, before, describe, it } from "node:test";
+import { createAdminClient } from "@merchant-platform/sdk";
+import { sql } from "kysely";
+import { run as runCli } from "../packages/cli/src/commands.ts";
+import { installedApp } from "./apps-harness.ts";
+import type { Json } from "./harness.ts";
+import { createWebhookContext, waitUntil } from "./webhooks-harness.ts";
+
+type Ctx = Awaited<ReturnType<typeof createWebhookContext>>;
+
+/**
+ * The events API (GET /api/v1/apps/api/events): the store's events read back in feed order, gap-free
+ * while writers commit, within the token's scopes, with this app's deliveries of each.
+ */
+describe("events API: the store's event feed", () => {
+  let ctx: Ctx;
+  before(async () => {
+    ctx = await createWebhookContext({ RATE_LIMIT_PER_MINUTE: "1000000", WEBHOOK_MAX_ATTEMPTS: "1" });
+  });
+  after(() => ctx.close());
+
+  it("8 writers commit 2,000 events while a reader pages with `after`: every event once, in order, each resource's sequence increasing", async () => {
+    const installed = await installedApp(ctx.app, ["read_products"]);
+    const m = installed.merchant;
+    const WRITERS = 8;
+    const PRODUCTS = 50; // per writer; each created, then changed 4 times: 5 events
+    let writing = true;
+    const writer = async (w: number) => {
+      for (let p = 0; p < PRODUCTS; p++) {
+        const created = await m.client.post(`${m.base}/products`, {
+          title: `P${w}-${p}`,
+          price: "1.00",
+          stock: 1,
+        });
+        assert.equal(created.status, 201, JSON.stringify(created.body));
+        for (let change = 0; change < 4; change++) {
+          const res = await m.client.patch(`${m.base}/products/${created.data.id}`, { stock: change + 2 });
+          assert.equal(res.status, 200, JSON.stringify(res.body));
+        }
+      }
+    };
+    const seen: Json[] = [];
+    const reader = async () => {
+      let cursor: string | undefined;
+      for (;;) {
+        const done = !writing;
+        for (;;) {
+          const res = await installed.api.get(
+            `/api/v1/apps/api/events?limit=250${cursor ? `&after=${cursor}` : ""}`,
+          );
+          assert.equal(res.status, 200, JSON.stringify(res.body));
+          seen.push(...(res.data as Json[]));
+          cursor = res.body.meta.nextCursor;
+          if (!res.body.meta.hasMore) break;
+        }
+        if (done) return;
+        await new Promise((r) => setImmediate(r));
+      }
+    };
+    const reading = reader();
+    await Promise.all(Array.from({ length: WRITERS }, (_, w) => writer(w)));
+    writing = false;
+    await reading;
+
+    assert.equal(seen.length, WRITERS * PRODUCTS * 5, "every committed event");
+    assert.equal(new Set(seen.map((e) => e.id)).size, seen.length, "each once");
+    const last = new Map<string, number>();
+    for (const e of seen) {
+      assert.ok(
+        (last.get(e.resource.id) ?? 0) < e.sequence,
+        `${e.resource.id}: sequence strictly increasing`,
+      );
+      last.set(e.resource.id, e.sequence);
+      assert.equal(e.resource.type, "product");
+      assert.equal(e.data.id, e.resource.id);
+    }
+    // Polling from the stored cursor: nothing new, and the cursor stays put.
+    const tail = await installed.api.get(`/api/v1/apps/api/events?after=${seen.length}`);
+    assert.deepEqual(tail.data, []);
+    assert.equal(tail.body.meta.hasMore, false);
+  });
+
+  it("shows only what the token's scopes allow, of its own store; types, since and 4xx", async () => {
+    const installed = await installedApp(ctx.app, ["read_products"]);
+    const m = installed.merchant;
+    await m.client.post(`${m.base}/products`, { title: "Mug", price: "9.00", stock: 5 });
+    await m.client.post(`${m.base}/customers`, { email: `c${Date.now()}@example.com`, firstName: "Ana" });
+    const other = await installedApp(ctx.app, ["read_products", "read_customers"]);
+    await other.merchant.client.post(`${other.merchant.base}/products`, {
+      title: "Elsewhere",
+      price: "1.00",
+      stock: 1,
+    });
+
+    const all = await installed.api.get("/api/v1/apps/api/events");
+    assert.equal(all.status, 200, JSON.stringify(all.body));
+    assert.deepEqual(
+      all.data.map((e: Json) => [e.type, e.data.title]),
+      [["product.created", "Mug"]],
+      "no customer event without read_customers; nothing of another store",
+    );
+    assert.equal((await installed.api.get("/api/v1/apps/api/events?types=customer.created")).status, 403);
+    const unknown = await installed.api.get("/api/v1/apps/api/events?types=order.exploded");
+    assert.equal(unknown.status, 400);
+    assert.equal(unknown.body.error.code, "VALIDATION_FAILED");
+    assert.equal((await installed.api.get("/api/v1/apps/api/events?after=-1")).status, 400);
+    assert.equal((await installed.api.get("/api/v1/apps/api/events?limit=251")).status, 400);
+    assert.equal(
+      (await installed.api.get("/api/v1/apps/api/events?since=10000-01-01T00:00:00Z")).status,
+      400,
+    );
+
+    ctx.clock.advance(30 * 60_000);
+    const since = ctx.clock.now().toISOString();
+    await m.client.post(`${m.base}/products`, { title: "Later", price: "2.00", stock: 5 });
+    const recent = await installed.api.get(`/api/v1/apps/api/events?since=${encodeURIComponent(since)}`);
+    assert.deepEqual(
+      recent.data.map((e: Json) => e.data.title),
+      ["Later"],
+    );
+    const typed = await installed.api.get("/api/v1/apps/api/events?types=product.created,product.updated");
+    assert.equal(typed.data.length, 2);
+  });
+
+  it("lists this app's deliveries of each event, and `delivery=failed` the events whose delivery failed", async () => {
+    const installed = await installedApp(ctx.app, ["read_products", "manage_webhooks"]);
+    const m = installed.merchant;
+    // Nothing listens there: one attempt (WEBHOOK_MAX_ATTEMPTS=1), then failed.
+    const sub = await installed.api.post("/api/v1/apps/api/webhooks", {
+      eventName: "product.created",
+      targetUrl: "https://127.0.0.1:9/hooks",
+    });
+    assert.equal(sub.status, 201, JSON.stringify(sub.body));
+    const product = await m.client.post(`${m.base}/products`, { title: "Lamp", price: "30.00", stock: 2 });
+    await m.client.patch(`${m.base}/products/${product.data.id}`, { stock: 3 }); // product.updated: not subscribed
+    await waitUntil(
+      async () => {
+        const res = await installed.api.get("/api/v1/apps/api/events?delivery=failed");
+        return res.data.length === 1;
+      },
+      30_000,
+      "the failed delivery",
+    );
+    const failed = await installed.api.get("/api/v1/apps/api/events?delivery=failed");
+    const event = (failed.data as Json[])[0]!;
+    assert.equal(event.type, "product.created");
+    assert.equal(event.deliveries.length, 1);
+    assert.equal(event.deliveries[0].status, "failed");
+    assert.equal(event.deliveries[0].subscriptionId, sub.data.id);
+    assert.ok(event.deliveries[0].lastError);
+    const all = await installed.api.get("/api/v1/apps/api/events");
+    assert.deepEqual(
+      all.data.map((e: Json) => [e.type, e.deliveries.length]),
+      [
+        ["product.created", 1],
+        ["product.updated", 0],
+      ],
+    );
+    // The webhook body carries the same id and sequence the feed shows.
+    const { rows } = await sql<{ body: string }>`
+      SELECT body FROM webhook_deliveries WHERE id = ${event.deliveries[0].id}`.execute(ctx.platform.db);
+    const body = JSON.parse(rows[0]!.body) as Json;
+    assert.equal(body.id, event.id);
+    assert.equal(body.sequence, event.sequence);
+  });
+
+  it("the SDK reads the feed as an iterator and resumes from a stored cursor; the CLI prints it", async () => {
+    await ctx.app.listen({ host: "127.0.0.1", port: 0 });
+    const baseUrl = `http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}`;
+    const installed = await installedApp(ctx.app, ["read_customers"]);
+    const m = installed.merchant;
+    const signUp = (n: number) =>
+      m.client.post(`${m.base}/customers`, {
+        email: `sdk${n}-${Date.now()}@example.com`,
+        firstName: `C${n}`,
+      });
+    for (let n = 0; n < 5; n++) await signUp(n);
+    const admin = createAdminClient({
+      baseUrl,
+      accessToken: installed.tokens.accessToken,
+      retry: { retries: 0 },
+    });
+    const names: string[] = [];
+    for await (const e of admin.events.list({ limit: 2 })) {
+      if (e.type === "customer.created") names.push(e.data.firstName ?? "");
+    }
+    assert.deepEqual(names, ["C0", "C1", "C2", "C3", "C4"], "three pages of two, in order");
+
+    // A consumer that handles two events, then fails on the third: it resumes at the third.
+    let saved: string | undefined;
+    const store = {
+      get: async () => saved,
+      set: async (cursor: string) => {
+        saved = cursor;
+      },
+    };
+    const handled: string[] = [];
+    await assert.rejects(async () => {
+      for await (const e of admin.events.resume(store)) {
+        if (handled.length === 2) throw new Error("the handler failed");
+        handled.push(e.id);
+      }
+    });
+    const again: string[] = [];
+    for await (const e of admin.events.resume(store)) again.push(e.id);
+    assert.equal(again.length, 3, "the failed one and the two after it");
+    await signUp(5);
+    const later: string[] = [];
+    for await (const e of admin.events.resume(store)) later.push(e.type);
+    assert.deepEqual(later, ["customer.created"], "only what is new since the stored cursor");
+
+    const out: string[] = [];
+    const err: string[] = [];
+    const sink = (to: string[]) => ({ write: (t: string) => to.push(t) }) as unknown as NodeJS.WritableStream;
+    const code = await runCli(
+      [
+        "events",
+        "--types",
+        "customer.created",
+        "--base-url",
+        baseUrl,
+        "--token",
+        installed.tokens.accessToken,
+      ],
+      {
+        stdout: sink(out),
+        stderr: sink(err),
+        env: { MERCHANT_PLATFORM_CONFIG: "/nonexistent/cli.json" },
+      },
+    );
+    assert.equal(code, 0, err.join(""));
+    assert.equal(out.length, 6);
+    assert.match(out[0]!, /customer\.created\s+customer\/cus_/);
+    assert.match(err.join(""), /6 event\(s\)\. Continue after them with --after \d+/);
+  });
+});
