@@ -180,7 +180,6 @@ describe("events API: the store's event feed", () => {
     const admin = createAdminClient({
       baseUrl,
       accessToken: installed.tokens.accessToken,
-      retry: { retries: 0 },
     });
     const names: string[] = [];
     for await (const e of admin.events.list({ limit: 2 })) {

@@ -88,7 +88,7 @@ export function eventRoutes(deps: {
             topics,
             after: q.after === undefined ? 0 : Number(q.after),
             since,
-            failedOnly: q.delivery === "failed",
+            failedOnly: q.delivery === DeliveryStatus.failed,
             failedStatuses: [DeliveryStatus.failed],
             limit: q.limit,
           });

@@ -1,6 +1,7 @@
 import Type from "typebox";
 import {
   DateTimeInput,
+  DeliveryStatus,
   DeliveryStatusSchema,
   EVENT_NAMES,
   EVENT_PAYLOADS,
@@ -75,8 +76,11 @@ function itemOf(kind: EventDataKind) {
   );
 }
 
+type FeedItem = ReturnType<typeof itemOf>;
+
 export const FeedEventResource = Type.Union(
-  [itemOf("order"), itemOf("product"), itemOf("customer"), itemOf("uninstalled")],
+  // One per kind of data; a tuple to the type system (TypeBox types a union of an array as never).
+  keysOf(EVENT_PAYLOADS).map(itemOf) as [FeedItem, ...FeedItem[]],
   { title: "FeedEvent" },
 );
 
@@ -104,7 +108,7 @@ export const EventsQuery = Type.Object(
     ),
     since: Type.Optional(DateTimeInput("Only events created at or after this instant.")),
     delivery: Type.Optional(
-      Type.Literal("failed", {
+      Type.Literal(DeliveryStatus.failed, {
         description:
           "Only events with a delivery to this app that ended failed (or was recorded skipped while its subscription was disabled).",
       }),
