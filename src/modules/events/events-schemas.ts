@@ -42,6 +42,7 @@ const common = {
   id: Id("event", "The event's id: the same as the `id` of every webhook body of this event."),
   cursor: Type.String({
     pattern: "^[0-9]{1,15}$",
+    examples: ["1042"],
     description:
       "This event's place in the feed: pass it as `after` to read what comes after it (store it once the event is processed to resume exactly there).",
   }),
@@ -90,6 +91,7 @@ export const EventsQuery = Type.Object(
       Type.String({
         pattern: "^[0-9]{1,15}$",
         maxLength: 15,
+        examples: ["1042"],
         description:
           "Where to continue: the `meta.nextCursor` of the previous page (store it to resume later). Omitted: from the oldest event kept.",
       }),
@@ -119,6 +121,7 @@ export const EventsQuery = Type.Object(
 
 export const FeedMeta = Type.Object({
   nextCursor: Type.String({
+    examples: ["1042"],
     description:
       "Never null: pass it as `after` for the next page, now or later. On the last page it is the end of the feed as read, so polling with it returns only what is new.",
   }),
