@@ -23,6 +23,7 @@ import { parseArgs } from "node:util";
 import pg from "pg";
 import { benchAdmin } from "./admin.ts";
 import { benchEmbedded } from "./embedded.ts";
+import { benchFeed } from "./feed.ts";
 import { apiPeakRss, type BenchOptions } from "./lib/options.ts";
 import { BENCH_DATABASE_URL, BENCH_REDIS_URL } from "./lib/pg.ts";
 import { addFigure, part, printTable } from "./lib/report.ts";
@@ -45,10 +46,11 @@ const PARTS = [
   "search",
   "listen",
   "listen-load",
+  "feed",
   "memory",
 ] as const;
 type Part = (typeof PARTS)[number];
-const HTTP_PARTS: Part[] = ["admin", "embedded", "million", "search", "listen-load"];
+const HTTP_PARTS: Part[] = ["admin", "embedded", "million", "search", "listen-load", "feed"];
 
 const { values } = parseArgs({
   args: process.argv.slice(2),
@@ -89,7 +91,7 @@ for (const p of only ?? []) {
 }
 // The million-row parts seed for a while: only when asked for, by --million or by name.
 const selected = (p: Part) =>
-  only ? only.includes(p) : (p !== "million" && p !== "search") || values.million;
+  only ? only.includes(p) : (p !== "million" && p !== "search" && p !== "feed") || values.million;
 
 const dir = tempDir();
 const options: BenchOptions = {
@@ -208,6 +210,7 @@ const steps: Array<[Part, () => Promise<unknown>]> = [
   ["search", () => benchSearch(options)],
   ["listen", () => benchListen(options)],
   ["listen-load", () => benchListenLoad(options)],
+  ["feed", () => benchFeed(options)],
 ];
 try {
   for (const [name, step] of steps) {
