@@ -138,7 +138,8 @@ export function createListenStreamer(deps: {
   return async function stream(input: StreamInput): Promise<ListenEndReason | "closed"> {
     const { raw, session, signal } = input;
     const storeId = session.store_id;
-    const stopping = () => signal.aborted || deps.wakeups.closed || raw.writableEnded;
+    // `destroyed`: a client gone before its close listener was attached is still gone.
+    const stopping = () => signal.aborted || deps.wakeups.closed || raw.writableEnded || raw.destroyed;
     const end = (reason: ListenEndReason) => {
       if (!raw.writableEnded)
         raw.write(sse({ event: "end", data: { reason, message: LISTEN_END_REASONS[reason].label } }));
