@@ -19,7 +19,7 @@ import { AppError } from "../../../lib/errors.ts";
 import type { FeatureRoutes } from "../../../lib/http/feature-routes.ts";
 import { exampleOf } from "../../../lib/http/openapi-examples.ts";
 import { Body, Envelope, Id } from "../../../lib/http/schemas.ts";
-import { newId, newSecretOf } from "../../../lib/ids.ts";
+import { newId, newWebhookSecret } from "../../../lib/ids.ts";
 import type { SecretBox } from "../../../lib/secret-box.ts";
 import { accessOf, adminRoute, bearerToken } from "../../admin-api/admin-family.ts";
 import type { RecordEvent } from "../../events/events-repo.ts";
@@ -242,7 +242,7 @@ export function listenRoutes(deps: {
               // Begins at the head of the feed as of now (what committed before is numbered first).
               await deps.sequencer.sequence(storeId);
               const head = await deps.feed.head(storeId);
-              newSecret = newSecretOf("webhookSecret");
+              newSecret = newWebhookSecret();
               const opened = await repo.open(
                 {
                   store_id: storeId,
