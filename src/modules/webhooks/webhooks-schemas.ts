@@ -37,7 +37,7 @@ export const SubscriptionResource = Type.Object(subscriptionFields, { title: "We
 
 /** How a receiver uses a subscription or listen-session secret: said once, in every place that returns one. */
 export const SECRET_USE =
-  "Verify either signature family. `webhook-signature` is Standard Webhooks: pass this string as it is to a stock verifier (`new Webhook(secret).verify(rawBody, headers)` of the npm packages `standardwebhooks` or `svix`); its HMAC key is the base64-decoded part after `whsec_`. `x-webhook-signature` is spec 6.3: lowercase hex HMAC-SHA256 of `<x-webhook-timestamp>.<raw body>` keyed with this whole string (UTF-8), compared in constant time. Secrets made before Standard Webhooks support (`whsec_` + 43 letters and digits) verify unchanged with both and with the JavaScript libraries; a verifier that needs padded base64 (Python, Go) wants a rotated one.";
+  "Verify either signature family. `webhook-signature` is Standard Webhooks: pass this string as it is to a stock verifier (`new Webhook(secret).verify(rawBody, headers)` of the npm packages `standardwebhooks` or `svix`); its HMAC key is the base64-decoded part after `whsec_`. `x-webhook-signature` is spec 6.3: lowercase hex HMAC-SHA256 of `<x-webhook-timestamp>.<raw body>` keyed with this whole string (UTF-8), compared in constant time. A secret issued before Standard Webhooks support (`whsec_` + 43 letters and digits) keeps working with both signatures and with the JavaScript libraries; Python's and Go's libraries need padded base64: rotate it once to use them.";
 
 const Secret = Type.String({
   minLength: 10,
