@@ -219,6 +219,13 @@ export const ConfigSchema = Type.Object({
     description:
       "Redeliveries per app in any 60 seconds, the dashboard's and the Admin API's together; past it, 429 with Retry-After.",
   }),
+  WEBHOOK_SECRET_OVERLAP_SECONDS: Type.Integer({
+    minimum: 0,
+    maximum: 30 * 86_400,
+    default: 86_400,
+    description:
+      "After a subscription's secret is rotated (POST /webhooks/{id}/secret), deliveries' webhook-signature carries a signature with the previous secret too for this long, so receivers can switch without losing one; x-webhook-signature uses the new secret at once. 0 ends the old secret at once.",
+  }),
   WEBHOOK_LOG_RETENTION_DAYS: Type.Integer({
     minimum: 0,
     default: 30,

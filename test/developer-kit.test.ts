@@ -158,7 +158,8 @@ describe("developer kit: platform + sample app + CLI listen", () => {
     const saved = await fetch(`${publicUrl}/dev/listen-secret`, {
       method: "POST",
       headers: { "content-type": "application/x-www-form-urlencoded" },
-      body: `secret=${secret}`,
+      // As a browser posts the form: a Standard Webhooks secret has `+`, `/` and `=` in it.
+      body: new URLSearchParams({ secret }).toString(),
       redirect: "manual",
     });
     assert.equal(saved.status, 303);

@@ -124,6 +124,20 @@ describe("events API: the store's event feed", () => {
     assert.equal(typed.data.length, 2);
   });
 
+  it("serves each event's data exactly as it was recorded, whatever the payload schema is today", async () => {
+    const installed = await installedApp(ctx.app, ["read_products"]);
+    const storeId = installed.merchant.store.id as string;
+    // An event recorded by an older version: fewer fields, and one since removed.
+    await sql`INSERT INTO events (id, store_id, topic, resource_id, payload, dispatched_at)
+              VALUES ('evt_legacy0000000000000000', ${storeId}, 'product.created', 'prod_legacy000000000000000',
+                      '{"id": "prod_legacy000000000000000", "title": "Old", "weight": 3}', now())`.execute(
+      ctx.platform.db,
+    );
+    const res = await installed.api.get("/api/v1/apps/api/events");
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.deepEqual(res.data[0].data, { id: "prod_legacy000000000000000", title: "Old", weight: 3 });
+  });
+
   it("lists this app's deliveries of each event, and `delivery=failed` the events whose delivery failed", async () => {
     const installed = await installedApp(ctx.app, ["read_products", "manage_webhooks"]);
     const m = installed.merchant;

@@ -456,6 +456,7 @@ describe("idempotency keys on creates", () => {
     assert.deepEqual(problems, [], problems.join("\n"));
     for (const id of [
       "adminCreateWebhook",
+      "adminRotateWebhookSecret",
       "adminCreateProduct",
       "developerCreateProduct",
       "dashboardCreateProduct",
@@ -587,6 +588,64 @@ describe("idempotency keys: a replay comes after the route's whole authorisation
       await a.bearer(wide.data.accessToken as string).post("/api/v1/apps/api/webhooks", body, idem(k)),
       first,
     );
+  });
+
+  it("a secret rotation replays the same new secret and rotates once; refused to a narrowed token and after deletion", async () => {
+    const a = await installedApp(ctx.app, ["read_customers", "manage_webhooks"]);
+    const sub = await a.api.post("/api/v1/apps/api/webhooks", {
+      eventName: "customer.created",
+      targetUrl: "https://127.0.0.1:9/hooks",
+    });
+    assert.equal(sub.status, 201, JSON.stringify(sub.body));
+    const path = `/api/v1/apps/api/webhooks/${sub.data.id}/secret`;
+    const currentCiphertext = async () =>
+      (
+        await ctx.platform.db
+          .selectFrom("webhook_subscriptions")
+          .select("secret_ciphertext")
+          .where("id", "=", sub.data.id)
+          .executeTakeFirstOrThrow()
+      ).secret_ciphertext;
+    const k = key();
+    const first = await a.api.post(path, {}, idem(k));
+    assert.equal(first.status, 201, JSON.stringify(first.body));
+    assert.match(first.data.secret, /^whsec_/);
+    const stored = await currentCiphertext();
+    assertReplayOf(await a.api.post(path, {}, idem(k)), first);
+    assert.equal(await currentCiphertext(), stored, "the replay did not rotate again");
+    // Another key is another rotation.
+    const second = await a.api.post(path, {}, idem(key()));
+    assert.equal(second.status, 201);
+    assert.notEqual(second.data.secret, first.data.secret);
+    assert.notEqual(await currentCiphertext(), stored);
+
+    // A token narrowed to manage_webhooks is refused before the stored answer (and its secret).
+    const narrowed = await new Client(ctx.app).post("/api/v1/apps/token/refresh", {
+      slug: a.merchant.slug,
+      refreshToken: a.tokens.refreshToken,
+      clientId: a.clientId,
+      clientSecret: a.clientSecret,
+      scope: "manage_webhooks",
+    });
+    assert.equal(narrowed.status, 200, JSON.stringify(narrowed.body));
+    const narrow = a.bearer(narrowed.data.accessToken as string);
+    const refused = await narrow.post(path, {}, idem(k));
+    assert.equal(refused.status, 403, JSON.stringify(refused.body));
+    assert.equal(refused.headers["idempotency-replayed"], undefined);
+    assert.ok(!refused.raw.body.includes(first.data.secret), "the secret leaked to the narrowed token");
+
+    // Once the subscription is deleted, the stored secret is not handed out again either.
+    assert.equal((await narrow.delete(`/api/v1/apps/api/webhooks/${sub.data.id}`)).status, 200);
+    const wide = await new Client(ctx.app).post("/api/v1/apps/token/refresh", {
+      slug: a.merchant.slug,
+      refreshToken: narrowed.data.refreshToken,
+      clientId: a.clientId,
+      clientSecret: a.clientSecret,
+    });
+    assert.equal(wide.status, 200, JSON.stringify(wide.body));
+    const gone = await a.bearer(wide.data.accessToken as string).post(path, {}, idem(k));
+    assert.equal(gone.status, 404, JSON.stringify(gone.body));
+    assert.equal(gone.headers["idempotency-replayed"], undefined);
   });
 
   it("a dashboard redelivery's stored 201 is refused once the merchant no longer owns the app", async () => {

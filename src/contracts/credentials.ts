@@ -1,4 +1,8 @@
-/** Prefixes of secrets (43 random characters each); only their hashes are stored. */
+/**
+ * Prefixes of secrets: 43 random base62 characters each, only their hashes stored; except webhook
+ * signing secrets, which the platform must read back (stored encrypted) and which are base64 of 32
+ * random bytes since issue 19 (Standard Webhooks; lib/ids.ts newWebhookSecret).
+ */
 export const SECRET_PREFIX = {
   clientSecret: "mpcs",
   apiKeySecret: "mpsk",

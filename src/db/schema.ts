@@ -217,6 +217,10 @@ export interface WebhookSubscriptionsTable {
   event_name: string;
   target_url: string;
   secret_ciphertext: string;
+  /** The secret before the last rotation, still encrypted; signs beside the new one during the overlap. */
+  previous_secret_ciphertext: ColumnType<string | null, string | null | undefined, string | null>;
+  /** When the secret was last rotated (null: never). */
+  secret_rotated_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   status: SubscriptionStatus;
   created_at: Timestamp;
   stopped_at: Date | null;

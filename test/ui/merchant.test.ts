@@ -229,15 +229,11 @@ describe("merchant pages in a real browser", { skip: chromiumSkipReason() }, () 
       await exchange(ctx.app, { slug: "dev-shop", code, redirectUri: REDIRECT, clientId, clientSecret })
     ).data;
     const api = new Client(ctx.app, { authorization: `Bearer ${tokens.accessToken}` });
-    assert.equal(
-      (
-        await api.post("/api/v1/apps/api/webhooks", {
-          eventName: "product.created",
-          targetUrl: "https://hooks.example.test/p",
-        })
-      ).status,
-      201,
-    );
+    const subscription = await api.post("/api/v1/apps/api/webhooks", {
+      eventName: "product.created",
+      targetUrl: "https://hooks.example.test/p",
+    });
+    assert.equal(subscription.status, 201);
     assert.equal(
       (
         await merchant.client.post("/api/v1/dashboard/stores/dev-shop/products", {
@@ -267,7 +263,24 @@ describe("merchant pages in a real browser", { skip: chromiumSkipReason() }, () 
 
     await page.getByRole("link", { name: "Stock Sync" }).click();
     await heading(page, "Stock Sync");
-    const delivery = row(page, "product.created");
+    // The app's subscriptions, with when each secret was last rotated (issue 19).
+    const subscriptions = page.getByRole("region", { name: "Webhook subscriptions" });
+    const subscribed = subscriptions.locator("tbody tr", { hasText: "product.created" });
+    await subscribed.waitFor();
+    assert.match(await subscribed.innerText(), /dev-shop[\s\S]*hooks\.example\.test\/p[\s\S]*Never/);
+    const rotated = await api.post(`/api/v1/apps/api/webhooks/${subscription.data.id}/secret`, {});
+    assert.equal(rotated.status, 201);
+    await page.reload();
+    await subscribed.waitFor();
+    assert.doesNotMatch(await subscribed.innerText(), /Never/);
+    assert.ok(
+      (await subscribed.locator('[data-label="Secret rotated"]').innerText()).includes(
+        String(new Date(rotated.data.secretRotatedAt as string).getFullYear()),
+      ),
+    );
+    const delivery = page.getByRole("region", { name: "Webhook deliveries" }).locator("tbody tr", {
+      hasText: "product.created",
+    });
     await delivery.waitFor();
     assert.match(await delivery.innerText(), /Pending/);
     await delivery.getByRole("button", { name: "Attempts" }).click();

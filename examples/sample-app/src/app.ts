@@ -242,7 +242,8 @@ export function createSampleApp(config: SampleConfig) {
       if (req.method === "POST" && url.pathname === "/dev/listen-secret" && config.devTokens) {
         const secret =
           new URLSearchParams((await readBody(req, 4096)).toString()).get("secret")?.trim() ?? "";
-        if (!/^whsec_[0-9A-Za-z]{20,}$/.test(secret)) {
+        // `whsec_` + base64 (Standard Webhooks form), or the 43 base62 characters of older secrets.
+        if (!/^whsec_[0-9A-Za-z+/]{20,}={0,2}$/.test(secret)) {
           res.writeHead(400, { "content-type": "text/plain" }).end("not a webhook secret\n");
           return;
         }

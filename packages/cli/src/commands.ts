@@ -53,6 +53,10 @@ Commands:
   events [--after <cursor>] [--types order.created,...] [--since <time>] [--failed] [--follow] [--json]
                        The store's events in order (the event feed), with this app's deliveries;
                        --failed: those whose delivery failed. Prints the cursor to continue from.
+  rotate-secret <subscription id>
+                       Give a subscription a new signing secret (printed once). For a day (by default)
+                       webhook-signature carries the old secret's signature too; x-webhook-signature
+                       uses the new secret at once.
 
 Options for every command: --base-url, --token, --token-command (or MP_BASE_URL, MP_ACCESS_TOKEN,
 MP_TOKEN_COMMAND; otherwise what login saved in ${configPath({})}).
@@ -142,7 +146,10 @@ async function listenCommand(io: Io, argv: string[]) {
       if (message.secret) {
         line(io, `Ready. Forwarding ${message.events.join(", ")} to ${target}`);
         line(io, `Webhook signing secret for this session: ${message.secret}`);
-        line(io, "(verify forwarded webhooks with it while you develop; it is shown only now)");
+        line(
+          io,
+          "(verify forwarded webhooks with it while you develop, as the SDK or a Standard Webhooks library takes it; it is shown only now)",
+        );
       } else line(io, `Reconnected; resuming session ${message.sessionId}.`);
       status(`listening · ${forwarded} forwarded · ${failed} failed`);
     } else if (message.type === "webhook") {
@@ -313,6 +320,31 @@ async function events(io: Io, argv: string[]) {
   return EXIT.ok;
 }
 
+async function rotateSecret(io: Io, argv: string[]) {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    options: COMMON,
+    allowPositionals: true,
+    strict: true,
+  });
+  const id = positionals[0];
+  if (!id || positionals.length > 1) throw new UsageError("rotate-secret needs one subscription id");
+  const { baseUrl, tokens } = await settings(io, values);
+  const admin = createAdminClient({ baseUrl, accessToken: await tokens.accessToken() });
+  // The SDK sends an Idempotency-Key with the POST, the same on each retry: a retry whose answer
+  // was lost gets this same secret back instead of rotating a second time.
+  const rotated = await unwrap(
+    admin.POST("/api/v1/apps/api/webhooks/{id}/secret", { params: { path: { id } } }),
+  );
+  line(io, `New signing secret for ${rotated.id}: ${rotated.secret}`);
+  line(io, "(shown only now: store it where your endpoint reads its secret)");
+  line(
+    io,
+    `x-webhook-signature uses it from now on. Until ${rotated.previousSecretExpiresAt}, webhook-signature also carries the old secret's signature, so a Standard Webhooks receiver still holding the old secret keeps verifying while you switch.`,
+  );
+  return EXIT.ok;
+}
+
 const COMMANDS: Record<string, (io: Io, argv: string[]) => Promise<number>> = {
   login,
   listen: listenCommand,
@@ -320,6 +352,7 @@ const COMMANDS: Record<string, (io: Io, argv: string[]) => Promise<number>> = {
   deliveries,
   redeliver,
   events,
+  "rotate-secret": rotateSecret,
 };
 
 /** Runs one command line; answers the exit code (never throws). */

@@ -143,6 +143,116 @@ describe("verifyWebhook", () => {
   });
 });
 
+/** Standard Webhooks headers, computed here independently of the SDK (its spec, by hand). */
+function standardSigned(
+  raw = body,
+  at = NOW / 1000,
+  secrets: string[] = [STD_SECRET],
+  id = "whd_1",
+): Record<string, string> {
+  const sign = (s: string) =>
+    `v1,${createHmac("sha256", Buffer.from(s.slice("whsec_".length), "base64"))
+      .update(`${id}.${at}.${raw}`)
+      .digest("base64")}`;
+  return {
+    "webhook-id": id,
+    "webhook-timestamp": String(at),
+    "webhook-signature": secrets.map(sign).join(" "),
+    "content-type": "application/json",
+  };
+}
+const STD_SECRET = "whsec_ZoAfSt3qrb8b38w+HDb1I7VjfQ2SdhXwP1qtFsLB9ic=";
+const OLD_SECRET = "whsec_4fZh67+k+LUgawqiQQtxEPT+KJ/45z3db8Pi8OEyi04=";
+
+describe("verifyWebhook: Standard Webhooks signatures", () => {
+  it("accepts the specification's published example (its payload is no event, so then invalid_body)", () => {
+    const headers = {
+      "webhook-id": "msg_p5jXN8AQM9LWM0D4loKWxJek",
+      "webhook-timestamp": "1614265330",
+      "webhook-signature": "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=",
+    };
+    const check = (raw: string) =>
+      reason(() =>
+        verifyWebhook({
+          rawBody: raw,
+          headers,
+          secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+          now: 1614265330_000,
+        }),
+      );
+    assert.equal(check('{"test": 2432232314}'), "invalid_body", "signature accepted");
+    assert.equal(check('{"test": 2432232315}'), "invalid_signature");
+  });
+
+  it("verifies webhook-signature alone (no x-webhook-* headers), naming the family and the signed id", () => {
+    const result = verifyWebhook({ rawBody: body, headers: standardSigned(), secret: STD_SECRET, now: NOW });
+    assert.equal(result.signature, "standard");
+    assert.equal(result.eventId, "evt_1");
+    assert.equal(result.deliveryId, "whd_1");
+    assert.equal(
+      verifyWebhook({
+        rawBody: body,
+        headers: signed(body, NOW / 1000, STD_SECRET),
+        secret: STD_SECRET,
+        now: NOW,
+      }).signature,
+      "spec",
+    );
+  });
+
+  it("refuses a changed body or id, another secret, and a timestamp more than the tolerance away", () => {
+    const h = standardSigned();
+    const check = (headers: Record<string, string>, raw = body, now = NOW, secret = STD_SECRET) =>
+      reason(() => verifyWebhook({ rawBody: raw, headers, secret, now }));
+    assert.equal(check(h), "accepted");
+    assert.equal(check(h, body.replace("39.98", "39.99")), "invalid_signature");
+    assert.equal(check({ ...h, "webhook-id": "whd_2" }), "invalid_signature", "the id is signed");
+    assert.equal(check(h, body, NOW, OLD_SECRET), "invalid_signature");
+    assert.equal(check(h, body, NOW + 301_000), "stale_timestamp");
+    assert.equal(check(h, body, NOW - 301_000), "stale_timestamp");
+    assert.equal(check({ ...h, "webhook-signature": "v2,abc v1,!!" }), "invalid_signature");
+    const { "webhook-id": _id, ...noId } = h;
+    assert.equal(check(noId), "missing_header");
+  });
+
+  it("during a rotation's overlap, a receiver holding either secret verifies; the spec's header has the new one only", () => {
+    const at = NOW / 1000;
+    // What the platform sends while rotating: both Standard signatures (new first), the spec's with the new.
+    const headers = {
+      ...standardSigned(body, at, [STD_SECRET, OLD_SECRET]),
+      ...signed(body, at, STD_SECRET),
+    };
+    const withSecret = (secret: string) => verifyWebhook({ rawBody: body, headers, secret, now: NOW });
+    assert.equal(withSecret(STD_SECRET).signature, "standard");
+    assert.equal(withSecret(OLD_SECRET).signature, "standard", "the old secret by the Standard signature");
+    // Without the Standard headers (an old relay), only the new secret verifies.
+    const specOnly = signed(body, at, STD_SECRET);
+    assert.equal(
+      reason(() => verifyWebhook({ rawBody: body, headers: specOnly, secret: OLD_SECRET, now: NOW })),
+      "invalid_signature",
+    );
+    assert.equal(
+      verifyWebhook({ rawBody: body, headers: specOnly, secret: [OLD_SECRET, STD_SECRET], now: NOW })
+        .signature,
+      "spec",
+    );
+  });
+
+  it("keys secrets made before Standard Webhooks (whsec_ + 43 base62) the way the stock libraries do", () => {
+    const legacy = `whsec_${"5Rt8YpLm2Qx7NvB4Kc9Zw1Hd6Jf3Gs0Ta8Ue2Vi7Wo"}4`;
+    const result = verifyWebhook({
+      rawBody: body,
+      headers: standardSigned(body, NOW / 1000, [legacy]),
+      secret: legacy,
+      now: NOW,
+    });
+    assert.equal(result.signature, "standard");
+    // A secret whose text is not base64 has no Standard key (the stock libraries refuse it): the spec's signature still works.
+    const headers = { ...standardSigned(), ...signed() };
+    assert.equal(verifyWebhook({ rawBody: body, headers, secret, now: NOW }).signature, "spec");
+  });
+});
+
 describe("duplicate filter", () => {
   it("passes an id once until its TTL ends, or until it is forgotten", async () => {
     let now = 0;

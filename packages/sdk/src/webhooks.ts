@@ -15,10 +15,10 @@ export type WebhookEvent = WebhookEvents[keyof WebhookEvents];
 export type WebhookEventName = keyof WebhookEvents;
 
 /**
- * A delivery whose signature and timestamp checked out. Only the body and the timestamp are signed:
- * what decides anything (the event, its id, whether it is a test) comes from the body. The headers
- * read here (`x-webhook-id`, `x-webhook-attempt`) are for logs and support, never for decisions:
- * anyone relaying a delivery could change them.
+ * A delivery whose signature and timestamp checked out. Only the body and the timestamp are signed
+ * (and, in the Standard Webhooks family, the id): what decides anything (the event, its id, whether
+ * it is a test) comes from the body. The headers read here (`x-webhook-id`, `x-webhook-attempt`)
+ * are for logs and support, never for decisions: anyone relaying a delivery could change them.
  */
 export interface VerifiedWebhook {
   event: WebhookEvent;
@@ -27,12 +27,17 @@ export interface VerifiedWebhook {
    * the event, and for every subscription and `listen` stream receiving it. The duplicate filter's key.
    */
   eventId: string;
-  /** `x-webhook-id` (not signed): this delivery, the same on each of its attempts. For logs. */
+  /** `x-webhook-id` (or `webhook-id`): this delivery, the same on each of its attempts. For logs. */
   deliveryId: string;
   /** `x-webhook-attempt` (not signed). For logs. */
   attempt: number;
   /** A test event (`trigger`, `POST /webhooks/test`): the body's `"test": true` (signed). */
   test: boolean;
+  /**
+   * Which signature verified: `standard` (`webhook-signature`, Standard Webhooks) or `spec`
+   * (`x-webhook-signature`, the platform spec's hex HMAC).
+   */
+  signature: "standard" | "spec";
 }
 
 export type WebhookFailure = "missing_header" | "stale_timestamp" | "invalid_signature" | "invalid_body";
@@ -54,13 +59,41 @@ function header(headers: HeaderBag, name: string): string | null {
   return (Array.isArray(value) ? value[0] : value) ?? null;
 }
 
+const STANDARD_BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
 /**
- * Checks a delivery the way spec 6.3 signs it: HMAC-SHA256 of `<x-webhook-timestamp>.<raw body>`
- * with the subscription secret, compared in constant time, and a timestamp within
- * `toleranceSeconds` of now (replays of an old delivery are refused). Pass the body exactly as
- * received (bytes or text): a body parsed and serialised again no longer matches its signature.
- * `secret` may be several (a subscription's and a `listen` session's, or old and new while
- * rotating): any one of them matching is enough.
+ * The Standard Webhooks key of a secret, as the stock verifiers (`standardwebhooks`, `svix`)
+ * compute it: the base64 text after `whsec_`, decoded. Null when that text is not base64 (those
+ * libraries refuse such a secret): only the spec's signature can verify with it then.
+ */
+function standardKey(secret: string): Buffer | null {
+  const text = secret.startsWith("whsec_") ? secret.slice("whsec_".length) : secret;
+  if (!STANDARD_BASE64.test(text)) return null;
+  const key = Buffer.from(text, "base64");
+  return key.length > 0 ? key : null;
+}
+
+/** Whether `expected` equals one of `given`, comparing every pair in constant time (no early exit). */
+function anyEqual(given: readonly Buffer[], expected: Buffer): boolean {
+  let matched = false;
+  for (const g of given) if (g.length === expected.length && timingSafeEqual(g, expected)) matched = true;
+  return matched;
+}
+
+/**
+ * Checks a delivery's signature, either family the platform sends:
+ * - Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`): `v1,<base64 HMAC-SHA256
+ *   of "<id>.<timestamp>.<raw body>">` keyed with the base64-decoded part of the secret after
+ *   `whsec_`; the header may hold several space-separated signatures (after a rotation the new and
+ *   the old secret's), and one matching is enough.
+ * - The platform spec (`x-webhook-timestamp`, `x-webhook-signature`, `x-webhook-id`): hex HMAC-SHA256
+ *   of `<timestamp>.<raw body>` keyed with the whole secret string.
+ * Every signature is compared in constant time; the timestamp must be within `toleranceSeconds` of
+ * now (replays of an old delivery are refused). Either family verifying is enough: during a
+ * rotation's overlap a receiver still holding the old secret verifies by the Standard Webhooks
+ * signature, whose header carries both. Pass the body exactly as received (bytes or text): a body
+ * parsed and serialised again no longer matches its signature. `secret` may be several (a
+ * subscription's and a `listen` session's, or old and new while rotating): any one matching is enough.
  */
 export function verifyWebhook(input: {
   rawBody: string | Uint8Array;
@@ -71,37 +104,94 @@ export function verifyWebhook(input: {
   now?: number;
 }): VerifiedWebhook {
   const tolerance = input.toleranceSeconds ?? 300;
-  const timestamp = header(input.headers, "x-webhook-timestamp");
-  const signature = header(input.headers, "x-webhook-signature");
-  const deliveryId = header(input.headers, "x-webhook-id");
-  if (!timestamp || !signature || !deliveryId)
-    throw new WebhookVerificationError(
-      "missing_header",
-      "x-webhook-timestamp, -signature and -id are required.",
-    );
-  if (!/^\d{1,11}$/.test(timestamp))
-    throw new WebhookVerificationError("stale_timestamp", "The timestamp is not Unix seconds.");
-  const age = Math.abs((input.now ?? Date.now()) / 1000 - Number(timestamp));
-  if (age > tolerance)
-    throw new WebhookVerificationError(
-      "stale_timestamp",
-      `The timestamp is ${Math.round(age)} s away from now (tolerance ${tolerance} s).`,
-    );
+  const now = (input.now ?? Date.now()) / 1000;
   const body =
     typeof input.rawBody === "string" ? Buffer.from(input.rawBody, "utf8") : Buffer.from(input.rawBody);
-  const given = /^[0-9a-f]{64}$/i.test(signature) ? Buffer.from(signature, "hex") : Buffer.alloc(0);
   const secrets = typeof input.secret === "string" ? [input.secret] : input.secret;
-  // Every secret is compared (no early exit), each in constant time.
-  let matched = false;
-  for (const secret of secrets) {
-    const expected = createHmac("sha256", secret).update(`${timestamp}.`).update(body).digest();
-    if (given.length === expected.length && timingSafeEqual(given, expected)) matched = true;
+  const h = (name: string) => header(input.headers, name);
+  const standard = {
+    id: h("webhook-id"),
+    timestamp: h("webhook-timestamp"),
+    signature: h("webhook-signature"),
+  };
+  const spec = {
+    id: h("x-webhook-id"),
+    timestamp: h("x-webhook-timestamp"),
+    signature: h("x-webhook-signature"),
+  };
+  const families: Array<{ name: "standard" | "spec"; id: string; timestamp: string; matches(): boolean }> =
+    [];
+  if (standard.id && standard.timestamp && standard.signature) {
+    const { id, timestamp, signature } = standard;
+    families.push({
+      name: "standard",
+      id,
+      timestamp,
+      matches() {
+        const given = signature
+          .split(" ")
+          .map((s) => /^v1,([A-Za-z0-9+/]+={0,2})$/.exec(s)?.[1])
+          .filter((s): s is string => s !== undefined)
+          .map((s) => Buffer.from(s, "base64"));
+        let matched = false;
+        for (const secret of secrets) {
+          const key = standardKey(secret);
+          if (!key) continue;
+          const expected = createHmac("sha256", key).update(`${id}.${timestamp}.`).update(body).digest();
+          if (anyEqual(given, expected)) matched = true;
+        }
+        return matched;
+      },
+    });
   }
-  if (!matched)
+  if (spec.id && spec.timestamp && spec.signature) {
+    const { timestamp, signature } = spec;
+    families.push({
+      name: "spec",
+      id: spec.id,
+      timestamp,
+      matches() {
+        const given = /^[0-9a-f]{64}$/i.test(signature) ? [Buffer.from(signature, "hex")] : [];
+        let matched = false;
+        for (const secret of secrets) {
+          const expected = createHmac("sha256", secret).update(`${timestamp}.`).update(body).digest();
+          if (anyEqual(given, expected)) matched = true;
+        }
+        return matched;
+      },
+    });
+  }
+  if (families.length === 0)
+    throw new WebhookVerificationError(
+      "missing_header",
+      "Either webhook-id, -timestamp and -signature (Standard Webhooks) or x-webhook-timestamp, -signature and -id are required.",
+    );
+  let verified: (typeof families)[number] | null = null;
+  let stale: string | null = null;
+  let fresh = false;
+  for (const family of families) {
+    if (!/^\d{1,11}$/.test(family.timestamp)) {
+      stale ??= "The timestamp is not Unix seconds.";
+      continue;
+    }
+    const age = Math.abs(now - Number(family.timestamp));
+    if (age > tolerance) {
+      stale ??= `The timestamp is ${Math.round(age)} s away from now (tolerance ${tolerance} s).`;
+      continue;
+    }
+    fresh = true;
+    if (family.matches()) {
+      verified = family;
+      break;
+    }
+  }
+  if (!verified) {
+    if (!fresh && stale) throw new WebhookVerificationError("stale_timestamp", stale);
     throw new WebhookVerificationError(
       "invalid_signature",
       "The signature does not match the body and secret.",
     );
+  }
   let parsed: unknown;
   try {
     parsed = JSON.parse(body.toString("utf8"));
@@ -114,11 +204,12 @@ export function verifyWebhook(input: {
   return {
     event,
     eventId: parsed.id,
-    deliveryId,
-    attempt: Number(header(input.headers, "x-webhook-attempt") ?? 1),
+    deliveryId: spec.id ?? verified.id,
+    attempt: Number(h("x-webhook-attempt") ?? 1),
     // From the signed body, never from `x-webhook-test`: without that header a test
     // `app/uninstalled` would pass for a real one.
     test: parsed.test === true,
+    signature: verified.name,
   };
 }
 

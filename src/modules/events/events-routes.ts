@@ -55,26 +55,32 @@ export function eventRoutes(deps: {
     admin(app) {
       app.get(
         "/events",
-        adminRoute({
-          operationId: "adminListEvents",
-          scope: "authenticated",
-          tags,
-          summary: "Read this store's events back, in order (the event feed)",
-          description: [
-            "Every event of the installation's store that the token's scopes allow, whether or not the app subscribes to it, oldest first, with this app's deliveries of each. The order is the order events became visible, and it never changes: an event committed after you read past a position is never placed before it, so paging with `after` misses nothing even while the store is busy.",
-            "",
-            "`meta.nextCursor` is never null: store it, and poll with it as `after` to get only what is new (an empty page when nothing is). `delivery=failed` lists the events whose delivery to this app failed or was skipped, to recover them (`POST /webhooks/{id}/recover`) or process them from here.",
-            "",
-            `Events are kept ${deps.retentionDays} days (and never while a delivery of them is pending). \`since\` starts from events created at or after an instant (exact while no transaction stays open, and no two servers' clocks disagree, for more than 5 minutes).`,
-          ].join("\n"),
-          querystring: EventsQuery,
-          response: {
-            200: Type.Object(
-              { success: Type.Literal(true), data: Type.Array(FeedEventResource), meta: FeedMeta },
-              { description: "One page of the feed" },
-            ),
-          },
-        }),
+        {
+          ...adminRoute({
+            operationId: "adminListEvents",
+            scope: "authenticated",
+            tags,
+            summary: "Read this store's events back, in order (the event feed)",
+            description: [
+              "Every event of the installation's store that the token's scopes allow, whether or not the app subscribes to it, oldest first, with this app's deliveries of each. The order is the order events became visible, and it never changes: an event committed after you read past a position is never placed before it, so paging with `after` misses nothing even while the store is busy.",
+              "",
+              "`meta.nextCursor` is never null: store it, and poll with it as `after` to get only what is new (an empty page when nothing is). `delivery=failed` lists the events whose delivery to this app failed or was skipped, to recover them (`POST /webhooks/{id}/recover`) or process them from here.",
+              "",
+              `Events are kept ${deps.retentionDays} days (and never while a delivery of them is pending). \`since\` starts from events created at or after an instant (exact while no transaction stays open, and no two servers' clocks disagree, for more than 5 minutes).`,
+            ].join("\n"),
+            querystring: EventsQuery,
+            response: {
+              200: Type.Object(
+                { success: Type.Literal(true), data: Type.Array(FeedEventResource), meta: FeedMeta },
+                { description: "One page of the feed" },
+              ),
+            },
+          }),
+          // `data` is each event's payload exactly as its webhooks carried it, recorded when the change
+          // committed: written as stored, not re-serialised through today's schema (which would drop
+          // a field a newer version removed, and refuse an event recorded before a field existed).
+          serializerCompiler: () => (data: unknown) => JSON.stringify(data),
+        },
         async (request) => {
           const access = accessOf(request);
           const q = request.query;

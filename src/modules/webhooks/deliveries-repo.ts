@@ -58,6 +58,35 @@ export function createDeliveryLogRepo(db: Db) {
     },
 
     /**
+     * One page of an app's subscriptions in every store (newest first) that are not deleted, with
+     * their store and when their secret was last rotated: the app owner's delivery page.
+     */
+    async listSubscriptionsForApp(appId: string, plan: PagePlan) {
+      const { where, column, id, direction } = keyset(plan, "sub");
+      let q = db
+        .selectFrom("webhook_subscriptions as sub")
+        .innerJoin("stores as s", "s.id", "sub.store_id")
+        .select([
+          "sub.id",
+          "sub.event_name",
+          "sub.target_url",
+          "sub.created_at",
+          "sub.secret_rotated_at",
+          "s.slug",
+        ])
+        .where("sub.app_id", "=", appId)
+        // Not deleted (stopped): what still exists, whatever other state it may be in. A literal,
+        // so the planner can prove the partial index's predicate from it in a generic plan too.
+        .where(sql.ref("sub.status"), "<>", sql.lit(SubscriptionStatus.stopped));
+      for (const w of where) q = q.where(w);
+      return q
+        .orderBy(column, direction)
+        .orderBy(id, direction)
+        .limit(plan.limit + 1)
+        .execute();
+    },
+
+    /**
      * The deliveries caused by one resource of a store (an order's events), newest first, with the
      * app each went to. At most `limit`.
      */

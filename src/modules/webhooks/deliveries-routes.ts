@@ -4,6 +4,7 @@ import Type from "typebox";
 import {
   DeliveryStatus,
   DeliveryStatusSchema,
+  type EventName,
   Id,
   Scope,
   SubscriptionStatus,
@@ -103,6 +104,20 @@ function toDeliveryResource(r: DeliveryRow, attempts: ReadonlyArray<Selectable<W
   };
 }
 
+const AppSubscriptionResource = Type.Object(
+  {
+    id: Id("subscription"),
+    storeSlug: Type.String(),
+    eventName: EventNameSchema,
+    targetUrl: Type.String(),
+    createdAt: Timestamp,
+    secretRotatedAt: Type.Union([Timestamp, Type.Null()], {
+      description: "When the app last rotated this subscription's signing secret; null if never.",
+    }),
+  },
+  { title: "AppWebhookSubscription" },
+);
+
 const DeliveryListQuery = {
   status: Type.Optional(DeliveryStatusSchema),
   event: Type.Optional(EventNameSchema),
@@ -135,6 +150,22 @@ export function createDeliveryViews(deps: {
   }
   return {
     page,
+    /** One page of the app's subscriptions (every store, newest first, deleted ones left out). */
+    async subscriptions(appId: string, query: { limit: number; cursor?: string | undefined }) {
+      const plan = planPage(query, sorts);
+      const done = finishPage(await deps.log.listSubscriptionsForApp(appId, plan), plan);
+      return {
+        items: done.items.map((r) => ({
+          id: r.id,
+          storeSlug: r.slug,
+          eventName: r.event_name as EventName,
+          targetUrl: r.target_url,
+          createdAt: r.created_at.toISOString(),
+          secretRotatedAt: r.secret_rotated_at ? r.secret_rotated_at.toISOString() : null,
+        })),
+        meta: done.meta,
+      };
+    },
     /**
      * A new delivery of the same body; 404 for another app's (or, with `storeId`, another store's)
      * delivery, 409 once its subscription stopped, 429 past the app's redelivery budget (charged
@@ -215,6 +246,41 @@ export function registerDeliveryRoutes(
         { status: q.status, event: q.event, storeSlug: q.store },
         { limit: q.limit, cursor: q.cursor },
       );
+      return { success: true as const, data: result.items, meta: result.meta };
+    },
+  );
+
+  app.get(
+    "/apps/:clientId/webhooks",
+    {
+      preHandler,
+      schema: {
+        operationId: "dashboardListAppWebhooks",
+        tags,
+        summary: "List an app's webhook subscriptions",
+        description:
+          "The app's subscriptions in every store that installed it, newest first (deleted ones left out), with when each signing secret was last rotated. Secrets are never shown.",
+        security,
+        params: Params({ clientId: ClientId }),
+        querystring: Type.Object(
+          {
+            limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+            cursor: Type.Optional(Type.String({ maxLength: 200 })),
+          },
+          { additionalProperties: false },
+        ),
+        response: {
+          200: Type.Object({
+            success: Type.Literal(true),
+            data: Type.Array(AppSubscriptionResource),
+            meta: CursorMeta,
+          }),
+          ...errorResponses("UNAUTHENTICATED", "NOT_FOUND"),
+        },
+      },
+    },
+    async (request) => {
+      const result = await deps.views.subscriptions(ownedApp(request).id, request.query);
       return { success: true as const, data: result.items, meta: result.meta };
     },
   );

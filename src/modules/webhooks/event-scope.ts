@@ -1,4 +1,4 @@
-import { EVENT_SCOPES, type EventName } from "../../contracts/events.ts";
+import { EVENT_NAMES, EVENT_SCOPES, type EventName } from "../../contracts/events.ts";
 import type { Scope } from "../../contracts/scopes.ts";
 import { AppError } from "../../lib/errors.ts";
 
@@ -14,5 +14,13 @@ export function requireEventScope(granted: readonly Scope[], event: EventName, a
   throw new AppError("INSUFFICIENT_SCOPE", {
     message: `${action} ${event} needs the ${needed} scope.`,
     details: { requiredScope: needed, grantedScopes: [...granted] },
+  });
+}
+
+/** The events a token with `granted` may name (subscribe to, rotate the secret of a subscription to). */
+export function eventsAllowed(granted: readonly Scope[]): EventName[] {
+  return EVENT_NAMES.filter((event) => {
+    const needed = EVENT_SCOPES[event];
+    return !needed || granted.includes(needed);
   });
 }

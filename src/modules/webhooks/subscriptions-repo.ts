@@ -89,6 +89,46 @@ export function createSubscriptionRepo(db: Db) {
         .orderBy("id")
         .execute();
     },
+    /** The installation's subscription `id`, if it is active. */
+    async findActive(storeId: string, installationId: string, id: string) {
+      return db
+        .selectFrom("webhook_subscriptions")
+        .selectAll()
+        .where("store_id", "=", storeId)
+        .where("installation_id", "=", installationId)
+        .where("id", "=", id)
+        .where("status", "=", SubscriptionStatus.active)
+        .executeTakeFirst();
+    },
+    /**
+     * Puts `sealed` in force as the subscription's secret and keeps the one it replaces as the
+     * previous secret (a secret older than that is dropped), stamped `now`; only an active
+     * subscription of the installation, of one of `events`. One statement: the right-hand sides
+     * read the row as it was, so the previous secret is exactly the one replaced, even when two
+     * rotations race (the second waits for the first's row lock and reads its result).
+     */
+    async rotateSecret(
+      key: { storeId: string; installationId: string; id: string },
+      events: readonly EventName[],
+      sealed: string,
+      now: Date,
+    ) {
+      if (events.length === 0) return undefined;
+      return db
+        .updateTable("webhook_subscriptions")
+        .set((eb) => ({
+          previous_secret_ciphertext: eb.ref("secret_ciphertext"),
+          secret_ciphertext: sealed,
+          secret_rotated_at: now,
+        }))
+        .where("store_id", "=", key.storeId)
+        .where("installation_id", "=", key.installationId)
+        .where("id", "=", key.id)
+        .where("status", "=", SubscriptionStatus.active)
+        .where("event_name", "in", events)
+        .returningAll()
+        .executeTakeFirst();
+    },
     async stop(storeId: string, installationId: string, id: string, now: Date, tx: Executor = db) {
       return tx
         .updateTable("webhook_subscriptions")

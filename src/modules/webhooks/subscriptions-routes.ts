@@ -7,6 +7,7 @@ import { accessOf, adminRoute } from "../admin-api/admin-family.ts";
 import type { SubscriptionService } from "./subscriptions-service.ts";
 import {
   CreateSubscriptionBody,
+  SecretRotation,
   SubscriptionId,
   SubscriptionResource,
   SubscriptionWithSecret,
@@ -49,6 +50,29 @@ export function registerSubscriptionRoutes(app: App, subscriptions: Subscription
       return reply
         .status(201)
         .send({ success: true as const, data: await subscriptions.create(access(request), request.body) });
+    },
+  );
+
+  app.post(
+    "/webhooks/:id/secret",
+    adminRoute({
+      operationId: "adminRotateWebhookSecret",
+      scope: Scope.manage_webhooks,
+      tags,
+      summary: "Rotate a subscription's signing secret",
+      description:
+        "Puts a new signing secret in force and answers it, shown only here (201: a new secret was made; send an `Idempotency-Key` so a retry whose answer was lost gets the same secret back instead of rotating again). `x-webhook-signature` is made with the new secret from now on: a receiver verifying only that header switches to the new secret right after rotating (an attempt it refuses with a 5xx is retried as usual, signed with the new secret; a 4xx ends the delivery). For `WEBHOOK_SECRET_OVERLAP_SECONDS` (24 hours by default, see `previousSecretExpiresAt`) every delivery's `webhook-signature` carries two signatures, the new secret's then the previous one's, so a Standard Webhooks receiver holding either secret verifies while it switches. A second rotation within the overlap ends the first one's old secret: only the two newest sign. Attempts already claimed by a worker at the moment of the rotation (normally under a second before they are sent) are signed as before. The token must also hold the scope of the subscription's event, as creating it did; another installation's or a deleted subscription answers 404.",
+      params: Params({ id: SubscriptionId }),
+      response: { 201: Envelope(SecretRotation, "Rotated; store the new secret now") },
+      errors: ["NOT_FOUND"],
+      authorize: (request) => subscriptions.authorizeRotation(access(request), request.params.id),
+    }),
+    async (request, reply) => {
+      reply.header("cache-control", "no-store");
+      return reply.status(201).send({
+        success: true as const,
+        data: await subscriptions.rotateSecret(access(request), request.params.id),
+      });
     },
   );
 

@@ -3,9 +3,9 @@ import { SubscriptionStatus } from "../../contracts/index.ts";
 import type { WebhookSubscription } from "../../db/schema.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { AppError, notFound } from "../../lib/errors.ts";
-import { newId, newSecretOf } from "../../lib/ids.ts";
+import { newId, newWebhookSecret } from "../../lib/ids.ts";
 import type { AccessContext } from "../oauth/token-service.ts";
-import { requireEventScope } from "./event-scope.ts";
+import { eventsAllowed, requireEventScope } from "./event-scope.ts";
 import type { SubscriptionBounds, SubscriptionRepo } from "./subscriptions-repo.ts";
 
 /** The 409 for a subscription over a bound, or one that exists already. */
@@ -35,13 +35,16 @@ export function toSubscriptionResource(s: WebhookSubscription) {
     eventName: s.event_name as EventName,
     targetUrl: s.target_url,
     createdAt: s.created_at.toISOString(),
+    secretRotatedAt: s.secret_rotated_at ? s.secret_rotated_at.toISOString() : null,
   };
 }
 
 /** An installation's webhook subscriptions (Admin API, scope manage_webhooks). */
 export function createSubscriptionService(deps: {
-  repo: Pick<SubscriptionRepo, "insertWithinBounds" | "listActive" | "stop">;
+  repo: Pick<SubscriptionRepo, "insertWithinBounds" | "listActive" | "stop" | "findActive" | "rotateSecret">;
   clock: Clock;
+  /** How long the previous secret still signs `webhook-signature` after a rotation. */
+  secretOverlapSeconds: number;
   /** Active subscriptions an installation may hold, per event and in all. */
   bounds: SubscriptionBounds;
   /** Encrypts a subscription secret for storage (AES-256-GCM). */
@@ -62,7 +65,7 @@ export function createSubscriptionService(deps: {
       // Again here, so the service never depends on its caller for it (a pure check).
       this.authorize(access, input);
       await deps.assertSafeTarget(input.targetUrl);
-      const secret = newSecretOf("webhookSecret");
+      const secret = newWebhookSecret();
       const result = await repo.insertWithinBounds(
         {
           store_id: access.store.id,
@@ -72,6 +75,8 @@ export function createSubscriptionService(deps: {
           event_name: input.eventName,
           target_url: input.targetUrl,
           secret_ciphertext: deps.sealSecret(secret),
+          previous_secret_ciphertext: null,
+          secret_rotated_at: null,
           status: SubscriptionStatus.active,
           created_at: clock.now(),
           stopped_at: null,
@@ -80,6 +85,47 @@ export function createSubscriptionService(deps: {
       );
       if ("refused" in result) throw refusal(result.refused, input.eventName, deps.bounds);
       return { ...toSubscriptionResource(result.row), secret };
+    },
+    /**
+     * What rotating the secret of subscription `id` needs beyond manage_webhooks: the subscription
+     * is the installation's and active (404 otherwise), and the token holds the scope of its event,
+     * as creating it did (the new secret lets its holder sign that event's deliveries). The route
+     * runs it as its `authorize` step, so an idempotent replay never hands the stored secret to a
+     * token without that scope, or for a subscription deleted since.
+     */
+    async authorizeRotation(access: AccessContext, id: string) {
+      const row = await repo.findActive(access.store.id, access.installationId, id);
+      if (!row) throw notFound("Subscription");
+      requireEventScope(
+        access.scopes,
+        row.event_name as EventName,
+        "Rotating the secret of a subscription to",
+      );
+    },
+    /**
+     * A new secret in force at once; the one it replaces keeps signing `webhook-signature` (after
+     * the new one) for `secretOverlapSeconds`. Answers the new secret, shown only here.
+     */
+    async rotateSecret(access: AccessContext, id: string) {
+      const secret = newWebhookSecret();
+      const row = await repo.rotateSecret(
+        { storeId: access.store.id, installationId: access.installationId, id },
+        // Never a subscription to an event the token could not subscribe to (authorizeRotation
+        // told which refusal applies; this holds whoever calls).
+        eventsAllowed(access.scopes),
+        deps.sealSecret(secret),
+        clock.now(),
+      );
+      if (!row) throw notFound("Subscription");
+      const rotatedAt = row.secret_rotated_at!;
+      return {
+        id: row.id,
+        secret,
+        secretRotatedAt: rotatedAt.toISOString(),
+        previousSecretExpiresAt: new Date(
+          rotatedAt.getTime() + deps.secretOverlapSeconds * 1000,
+        ).toISOString(),
+      };
     },
     async list(access: AccessContext) {
       return (await repo.listActive(access.store.id, access.installationId)).map(toSubscriptionResource);

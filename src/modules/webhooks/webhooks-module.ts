@@ -17,7 +17,7 @@ import { createDeliveryRepo, stopInstallationWebhooks } from "./delivery/deliver
 import { createWebhookMetrics } from "./delivery/metrics.ts";
 import { classify, nextAttemptDelayMs } from "./delivery/retry-policy.ts";
 import { createWebhookAgent, sendWebhook } from "./delivery/sender.ts";
-import { signWebhook, webhookHeaders } from "./delivery/signing.ts";
+import { inRotationOverlap, webhookHeaders } from "./delivery/signing.ts";
 import { assertSafeTargetUrl } from "./delivery/ssrf.ts";
 import { createDeliveryWorker } from "./delivery/worker.ts";
 import { createListenRepo, stopListenSessions } from "./listen/listen-repo.ts";
@@ -68,6 +68,7 @@ export function createWebhooksModule(deps: {
       perEvent: config.WEBHOOK_MAX_SUBSCRIPTIONS_PER_EVENT,
       perInstallation: config.WEBHOOK_MAX_SUBSCRIPTIONS_PER_INSTALLATION,
     },
+    secretOverlapSeconds: config.WEBHOOK_SECRET_OVERLAP_SECONDS,
     sealSecret: (secret) => secretBox.seal(secret),
     assertSafeTarget: (url) => assertSafeTargetUrl(url, { allowPrivate }),
   });
@@ -109,6 +110,18 @@ export function createWebhooksModule(deps: {
   function createWorker(logger: FastifyBaseLogger) {
     const agent = createWebhookAgent(config.WEBHOOK_CONCURRENCY);
     const openedSecrets = new Map<string, string>();
+    // Opening (AES-GCM) cost more CPU than signing and sending together (7 % of a draining
+    // worker's time): a subscription's ciphertext is opened once, not per attempt. A rotated
+    // secret is a new ciphertext, so nothing stale is ever used; the bound only caps memory.
+    function openSecret(ciphertext: string): string {
+      let secret = openedSecrets.get(ciphertext);
+      if (secret === undefined) {
+        if (openedSecrets.size >= SECRET_CACHE_SIZE) openedSecrets.clear();
+        secret = secretBox.open(ciphertext);
+        openedSecrets.set(ciphertext, secret);
+      }
+      return secret;
+    }
     const sweeper = createRetentionSweeper({
       retention,
       everyMs: RETENTION_EVERY_MS,
@@ -139,27 +152,21 @@ export function createWebhooksModule(deps: {
         dispatchBatch: 200,
         backoff: { firstMs: 250, maxMs: 10_000 },
       },
-      openSecret(ciphertext) {
-        // Opening (AES-GCM) cost more CPU than signing and sending together (7 % of a draining
-        // worker's time): a subscription's ciphertext is opened once, not per attempt. A rotated
-        // secret is a new ciphertext, so nothing stale is ever used; the bound only caps memory.
-        let secret = openedSecrets.get(ciphertext);
-        if (secret === undefined) {
-          if (openedSecrets.size >= SECRET_CACHE_SIZE) openedSecrets.clear();
-          secret = secretBox.open(ciphertext);
-          openedSecrets.set(ciphertext, secret);
-        }
-        return secret;
-      },
+      openSecret,
       async attempt({ delivery, secret, timeoutMs }) {
         // Each attempt is signed with its own timestamp; the body bytes never change.
-        const timestamp = Math.floor(clock.now().getTime() / 1000);
+        const now = clock.now();
+        const overlap =
+          delivery.previous_secret_ciphertext !== null &&
+          inRotationOverlap(delivery.secret_rotated_at, now, config.WEBHOOK_SECRET_OVERLAP_SECONDS);
         const headers = webhookHeaders({
           event: delivery.event_name,
           deliveryId: delivery.id,
           attempt: delivery.attempts,
-          timestampSeconds: timestamp,
-          signature: signWebhook(secret, timestamp, delivery.body),
+          timestampSeconds: Math.floor(now.getTime() / 1000),
+          body: delivery.body,
+          secret,
+          previousSecret: overlap ? openSecret(delivery.previous_secret_ciphertext!) : null,
           test: delivery.test,
         });
         const result = await sendWebhook({

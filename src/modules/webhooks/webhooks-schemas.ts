@@ -28,20 +28,47 @@ const subscriptionFields = {
   eventName: EventNameSchema,
   targetUrl: WebhookTargetUrl,
   createdAt: Timestamp,
+  secretRotatedAt: Type.Union([Timestamp, Type.Null()], {
+    description: "When the signing secret was last rotated (`POST /webhooks/{id}/secret`); null if never.",
+  }),
 };
 
 export const SubscriptionResource = Type.Object(subscriptionFields, { title: "WebhookSubscription" });
 
+/** How a receiver uses a subscription or listen-session secret: said once, in every place that returns one. */
+export const SECRET_USE =
+  "Verify either signature family. `webhook-signature` is Standard Webhooks: pass this string as it is to a stock verifier (`new Webhook(secret).verify(rawBody, headers)` of the npm packages `standardwebhooks` or `svix`); its HMAC key is the base64-decoded part after `whsec_`. `x-webhook-signature` is spec 6.3: lowercase hex HMAC-SHA256 of `<x-webhook-timestamp>.<raw body>` keyed with this whole string (UTF-8), compared in constant time. A secret issued before Standard Webhooks support (`whsec_` + 43 letters and digits) keeps working with both signatures and with the JavaScript libraries; Python's and Go's libraries need padded base64: rotate it once to use them.";
+
+const Secret = Type.String({
+  minLength: 10,
+  maxLength: 100,
+  pattern: "^whsec_[A-Za-z0-9+/]+={0,2}$",
+  description: `The signing secret: \`whsec_\` + base64 of 32 random bytes. Shown only in this response; store it now. ${SECRET_USE}`,
+  examples: ["whsec_ZoAfSt3qrb8b38w+HDb1I7VjfQ2SdhXwP1qtFsLB9ic="],
+});
+
 export const SubscriptionWithSecret = Type.Object(
+  { ...subscriptionFields, secret: Secret },
+  { title: "WebhookSubscriptionWithSecret" },
+);
+
+export const SecretRotation = Type.Object(
   {
-    ...subscriptionFields,
-    secret: Type.String({
+    id: SubscriptionId,
+    secret: Secret,
+    secretRotatedAt: Type.String({
+      format: "date-time",
+      examples: ["2026-11-22T10:00:00.000Z"],
+      description: "Now: the new secret is in force.",
+    }),
+    previousSecretExpiresAt: Type.String({
+      format: "date-time",
+      examples: ["2026-11-23T10:00:00.000Z"],
       description:
-        "HMAC-SHA256 key for `x-webhook-signature`. Shown only in this response; store it now. Verify lowercase hex of HMAC(secret, `<x-webhook-timestamp>.<raw body>`) with a constant-time compare.",
-      examples: ["whsec_5Rt8YpLm2Qx7NvB4Kc9Zw1Hd6Jf3Gs0Ta8Ue2Vi7Wo4"],
+        "Until then every delivery's `webhook-signature` also carries a signature with the previous secret (after the new one's), so a receiver holding either verifies; after it, only the new secret signs. `x-webhook-signature` is made with the new secret from the rotation on.",
     }),
   },
-  { title: "WebhookSubscriptionWithSecret" },
+  { title: "WebhookSecretRotation" },
 );
 
 const DELIVERY_HEADERS = {
@@ -51,12 +78,13 @@ const DELIVERY_HEADERS = {
     schema: { type: "string" },
   },
   "x-webhook-signature": {
-    description: "Lowercase hex HMAC-SHA256 of `<timestamp>.<raw body>` keyed with the subscription secret.",
+    description:
+      "Spec 6.3: lowercase hex HMAC-SHA256 of `<timestamp>.<raw body>` keyed with the subscription secret as returned (the whole `whsec_…` string). After a rotation it is made with the new secret at once.",
     schema: { type: "string" },
   },
   "x-webhook-id": {
     description:
-      "The delivery id (one per event and subscription; a redelivery has its own), the same on every attempt. Not signed: for logs and support. Drop duplicates by the body's `id` (the event id, signed).",
+      "The delivery id (one per event and subscription; a redelivery has its own), the same on every attempt. Not signed here (it is in `webhook-signature`): for logs and support. Drop duplicates by the body's `id` (the event id, signed).",
     schema: { type: "string" },
   },
   "x-webhook-attempt": {
@@ -68,6 +96,20 @@ const DELIVERY_HEADERS = {
     description:
       "`true` on a test event's deliveries (`POST /api/v1/apps/api/webhooks/test`); absent otherwise. Not signed: decide by the body's `test`, which is.",
     schema: { type: "string", enum: ["true"] },
+  },
+  "webhook-id": {
+    description:
+      "Standard Webhooks: the same value as `x-webhook-id` (the same on every attempt), signed in `webhook-signature`.",
+    schema: { type: "string" },
+  },
+  "webhook-timestamp": {
+    description: "Standard Webhooks: Unix seconds, the same value as `x-webhook-timestamp`.",
+    schema: { type: "string" },
+  },
+  "webhook-signature": {
+    description:
+      "Standard Webhooks: `v1,<base64 HMAC-SHA256 of \"<webhook-id>.<webhook-timestamp>.<raw body>\">`, keyed with the base64-decoded part of the secret after `whsec_`. For `WEBHOOK_SECRET_OVERLAP_SECONDS` (24 hours by default) after a rotation, two space-separated signatures: the new secret's, then the previous one's. Stock verifiers (`standardwebhooks`, `svix`) check it given the secret string as returned, and refuse timestamps more than 5 minutes away.",
+    schema: { type: "string", examples: ["v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE="] },
   },
 };
 

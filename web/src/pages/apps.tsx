@@ -4,7 +4,7 @@ import { Link, useNavigate, useParams } from "react-router";
 import { ApiError, api, NO_BODY, unwrap } from "../api/client.ts";
 import { useCursorList } from "../api/lists.ts";
 import { useStores } from "../api/session.ts";
-import type { AppInfo, Delivery, NewApp, NewSecret } from "../api/types.ts";
+import type { AppInfo, AppSubscription, Delivery, NewApp, NewSecret } from "../api/types.ts";
 import { CursorTable, Table } from "../components/list.tsx";
 import { ScopeChecks, ScopeList } from "../components/scopes.tsx";
 import {
@@ -334,6 +334,7 @@ export function AppDetailPage() {
         </Panel>
       )}
       <InstallLink app={a} />
+      <Subscriptions clientId={clientId} />
       <Deliveries clientId={clientId} />
     </>
   );
@@ -385,6 +386,53 @@ function InstallLink({ app }: { app: AppInfo }) {
         </Field>
       </div>
       <CopyBox label="Install link" value={link} />
+    </Panel>
+  );
+}
+
+/** The app's webhook subscriptions in every store, with when each signing secret was last rotated. */
+function Subscriptions({ clientId }: { clientId: string }) {
+  const list = useCursorList<AppSubscription>(["app-webhooks", clientId], (cursor) =>
+    unwrap<AppSubscription[], { nextCursor: string | null }>(
+      api.GET("/api/v1/dashboard/apps/{clientId}/webhooks", {
+        params: { path: { clientId }, query: { limit: 20, cursor } },
+      }),
+    ),
+  );
+  return (
+    <Panel title="Webhook subscriptions">
+      <p className="muted">
+        Your app rotates a subscription's signing secret with{" "}
+        <code>POST /api/v1/apps/api/webhooks/&#123;id&#125;/secret</code> (or{" "}
+        <code>merchant-platform rotate-secret &lt;id&gt;</code>); for a while after, deliveries are signed
+        with the old and the new secret (a day by default).
+      </p>
+      <CursorTable
+        list={list}
+        noun="subscriptions"
+        empty="No subscriptions yet: your app subscribes with the Admin API."
+        headers={["Event", "Store", "Target", "Subscribed", "Secret rotated"]}
+      >
+        {(s) => (
+          <tr key={s.id}>
+            <td data-label="Event" className="mono">
+              {s.eventName}
+            </td>
+            <td data-label="Store" className="mono">
+              {s.storeSlug}
+            </td>
+            <td data-label="Target" className="mono clamp" title={s.targetUrl}>
+              {s.targetUrl}
+            </td>
+            <td data-label="Subscribed" className="small">
+              {when(s.createdAt)}
+            </td>
+            <td data-label="Secret rotated" className="small">
+              {s.secretRotatedAt ? when(s.secretRotatedAt) : "Never"}
+            </td>
+          </tr>
+        )}
+      </CursorTable>
     </Panel>
   );
 }

@@ -22,6 +22,10 @@ export interface ClaimedDelivery {
   lease_token: string;
   /** The subscription's signing secret, still encrypted. */
   secret_ciphertext: string;
+  /** Its secret before the last rotation, still encrypted (signs too while the overlap lasts). */
+  previous_secret_ciphertext: string | null;
+  /** When the subscription's secret was last rotated. */
+  secret_rotated_at: Date | null;
   /** A test event's delivery: sent with `x-webhook-test: true`. */
   test: boolean;
 }
@@ -120,12 +124,15 @@ export function createDeliveryRepo(db: Db) {
         app_id: string | null;
         target_url: string | null;
         secret_ciphertext: string | null;
+        previous_secret_ciphertext: string | null;
+        secret_rotated_at: Date | null;
       }>`
           WITH due AS (
             SELECT seq FROM events WHERE dispatched_at IS NULL ORDER BY seq LIMIT ${limit}
           )
           SELECT e.seq, e.id, e.store_id, e.topic, e.created_at, e.payload, e.test, st.slug,
-                 s.id AS sub_id, s.installation_id, s.app_id, s.target_url, s.secret_ciphertext
+                 s.id AS sub_id, s.installation_id, s.app_id, s.target_url, s.secret_ciphertext,
+                 s.previous_secret_ciphertext, s.secret_rotated_at
             FROM due
             JOIN events e ON e.seq = due.seq
             JOIN stores st ON st.id = e.store_id
@@ -161,7 +168,10 @@ export function createDeliveryRepo(db: Db) {
         leased: [] as boolean[],
         test: [] as boolean[],
       };
-      const secrets = new Map<string, string>();
+      const secrets = new Map<
+        string,
+        Pick<ClaimedDelivery, "secret_ciphertext" | "previous_secret_ciphertext" | "secret_rotated_at">
+      >();
       for (const r of rows.rows) {
         if (r.sub_id === null) continue;
         let body = bodies.get(r.seq);
@@ -177,7 +187,11 @@ export function createDeliveryRepo(db: Db) {
           room.set(host, hostRoom - 1);
         }
         const id = newDeliveryId();
-        secrets.set(id, r.secret_ciphertext!);
+        secrets.set(id, {
+          secret_ciphertext: r.secret_ciphertext!,
+          previous_secret_ciphertext: r.previous_secret_ciphertext,
+          secret_rotated_at: r.secret_rotated_at,
+        });
         d.seq.push(r.seq);
         d.id.push(id);
         d.store_id.push(r.store_id);
@@ -259,7 +273,7 @@ export function createDeliveryRepo(db: Db) {
           body: d.body[i]!,
           attempts: 1,
           lease_token: token,
-          secret_ciphertext: secrets.get(id)!,
+          ...secrets.get(id)!,
           test: d.test[i]!,
         });
       }
@@ -313,7 +327,8 @@ export function createDeliveryRepo(db: Db) {
          WHERE d.store_id = due.store_id AND d.id = due.id
            AND s.store_id = d.store_id AND s.id = d.subscription_id
         RETURNING d.store_id, d.id, d.event_name, d.subscription_id, d.target_url, d.target_host, d.body,
-                  d.attempts, d.lease_token, s.secret_ciphertext, d.test`.execute(db);
+                  d.attempts, d.lease_token, s.secret_ciphertext, s.previous_secret_ciphertext,
+                  s.secret_rotated_at, d.test`.execute(db);
       return result.rows;
     },
 

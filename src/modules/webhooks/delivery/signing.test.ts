@@ -1,6 +1,17 @@
 import assert from "node:assert/strict";
+import { randomBytes } from "node:crypto";
 import { describe, it } from "node:test";
-import { signWebhook, WEBHOOK_USER_AGENT, webhookHeaders } from "./signing.ts";
+import { Webhook } from "standardwebhooks";
+import { Webhook as SvixWebhook } from "svix";
+import { newWebhookSecret } from "../../../lib/ids.ts";
+import {
+  inRotationOverlap,
+  signStandardWebhook,
+  signWebhook,
+  standardWebhookKey,
+  WEBHOOK_USER_AGENT,
+  webhookHeaders,
+} from "./signing.ts";
 
 /** An independent implementation: WebCrypto (crypto.subtle), not node:crypto's createHmac. */
 async function hmacKey(secret: string, usage: "sign" | "verify") {
@@ -54,9 +65,10 @@ describe("webhook signing", () => {
       deliveryId: "whd_1",
       attempt: 1,
       timestampSeconds: 1795000123,
-      signature: signWebhook("whsec_r", 1795000123, body),
+      body,
+      secret: "whsec_rQ==",
     });
-    const key = await hmacKey("whsec_r", "verify");
+    const key = await hmacKey("whsec_rQ==", "verify");
     const signed = new TextEncoder().encode(`${headers["x-webhook-timestamp"]}.${body}`);
     const mac = Buffer.from(headers["x-webhook-signature"]!, "hex");
     assert.equal(await crypto.subtle.verify("HMAC", key, mac, signed), true);
@@ -78,24 +90,159 @@ describe("webhook signing", () => {
     assert.throws(() => signWebhook("s", Number.NaN, "{}"), RangeError);
   });
 
-  it("builds exactly the delivery headers of spec 6.2, plus content-type and user-agent", () => {
+  it("builds the spec's headers (6.2) and the Standard Webhooks ones beside them, for one secret", () => {
+    const body = '{"id":"evt_1"}';
+    const secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
     assert.deepEqual(
       webhookHeaders({
         event: "order.paid",
         deliveryId: "whd_1",
         attempt: 3,
         timestampSeconds: 1795000000,
-        signature: "ab",
+        body,
+        secret,
       }),
       {
         "content-type": "application/json",
         "user-agent": WEBHOOK_USER_AGENT,
         "x-webhook-event": "order.paid",
         "x-webhook-timestamp": "1795000000",
-        "x-webhook-signature": "ab",
+        "x-webhook-signature": signWebhook(secret, 1795000000, body),
         "x-webhook-id": "whd_1",
         "x-webhook-attempt": "3",
+        "webhook-id": "whd_1",
+        "webhook-timestamp": "1795000000",
+        "webhook-signature": signStandardWebhook(secret, "whd_1", 1795000000, body),
       },
     );
+  });
+});
+
+/** Verifies with a stock library at the moment `atSeconds` (they read Date.now()). */
+function verifiesAt(
+  verifier: { verify(body: string, headers: Record<string, string>): unknown },
+  headers: Record<string, string>,
+  body: string,
+  atSeconds: number,
+): boolean {
+  const realNow = Date.now;
+  Date.now = () => atSeconds * 1000;
+  try {
+    verifier.verify(body, headers);
+    return true;
+  } catch {
+    return false;
+  } finally {
+    Date.now = realNow;
+  }
+}
+
+describe("Standard Webhooks signatures", () => {
+  it("match the specification's published example (secret, msg id, timestamp, payload)", () => {
+    assert.equal(
+      signStandardWebhook(
+        "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+        "msg_p5jXN8AQM9LWM0D4loKWxJek",
+        1614265330,
+        '{"test": 2432232314}',
+      ),
+      "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=",
+    );
+  });
+
+  it("new secrets are whsec_ + padded base64 of 32 random bytes, the key being those bytes", () => {
+    const seen = new Set<string>();
+    for (let i = 0; i < 200; i++) {
+      const secret = newWebhookSecret();
+      assert.match(secret, /^whsec_[A-Za-z0-9+/]{43}=$/);
+      assert.equal(standardWebhookKey(secret).length, 32);
+      assert.equal(`whsec_${standardWebhookKey(secret).toString("base64")}`, secret);
+      seen.add(secret);
+    }
+    assert.equal(seen.size, 200);
+  });
+
+  it("key existing secrets (whsec_ + 43 base62) as the stock JavaScript verifiers do, so they verify there", () => {
+    const alphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+    const body = '{"id":"evt_1","event":"order.paid","note":"ünïcödé"}';
+    for (let i = 0; i < 500; i++) {
+      const legacy = `whsec_${[...randomBytes(43)].map((b) => alphabet[b % 62]).join("")}`;
+      const stock = new Webhook(legacy).sign("whd_1", new Date(1795000000 * 1000), body);
+      assert.equal(signStandardWebhook(legacy, "whd_1", 1795000000, body), stock, legacy);
+    }
+    // Every last character (its low two bits are dropped by every base64 decoder alike).
+    for (const last of alphabet) {
+      const legacy = `whsec_${"Ab9".repeat(14)}${last}`;
+      assert.equal(
+        signStandardWebhook(legacy, "whd_2", 1, "{}"),
+        new Webhook(legacy).sign("whd_2", new Date(1000), "{}"),
+      );
+    }
+  });
+
+  it("a delivery's headers verify with standardwebhooks and svix given the secret as returned", () => {
+    const body = '{"id":"evt_9","event":"customer.created","data":{"name":"Zoë"}}';
+    for (const secret of [newWebhookSecret(), "whsec_5Rt8YpLm2Qx7NvB4Kc9Zw1Hd6Jf3Gs0Ta8Ue2Vi7Wo4"]) {
+      const ts = 1795000000;
+      const headers = webhookHeaders({
+        event: "customer.created",
+        deliveryId: "whd_7",
+        attempt: 1,
+        timestampSeconds: ts,
+        body,
+        secret,
+      });
+      for (const verifier of [new Webhook(secret), new SvixWebhook(secret)]) {
+        assert.equal(verifiesAt(verifier, headers, body, ts + 10), true);
+        assert.equal(verifiesAt(verifier, headers, `${body.slice(0, -1)} }`, ts + 10), false, "body changed");
+        assert.equal(verifiesAt(verifier, headers, body, ts + 301), false, "more than 5 minutes old");
+        assert.equal(
+          verifiesAt(verifier, { ...headers, "webhook-id": "whd_8" }, body, ts),
+          false,
+          "the id is signed",
+        );
+        assert.equal(verifiesAt(verifier, headers, body, ts), true);
+      }
+      assert.equal(verifiesAt(new Webhook(newWebhookSecret()), headers, body, ts), false, "another secret");
+    }
+  });
+
+  it("while rotating, webhook-signature carries the new secret's signature, then the old one's; x-webhook-signature only the new", () => {
+    const body = '{"id":"evt_3"}';
+    const [next, old] = [newWebhookSecret(), newWebhookSecret()];
+    const ts = 1795000000;
+    const headers = webhookHeaders({
+      event: "order.paid",
+      deliveryId: "whd_3",
+      attempt: 2,
+      timestampSeconds: ts,
+      body,
+      secret: next,
+      previousSecret: old,
+    });
+    assert.equal(
+      headers["webhook-signature"],
+      `${signStandardWebhook(next, "whd_3", ts, body)} ${signStandardWebhook(old, "whd_3", ts, body)}`,
+    );
+    assert.equal(headers["x-webhook-signature"], signWebhook(next, ts, body));
+    for (const secret of [next, old]) {
+      assert.equal(verifiesAt(new Webhook(secret), headers, body, ts), true);
+      assert.equal(verifiesAt(new SvixWebhook(secret), headers, body, ts), true);
+    }
+    assert.equal(verifiesAt(new Webhook(newWebhookSecret()), headers, body, ts), false);
+  });
+
+  it("the overlap lasts exactly its seconds from the rotation", () => {
+    const at = new Date("2026-11-26T10:00:00.000Z");
+    assert.equal(inRotationOverlap(null, at, 86_400), false, "never rotated");
+    assert.equal(inRotationOverlap(at, at, 86_400), true);
+    assert.equal(inRotationOverlap(at, new Date(at.getTime() + 86_399_999), 86_400), true);
+    assert.equal(inRotationOverlap(at, new Date(at.getTime() + 86_400_000), 86_400), false);
+    assert.equal(inRotationOverlap(at, at, 0), false, "0: the old secret ends at once");
+  });
+
+  it("refuse timestamps that are not whole Unix seconds, and secrets without a key", () => {
+    assert.throws(() => signStandardWebhook("whsec_AAAA", "whd_1", 1795000000123, "{}"), RangeError);
+    assert.throws(() => standardWebhookKey("whsec_"), RangeError);
   });
 });

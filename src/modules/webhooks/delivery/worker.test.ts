@@ -17,6 +17,8 @@ const DELIVERY: ClaimedDelivery = {
   attempts: 1,
   lease_token: "lease",
   secret_ciphertext: "sealed",
+  previous_secret_ciphertext: null,
+  secret_rotated_at: null,
   test: false,
 };
 

@@ -19,7 +19,7 @@ import { AppError } from "../../../lib/errors.ts";
 import type { FeatureRoutes } from "../../../lib/http/feature-routes.ts";
 import { exampleOf } from "../../../lib/http/openapi-examples.ts";
 import { Body, Envelope, Id } from "../../../lib/http/schemas.ts";
-import { newId, newSecretOf } from "../../../lib/ids.ts";
+import { newId, newWebhookSecret } from "../../../lib/ids.ts";
 import type { SecretBox } from "../../../lib/secret-box.ts";
 import { accessOf, adminRoute, bearerToken } from "../../admin-api/admin-family.ts";
 import type { RecordEvent } from "../../events/events-repo.ts";
@@ -149,7 +149,7 @@ export function listenRoutes(deps: {
           tags,
           summary: "Stream this installation's events as signed webhooks (Server-Sent Events)",
           description: [
-            "For local development (the CLI's `listen`): while connected, every event of the installation's store that it may see is streamed as it commits, with the exact headers and body a delivery would have, signed with this stream's own secret. Forward `body` with `headers` to your local endpoint and its verification code runs unchanged.",
+            "For local development (the CLI's `listen`): while connected, every event of the installation's store that it may see is streamed as it commits, with the exact headers and body a delivery would have, signed with this stream's own secret (`whsec_<base64>`, both signature families: the spec's `x-webhook-signature` and Standard Webhooks' `webhook-signature`, so the SDK and stock Standard Webhooks verifiers take it as sent). Forward `body` with `headers` to your local endpoint and its verification code runs unchanged.",
             "",
             `Messages: first \`event: session\` with \`{ sessionId, events, resumed, secret }\` (\`secret\` only when the session is new: keep it); then \`event: webhook\` with \`{ id, event, headers, body }\` per event; \`: ping\` comments every ${HEARTBEAT_MS / 1000} s; \`event: end\` with \`{ reason }\` when the stream is over (do not reconnect with this session), and the stream closes. Reasons: ${Object.entries(
               LISTEN_END_REASONS,
@@ -242,7 +242,7 @@ export function listenRoutes(deps: {
               // Begins at the head of the feed as of now (what committed before is numbered first).
               await deps.sequencer.sequence(storeId);
               const head = await deps.feed.head(storeId);
-              newSecret = newSecretOf("webhookSecret");
+              newSecret = newWebhookSecret();
               const opened = await repo.open(
                 {
                   store_id: storeId,

@@ -9,7 +9,7 @@ import type { Clock } from "../../../lib/clock.ts";
 import { derivedId } from "../../../lib/ids.ts";
 import type { FeedEvent, FeedRepo, FeedSequencer } from "../../events/feed-repo.ts";
 import { webhookBody } from "../delivery/delivery-repo.ts";
-import { signWebhook, webhookHeaders } from "../delivery/signing.ts";
+import { webhookHeaders } from "../delivery/signing.ts";
 import type { ListenRepo, ListenSession } from "./listen-repo.ts";
 import type { Wakeups } from "./wakeups.ts";
 
@@ -125,7 +125,8 @@ export function createListenStreamer(deps: {
       deliveryId: id,
       attempt: 1,
       timestampSeconds: ts,
-      signature: signWebhook(input.secret, ts, body),
+      body,
+      secret: input.secret,
       test: event.test,
     });
     return sse({

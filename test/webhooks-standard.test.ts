@@ -1,0 +1,507 @@
+import assert from "node:assert/strict";
+import { createHmac, randomBytes } from "node:crypto";
+import type { IncomingHttpHeaders } from "node:http";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { Writable } from "node:stream";
+import { after, before, describe, it } from "node:test";
+import { Webhook as StandardWebhook } from "standardwebhooks";
+import { Webhook as SvixWebhook } from "svix";
+import { run } from "../packages/cli/src/commands.ts";
+import { createSecretBox, parseSecretsKey } from "../src/lib/secret-box.ts";
+import { consent, exchange, installedApp, REDIRECT } from "./apps-harness.ts";
+import { Client, errorCode, type Json, merchantWithStore } from "./harness.ts";
+import { type Received, startReceiver } from "./receiver.ts";
+import { createWebhookContext, waitUntil } from "./webhooks-harness.ts";
+
+/**
+ * Issue 19, parts 1 and 2: every kind of delivery carries Standard Webhooks headers beside the
+ * spec's, and the stock receivers (npm `standardwebhooks` and `svix`, `new Webhook(secret).verify`)
+ * accept them given exactly the secret string the platform returned, refuse a body changed by one
+ * byte and a timestamp more than 5 minutes old; rotating a secret signs with the old and the new
+ * one for the overlap, then with the new one only. Real HTTPS receivers, the real worker.
+ */
+
+const ALL = ["read_products", "write_products", "read_orders", "read_customers", "manage_webhooks"];
+const SECRETS_KEY = randomBytes(32).toString("base64");
+const DAY_MS = 86_400_000;
+
+type Stock = "standardwebhooks" | "svix";
+const STOCK: Stock[] = ["standardwebhooks", "svix"];
+
+function headersOf(headers: IncomingHttpHeaders | Record<string, string>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(headers).filter((e): e is [string, string] => typeof e[1] === "string"),
+  );
+}
+
+/** The spec's own signature (6.3), computed independently: hex HMAC of `<timestamp>.<body>`. */
+function specSignatureValid(secret: string, got: { headers: IncomingHttpHeaders; body: string }) {
+  const expected = createHmac("sha256", secret)
+    .update(`${got.headers["x-webhook-timestamp"]}.${got.body}`)
+    .digest("hex");
+  return got.headers["x-webhook-signature"] === expected;
+}
+
+describe("Standard Webhooks signatures on every delivery, verified by the stock libraries", () => {
+  let ctx: Awaited<ReturnType<typeof createWebhookContext>>;
+  let rx: Awaited<ReturnType<typeof startReceiver>>;
+  before(async () => {
+    ctx = await createWebhookContext({ SECRETS_KEY });
+    rx = await startReceiver();
+  });
+  after(async () => {
+    await rx.close();
+    await ctx.close();
+  });
+
+  /**
+   * Whether a stock library accepts `got` with `secret`, its clock read at `atMs` (the platform's
+   * clock by default: the tests move it, and the libraries read Date.now()). `verify` is
+   * synchronous, so nothing else runs while Date.now is replaced.
+   */
+  function accepts(
+    stock: Stock,
+    secret: string,
+    got: { headers: IncomingHttpHeaders | Record<string, string>; body: string },
+    atMs = ctx.clock.now().getTime(),
+  ): boolean {
+    const verifier = stock === "svix" ? new SvixWebhook(secret) : new StandardWebhook(secret);
+    const realNow = Date.now;
+    Date.now = () => atMs;
+    try {
+      verifier.verify(got.body, headersOf(got.headers));
+      return true;
+    } catch (error) {
+      if ((error as Error).name === "WebhookVerificationError") return false;
+      throw error;
+    } finally {
+      Date.now = realNow;
+    }
+  }
+
+  /** Accepted by both stock libraries; refused with one byte changed, and 5 minutes and a second later. */
+  function assertStockVerifies(secret: string, got: Received, what: string) {
+    const tsMs = Number(got.headers["webhook-timestamp"]) * 1000;
+    for (const stock of STOCK) {
+      assert.equal(accepts(stock, secret, got, tsMs), true, `${stock} accepts the ${what}`);
+      // One byte changed (same length): the first character of the event id.
+      const i = got.body.indexOf('"id":"') + 6;
+      const tampered = {
+        ...got,
+        body: `${got.body.slice(0, i)}${got.body[i] === "e" ? "f" : "e"}${got.body.slice(i + 1)}`,
+      };
+      assert.equal(Buffer.compare(Buffer.from(tampered.body), Buffer.from(got.body)) !== 0, true);
+      assert.equal(tampered.body.length, got.body.length);
+      assert.equal(accepts(stock, secret, tampered, tsMs), false, `${stock}: a changed byte`);
+      assert.equal(accepts(stock, secret, got, tsMs + 301_000), false, `${stock}: 5 min 1 s old`);
+    }
+  }
+
+  function assertStandardHeaders(got: Received, signatures = 1) {
+    assert.equal(got.headers["webhook-id"], got.headers["x-webhook-id"], "webhook-id is x-webhook-id");
+    assert.equal(got.headers["webhook-timestamp"], got.headers["x-webhook-timestamp"]);
+    const parts = String(got.headers["webhook-signature"]).split(" ");
+    assert.equal(parts.length, signatures, String(got.headers["webhook-signature"]));
+    for (const p of parts) assert.match(p, /^v1,[A-Za-z0-9+/]{43}=$/);
+    assert.match(String(got.headers["x-webhook-signature"]), /^[0-9a-f]{64}$/, "the spec's header unchanged");
+  }
+
+  async function subscribe(inst: Awaited<ReturnType<typeof installedApp>>, eventName: string, path: string) {
+    const res = await inst.api.post("/api/v1/apps/api/webhooks", {
+      eventName,
+      targetUrl: `${rx.url}${path}`,
+    });
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    return res.data as { id: string; secret: string };
+  }
+
+  const at = (path: string) => rx.received.filter((r) => r.path === path);
+  async function next(path: string, n: number): Promise<Received> {
+    await waitUntil(() => at(path).length >= n, 20_000, `${n} deliveries at ${path}`);
+    return at(path)[n - 1]!;
+  }
+
+  it("a real delivery, each of its retried attempts (one webhook-id), a test event and a redelivery", async () => {
+    const inst = await installedApp(ctx.app, ALL);
+    const sub = await subscribe(inst, "product.created", "/kinds");
+    assert.match(sub.secret, /^whsec_[A-Za-z0-9+/]{43}=$/);
+    assert.equal(Buffer.from(sub.secret.slice(6), "base64").length, 32);
+    // The first attempt fails (retried), the second is answered.
+    let failed = false;
+    rx.setResponder((r, res) => {
+      if (r.path === "/kinds" && !failed) {
+        failed = true;
+        res.writeHead(503).end("later");
+      } else res.end("ok");
+    });
+    await inst.merchant.client.post(`${inst.merchant.base}/products`, { title: "Std", price: "1.00" });
+    const first = await next("/kinds", 1);
+    const retried = await next("/kinds", 2);
+    assert.equal(first.headers["x-webhook-attempt"], "1");
+    assert.equal(retried.headers["x-webhook-attempt"], "2");
+    assert.equal(retried.headers["webhook-id"], first.headers["webhook-id"], "the same on every attempt");
+    assert.match(String(first.headers["webhook-id"]), /^whd_/);
+    for (const [got, what] of [
+      [first, "first attempt"],
+      [retried, "retried attempt"],
+    ] as const) {
+      assertStandardHeaders(got);
+      assertStockVerifies(sub.secret, got, what);
+      assert.equal(specSignatureValid(sub.secret, got), true, "x-webhook-signature as before");
+    }
+
+    const test = await inst.api.post("/api/v1/apps/api/webhooks/test", { event: "product.created" });
+    assert.equal(test.status, 202, JSON.stringify(test.body));
+    const tested = await next("/kinds", 3);
+    assert.equal(JSON.parse(tested.body).test, true);
+    assertStandardHeaders(tested);
+    assertStockVerifies(sub.secret, tested, "test event");
+
+    const redelivered = await inst.api.post(
+      `/api/v1/apps/api/webhooks/deliveries/${first.headers["x-webhook-id"]}/redeliver`,
+      {},
+    );
+    assert.equal(redelivered.status, 201, JSON.stringify(redelivered.body));
+    const again = await next("/kinds", 4);
+    assert.equal(again.headers["webhook-id"], redelivered.data.id, "a redelivery has its own id");
+    assert.equal(again.body, first.body);
+    assertStandardHeaders(again);
+    assertStockVerifies(sub.secret, again, "redelivery");
+  });
+
+  it("a subscription made before (whsec_ + 43 base62) verifies with the stock libraries given its old secret", async () => {
+    const inst = await installedApp(ctx.app, ALL);
+    const sub = await subscribe(inst, "customer.created", "/legacy");
+    const alphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+    const legacy = `whsec_${[...randomBytes(43)].map((b) => alphabet[b % 62]).join("")}`;
+    // What a subscription created before issue 19 holds: the old form, sealed like any secret.
+    await ctx.platform.db
+      .updateTable("webhook_subscriptions")
+      .set({ secret_ciphertext: createSecretBox(parseSecretsKey(SECRETS_KEY)).seal(legacy) })
+      .where("id", "=", sub.id)
+      .execute();
+    await inst.merchant.client.post(`${inst.merchant.base}/customers`, {
+      email: `legacy${Date.now()}@example.com`,
+      firstName: "L",
+    });
+    const got = await next("/legacy", 1);
+    assertStandardHeaders(got);
+    assertStockVerifies(legacy, got, "delivery with a legacy secret");
+    assert.equal(specSignatureValid(legacy, got), true);
+  });
+
+  it("the CLI's listen forwards with Standard Webhooks headers, verified with the session's secret", async () => {
+    await ctx.app.listen({ host: "127.0.0.1", port: 0 });
+    const baseUrl = `http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}`;
+    const forwarded: Received[] = [];
+    const local: Server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (c: Buffer) => chunks.push(c));
+      req.on("end", () => {
+        forwarded.push({
+          headers: req.headers,
+          body: Buffer.concat(chunks).toString("utf8"),
+          at: Date.now(),
+          path: req.url ?? "/",
+        });
+        res.end("ok");
+      });
+    });
+    await new Promise<void>((r) => local.listen(0, "127.0.0.1", r));
+    const inst = await installedApp(ctx.app, ALL);
+    let out = "";
+    const stdout = Object.assign(
+      new Writable({
+        write(chunk, _encoding, done) {
+          out += String(chunk);
+          done();
+        },
+      }),
+      { isTTY: false },
+    );
+    const controller = new AbortController();
+    const cli = run(
+      [
+        "listen",
+        "--forward-to",
+        `http://127.0.0.1:${(local.address() as AddressInfo).port}/hook`,
+        "--events",
+        "order.paid",
+        "--base-url",
+        baseUrl,
+        "--token",
+        inst.tokens.accessToken as string,
+      ],
+      { stdout, stderr: stdout, env: { HOME: "/nonexistent" }, signal: controller.signal },
+    );
+    try {
+      await waitUntil(() => /signing secret for this session: (whsec_\S+)/.test(out), 20_000, "session");
+      const secret = /signing secret for this session: (whsec_\S+)/.exec(out)![1]!;
+      assert.match(secret, /^whsec_[A-Za-z0-9+/]{43}=$/);
+      const test = await inst.api.post("/api/v1/apps/api/webhooks/test", { event: "order.paid" });
+      assert.equal(test.status, 202, JSON.stringify(test.body));
+      await waitUntil(() => forwarded.length >= 1, 20_000, "a forwarded webhook");
+      const got = forwarded[0]!;
+      assertStandardHeaders(got);
+      assertStockVerifies(secret, got, "listen forward");
+      assert.equal(specSignatureValid(secret, got), true);
+    } finally {
+      controller.abort();
+      await cli;
+      local.close();
+    }
+  });
+
+  it("rotation: for the overlap both secrets verify (new signature first), the spec's header has the new one; then the new only", async () => {
+    const inst = await installedApp(ctx.app, ALL);
+    const sub = await subscribe(inst, "order.paid", "/rotating");
+    const rotated = await inst.api.post(`/api/v1/apps/api/webhooks/${sub.id}/secret`, {});
+    assert.equal(rotated.status, 201, JSON.stringify(rotated.body));
+    assert.equal(rotated.headers["cache-control"], "no-store");
+    const { secret: fresh, secretRotatedAt, previousSecretExpiresAt } = rotated.data as Json;
+    assert.match(fresh, /^whsec_[A-Za-z0-9+/]{43}=$/);
+    assert.notEqual(fresh, sub.secret);
+    assert.equal(
+      Date.parse(previousSecretExpiresAt) - Date.parse(secretRotatedAt),
+      DAY_MS,
+      "24 h by default",
+    );
+    const listed = (await inst.api.get("/api/v1/apps/api/webhooks")).data as Json[];
+    assert.equal(listed.find((s) => s.id === sub.id)?.secretRotatedAt, secretRotatedAt);
+
+    const trigger = async (api: Client, n: number) => {
+      const res = await api.post("/api/v1/apps/api/webhooks/test", { event: "order.paid" });
+      assert.equal(res.status, 202, JSON.stringify(res.body));
+      return next("/rotating", n);
+    };
+    const during = await trigger(inst.api, 1);
+    assertStandardHeaders(during, 2);
+    const [newSig, oldSig] = String(during.headers["webhook-signature"]).split(" ");
+    for (const stock of STOCK) {
+      assert.equal(accepts(stock, fresh, during), true, `${stock} with the new secret`);
+      assert.equal(accepts(stock, sub.secret, during), true, `${stock} with the old secret`);
+      // Each signature is its own secret's: new first, then old.
+      const only = (sig: string) => ({ ...during, headers: { ...during.headers, "webhook-signature": sig } });
+      assert.equal(accepts(stock, fresh, only(newSig!)), true);
+      assert.equal(accepts(stock, sub.secret, only(oldSig!)), true);
+      assert.equal(accepts(stock, sub.secret, only(newSig!)), false);
+    }
+    assertStockVerifies(fresh, during, "delivery during the overlap (new secret)");
+    assertStockVerifies(sub.secret, during, "delivery during the overlap (old secret)");
+    assert.equal(specSignatureValid(fresh, during), true, "x-webhook-signature: the new secret at once");
+    assert.equal(specSignatureValid(sub.secret, during), false);
+
+    // A day later (the injected clock): the old secret no longer signs. The access token has
+    // expired by then; the app refreshes as it would.
+    ctx.clock.advance(DAY_MS + 1000);
+    const refreshed = await new Client(ctx.app).post("/api/v1/apps/token/refresh", {
+      slug: inst.merchant.slug,
+      refreshToken: inst.tokens.refreshToken,
+      clientId: inst.clientId,
+      clientSecret: inst.clientSecret,
+    });
+    assert.equal(refreshed.status, 200, JSON.stringify(refreshed.body));
+    const later = await trigger(inst.bearer(refreshed.data.accessToken as string), 2);
+    assertStandardHeaders(later, 1);
+    for (const stock of STOCK) {
+      assert.equal(accepts(stock, fresh, later), true, `${stock} with the new secret`);
+      assert.equal(accepts(stock, sub.secret, later), false, `${stock}: the old secret has ended`);
+    }
+    assertStockVerifies(fresh, later, "delivery after the overlap");
+  });
+});
+
+describe("rotating a subscription's secret: who may, and what answers", () => {
+  let ctx: Awaited<ReturnType<typeof createWebhookContext>>;
+  before(async () => {
+    ctx = await createWebhookContext({ SECRETS_KEY, WEBHOOK_SECRET_OVERLAP_SECONDS: "600" });
+  });
+  after(() => ctx.close());
+
+  it("404 for another installation's, a deleted or an unknown subscription; 403 without manage_webhooks or the event's scope", async () => {
+    const a = await installedApp(ctx.app, ALL);
+    const b = await installedApp(ctx.app, ALL);
+    const sub = (
+      await a.api.post("/api/v1/apps/api/webhooks", {
+        eventName: "customer.created",
+        targetUrl: "https://127.0.0.1:9/hooks",
+      })
+    ).data as Json;
+    const path = `/api/v1/apps/api/webhooks/${sub.id}/secret`;
+    const foreign = await b.api.post(path, {});
+    assert.equal(foreign.status, 404, JSON.stringify(foreign.body));
+    assert.equal(errorCode(foreign), "NOT_FOUND");
+    const unknown = await a.api.post("/api/v1/apps/api/webhooks/whsub_0000000000000000000000/secret", {});
+    assert.equal(unknown.status, 404);
+    const malformed = await a.api.post("/api/v1/apps/api/webhooks/nope/secret", {});
+    assert.equal(malformed.status, 400);
+
+    // The event's scope, as for subscribing: a token narrowed to manage_webhooks may not.
+    const narrowed = await new Client(ctx.app).post("/api/v1/apps/token/refresh", {
+      slug: a.merchant.slug,
+      refreshToken: a.tokens.refreshToken,
+      clientId: a.clientId,
+      clientSecret: a.clientSecret,
+      scope: "manage_webhooks",
+    });
+    assert.equal(narrowed.status, 200, JSON.stringify(narrowed.body));
+    const narrow = await a.bearer(narrowed.data.accessToken as string).post(path, {});
+    assert.equal(narrow.status, 403, JSON.stringify(narrow.body));
+    assert.equal(errorCode(narrow), "INSUFFICIENT_SCOPE");
+    assert.equal(narrow.body.error.details.requiredScope, "read_customers");
+
+    const noManage = await installedApp(ctx.app, ["read_customers"]);
+    assert.equal((await noManage.api.post(path, {})).status, 403);
+
+    // What the wide token gets, with the overlap configured (600 s here).
+    const wide = await new Client(ctx.app).post("/api/v1/apps/token/refresh", {
+      slug: a.merchant.slug,
+      refreshToken: narrowed.data.refreshToken,
+      clientId: a.clientId,
+      clientSecret: a.clientSecret,
+    });
+    const api = a.bearer(wide.data.accessToken as string);
+    const ok = await api.post(path, {});
+    assert.equal(ok.status, 201, JSON.stringify(ok.body));
+    assert.equal(Date.parse(ok.data.previousSecretExpiresAt) - Date.parse(ok.data.secretRotatedAt), 600_000);
+    assert.equal(ok.headers.location, undefined, "no resource to point at");
+    assert.equal((await api.delete(`/api/v1/apps/api/webhooks/${sub.id}`)).status, 200);
+    assert.equal((await api.post(path, {})).status, 404, "a deleted subscription");
+  });
+
+  it("keeps the replaced secret only: a second rotation drops the first one's old secret", async () => {
+    const a = await installedApp(ctx.app, ALL);
+    const sub = (
+      await a.api.post("/api/v1/apps/api/webhooks", {
+        eventName: "order.paid",
+        targetUrl: "https://127.0.0.1:9/hooks",
+      })
+    ).data as Json;
+    const path = `/api/v1/apps/api/webhooks/${sub.id}/secret`;
+    const one = await a.api.post(path, {});
+    const two = await a.api.post(path, {});
+    assert.equal(two.status, 201);
+    assert.notEqual(one.data.secret, two.data.secret);
+    const row = await ctx.platform.db
+      .selectFrom("webhook_subscriptions")
+      .select(["secret_ciphertext", "previous_secret_ciphertext", "secret_rotated_at"])
+      .where("id", "=", sub.id)
+      .executeTakeFirstOrThrow();
+    const box = createSecretBox(parseSecretsKey(SECRETS_KEY));
+    assert.equal(box.open(row.secret_ciphertext), two.data.secret);
+    assert.ok(row.previous_secret_ciphertext && row.secret_rotated_at);
+    assert.equal(box.open(row.previous_secret_ciphertext), one.data.secret, "the secret it replaced");
+    assert.equal(row.secret_rotated_at.toISOString(), two.data.secretRotatedAt);
+  });
+
+  it("the CLI's rotate-secret prints the new secret once and when the old one stops signing", async () => {
+    await ctx.app.listen({ host: "127.0.0.1", port: 0 });
+    const baseUrl = `http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}`;
+    const a = await installedApp(ctx.app, ALL);
+    const b = await installedApp(ctx.app, ALL);
+    const sub = (
+      await a.api.post("/api/v1/apps/api/webhooks", {
+        eventName: "order.created",
+        targetUrl: "https://127.0.0.1:9/hooks",
+      })
+    ).data as Json;
+    const cli = async (args: string[], token: string) => {
+      let out = "";
+      const sink = new Writable({
+        write(chunk, _encoding, done) {
+          out += String(chunk);
+          done();
+        },
+      });
+      const code = await run([...args, "--base-url", baseUrl, "--token", token], {
+        stdout: sink,
+        stderr: sink,
+        env: { HOME: "/nonexistent" },
+      });
+      return { code, out };
+    };
+    const done = await cli(["rotate-secret", sub.id], a.tokens.accessToken as string);
+    assert.equal(done.code, 0, done.out);
+    const secret = /New signing secret for whsub_\w+: (whsec_\S+)/.exec(done.out)?.[1];
+    assert.ok(secret, done.out);
+    const row = await ctx.platform.db
+      .selectFrom("webhook_subscriptions")
+      .select(["secret_ciphertext", "secret_rotated_at"])
+      .where("id", "=", sub.id)
+      .executeTakeFirstOrThrow();
+    assert.equal(createSecretBox(parseSecretsKey(SECRETS_KEY)).open(row.secret_ciphertext), secret);
+    const until = new Date(row.secret_rotated_at!.getTime() + 600_000).toISOString();
+    assert.ok(done.out.includes(`Until ${until}`), done.out);
+    const usage = await cli(["rotate-secret"], a.tokens.accessToken as string);
+    assert.equal(usage.code, 2, usage.out);
+    const foreign = await cli(["rotate-secret", sub.id], b.tokens.accessToken as string);
+    assert.equal(foreign.code, 1, foreign.out);
+    assert.match(foreign.out, /NOT_FOUND \(404\)/);
+  });
+
+  it("the developer's delivery page lists the app's subscriptions in every store with when each secret was rotated", async () => {
+    const a = await installedApp(ctx.app, ALL);
+    const sub = (
+      await a.api.post("/api/v1/apps/api/webhooks", {
+        eventName: "product.created",
+        targetUrl: "https://127.0.0.1:9/a",
+      })
+    ).data as Json;
+    const deleted = (
+      await a.api.post("/api/v1/apps/api/webhooks", {
+        eventName: "product.updated",
+        targetUrl: "https://127.0.0.1:9/b",
+      })
+    ).data as Json;
+    assert.equal((await a.api.delete(`/api/v1/apps/api/webhooks/${deleted.id}`)).status, 200);
+    const listPath = `/api/v1/dashboard/apps/${a.clientId}/webhooks`;
+    const before = await a.dev.client.get(listPath);
+    assert.equal(before.status, 200, JSON.stringify(before.body));
+    assert.deepEqual(before.data, [
+      {
+        id: sub.id,
+        storeSlug: a.merchant.slug,
+        eventName: "product.created",
+        targetUrl: "https://127.0.0.1:9/a",
+        createdAt: sub.createdAt,
+        secretRotatedAt: null,
+      },
+    ]);
+    const rotated = await a.api.post(`/api/v1/apps/api/webhooks/${sub.id}/secret`, {});
+    // The same app installed in a second store, subscribed there too: both listed, newest first.
+    const store2 = await merchantWithStore(ctx.app);
+    const { code } = await consent(store2, a.clientId, ALL);
+    const tokens = (
+      await exchange(ctx.app, {
+        slug: store2.slug,
+        code,
+        redirectUri: REDIRECT,
+        clientId: a.clientId,
+        clientSecret: a.clientSecret,
+      })
+    ).data as Json;
+    const sub2 = await a.bearer(tokens.accessToken as string).post("/api/v1/apps/api/webhooks", {
+      eventName: "order.paid",
+      targetUrl: "https://127.0.0.1:9/c",
+    });
+    assert.equal(sub2.status, 201, JSON.stringify(sub2.body));
+    const page1 = await a.dev.client.get(`${listPath}?limit=1`);
+    assert.deepEqual(
+      page1.data.map((s: Json) => [s.id, s.storeSlug, s.secretRotatedAt]),
+      [[sub2.data.id, store2.slug, null]],
+    );
+    const page2 = await a.dev.client.get(
+      `${listPath}?limit=1&cursor=${encodeURIComponent(page1.body.meta.nextCursor)}`,
+    );
+    assert.deepEqual(
+      page2.data.map((s: Json) => [s.id, s.storeSlug, s.secretRotatedAt]),
+      [[sub.id, a.merchant.slug, rotated.data.secretRotatedAt]],
+    );
+    assert.equal(page2.body.meta.nextCursor, null);
+    // Another account's app is not found; no session is unauthenticated.
+    const other = await installedApp(ctx.app, ALL);
+    assert.equal((await other.dev.client.get(listPath)).status, 404);
+    assert.equal((await new Client(ctx.app).get(listPath)).status, 401);
+  });
+});
