@@ -20,6 +20,7 @@ import { installJsonBody } from "./lib/http/json-body.ts";
 import { pageSecurityHeaders } from "./lib/http/page-headers.ts";
 import { Envelope, errorResponses } from "./lib/http/schemas.ts";
 import type { App } from "./lib/http/types.ts";
+import { trackUnusedConnections } from "./lib/http/unused-connections.ts";
 import { installValidators } from "./lib/http/validation.ts";
 import { RedisStatusSchema } from "./lib/rate-limit/redis-window-store.ts";
 import { createAdminGuard } from "./modules/admin-api/admin-family.ts";
@@ -98,6 +99,9 @@ export async function buildApp(
     http: { requireHostHeader: false },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  // Before the server closes: connections that never carried a request would hold it open.
+  const connections = trackUnusedConnections(app.server);
+  app.addHook("preClose", async () => connections.closeUnused());
   installValidators(app);
   installErrorHandling(app);
   installHostRule(app);
