@@ -134,6 +134,13 @@ export const ConfigSchema = Type.Object({
     default: 30 * 24 * 3600,
     description: "Lifetime of an app refresh token.",
   }),
+  REFRESH_REPLAY_SECONDS: Type.Integer({
+    minimum: 0,
+    maximum: 3600,
+    default: 600,
+    description:
+      "How long after a refresh the same refresh token, presented again by the same client for the same store, is answered with the same pair instead of revoking the family, as long as that pair is unused (its answer was lost). 0 turns replays off.",
+  }),
   AUTH_CODE_TTL_SECONDS: Type.Integer({
     minimum: 1,
     maximum: 600,

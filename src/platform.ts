@@ -156,7 +156,7 @@ export function createPlatform(input: {
       accessSeconds: config.ACCESS_TOKEN_TTL_SECONDS,
       refreshSeconds: config.REFRESH_TOKEN_TTL_SECONDS,
       codeSeconds: config.AUTH_CODE_TTL_SECONDS,
-      retrySeconds: 120,
+      replaySeconds: config.REFRESH_REPLAY_SECONDS,
     },
   });
   const webhooks = createWebhooksModule({

@@ -104,7 +104,20 @@ describe("an off-the-shelf OAuth 2.0 client (oauth4webapi) against the standard 
     );
     assert.notEqual(refreshed.access_token, tokens.access_token);
 
-    // Reuse of the spent refresh token: the library surfaces RFC 6749 invalid_grant.
+    // The answer was lost and the client simply refreshes again with the token it has: while the
+    // new pair is unused it gets that same pair (nothing new is issued).
+    const again = await oauth.processRefreshTokenResponse(
+      as,
+      client,
+      await oauth.refreshTokenGrantRequest(as, client, clientAuth, tokens.refresh_token!, insecure),
+    );
+    assert.equal(again.access_token, refreshed.access_token);
+    assert.equal(again.refresh_token, refreshed.refresh_token);
+    const used = await fetch(`${issuer.origin}/api/v1/apps/api/products`, {
+      headers: { authorization: `Bearer ${again.access_token}` },
+    });
+    assert.equal(used.status, 200);
+    // Once the new pair is in use, the spent token is reuse: the library surfaces invalid_grant.
     await assert.rejects(
       async () =>
         oauth.processRefreshTokenResponse(

@@ -16,8 +16,8 @@ export interface RefreshSpend {
   scopes: Scope[] | null;
   access: { hash: string; expiresAt: Date };
   refresh: { hash: string; expiresAt: Date };
-  /** For the idempotent retry of a lost response: hash of the Idempotency-Key and the sealed pair. */
-  retry: { idempotencyHash: string; ciphertext: string } | null;
+  /** The issued pair, sealed under a key derived from the presented token, for a replay (token-service.ts). */
+  replay: { ciphertext: string };
 }
 
 /** The client's app row (undefined: no such client) and, when the token was spent, what was issued. */
@@ -154,7 +154,7 @@ export function createOAuthRepo(db: Executor) {
      * the client's app, and spends the presented refresh token only if every rule holds (the
      * client's secret hash, the token unused and unexpired, its grant this app's and unrevoked,
      * the installation active, the slug and the requested scopes within the grant), inserting the
-     * new access and refresh tokens and recording them on the spent token for an idempotent retry.
+     * new access and refresh tokens and recording them on the spent token for a replay.
      * When anything fails, nothing changes and `issued` is null: the caller finds out why with
      * findRefreshTokenState, which reads afresh.
      *
@@ -195,8 +195,9 @@ export function createOAuthRepo(db: Executor) {
           SET used_at = ${input.now},
               successor_access_hash = ${input.access.hash},
               successor_refresh_hash = ${input.refresh.hash},
-              retry_idempotency_hash = ${input.retry?.idempotencyHash ?? null},
-              retry_ciphertext = ${input.retry?.ciphertext ?? null}
+              -- Set only by versions that sealed under the Idempotency-Key too (read for those rows).
+              retry_idempotency_hash = NULL,
+              retry_ciphertext = ${input.replay.ciphertext}
           FROM grant_ g
           WHERE r.token_hash = ${input.tokenHash}
             AND r.store_id = g.store_id AND r.grant_id = g.id

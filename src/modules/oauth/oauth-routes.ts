@@ -67,7 +67,7 @@ export function registerTokenRoutes(
         tags,
         summary: "Refresh a token pair",
         description:
-          "The presented refresh token is spent. Presenting a spent refresh token again fails with INVALID_GRANT and revokes the whole token family, unless it is an idempotent retry (see the Idempotency-Key header). The optional `scope` narrows the new access token; a scope beyond the grant answers INVALID_SCOPE.",
+          "The presented refresh token is spent. If the answer is lost, present the same refresh token again: while the pair it was exchanged for is unused (neither token presented yet), within REFRESH_REPLAY_SECONDS (10 minutes by default), the answer is that same pair, and concurrent refreshes with one token all receive it. Otherwise presenting a spent refresh token fails with INVALID_GRANT and revokes the whole token family. The optional `scope` narrows the new access token; a scope beyond the grant answers INVALID_SCOPE.",
         headers: IdempotencyHeaders,
         body: RefreshBody,
         response: {

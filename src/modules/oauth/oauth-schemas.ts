@@ -49,7 +49,7 @@ export const IdempotencyHeaders = Type.Object({
       minLength: 8,
       maxLength: 200,
       description:
-        "Send a fresh random key with each refresh. If the response is lost, retry the same refresh token with the same key within 2 minutes: while the new pair is unused you get that same pair back. Without it, a second use of a refresh token revokes the whole token family.",
+        "Accepted and not needed. A refresh whose response was lost is retried by presenting the same refresh token again (same client, same store): while the new pair is unused, and within REFRESH_REPLAY_SECONDS (10 minutes by default), the answer is that same pair. Presenting a spent refresh token once its pair is in use, or later, revokes the whole token family.",
     }),
   ),
 });

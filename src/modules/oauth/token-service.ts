@@ -37,8 +37,11 @@ export interface TokenTtls {
   accessSeconds: number;
   refreshSeconds: number;
   codeSeconds: number;
-  /** How long after a refresh an idempotent retry may fetch the same pair again. */
-  retrySeconds: number;
+  /**
+   * How long after a refresh presenting the spent refresh token again returns the same pair, while
+   * that pair is unused (REFRESH_REPLAY_SECONDS).
+   */
+  replaySeconds: number;
 }
 
 const invalidGrant = (message: string) => new AppError("INVALID_GRANT", { message });
@@ -51,12 +54,16 @@ interface SealedTokens {
   refreshToken: string;
 }
 /**
- * The two tokens a refresh issued are encrypted under a key only the refresher can derive (the
- * refresh token it presented and its Idempotency-Key, neither of which is stored), so a retry
+ * The two tokens a refresh issued are encrypted under a key only the refresher can derive (from
+ * the refresh token it presented, which is stored only as a hash), so presenting that token again
  * after a lost response can be answered with the very same pair. The rest of the answer (scopes,
  * slug) is read again from the database: the statement that issues the pair learns it only then.
  */
-function retryKey(refreshToken: string, idempotencyKey: string): Buffer {
+function replayKey(refreshToken: string): Buffer {
+  return Buffer.from(hkdfSync("sha256", refreshToken, "", "mp-refresh-replay-v2", 32));
+}
+/** The key of pairs sealed before replays needed no Idempotency-Key (rows of the last 2 minutes at the upgrade). */
+function legacyRetryKey(refreshToken: string, idempotencyKey: string): Buffer {
   return Buffer.from(hkdfSync("sha256", refreshToken, idempotencyKey, "mp-refresh-retry-v1", 32));
 }
 function sealTokens(key: Buffer, tokens: SealedTokens): string {
@@ -252,10 +259,11 @@ export function createTokenService(deps: {
     /**
      * Authenticates the client and trades a refresh token for a new pair; the presented token is
      * spent. Presenting a spent token again revokes its whole family (RFC 9700 reuse detection),
-     * with one exception: a retry that carries the same Idempotency-Key as the exchange, within
-     * `retrySeconds`, while the pair that exchange issued is still completely unused, is answered
-     * with that same pair. No second pair ever exists, so single use holds; an app whose refresh
-     * response was lost simply retries.
+     * with one exception: presenting it again with the same client and store, within
+     * `replaySeconds`, while the pair that exchange issued is still completely unused (neither token
+     * presented), is answered with that same pair. No second pair ever exists, so single use holds;
+     * an app whose refresh response was lost simply retries, with or without an Idempotency-Key,
+     * and concurrent refreshes with one token all receive the one pair.
      *
      * `scope` (RFC 6749 section 6) narrows the new access token to those scopes; a scope the grant
      * does not hold is INVALID_SCOPE and leaves the refresh token unspent. The new refresh token
@@ -304,12 +312,8 @@ export function createTokenService(deps: {
               hash: sha256Hex(tokens.refreshToken),
               expiresAt: new Date(now.getTime() + ttl.refreshSeconds * 1000),
             },
-            retry: input.idempotencyKey
-              ? {
-                  idempotencyHash: sha256Hex(input.idempotencyKey),
-                  ciphertext: sealTokens(retryKey(input.refreshToken, input.idempotencyKey), tokens),
-                }
-              : null,
+            // Every refresh keeps its pair sealed for a replay (see below).
+            replay: { ciphertext: sealTokens(replayKey(input.refreshToken), tokens) },
           });
           return { app, result: issued };
         },
@@ -349,17 +353,22 @@ export function createTokenService(deps: {
         token.successor_access_revoked_at === null &&
         token.successor_refresh_found !== null &&
         token.successor_refresh_used_at === null;
-      const retryable =
-        input.idempotencyKey !== undefined &&
-        token.retry_idempotency_hash === sha256Hex(input.idempotencyKey) &&
+      // A replay: the same token, client and store again while the pair it was exchanged for is
+      // completely unused (neither token presented yet) and no later than replaySeconds: the
+      // answer to the first presentation was lost (a time-out, a crash before saving, two of the
+      // app's workers racing). It gets that same pair; nothing new is issued.
+      const replayable =
         token.retry_ciphertext !== null &&
-        now.getTime() - token.used_at.getTime() <= ttl.retrySeconds * 1000 &&
+        now.getTime() - token.used_at.getTime() <= ttl.replaySeconds * 1000 &&
         pairUnused;
-      if (retryable) {
-        const sealed = openTokens(
-          retryKey(input.refreshToken, input.idempotencyKey!),
-          token.retry_ciphertext!,
-        );
+      if (replayable) {
+        const legacy = token.retry_idempotency_hash !== null;
+        const sealed = legacy
+          ? input.idempotencyKey !== undefined &&
+            token.retry_idempotency_hash === sha256Hex(input.idempotencyKey)
+            ? openTokens(legacyRetryKey(input.refreshToken, input.idempotencyKey), token.retry_ciphertext!)
+            : null
+          : openTokens(replayKey(input.refreshToken), token.retry_ciphertext!);
         const scopes = (token.successor_access_scopes ?? token.grant_scopes) as Scope[];
         const sameRequest =
           sealed &&
