@@ -1,6 +1,7 @@
 import { sql } from "kysely";
 import { EVENT } from "../../contracts/index.ts";
 import type { Db } from "../../db/client.ts";
+import type { AppMetadataJson } from "../../db/schema.ts";
 
 /** Events numbered per sequencing transaction at most (a backlog takes several). */
 const SEQUENCE_BATCH = 1000;
@@ -14,6 +15,8 @@ export interface FeedEvent {
   payload: unknown;
   test: boolean;
   installation_id: string | null;
+  /** Every app's metadata on the event's record (webhookBody gives each app its own); null when none. */
+  app_metadata: AppMetadataJson | null;
 }
 
 /**
@@ -94,7 +97,7 @@ export function createFeedRepo(db: Db) {
       after: number,
     ): Promise<FeedEvent | null> {
       const { rows } = await sql<FeedEvent>`
-        SELECT feed_position AS position, id, topic, created_at, payload, test, installation_id FROM events
+        SELECT feed_position AS position, id, topic, created_at, payload, test, installation_id, app_metadata FROM events
          WHERE store_id = ${storeId} AND feed_position > ${after} AND installation_id = ${installationId}
            AND topic = ${EVENT.appUninstalled} AND NOT test
          ORDER BY feed_position LIMIT 1`.execute(db);
@@ -120,10 +123,10 @@ export function createFeedRepo(db: Db) {
       // One statement: the head and the events in the same snapshot.
       const { rows } = await sql<FeedEvent & { head: number }>`
         SELECT h.position AS head, e.feed_position AS position, e.id, e.topic, e.created_at,
-               e.payload, e.test, e.installation_id
+               e.payload, e.test, e.installation_id, e.app_metadata
           FROM event_feed_heads h
           LEFT JOIN LATERAL (
-            SELECT feed_position, id, topic, created_at, payload, test, installation_id FROM events
+            SELECT feed_position, id, topic, created_at, payload, test, installation_id, app_metadata FROM events
              WHERE store_id = h.store_id
                AND feed_position > ${input.after} AND feed_position <= ${input.after + input.span}
                AND topic = ANY (${input.topics as unknown as string}::text[])
