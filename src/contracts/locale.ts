@@ -31,6 +31,32 @@ export const CURRENCY_CODES = (
   "XPF YER ZAR ZMW ZWG ZWL"
 ).split(" ");
 
+/** ISO 4217 minor units where they are not 2: how many decimals an amount in the currency has. */
+const THREE_DECIMALS = new Set(["BHD", "IQD", "JOD", "KWD", "LYD", "OMR", "TND"]);
+const ZERO_DECIMALS = new Set([
+  "BIF",
+  "CLP",
+  "DJF",
+  "GNF",
+  "ISK",
+  "JPY",
+  "KMF",
+  "KRW",
+  "PYG",
+  "RWF",
+  "UGX",
+  "VND",
+  "VUV",
+  "XAF",
+  "XOF",
+  "XPF",
+]);
+export function currencyExponent(currency: string): number {
+  if (THREE_DECIMALS.has(currency)) return 3;
+  if (ZERO_DECIMALS.has(currency)) return 0;
+  return 2;
+}
+
 const CURRENCY_SET = new Set(CURRENCY_CODES);
 export function isCurrencyCode(code: string): boolean {
   return CURRENCY_SET.has(code);

@@ -173,7 +173,8 @@ export function createSampleApp(config: SampleConfig) {
     });
     received.length = Math.min(received.length, 200);
     if (event.event === "order.paid" && !test) {
-      const list = (data.toShip ??= {})[slug] ?? [];
+      data.toShip ??= {};
+      const list = data.toShip[slug] ?? [];
       if (!list.some((o) => o.id === event.data.id))
         data.toShip[slug] = [
           ...list,

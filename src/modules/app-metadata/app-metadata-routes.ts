@@ -19,7 +19,10 @@ const AppData = Type.Object(
         description: "Whether the app is installed in the store now (an uninstalled app's pairs stay).",
       }),
     }),
-    metadata: Metadata,
+    metadata: {
+      ...Metadata,
+      description: "The app's key-value pairs on this record (its own ids and references).",
+    },
   },
   { title: "AppData" },
 );
