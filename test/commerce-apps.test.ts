@@ -422,6 +422,43 @@ describe("the commerce core, opened to apps and keys", () => {
     );
   });
 
+  it("concurrency: two apps writing one record at once each keep all their pairs; ten orders for one new inline customer make one customer", async () => {
+    const { m, product, customer, events } = await shop();
+    const scopes = ["read_orders", "write_orders"];
+    const [a, b] = [await install(m, scopes, "A"), await install(m, scopes, "B")];
+    const order = (
+      await a.api.post(`${API}/orders`, {
+        customerId: customer.id,
+        lineItems: [{ productId: product.id, quantity: 1 }],
+      })
+    ).data as Json;
+    const url = `${API}/orders/${order.id}`;
+    const writes = Array.from({ length: 10 }, (_, i) => [
+      a.api.patch(url, { metadata: { [`a${i}`]: "x" } }),
+      b.api.patch(url, { metadata: { [`b${i}`]: "y" } }),
+    ]).flat();
+    for (const res of await Promise.all(writes)) assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.equal(Object.keys((await a.api.get(url)).data.metadata).length, 10, "no write of A was lost");
+    assert.equal(Object.keys((await b.api.get(url)).data.metadata).length, 10, "no write of B was lost");
+    assert.equal((await events("order.updated")).length, 20);
+
+    const placed = await Promise.all(
+      Array.from({ length: 10 }, () =>
+        a.api.post(`${API}/orders`, {
+          customer: { email: "new.buyer@example.com", firstName: "New" },
+          lineItems: [{ productId: product.id, quantity: 1 }],
+        }),
+      ),
+    );
+    for (const res of placed) assert.equal(res.status, 201, JSON.stringify(res.body));
+    assert.equal(new Set(placed.map((r) => r.data.customerId)).size, 1, "one customer for the ten orders");
+    assert.equal(
+      (await events("customer.created")).filter((e) => (e.payload as Json).email === "new.buyer@example.com")
+        .length,
+      1,
+    );
+  });
+
   it("webhook bodies and listen streams carry the receiving app's own metadata only", async () => {
     const { m, product, customer } = await shop();
     const scopes = ["read_orders", "write_orders", "read_products", "manage_webhooks"];

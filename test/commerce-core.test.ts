@@ -177,6 +177,29 @@ describe("the commerce core, for the merchant", () => {
     assert.equal((await s.client.patch(s.base, { currency: "KWD", name: "Still fine" })).status, 200);
   });
 
+  it("currency: a change racing the first order either happens before it (the order is in the new currency) or is refused", async () => {
+    for (let round = 0; round < 5; round++) {
+      const s = await shop();
+      const p = await s.product("Tea", "4.50", 10);
+      const c = (await s.client.post(`${s.base}/customers`, { email: "r@example.com", firstName: "R" })).data;
+      const [change, order] = await Promise.all([
+        s.client.patch(s.base, { currency: "EUR" }),
+        s.client.post(`${s.base}/orders`, {
+          customerId: c.id,
+          lineItems: [{ productId: p.id, quantity: 1 }],
+        }),
+      ]);
+      assert.equal(order.status, 201, JSON.stringify(order.body));
+      if (change.status === 200) assert.equal(order.data.currency, "EUR", "placed after the change");
+      else {
+        assert.equal(change.status, 409, JSON.stringify(change.body));
+        assert.equal(order.data.currency, "USD", "placed before the change, which was then refused");
+      }
+      assert.equal((await s.client.get(s.base)).data.currency, order.data.currency);
+      assert.equal(order.data.total, "4.50");
+    }
+  });
+
   it("order number prefix: new orders are named with it, earlier ones keep theirs; search finds either", async () => {
     const s = await shop();
     const p = await s.product("Cap", "5.00", 10);

@@ -6,6 +6,7 @@ import {
   MetadataInput,
   OrderNote,
   OrderResource,
+  OrderStatus,
   OrderStatusSchema,
   Quantity,
   Tags,
@@ -49,19 +50,37 @@ export const CreateOrderBody = Body({
  * address to the store's customer who has it, else created with `customer.created`); and the
  * app's own metadata.
  */
-export const AdminCreateOrderBody = Body({
-  customerId: Type.Optional(Id("customer", "An existing customer. Send this or `customer`, not both.")),
-  customer: Type.Optional({
-    ...CreateCustomerBody,
-    description:
-      "A customer described inline, instead of `customerId`: the store's customer with this e-mail address if there is one (their details are left as they are), otherwise a new customer (`customer.created`).",
-  }),
-  lineItems: LineItems,
-  shippingAddress: Type.Optional(ShippingAddress),
-  note: Type.Optional(OrderNote),
-  tags: Type.Optional(Tags),
-  metadata: Type.Optional(MetadataInput),
-});
+export const AdminCreateOrderBody = Body(
+  {
+    customerId: Type.Optional(Id("customer", "An existing customer. Send this or `customer`, not both.")),
+    customer: Type.Optional({
+      ...CreateCustomerBody,
+      description:
+        "A customer described inline, instead of `customerId`: the store's customer with this e-mail address if there is one (their details are left as they are), otherwise a new customer (`customer.created`).",
+    }),
+    lineItems: LineItems,
+    shippingAddress: Type.Optional(ShippingAddress),
+    note: Type.Optional(OrderNote),
+    tags: Type.Optional(Tags),
+    metadata: Type.Optional(MetadataInput),
+  },
+  {
+    examples: [
+      {
+        customerId: "cus_7Hc2Qm9XwLp4Rt8VbN3kZs",
+        lineItems: [{ productId: "prod_7Hc2Qm9XwLp4Rt8VbN3kZs", quantity: 2 }],
+        note: "Marketplace order MK-991",
+        tags: ["marketplace"],
+        metadata: { marketplaceOrder: "MK-991" },
+      },
+      {
+        customer: { email: "omar@example.com", firstName: "Omar", lastName: "Nasser" },
+        lineItems: [{ productId: "prod_7Hc2Qm9XwLp4Rt8VbN3kZs", quantity: 1 }],
+        shippingAddress: { name: "Omar Nasser", line1: "Olaya Street 5", city: "Riyadh", country: "SA" },
+      },
+    ],
+  },
+);
 
 export const FulfillmentInput = Type.Object(
   {
@@ -76,10 +95,25 @@ export const FulfillmentInput = Type.Object(
   },
 );
 
-export const UpdateOrderStatusBody = Body({
-  status: OrderStatusSchema,
-  fulfillment: Type.Optional(FulfillmentInput),
-});
+export const UpdateOrderStatusBody = Body(
+  {
+    status: OrderStatusSchema,
+    fulfillment: Type.Optional(FulfillmentInput),
+  },
+  {
+    examples: [
+      { status: OrderStatus.paid },
+      {
+        status: OrderStatus.shipped,
+        fulfillment: {
+          carrier: "DHL Express",
+          trackingNumber: "1Z999AA10123456784",
+          trackingUrl: "https://www.dhl.com/track?id=1Z999AA10123456784",
+        },
+      },
+    ],
+  },
+);
 
 const updateFields = {
   note: Type.Optional(OrderNote),
