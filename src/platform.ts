@@ -3,6 +3,7 @@ import { Redis } from "ioredis";
 import { sql } from "kysely";
 import pino, { type Logger } from "pino";
 import type { Config } from "./config.ts";
+import { ActorKind } from "./contracts/index.ts";
 import type { DatabaseHandle } from "./db/client.ts";
 import { type Clock, systemClock } from "./lib/clock.ts";
 import type { FeatureRoutes } from "./lib/http/feature-routes.ts";
@@ -20,6 +21,8 @@ import { createSessionGuard } from "./modules/accounts/session-auth.ts";
 import { createApiKeyRepo } from "./modules/api-keys/api-keys-repo.ts";
 import { apiKeyRoutes } from "./modules/api-keys/api-keys-routes.ts";
 import { createApiKeyService } from "./modules/api-keys/api-keys-service.ts";
+import { createAppMetadataRepo } from "./modules/app-metadata/app-metadata-repo.ts";
+import { appDataRoutes } from "./modules/app-metadata/app-metadata-routes.ts";
 import { createAppRepo } from "./modules/apps/apps-repo.ts";
 import { createAppService } from "./modules/apps/apps-service.ts";
 import { createCustomerRepo } from "./modules/customers/customers-repo.ts";
@@ -50,6 +53,7 @@ import { createProductRepo } from "./modules/products/products-repo.ts";
 import { productRoutes } from "./modules/products/products-routes.ts";
 import { createProductService } from "./modules/products/products-service.ts";
 import { createStoreRepo } from "./modules/stores/stores-repo.ts";
+import { storeRoutes } from "./modules/stores/stores-routes.ts";
 import { createStoreService } from "./modules/stores/stores-service.ts";
 import { listenForEvents } from "./modules/webhooks/delivery/notifications.ts";
 import { subscriptionRoutes } from "./modules/webhooks/subscriptions-routes.ts";
@@ -114,15 +118,17 @@ export function createPlatform(input: {
     devices: createDeviceCookies({ key: deriveKey(secretsKey, "device-cookie"), clock }),
     passwords: input.passwords ?? argon2idPasswords,
   });
+  const customers = createCustomerService({ db, repo: repos.customers, recordEvent, clock });
   const domain = {
     accounts,
-    stores: createStoreService({ repo: repos.stores, clock }),
-    products: createProductService({ db, repo: repos.products, recordEvent, clock }),
-    customers: createCustomerService({ db, repo: repos.customers, recordEvent, clock }),
+    stores: createStoreService({ db, repo: repos.stores, recordEvent, clock }),
+    products: createProductService({ db, repo: repos.products, stores: repos.stores, recordEvent, clock }),
+    customers,
     orders: createOrderService({
       db,
       repo: repos.orders,
       customers: repos.customers,
+      customerService: customers,
       stores: repos.stores,
       recordEvent,
       clock,
@@ -207,11 +213,19 @@ export function createPlatform(input: {
    * Every feature's routes, per API family (app.ts registers them inside each family's guarded
    * scope). A new resource is one entry here, beside the line that builds its service.
    */
+  /** An app in an order's history: its name as it is when it acts. */
+  const appActor = async (access: AccessContext) => ({
+    kind: ActorKind.app,
+    id: access.appId,
+    name: (await appRepo.findById(access.appId))?.name ?? "An app",
+  });
   const routes: FeatureRoutes[] = [
+    storeRoutes(services.stores),
     productRoutes(services.products),
     customerRoutes(services.customers),
-    orderRoutes(services.orders, webhooks.deliveriesOf),
+    orderRoutes(services.orders, webhooks.deliveriesOf, appActor),
     overviewRoutes(services.overview),
+    appDataRoutes(createAppMetadataRepo(db)),
     installationRoutes(installations),
     apiKeyRoutes(developer.keys),
     subscriptionRoutes(webhooks.subscriptions),

@@ -348,7 +348,7 @@ describe("app integration: the whole life of an app", () => {
     assert.equal(request.status, 200);
     assert.equal(request.data.app.name, "Shelf <Sync>");
     assert.deepEqual(request.data.scopes.map((s: Json) => s.label).sort(), [
-      "See your orders, their items and totals",
+      "See your orders, their items, totals, shipping addresses and tracking",
       "See your products and stock",
     ]);
     assert.ok(request.data.stores.some((s: Json) => s.slug === merchant.slug));

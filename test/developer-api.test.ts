@@ -123,7 +123,12 @@ describe("developer key API", () => {
       slug: m.slug,
       name: "Test Store",
       currency: "USD",
+      contactEmail: null,
+      address: null,
+      timeZone: "UTC",
+      orderNumberPrefix: "#",
       createdAt: m.store.createdAt,
+      updatedAt: m.store.createdAt,
     });
     const ordersOnly = await keyFor(m, ["read_orders"]);
     assert.equal((await ordersOnly.api.get(`${DEV}/store`)).status, 200);

@@ -95,7 +95,7 @@ describe("developer kit: platform + sample app + CLI listen", () => {
     const registered = await developer.client.post("/api/v1/dashboard/apps", {
       name: "Sample app",
       redirectUris: [`${publicUrl}/oauth/callback`],
-      scopes: ["read_orders", "manage_webhooks"],
+      scopes: ["read_orders", "write_orders", "manage_webhooks"],
     });
     assert.equal(registered.status, 201, JSON.stringify(registered.body));
     const sample = createSampleApp({
@@ -142,8 +142,8 @@ describe("developer kit: platform + sample app + CLI listen", () => {
     assert.ok(sample.data.tokens[merchant.slug], "tokens stored");
     assert.equal(
       sample.data.secrets[merchant.slug]?.length,
-      2,
-      "subscribed to order.created and app/uninstalled",
+      3,
+      "subscribed to order.created, order.paid and app/uninstalled",
     );
 
     // The developer runs listen against the app's local endpoint, tokens from the app itself.
@@ -213,6 +213,46 @@ describe("developer kit: platform + sample app + CLI listen", () => {
       sample.received.find((r) => r.test && r.event === "order.created"),
     );
     await listener.waitFor(/order\.created \[test\]/);
+
+    // Fulfilment (issue 20): the paid order reaches the app, which ships it with a carrier and a
+    // tracking number from its page and keeps its own shipment id on the order.
+    const paid = await merchant.client.post(`${merchant.base}/orders/${order.data.id}/status`, {
+      status: "paid",
+    });
+    assert.equal(paid.status, 200);
+    await until("order.paid at the app", () =>
+      sample.data.toShip?.[merchant.slug]?.find((o) => o.id === order.data.id),
+    );
+    assert.match(await (await fetch(`${publicUrl}/`)).text(), /Mark shipped/);
+    const shipped = await fetch(`${publicUrl}/ship`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({
+        store: merchant.slug,
+        order: order.data.id,
+        carrier: "DHL Express",
+        trackingNumber: "JD014600006281230512",
+      }).toString(),
+      redirect: "manual",
+    });
+    assert.equal(shipped.status, 303, await shipped.clone().text());
+    const after = (await merchant.client.get(`${merchant.base}/orders/${order.data.id}`)).data;
+    assert.deepEqual(
+      [after.status, after.fulfillment.carrier, after.fulfillment.trackingNumber],
+      ["shipped", "DHL Express", "JD014600006281230512"],
+    );
+    const appData = (await merchant.client.get(`${merchant.base}/orders/${order.data.id}/app-data`)).data;
+    assert.equal(appData[0].app.name, "Sample app");
+    assert.match(appData[0].metadata.shipmentId, /^shp_/);
+    const history = (await merchant.client.get(`${merchant.base}/orders/${order.data.id}/history`)).data;
+    assert.deepEqual(history.at(-1).actor, { kind: "app", name: "Sample app" });
+    const crossShip = await fetch(`${publicUrl}/ship`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", "sec-fetch-site": "cross-site" },
+      body: "store=x&order=y",
+      redirect: "manual",
+    });
+    assert.equal(crossShip.status, 403, "another site's form cannot ship the merchant's orders");
 
     // Uninstall: app/uninstalled is the last thing the app receives; the app cleans up; listen ends.
     const uninstall = await merchant.client.delete(

@@ -6,6 +6,7 @@ import { after, before, describe, it } from "node:test";
 import SwaggerParser from "@apidevtools/swagger-parser";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
+import { EVENT_NAMES } from "../src/contracts/index.ts";
 import { ERROR_CODES } from "../src/lib/errors.ts";
 import { createTestContext, type Json, merchantWithStore, type TestContext } from "./harness.ts";
 import { fetchDocument, inlineRefs, isRfc, type Operation, operationsOf } from "./openapi-doc.ts";
@@ -55,7 +56,13 @@ function unbounded(schema: unknown, where: string, out: string[], closedObjects:
     if (s.minimum === undefined && s.exclusiveMinimum === undefined)
       out.push(`${where}: number without minimum`);
   }
-  if (t.includes("object") && closedObjects && s.additionalProperties !== false)
+  // A map (app metadata) has no fixed fields, so it cannot be closed; it is bounded instead: how
+  // many keys, each key's text, and each value (checked below through additionalProperties).
+  const boundedMap =
+    s.maxProperties !== undefined &&
+    s.propertyNames?.maxLength !== undefined &&
+    typeof s.additionalProperties === "object";
+  if (t.includes("object") && closedObjects && s.additionalProperties !== false && !boundedMap)
     out.push(`${where}: object accepts unknown properties (additionalProperties is not false)`);
   for (const [k, v] of Object.entries((s.properties ?? {}) as Json))
     unbounded(v, `${where}.${k}`, out, closedObjects);
@@ -262,9 +269,9 @@ describe("OpenAPI document", () => {
       if (!Array.isArray(op.security)) problems.push(`${name}: no security`);
       else if (path.startsWith("/api/v1/apps/api/")) {
         const scopes = op.security.flatMap((r: Json) => r.appOAuth ?? []);
-        // An operation any valid token may call (the events feed filters by scope itself) says so.
-        const anyToken = op["x-required-scope"] === null && scopes.length === 0;
-        if (!anyToken && (scopes.length !== 1 || !(scopes[0] in flow.scopes)))
+        // `x-required-scope: null`: any valid token of the store (the store itself), no scope.
+        const anyToken = op["x-required-scope"] === null && op.security.length === 1;
+        if (anyToken ? scopes.length !== 0 : scopes.length !== 1 || !(scopes[0] in flow.scopes))
           problems.push(
             `${name}: needs exactly one declared OAuth scope, has ${JSON.stringify(op.security)}`,
           );
@@ -390,7 +397,13 @@ describe("OpenAPI document", () => {
       for (const requirement of (op.security ?? []) as Json[])
         for (const s of Object.keys(requirement)) used.add(s);
     assert.deepEqual([...used].sort(), declared, "a declared security scheme is used by no operation");
-    assert.equal(Object.keys(doc.webhooks ?? {}).length, 11, "spec 6.1 lists 11 events");
+    // Spec 6.1's 11 events, and order.updated, customer.updated and shop.updated (issue 20).
+    assert.deepEqual(
+      Object.keys(doc.webhooks ?? {}).sort(),
+      [...EVENT_NAMES].sort(),
+      "every event is documented",
+    );
+    assert.equal(EVENT_NAMES.length, 14);
     for (const [event, item] of Object.entries(doc.webhooks as Json))
       assert.ok((item as Json).post?.requestBody?.content?.["application/json"]?.schema, `${event}: no body`);
   });

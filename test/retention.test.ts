@@ -109,7 +109,13 @@ describe("retention: spent credentials", () => {
         clientId: older.clientId,
         clientSecret: older.clientSecret,
       });
-    assert.equal((await refresh(older.tokens.refreshToken)).status, 200);
+    const spentOnce = await refresh(older.tokens.refreshToken);
+    assert.equal(spentOnce.status, 200);
+    // The new pair in use: presenting the spent token again is reuse, no longer a replay.
+    assert.equal(
+      (await older.bearer(spentOnce.data.accessToken).get("/api/v1/apps/api/products")).status,
+      200,
+    );
     assert.equal((await refresh(older.tokens.refreshToken)).status, 400);
     const revokedGrants = await count(ctx, "token_grants", "revoked_at IS NOT NULL");
     assert.equal(revokedGrants, 1);

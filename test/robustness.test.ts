@@ -37,7 +37,15 @@ const SQLISH = [
 ];
 /** NUL (PostgreSQL text cannot hold it), a lone surrogate, a bidi override, a wide ligature, an emoji. */
 const NASTY = "nul\u0000byte \ud800 \u202e\ufdfd 🙂";
-const ALL_SCOPES = ["read_products", "write_products", "read_orders", "read_customers", "manage_webhooks"];
+const ALL_SCOPES = [
+  "read_products",
+  "write_products",
+  "read_orders",
+  "write_orders",
+  "read_customers",
+  "write_customers",
+  "manage_webhooks",
+];
 const KEY_SCOPES = ["read_products", "write_products", "read_orders", "read_customers"];
 const CODES = new Set(Object.keys(ERROR_CODES));
 const AUTH_CODES = ["UNAUTHENTICATED", "INVALID_TOKEN", "INVALID_CREDENTIALS"];
@@ -1125,6 +1133,21 @@ describe("robustness: every documented operation under bad input", () => {
           mutations.push(["string for array", "x"], ["empty array", []]);
           if (schema.maxItems !== undefined && schema.maxItems < 500)
             mutations.push(["maxItems + 1", Array.from({ length: schema.maxItems + 1 }, () => current[0])]);
+        } else if (t === "object" && schema.propertyNames) {
+          // A map (app metadata): any key its propertyNames allow is valid, so the attacks are a
+          // key it refuses, a key too many, and values it cannot take (the schema decides which).
+          const current = at.reduce<unknown>((node, k) => (node as Json)[k as string], baseBody) as Json;
+          mutations.push(["key the map refuses", { ...current, "surprise key!": "x" }]);
+          mutations.push(["100 KB key", { ...current, [HUGE]: "x" }]);
+          if (schema.maxProperties !== undefined)
+            mutations.push([
+              "maxProperties + 1",
+              Object.fromEntries(Array.from({ length: schema.maxProperties + 1 }, (_, i) => [`k${i}`, "v"])),
+            ]);
+          mutations.push(["value too long", { ...current, long: "v".repeat(10_000) }]);
+          mutations.push(["value of another type", { ...current, typed: 12 }]);
+          mutations.push(["control characters", { ...current, nasty: NASTY }]);
+          if (at.length) mutations.push(["array for object", ["x"]]);
         } else if (t === "object") {
           const current = at.reduce<unknown>((node, k) => (node as Json)[k as string], baseBody) as Json;
           mutations.push(["unknown field", { ...current, surpriseField: "surprise" }]);
@@ -1134,10 +1157,10 @@ describe("robustness: every documented operation under bad input", () => {
           if (form && typeof value !== "string") continue;
           // A fresh sample each time, so unique fields (e-mail, SKU, slug) do not collide with the last.
           const body = setAt(sample(bodySchema), at, value);
-          const huge = value === HUGE;
+          const huge = value === HUGE || label === "100 KB key";
           // Whatever the schema says: JSON bodies refuse unknown fields and text PostgreSQL cannot store.
           const refused =
-            (!form && (label === "unknown field" || value === NASTY)) ||
+            (!form && (label === "unknown field" || value === NASTY || label === "control characters")) ||
             (typeof value === "string" && UNSTORABLE_DATES.includes(value));
           const bad = huge || refused || !baseValid || !valid(ajv, bodySchema, body);
           await send(o, {

@@ -130,7 +130,8 @@ describe("webhooks: subscriptions and signed, retried deliveries to real HTTPS r
     assert.equal(body.event, "product.created");
     assert.match(body.id, /^evt_/);
     assert.deepEqual(body.store, { slug: inst.merchant.slug });
-    assert.deepEqual(body.data, product, "data is the resource as the API returns it");
+    // The resource as the API returns it, with the receiving app's own metadata (none yet).
+    assert.deepEqual(body.data, { ...product, metadata: {} }, "data is the resource as the API returns it");
     // Events before the subscription existed are not delivered; other events are not either.
     const customer = await inst.merchant.client.post(`${inst.merchant.base}/customers`, {
       email: "c@example.com",

@@ -44,6 +44,13 @@ export const EVENTS = {
     data: "order",
     summary: "An order was cancelled.",
   },
+  orderUpdated: {
+    name: "order.updated",
+    scope: "read_orders",
+    data: "order",
+    summary:
+      "An order's note, tags, shipping address or metadata changed (status changes have their own events; an update that changes nothing sends none).",
+  },
   productCreated: {
     name: "product.created",
     scope: "read_products",
@@ -68,6 +75,22 @@ export const EVENTS = {
     data: "customer",
     summary: "A customer was created.",
   },
+  customerUpdated: {
+    name: "customer.updated",
+    scope: "read_customers",
+    data: "customer",
+    summary:
+      "A customer's details, addresses, note, tags or metadata changed (an update that changes nothing sends none).",
+  },
+  shopUpdated: {
+    name: "shop.updated",
+    // Like the store itself (GET /store), readable by every installed app: an app needs the
+    // store's currency and time zone whatever it does.
+    scope: null,
+    data: "store",
+    summary:
+      "The store's settings changed: name, contact e-mail, address, currency, time zone or order number prefix.",
+  },
   appUninstalled: {
     name: "app/uninstalled",
     scope: null,
@@ -79,7 +102,7 @@ export const EVENTS = {
   {
     name: string;
     scope: Scope | null;
-    data: "order" | "product" | "customer" | "uninstalled";
+    data: "order" | "product" | "customer" | "store" | "uninstalled";
     summary: string;
   }
 >;

@@ -130,3 +130,110 @@ export const SearchText = Type.String({
   pattern: "\\S",
   "x-hint": "at least 3 characters",
 });
+
+// ---- The commerce core (issue 20): store settings, addresses, tags, fulfilment, app metadata ----
+
+export const ContactEmail = Type.String({
+  format: "email",
+  maxLength: 254,
+  description: "Where customers and apps reach the store.",
+  examples: ["hello@demo-store.example"],
+  "x-hint": "an e-mail address such as hello@example.com",
+});
+
+export const TimeZone = Type.String({
+  minLength: 1,
+  maxLength: 64,
+  pattern: "^[A-Za-z0-9_+/-]+$",
+  description: "IANA time zone of the store (`Asia/Riyadh`, `UTC`): the overview's days are counted in it.",
+  examples: ["Asia/Riyadh"],
+  "x-hint": "a time zone such as Europe/Berlin or UTC",
+});
+
+export const OrderNumberPrefix = Type.String({
+  maxLength: 10,
+  pattern: "^[A-Za-z0-9#_/.-]*$",
+  description:
+    "Written before each new order's number in its `name` (`#` gives `#1001`, `SO-` gives `SO-1001`); orders keep the prefix they were placed with.",
+  examples: ["#"],
+  "x-hint": "at most 10 letters, digits or # _ / . -",
+});
+
+/** A line of an address; no spaces at the ends (the server trims nothing a person must see). */
+function addressLine(minLength: number, maxLength: number, examples: string[]) {
+  return Type.String({
+    minLength,
+    maxLength,
+    pattern: minLength > 0 ? "^\\S(.*\\S)?$" : "^(\\S(.*\\S)?)?$",
+    examples,
+    "x-hint": `${minLength > 0 ? "1" : "0"} to ${maxLength} characters, no spaces at the start or end`,
+  });
+}
+export const AddressFields = {
+  name: addressLine(1, 100, ["Layla Haddad"]),
+  company: addressLine(0, 100, ["Haddad Trading"]),
+  line1: addressLine(1, 200, ["King Fahd Road 12"]),
+  line2: addressLine(0, 200, ["Floor 3"]),
+  city: addressLine(1, 100, ["Riyadh"]),
+  region: addressLine(0, 100, ["Riyadh Province"]),
+  postalCode: Type.String({
+    maxLength: 16,
+    pattern: "^[A-Za-z0-9]([A-Za-z0-9 -]{0,14}[A-Za-z0-9])?$",
+    examples: ["12271"],
+    "x-hint": "letters, digits, spaces and hyphens (at most 16)",
+  }),
+};
+export const MAX_CUSTOMER_ADDRESSES = 10;
+
+/** A tag on an order or a customer: no commas (a list is often typed as "a, b, c"). */
+export const Tag = Type.String({
+  minLength: 1,
+  maxLength: 40,
+  pattern: "^[^,\\s]([^,]*[^,\\s])?$",
+  examples: ["wholesale"],
+  "x-hint": "1 to 40 characters, no commas and no spaces at the start or end",
+});
+export const MAX_TAGS = 50;
+export const Tags = Type.Array(Tag, {
+  maxItems: MAX_TAGS,
+  uniqueItems: true,
+  description: `At most ${MAX_TAGS} distinct tags; the list replaces the record's tags.`,
+  examples: [["wholesale", "vip"]],
+});
+export const CustomerNote = Type.String({ maxLength: 2000, examples: ["Prefers delivery after 5 pm."] });
+
+export const Carrier = Type.String({
+  minLength: 1,
+  maxLength: 100,
+  pattern: "^\\S(.*\\S)?$",
+  examples: ["DHL Express"],
+  "x-hint": "1 to 100 characters, no spaces at the start or end",
+});
+export const TrackingNumber = Type.String({
+  minLength: 1,
+  maxLength: 100,
+  pattern: "^\\S(.*\\S)?$",
+  examples: ["1Z999AA10123456784"],
+  "x-hint": "1 to 100 characters, no spaces at the start or end",
+});
+export const TrackingUrl = Type.String({
+  format: "uri",
+  maxLength: 2000,
+  pattern: "^https?://[^\\s]+$",
+  description: "Where the customer follows the parcel: an http or https address.",
+  examples: ["https://www.dhl.com/track?id=1Z999AA10123456784"],
+  "x-hint": "a web address starting with https://",
+});
+
+/**
+ * App metadata (Stripe's `metadata`, Shopify's app-owned metafields): key-value pairs an app keeps
+ * on a product, order or customer, such as its ERP id. Each app sees only its own.
+ */
+export const METADATA_LIMITS = { keys: 50, keyLength: 40, valueLength: 500 } as const;
+export const MetadataKey = Type.String({
+  minLength: 1,
+  maxLength: METADATA_LIMITS.keyLength,
+  pattern: `^[A-Za-z0-9_.:-]{1,${METADATA_LIMITS.keyLength}}$`,
+  "x-hint": `a key of 1 to ${METADATA_LIMITS.keyLength} letters, digits, _ . : or -`,
+});
+export const MetadataValue = Type.String({ maxLength: METADATA_LIMITS.valueLength, examples: ["ERP-88213"] });

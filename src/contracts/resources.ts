@@ -1,6 +1,17 @@
 import Type, { type TSchema } from "typebox";
 import type { EventDataKind } from "./events.ts";
-import { Currency, Money, StoreSlug, Timestamp } from "./fields.ts";
+import {
+  AddressFields,
+  Currency,
+  METADATA_LIMITS,
+  MetadataKey,
+  MetadataValue,
+  Money,
+  Phone,
+  StoreSlug,
+  Timestamp,
+} from "./fields.ts";
+import { COUNTRY_CODES } from "./locale.ts";
 import { OrderStatusSchema, ProductStatusSchema } from "./statuses.ts";
 
 /**
@@ -52,13 +63,98 @@ export function Id(kind: IdKind, description?: string) {
   });
 }
 
+const Nullable = <T extends TSchema>(schema: T, options: { description?: string } = {}) =>
+  Type.Union([schema, Type.Null()], options);
+
+export const CountryCode = Type.Enum(COUNTRY_CODES, {
+  type: "string",
+  description: "ISO 3166-1 alpha-2 country code.",
+  examples: ["SA"],
+  "x-hint": "a two-letter country code such as SA or DE",
+});
+
+/** A postal address as the APIs return it: absent parts are null. */
+export const AddressResource = Type.Object(
+  {
+    name: Type.String({ description: "Who receives the parcel.", examples: ["Layla Haddad"] }),
+    company: Nullable(Type.String()),
+    line1: Type.String({ examples: ["King Fahd Road 12"] }),
+    line2: Nullable(Type.String()),
+    city: Type.String({ examples: ["Riyadh"] }),
+    region: Nullable(Type.String({ description: "State, province or region." })),
+    postalCode: Nullable(Type.String()),
+    country: CountryCode,
+    phone: Nullable(Type.String()),
+  },
+  { title: "Address" },
+);
+
+/** A postal address a client sends: name, line1, city and country are required; empty parts may be left out. */
+export const AddressInput = Type.Object(
+  {
+    name: AddressFields.name,
+    company: Type.Optional(Nullable(AddressFields.company)),
+    line1: AddressFields.line1,
+    line2: Type.Optional(Nullable(AddressFields.line2)),
+    city: AddressFields.city,
+    region: Type.Optional(Nullable(AddressFields.region)),
+    postalCode: Type.Optional(Nullable(AddressFields.postalCode)),
+    country: CountryCode,
+    phone: Type.Optional(Nullable(Phone)),
+  },
+  { title: "AddressInput", additionalProperties: false },
+);
+
+/**
+ * The calling app's own metadata on a record. Present on Admin API answers and in the webhook
+ * payloads an app receives, and only there: each app sees its own pairs, never another app's.
+ */
+export const Metadata = Type.Unsafe<Record<string, string>>({
+  type: "object",
+  additionalProperties: { type: "string" },
+  description:
+    "Your app's own key-value pairs on this record (your ERP id, your shipment id). Only your app sees them: other apps, developer keys and webhook deliveries to other apps never carry them. The merchant sees which apps keep data on a record.",
+  examples: [{ erpId: "ERP-88213" }],
+});
+
+/**
+ * Metadata an app sends on a create or an update: merged into its pairs on the record, a key set
+ * to null removed (RFC 7396 merge patch). Bounded per app and record.
+ */
+export const MetadataInput = Type.Unsafe<Record<string, string | null>>({
+  type: "object",
+  propertyNames: MetadataKey,
+  additionalProperties: Type.Union([MetadataValue, Type.Null()]),
+  maxProperties: METADATA_LIMITS.keys,
+  description: `Your app's key-value pairs, merged into the ones it keeps on the record; \`null\` removes a key. At most ${METADATA_LIMITS.keys} keys per app and record, keys of 1-${METADATA_LIMITS.keyLength} letters, digits, \`_\`, \`.\`, \`:\` or \`-\`, values of at most ${METADATA_LIMITS.valueLength} characters; more is a 400 \`VALIDATION_FAILED\` naming \`metadata\`.`,
+  examples: [{ erpId: "ERP-88213" }],
+});
+
 /**
  * The resources as every API family returns them and as webhook events carry them in `data`.
  * Named (`title`), so generated clients get importable types.
  */
-
 export const StoreResource = Type.Object(
-  { id: Id("store"), slug: StoreSlug, name: Type.String(), currency: Currency, createdAt: Timestamp },
+  {
+    id: Id("store"),
+    slug: StoreSlug,
+    name: Type.String(),
+    currency: Currency,
+    contactEmail: Nullable(Type.String({ examples: ["hello@demo-store.example"] })),
+    address: Nullable(AddressResource, {
+      description: "The store's own address (where parcels leave from).",
+    }),
+    timeZone: Type.String({
+      description: "IANA time zone: the overview's days are counted in it.",
+      examples: ["UTC"],
+    }),
+    orderNumberPrefix: Type.String({
+      description: "Written before new orders' numbers in their `name`.",
+      examples: ["#"],
+    }),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
   { title: "Store" },
 );
 
@@ -74,6 +170,7 @@ export const ProductResource = Type.Object(
     status: ProductStatusSchema,
     createdAt: Timestamp,
     updatedAt: Timestamp,
+    metadata: Type.Optional(Metadata),
   },
   { title: "Product" },
 );
@@ -85,11 +182,22 @@ export const CustomerResource = Type.Object(
     firstName: Type.String(),
     lastName: Type.String(),
     phone: Type.Union([Type.String(), Type.Null()]),
+    addresses: Type.Array(AddressResource, {
+      description: "The customer's addresses; the first is their default shipping address.",
+    }),
+    defaultAddress: Nullable(AddressResource, {
+      description:
+        "The default shipping address (the first of `addresses`): what a new order ships to unless told otherwise.",
+    }),
+    note: Type.String(),
+    tags: Type.Array(Type.String()),
     createdAt: Timestamp,
     updatedAt: Timestamp,
     anonymizedAt: Type.Union([Timestamp, Type.Null()], {
-      description: "When the customer was deleted while they had orders: their personal data is overwritten.",
+      description:
+        "When the customer was deleted while they had orders: their name, e-mail address, phone, addresses and note are overwritten.",
     }),
+    metadata: Type.Optional(Metadata),
   },
   { title: "Customer" },
 );
@@ -106,6 +214,16 @@ export const LineItemResource = Type.Object({
   total: Amount,
 });
 
+export const FulfillmentResource = Type.Object(
+  {
+    carrier: Nullable(Type.String({ examples: ["DHL Express"] })),
+    trackingNumber: Nullable(Type.String({ examples: ["1Z999AA10123456784"] })),
+    trackingUrl: Nullable(Type.String({ examples: ["https://www.dhl.com/track?id=1Z999AA10123456784"] })),
+    shippedAt: Timestamp,
+  },
+  { title: "Fulfillment" },
+);
+
 export const OrderResource = Type.Object(
   {
     id: Id("order"),
@@ -113,15 +231,30 @@ export const OrderResource = Type.Object(
       description: "Human-facing order number, sequential per store.",
       examples: [1001],
     }),
+    name: Type.String({
+      description:
+        "The number as people read it: the store's order number prefix when it was placed, then the number.",
+      examples: ["#1001"],
+    }),
     status: OrderStatusSchema,
     customerId: Type.String(),
     currency: Type.String(),
     subtotal: Amount,
     total: Amount,
     note: Type.String(),
+    tags: Type.Array(Type.String()),
+    shippingAddress: Nullable(AddressResource, {
+      description:
+        "Where the order ships: given when it was placed, or copied from the customer's default address; null when none.",
+    }),
+    fulfillment: Nullable(FulfillmentResource, {
+      description:
+        "Set when the order moved to `shipped`: the carrier and tracking given then (each may be null).",
+    }),
     lineItems: Type.Array(LineItemResource),
     createdAt: Timestamp,
     updatedAt: Timestamp,
+    metadata: Type.Optional(Metadata),
   },
   { title: "Order" },
 );
@@ -137,5 +270,6 @@ export const EVENT_PAYLOADS: Record<EventDataKind, TSchema> = {
   order: OrderResource,
   product: ProductResource,
   customer: CustomerResource,
+  store: StoreResource,
   uninstalled: UninstalledData,
 };

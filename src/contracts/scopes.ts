@@ -2,9 +2,11 @@ import Type from "typebox";
 import { keysOf, mirror } from "./mirror.ts";
 
 /**
- * The scopes an app can be granted (spec 5.6), each with the words the consent page and the
- * dashboard show (`label` in a list, `description` where there is room), and whether a developer
- * key pair may carry it (`keys`: webhooks are for apps).
+ * The scopes an app can be granted (spec 5.6, and the order and customer writes of issue 20), each
+ * with the words the consent page and the dashboard show (`label` in a list, `description` where
+ * there is room), and whether a developer key pair may carry it (`keys`: only a scope some
+ * developer API route needs, so a key is never offered a scope that grants nothing; webhooks and
+ * the order and customer writes are for apps).
  */
 export const GRANTABLE_SCOPES = {
   read_products: {
@@ -19,13 +21,26 @@ export const GRANTABLE_SCOPES = {
   },
   read_orders: {
     keys: true,
-    label: "See your orders, their items and totals",
-    description: "Read orders with their line items, totals, status and customer reference.",
+    label: "See your orders, their items, totals, shipping addresses and tracking",
+    description:
+      "Read orders with their line items, totals, status, shipping address, fulfilment (carrier and tracking) and customer reference.",
+  },
+  write_orders: {
+    keys: false,
+    label: "Create orders, mark them shipped with tracking, and edit their notes and tags",
+    description:
+      "Create orders (with a new customer inline), move orders through their statuses with the carrier and tracking number when shipped, and change an order's note, tags and shipping address.",
   },
   read_customers: {
     keys: true,
-    label: "See your customers' names, e-mail addresses and phone numbers",
-    description: "Read customer records: names, e-mail addresses and phone numbers.",
+    label: "See your customers' names, e-mail addresses, phone numbers and addresses",
+    description: "Read customer records: names, e-mail addresses, phone numbers, addresses, notes and tags.",
+  },
+  write_customers: {
+    keys: false,
+    label: "Create and change your customers, their addresses included",
+    description:
+      "Create customers and change their names, e-mail addresses, phone numbers, addresses, notes and tags.",
   },
   manage_webhooks: {
     keys: false,
@@ -40,13 +55,10 @@ export const GRANTABLE_SCOPES = {
  * they need, so a write never rides on a read scope. Giving one to apps means moving it above.
  */
 export const OWNER_SCOPES = {
-  write_orders: {
-    label: "Create orders and move them through their statuses",
-    description: "Create orders and move them through their statuses.",
-  },
-  write_customers: {
-    label: "Create and edit customers",
-    description: "Create, edit and delete (anonymise) customers.",
+  manage_store: {
+    label: "Change the store's settings",
+    description:
+      "Change the store's name, contact e-mail, address, currency, time zone and order number prefix.",
   },
   manage_installations: {
     label: "See and uninstall the apps installed in the store",

@@ -94,9 +94,10 @@ export type ListenEndReason = keyof typeof LISTEN_END_REASONS;
 export const LISTEN_END_REASON_NAMES = keysOf(LISTEN_END_REASONS);
 export const ListenEndReason = mirror(LISTEN_END_REASON_NAMES);
 
-/** Who made a change in a history: a merchant in the dashboard, the platform, or not recorded. */
+/** Who made a change in a history: a merchant in the dashboard, an app, the platform, or not recorded. */
 export const ACTOR_KINDS = {
   account: { label: "Merchant" },
+  app: { label: "App" },
   system: { label: "Platform" },
   unknown: { label: "Not recorded" },
 } as const;

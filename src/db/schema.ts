@@ -17,6 +17,32 @@ export type { DeliveryStatus, OrderStatus };
  */
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 type Json<T> = ColumnType<T, string, string>;
+/** A JSON column with a default: optional on insert. */
+type JsonWithDefault<T> = ColumnType<T, string | undefined, string>;
+
+/** An address as stored in JSON columns: the public shape (contracts/resources.ts AddressResource). */
+export interface AddressJson {
+  name: string;
+  company: string | null;
+  line1: string;
+  line2: string | null;
+  city: string;
+  region: string | null;
+  postalCode: string | null;
+  country: string;
+  phone: string | null;
+}
+
+/** Fulfilment details recorded when an order moved to shipped. */
+export interface FulfillmentJson {
+  carrier: string | null;
+  trackingNumber: string | null;
+  trackingUrl: string | null;
+  shippedAt: string;
+}
+
+/** Every app's metadata on a record: app id -> its key-value pairs (migration 20261126_0041). */
+export type AppMetadataJson = Record<string, Record<string, string>>;
 
 export interface AccountsTable {
   id: string;
@@ -44,6 +70,10 @@ export interface StoresTable {
   next_order_number: ColumnType<number, number | undefined, number>;
   created_at: Timestamp;
   updated_at: Timestamp;
+  contact_email: ColumnType<string | null, string | null | undefined, string | null>;
+  address: ColumnType<AddressJson | null, string | null | undefined, string | null>;
+  time_zone: ColumnType<string, string | undefined, string>;
+  order_number_prefix: ColumnType<string, string | undefined, string>;
 }
 
 export interface ProductsTable {
@@ -57,6 +87,7 @@ export interface ProductsTable {
   status: ProductStatus;
   created_at: Timestamp;
   updated_at: Timestamp;
+  metadata: JsonWithDefault<AppMetadataJson>;
 }
 
 export interface CustomersTable {
@@ -70,6 +101,11 @@ export interface CustomersTable {
   updated_at: Timestamp;
   /** Set when the customer was deleted while they had orders: their personal data is overwritten. */
   anonymized_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** The first is the default shipping address. */
+  addresses: JsonWithDefault<AddressJson[]>;
+  note: ColumnType<string, string | undefined, string>;
+  tags: JsonWithDefault<string[]>;
+  metadata: JsonWithDefault<AppMetadataJson>;
 }
 
 export interface OrderStatusChangesTable {
@@ -95,6 +131,12 @@ export interface OrdersTable {
   note: string;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** The store's prefix when the order was placed: its name is number_prefix || number. */
+  number_prefix: ColumnType<string, string | undefined, string>;
+  shipping_address: ColumnType<AddressJson | null, string | null | undefined, string | null>;
+  fulfillment: ColumnType<FulfillmentJson | null, string | null | undefined, string | null>;
+  tags: JsonWithDefault<string[]>;
+  metadata: JsonWithDefault<AppMetadataJson>;
 }
 
 export interface OrderLineItemsTable {
@@ -124,6 +166,11 @@ export interface EventsTable {
   test: ColumnType<boolean, boolean | undefined, boolean>;
   /** Place in the store's event feed, given after commit by the sequencer (feed-repo.ts); null until then. */
   feed_position: ColumnType<number | null, never, number | null>;
+  /**
+   * Every app's metadata on the event's record at the time (migration 20261126_0041), kept beside
+   * the payload: each app's delivery carries only its own pairs. Null for events without any.
+   */
+  app_metadata: ColumnType<AppMetadataJson | null, string | null | undefined, string | null>;
 }
 
 /** The last feed position given in each store; its row is locked while the sequencer numbers. */
@@ -307,7 +354,7 @@ export interface IdempotencyKeysTable {
 /** Written only by the triggers of migration 20261123_0040; the application reads the sum of a store's slots. */
 export interface StoreRowCountsTable {
   store_id: string;
-  resource: "products";
+  resource: "products" | "orders" | "customers";
   slot: number;
   n: number;
 }

@@ -2,36 +2,14 @@
  * Prices travel as decimal strings ("19.99") and are stored as integer minor units, so no
  * arithmetic ever touches a binary float. The number of decimals follows ISO 4217.
  */
-const THREE_DECIMALS = new Set(["BHD", "IQD", "JOD", "KWD", "LYD", "OMR", "TND"]);
-const ZERO_DECIMALS = new Set([
-  "BIF",
-  "CLP",
-  "DJF",
-  "GNF",
-  "ISK",
-  "JPY",
-  "KMF",
-  "KRW",
-  "PYG",
-  "RWF",
-  "UGX",
-  "VND",
-  "VUV",
-  "XAF",
-  "XOF",
-  "XPF",
-]);
+import { currencyExponent } from "../contracts/locale.ts";
+
+export { currencyExponent };
 
 /** Largest amount in minor units we accept: well inside Number.MAX_SAFE_INTEGER and PostgreSQL bigint. */
 export const MAX_MINOR_UNITS = 10 ** 15;
 
 export { DECIMAL_PATTERN } from "../contracts/fields.ts";
-
-export function currencyExponent(currency: string): number {
-  if (THREE_DECIMALS.has(currency)) return 3;
-  if (ZERO_DECIMALS.has(currency)) return 0;
-  return 2;
-}
 
 /** "19.9" in USD -> 1990. Returns null when the text has more decimals than the currency allows or is out of range. */
 export function toMinorUnits(amount: string, currency: string): number | null {

@@ -211,3 +211,24 @@ export function containsPattern(text: string): string {
 export function startsWithPattern(text: string): string {
   return `${escapeLike(text)}%`;
 }
+
+/**
+ * How deep the developer API's offset pages reach: page × perPage ≤ PAGE_WINDOW. An OFFSET costs
+ * a walk over every row it skips, so without a bound the cost of a page grows with the list;
+ * within it, a page costs at most 10,000 index entries (issue 10).
+ */
+export const PAGE_WINDOW = 10_000;
+
+/** Refuses an offset page that ends past the first PAGE_WINDOW `noun` (400 naming `page`). */
+export function assertPageWindow(page: number, perPage: number, noun: string): void {
+  if (page * perPage <= PAGE_WINDOW) return;
+  throw new AppError("VALIDATION_FAILED", {
+    message: `Pages reach only the first ${PAGE_WINDOW.toLocaleString("en")} ${noun}, newest first: ask for a page with page × perPage ≤ ${PAGE_WINDOW}.`,
+    details: [
+      {
+        field: "page",
+        message: `page × perPage is ${page * perPage}, more than ${PAGE_WINDOW}; the last page for perPage=${perPage} is ${Math.floor(PAGE_WINDOW / perPage)}`,
+      },
+    ],
+  });
+}

@@ -1,15 +1,15 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import Type from "typebox";
 import { AppError } from "../lib/errors.ts";
-import { installFamilyGuard, storeOf } from "../lib/http/api-family.ts";
+import { installFamilyGuard } from "../lib/http/api-family.ts";
 import { Envelope, errorResponses } from "../lib/http/schemas.ts";
 import type { App } from "../lib/http/types.ts";
 import type { Platform } from "../platform.ts";
 import { registerAccountRoutes } from "./accounts/accounts-routes.ts";
 import { currentAccount } from "./accounts/session-auth.ts";
 import { registerAppRoutes } from "./apps/apps-routes.ts";
-import { createDashboardGuard, dashboardRoute } from "./dashboard-family.ts";
-import { CreateStoreBody, SlugParams, StoreResource, toStoreResource } from "./stores/stores-schemas.ts";
+import { createDashboardGuard } from "./dashboard-family.ts";
+import { CreateStoreBody, StoreResource, toStoreResource } from "./stores/stores-schemas.ts";
 
 const STATE_CHANGING = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 
@@ -91,18 +91,6 @@ export function registerDashboardRoutes(app: App, platform: Platform) {
   app.register(async (scope) => {
     const store = scope.withTypeProvider<TypeBoxTypeProvider>();
     installFamilyGuard(store, createDashboardGuard({ requireSession, stores: services.stores }));
-    store.get(
-      "/stores/:slug",
-      dashboardRoute({
-        operationId: "dashboardGetStore",
-        scope: "authenticated",
-        tags: ["Dashboard: stores"],
-        summary: "Get one of the merchant's stores",
-        params: SlugParams,
-        response: { 200: Envelope(StoreResource) },
-      }),
-      async (request) => ({ success: true as const, data: toStoreResource(storeOf(request)) }),
-    );
     for (const feature of platform.routes) feature.store?.(store);
   });
 }

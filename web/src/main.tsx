@@ -12,9 +12,11 @@ import { ConsentPage } from "./pages/consent.tsx";
 import { CustomerPage, CustomersPage } from "./pages/customers.tsx";
 import { ApiKeysPage, InstalledAppsPage } from "./pages/integrations.tsx";
 import { NotFoundPage } from "./pages/not-found.tsx";
+import { NewOrderPage } from "./pages/order-new.tsx";
 import { OrderPage, OrdersPage } from "./pages/orders.tsx";
 import { OverviewPage } from "./pages/overview.tsx";
 import { ProductsPage } from "./pages/products.tsx";
+import { SettingsPage } from "./pages/settings.tsx";
 import { StoresPage } from "./pages/stores.tsx";
 import "./styles.css";
 
@@ -42,11 +44,13 @@ const router = createBrowserRouter([
       { path: "/stores/:slug", element: <OverviewPage /> },
       { path: "/stores/:slug/products", element: <ProductsPage /> },
       { path: "/stores/:slug/orders", element: <OrdersPage /> },
+      { path: "/stores/:slug/orders/new", element: <NewOrderPage /> },
       { path: "/stores/:slug/orders/:id", element: <OrderPage /> },
       { path: "/stores/:slug/customers", element: <CustomersPage /> },
       { path: "/stores/:slug/customers/:id", element: <CustomerPage /> },
       { path: "/stores/:slug/apps", element: <InstalledAppsPage /> },
       { path: "/stores/:slug/api-keys", element: <ApiKeysPage /> },
+      { path: "/stores/:slug/settings", element: <SettingsPage /> },
       { path: "/apps", element: <AppsPage /> },
       { path: "/apps/:clientId", element: <AppDetailPage /> },
       { path: "/account", element: <AccountPage /> },

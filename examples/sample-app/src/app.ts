@@ -1,6 +1,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import {
+  type AdminClient,
   authorizeUrl,
   createAdminClient,
   createDuplicateFilter,
@@ -17,9 +18,10 @@ import {
 
 /**
  * A small Merchant Platform app, built only on the SDK: an install link, the OAuth callback
- * (state + PKCE), token storage (a JSON file), subscriptions to `order.created` and
+ * (state + PKCE), token storage (a JSON file), subscriptions to `order.created`, `order.paid` and
  * `app/uninstalled`, a webhook endpoint that verifies and deduplicates, a page of what arrived,
- * and clean-up when the app is uninstalled.
+ * fulfilment (a paid order is marked shipped with its carrier and tracking number, and the app
+ * keeps its own shipment id on the order as metadata), and clean-up when the app is uninstalled.
  */
 export interface SampleConfig {
   platformUrl: string;
@@ -44,6 +46,8 @@ interface Data {
   tokens: Record<string, TokenSet>;
   /** Subscription secrets by store slug. */
   secrets: Record<string, string[]>;
+  /** Paid orders waiting to be shipped, by store slug: what the fulfilment form lists. */
+  toShip?: Record<string, Array<{ id: string; name: string; total: string }>>;
 }
 
 interface Received {
@@ -55,7 +59,36 @@ interface Received {
   summary: string;
 }
 
-const SCOPES = ["read_orders", "manage_webhooks"];
+const SCOPES = ["read_orders", "write_orders", "manage_webhooks"];
+
+/** What a shipment is: the carrier and its tracking number (and where to follow it). */
+export interface Shipment {
+  carrier: string;
+  trackingNumber: string;
+  trackingUrl?: string;
+}
+
+/**
+ * Ships a paid order the way a fulfilment app does: confirms it (orders move one status at a
+ * time: paid, confirmed, shipped), marks it shipped with the carrier and tracking number (the
+ * merchant's order page shows them, `order.shipped` carries them, the timeline names this app),
+ * and keeps this app's own shipment id on the order as metadata (no other app sees it).
+ */
+export async function shipOrder(admin: AdminClient, orderId: string, shipment: Shipment, shipmentId: string) {
+  const path = { params: { path: { id: orderId } } };
+  const order = await unwrap(admin.GET("/api/v1/apps/api/orders/{id}", path));
+  if (order.status === "paid")
+    await unwrap(
+      admin.POST("/api/v1/apps/api/orders/{id}/status", { ...path, body: { status: "confirmed" } }),
+    );
+  await unwrap(
+    admin.POST("/api/v1/apps/api/orders/{id}/status", {
+      ...path,
+      body: { status: "shipped", fulfillment: shipment },
+    }),
+  );
+  return unwrap(admin.PATCH("/api/v1/apps/api/orders/{id}", { ...path, body: { metadata: { shipmentId } } }));
+}
 
 const LOOPBACK_NAMES = new Set(["localhost", "127.0.0.1", "[::1]"]);
 
@@ -132,17 +165,28 @@ export function createSampleApp(config: SampleConfig) {
       deliveryId,
       test,
       summary:
-        event.event === "order.created"
-          ? `order #${event.data.number}, ${event.data.total} ${event.data.currency}`
+        event.event === "order.created" || event.event === "order.paid"
+          ? `order ${event.data.name}, ${event.data.total} ${event.data.currency}`
           : event.event === "app/uninstalled"
             ? `uninstalled at ${event.data.uninstalledAt}`
             : "",
     });
     received.length = Math.min(received.length, 200);
+    if (event.event === "order.paid" && !test) {
+      data.toShip ??= {};
+      const list = data.toShip[slug] ?? [];
+      if (!list.some((o) => o.id === event.data.id))
+        data.toShip[slug] = [
+          ...list,
+          { id: event.data.id, name: event.data.name, total: `${event.data.total} ${event.data.currency}` },
+        ].slice(-100);
+      save();
+    }
     if (event.event === "app/uninstalled" && !test) {
       // The installation is gone: its tokens no longer work and its subscriptions have stopped.
       await store.delete?.(slug);
       delete data.secrets[slug];
+      delete data.toShip?.[slug];
       managers.delete(slug);
       save();
     }
@@ -154,7 +198,7 @@ export function createSampleApp(config: SampleConfig) {
     if (!config.webhookUrl) return [];
     const admin = adminFor(slug);
     const made: string[] = [];
-    for (const eventName of ["order.created", "app/uninstalled"] as const) {
+    for (const eventName of ["order.created", "order.paid", "app/uninstalled"] as const) {
       try {
         const sub = await unwrap(
           admin.POST("/api/v1/apps/api/webhooks", { body: { eventName, targetUrl: config.webhookUrl } }),
@@ -177,6 +221,33 @@ export function createSampleApp(config: SampleConfig) {
         const body = await readBody(req, 1024 * 1024);
         const answer = await handleWebhook({ secret: secrets, duplicates, onEvent }, body, req.headers);
         res.writeHead(answer.status, { "content-type": "text/plain" }).end(answer.body);
+        return;
+      }
+      if (req.method === "POST" && url.pathname === "/ship") {
+        // The app's own page posts here; another site's form must not ship a merchant's orders.
+        const site = req.headers["sec-fetch-site"];
+        if (site && site !== "same-origin") {
+          res.writeHead(403, { "content-type": "text/plain" }).end("same-origin requests only\n");
+          return;
+        }
+        const form = new URLSearchParams((await readBody(req, 8192)).toString());
+        const slug = form.get("store") ?? "";
+        const orderId = form.get("order") ?? "";
+        if (!data.tokens[slug]) throw new Error("Not installed in this store.");
+        const trackingUrl = form.get("trackingUrl")?.trim();
+        await shipOrder(
+          adminFor(slug),
+          orderId,
+          {
+            carrier: form.get("carrier")?.trim() || "Unknown carrier",
+            trackingNumber: form.get("trackingNumber")?.trim() || "n/a",
+            ...(trackingUrl ? { trackingUrl } : {}),
+          },
+          `shp_${Date.now().toString(36)}`,
+        );
+        if (data.toShip?.[slug]) data.toShip[slug] = data.toShip[slug].filter((o) => o.id !== orderId);
+        save();
+        res.writeHead(303, { location: "/" }).end();
         return;
       }
       if (req.method === "GET" && url.pathname === "/install") {
@@ -217,7 +288,7 @@ export function createSampleApp(config: SampleConfig) {
           .end(
             page(
               "Installed",
-              `<p>Installed in <b>${html(slug)}</b> with ${html(tokens.scopes.join(", "))}.</p><p>${subscribed.length ? `Subscribed to order.created and app/uninstalled at ${html(config.webhookUrl ?? "")}.` : "No public webhook URL: run <code>listen</code> to receive events while you develop."}</p><p><a href="/">See events</a></p>`,
+              `<p>Installed in <b>${html(slug)}</b> with ${html(tokens.scopes.join(", "))}.</p><p>${subscribed.length ? `Subscribed to order.created, order.paid and app/uninstalled at ${html(config.webhookUrl ?? "")}.` : "No public webhook URL: run <code>listen</code> to receive events while you develop."}</p><p><a href="/">See events</a></p>`,
             ),
           );
         return;
@@ -278,13 +349,22 @@ export function createSampleApp(config: SampleConfig) {
           `<tr><td>${html(r.at.slice(11, 19))}</td><td>${html(r.event)}${r.test ? " <small>(test)</small>" : ""}</td><td>${html(r.store)}</td><td>${html(r.summary)}</td><td><code>${html(r.deliveryId)}</code></td></tr>`,
       )
       .join("");
+    const toShip = Object.entries(data.toShip ?? {}).flatMap(([slug, orders]) =>
+      orders.map(
+        (o) =>
+          `<tr><td>${html(slug)}</td><td>${html(o.name)}</td><td>${html(o.total)}</td><td><form method="post" action="/ship"><input type="hidden" name="store" value="${html(slug)}"><input type="hidden" name="order" value="${html(o.id)}"><input name="carrier" placeholder="Carrier" required> <input name="trackingNumber" placeholder="Tracking number" required> <input name="trackingUrl" placeholder="Tracking URL (optional)"> <button>Mark shipped</button></form></td></tr>`,
+      ),
+    );
     return page(
       "Sample app",
       `<form action="/install"><label>Store slug <input name="store" placeholder="demo-store"></label> <button>Install</button></form>
 <p>Installed in: ${Object.keys(data.tokens).map(html).join(", ") || "no store yet"}.</p>
 ${config.devTokens ? `<form method="post" action="/dev/listen-secret"><label>Listen secret <input name="secret" placeholder="whsec_… (printed by listen)" size="50"></label> <button>Use</button></form>` : ""}
+<h2>Paid orders to ship</h2>
+<table><tr><th>Store</th><th>Order</th><th>Total</th><th></th></tr>${toShip.join("") || '<tr><td colspan="4">None: orders appear here when they are paid.</td></tr>'}</table>
 <h2>Verified webhooks</h2>
 <table><tr><th>Time</th><th>Event</th><th>Store</th><th></th><th>Delivery</th></tr>${rows || '<tr><td colspan="5">Nothing yet.</td></tr>'}</table>`,
+      toShip.length === 0,
     );
   }
 
@@ -292,11 +372,11 @@ ${config.devTokens ? `<form method="post" action="/dev/listen-secret"><label>Lis
 }
 
 function load(file: string | undefined): Data {
-  if (!file) return { tokens: {}, secrets: {} };
+  if (!file) return { tokens: {}, secrets: {}, toShip: {} };
   try {
     return JSON.parse(readFileSync(file, "utf8")) as Data;
   } catch {
-    return { tokens: {}, secrets: {} };
+    return { tokens: {}, secrets: {}, toShip: {} };
   }
 }
 
@@ -315,9 +395,10 @@ function html(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-function page(title: string, body: string): string {
+/** A page; `refresh` reloads it every 5 s (not while a form waits to be filled in). */
+function page(title: string, body: string, refresh = true): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${html(title)}</title>
-<meta http-equiv="refresh" content="5">
+${refresh ? '<meta http-equiv="refresh" content="5">' : ""}
 <style>body{font:15px system-ui;margin:2rem;max-width:60rem}table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #ddd;padding:.4rem;text-align:left}</style>
 </head><body><h1>${html(title)}</h1>${body}</body></html>`;
 }

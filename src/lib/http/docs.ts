@@ -75,9 +75,25 @@ export async function installDocs(
           description:
             "RFC 6749 / 7636 / 7009 / 8414 endpoints for off-the-shelf OAuth clients. They answer RFC shapes, not the envelope.",
         },
-        { name: "Admin API: products", description: "Bearer token with `read_products` / `write_products`." },
-        { name: "Admin API: orders", description: "Bearer token with `read_orders`." },
-        { name: "Admin API: customers", description: "Bearer token with `read_customers`." },
+        {
+          name: "Admin API: store",
+          description: "Any valid bearer token: the store the app is installed in, with its settings.",
+        },
+        {
+          name: "Admin API: products",
+          description:
+            "Bearer token with `read_products` / `write_products`. Each app reads and writes its own `metadata` on a product, and only its own.",
+        },
+        {
+          name: "Admin API: orders",
+          description:
+            "Bearer token with `read_orders` to read; `write_orders` to create orders, move them along their statuses (with the carrier and tracking number when shipped) and change their note, tags, shipping address and the app's own `metadata`.",
+        },
+        {
+          name: "Admin API: customers",
+          description:
+            "Bearer token with `read_customers` to read; `write_customers` to create customers and change them, addresses and the app's own `metadata` included.",
+        },
         {
           name: "Admin API: webhooks",
           description:
@@ -101,6 +117,11 @@ export async function installDocs(
         {
           name: "Developer API: products",
           description: "`read_products` to read; `write_products` to create, change and delete.",
+        },
+        { name: "Developer API: orders", description: "`read_orders`: orders page by page, and one order." },
+        {
+          name: "Developer API: customers",
+          description: "`read_customers`: customers page by page, and one customer.",
         },
         {
           name: "Operations",

@@ -8,7 +8,10 @@ import { ERROR_CODES, type ErrorCode } from "../errors.ts";
 export { Id, StoreSlug, Timestamp };
 
 /** A strict request body: unknown fields are a validation error, not silently dropped. */
-export function Body<P extends TProperties>(properties: P, options: { description?: string } = {}) {
+export function Body<P extends TProperties>(
+  properties: P,
+  options: { description?: string; examples?: unknown[] } = {},
+) {
   return Type.Object(properties, { additionalProperties: false, ...options });
 }
 

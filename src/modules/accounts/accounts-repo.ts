@@ -69,6 +69,15 @@ export function createAccountRepo(db: Executor) {
         .where("id", "=", accountId)
         .execute();
     },
+    /** Sets the name and/or e-mail address; answers the account as it is now. */
+    async updateProfile(accountId: string, changes: { name?: string; email?: string }, tx: Executor = db) {
+      return tx
+        .updateTable("accounts")
+        .set(changes)
+        .where("id", "=", accountId)
+        .returningAll()
+        .executeTakeFirst();
+    },
     async deleteExpiredSessions(now: Date, tx: Executor = db) {
       await tx.deleteFrom("sessions").where("expires_at", "<=", now).execute();
     },

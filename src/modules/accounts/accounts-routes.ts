@@ -8,6 +8,7 @@ import {
   LoginBody,
   SignupBody,
   toAccountResource,
+  UpdateAccountBody,
 } from "./accounts-schemas.ts";
 import type { AccountService } from "./accounts-service.ts";
 import { DEVICE_COOKIE, deviceCookieOptions } from "./device-cookie.ts";
@@ -165,6 +166,30 @@ export function registerAccountRoutes(
       setDeviceCookie(reply, device);
       return { success: true as const, data: { signedOutSessions } };
     },
+  );
+
+  app.patch(
+    "/account",
+    {
+      preHandler: deps.requireSession,
+      schema: {
+        operationId: "dashboardUpdateAccount",
+        tags,
+        summary: "Change the account's name or e-mail address",
+        description:
+          "Send only what changes. A new e-mail address (what the merchant signs in with) needs `currentPassword` (400 without; a wrong one is throttled like a sign-in: 429 after too many). Another account's address is a 409. Sessions stay signed in.",
+        security: cookieAuth,
+        body: UpdateAccountBody,
+        response: {
+          200: Envelope(AccountResource),
+          ...errorResponses("UNAUTHENTICATED", "CONFLICT"),
+        },
+      },
+    },
+    async (request) => ({
+      success: true as const,
+      data: toAccountResource(await deps.accounts.updateProfile(currentAccount(request).id, request.body)),
+    }),
   );
 
   app.get(

@@ -11,6 +11,19 @@ export const ChangePasswordBody = Body({
   currentPassword: Type.String({ minLength: 1, maxLength: 200 }),
   newPassword: Password,
 });
+/** The account's own details: send only what changes. A new e-mail address needs the password. */
+export const UpdateAccountBody = Type.Object(
+  {
+    name: Type.Optional(PersonName),
+    email: Type.Optional({
+      ...Email,
+      description:
+        "A new sign-in address: send `currentPassword` with it (400 without, throttled like a sign-in when wrong).",
+    }),
+    currentPassword: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
 export const LoginBody = Body({ email: Email, password: Type.String({ minLength: 1, maxLength: 200 }) });
 
 export const AccountResource = Type.Object(

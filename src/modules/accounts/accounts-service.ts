@@ -129,6 +129,60 @@ export function createAccountService(deps: {
       };
     },
 
+    /**
+     * Changes the account's name and/or e-mail address. A new e-mail address (the sign-in
+     * identifier) needs the current password, checked and throttled like a password change: a
+     * session left open on a shared computer must not be enough to take the account over. Another
+     * account's address is a 409. Sessions and trusted browsers stay: the password did not change.
+     */
+    async updateProfile(
+      accountId: string,
+      input: { name?: string; email?: string; currentPassword?: string },
+    ) {
+      const account = await repo.findById(accountId);
+      if (!account) throw new AppError("UNAUTHENTICATED");
+      const changes: { name?: string; email?: string } = {};
+      if (input.name !== undefined) {
+        const name = input.name.trim();
+        if (!name)
+          throw new AppError("VALIDATION_FAILED", { details: [{ field: "name", message: "is required" }] });
+        if (name !== account.name) changes.name = name;
+      }
+      if (input.email !== undefined) {
+        const email = input.email.trim();
+        if (email !== account.email) {
+          if (!input.currentPassword) {
+            throw new AppError("VALIDATION_FAILED", {
+              message: "Confirm a new e-mail address with your password.",
+              details: [{ field: "currentPassword", message: "is required to change the e-mail address" }],
+            });
+          }
+          const password = input.currentPassword;
+          await deps.guard.verify(
+            { id: `password-change:${accountId}`, ip: null },
+            async () => ((await passwords.verify(account.password_hash, password)) ? account : undefined),
+            () =>
+              new AppError("VALIDATION_FAILED", {
+                message: "The current password is wrong.",
+                details: [{ field: "currentPassword", message: "is not your current password" }],
+              }),
+          );
+          const other = await repo.findByEmail(email);
+          if (other && other.id !== accountId) {
+            throw new AppError("CONFLICT", {
+              message: "Another account uses this e-mail address.",
+              details: [{ field: "email", message: "is already registered" }],
+            });
+          }
+          changes.email = email;
+        }
+      }
+      if (Object.keys(changes).length === 0) return account;
+      const updated = await repo.updateProfile(accountId, changes);
+      if (!updated) throw new AppError("UNAUTHENTICATED");
+      return updated;
+    },
+
     /** The account of a session cookie value, or null when it is unknown or expired. */
     async authenticate(token: string): Promise<SessionAccount | null> {
       if (!token.startsWith(`${SECRET_PREFIX.session}_`) || token.length > 100) return null;

@@ -1,7 +1,8 @@
 import { sql } from "kysely";
 import { OrderStatus } from "../../contracts/index.ts";
 import type { Executor } from "../../db/client.ts";
-import type { Customer } from "../../db/schema.ts";
+import { jsonb } from "../../db/json.ts";
+import type { AddressJson, AppMetadataJson, Customer } from "../../db/schema.ts";
 import { containsPattern, keyset, type PagePlan } from "../../lib/pagination.ts";
 
 /**
@@ -14,13 +15,48 @@ export function matchesCustomer(text: string, table = "customers") {
   return sql<boolean>`(${col("email")} ILIKE ${like} OR (${col("first_name")} || ' ' || ${col("last_name")}) ILIKE ${like})`;
 }
 
+/** A customer's row as the service builds it (JSON columns as values; the repo writes them as JSON). */
+export type CustomerRow = Omit<Customer, "addresses" | "tags" | "metadata"> & {
+  addresses: AddressJson[];
+  tags: string[];
+  metadata: AppMetadataJson;
+};
+
+/** Columns a change may set. */
+export type CustomerChanges = Partial<
+  Pick<
+    CustomerRow,
+    | "email"
+    | "first_name"
+    | "last_name"
+    | "phone"
+    | "anonymized_at"
+    | "addresses"
+    | "note"
+    | "tags"
+    | "metadata"
+  >
+> & { updated_at: Date };
+
+function jsonColumns<T extends { addresses?: AddressJson[]; tags?: string[]; metadata?: AppMetadataJson }>(
+  row: T,
+) {
+  const { addresses, tags, metadata, ...rest } = row;
+  return {
+    ...rest,
+    ...(addresses !== undefined ? { addresses: jsonb(addresses) } : {}),
+    ...(tags !== undefined ? { tags: jsonb(tags) } : {}),
+    ...(metadata !== undefined ? { metadata: jsonb(metadata) } : {}),
+  };
+}
+
 export function createCustomerRepo(db: Executor) {
   return {
     /** Inserts unless the store already has this e-mail address (case-insensitively); then returns undefined. */
-    async insert(row: Customer, tx: Executor = db) {
+    async insert(row: CustomerRow, tx: Executor = db) {
       return tx
         .insertInto("customers")
-        .values(row)
+        .values(jsonColumns(row))
         .onConflict((oc) => oc.expression(sql`store_id, lower(email)`).doNothing())
         .returningAll()
         .executeTakeFirst();
@@ -31,6 +67,15 @@ export function createCustomerRepo(db: Executor) {
         .selectAll()
         .where("store_id", "=", storeId)
         .where("id", "=", id)
+        .executeTakeFirst();
+    },
+    /** The store's customer with this e-mail address (case-insensitively), if any. */
+    async findByEmail(storeId: string, email: string, tx: Executor = db) {
+      return tx
+        .selectFrom("customers")
+        .selectAll()
+        .where("store_id", "=", storeId)
+        .where(sql<boolean>`lower(email) = lower(${email})`)
         .executeTakeFirst();
     },
     /** Locks the row until the transaction ends (edits and deletion of one customer, one at a time). */
@@ -44,14 +89,7 @@ export function createCustomerRepo(db: Executor) {
         .executeTakeFirst();
     },
     /** Applies `changes`; undefined when another customer of the store has the e-mail address. */
-    async update(
-      storeId: string,
-      id: string,
-      changes: Partial<Pick<Customer, "email" | "first_name" | "last_name" | "phone" | "anonymized_at">> & {
-        updated_at: Date;
-      },
-      tx: Executor,
-    ) {
+    async update(storeId: string, id: string, changes: CustomerChanges, tx: Executor) {
       if (changes.email !== undefined) {
         const taken = await tx
           .selectFrom("customers")
@@ -64,7 +102,7 @@ export function createCustomerRepo(db: Executor) {
       }
       return tx
         .updateTable("customers")
-        .set(changes)
+        .set(jsonColumns(changes))
         .where("store_id", "=", storeId)
         .where("id", "=", id)
         .returningAll()
@@ -97,6 +135,28 @@ export function createCustomerRepo(db: Executor) {
         .orderBy(column, direction)
         .orderBy(id, direction)
         .limit(plan.limit + 1)
+        .execute();
+    },
+    /** The store's customers, from the counts triggers keep (migration 20261126_0042): at most 16 rows read. */
+    async count(storeId: string, tx: Executor = db) {
+      const row = await tx
+        .selectFrom("store_row_counts")
+        .select(sql<number>`coalesce(sum(n), 0)::bigint`.as("n"))
+        .where("store_id", "=", storeId)
+        .where("resource", "=", "customers")
+        .executeTakeFirstOrThrow();
+      return Number(row.n);
+    },
+    /** Offset page for the developer API's page/perPage contract (bounded by the caller). */
+    async listPage(storeId: string, offset: number, limit: number, tx: Executor = db) {
+      return tx
+        .selectFrom("customers")
+        .selectAll()
+        .where("store_id", "=", storeId)
+        .orderBy("created_at", "desc")
+        .orderBy("id", "desc")
+        .offset(offset)
+        .limit(limit)
         .execute();
     },
   };

@@ -1,13 +1,17 @@
 import Type from "typebox";
-import { Scope } from "../../contracts/index.ts";
+import { METADATA_LIMITS, Scope } from "../../contracts/index.ts";
 import type { StoreScope } from "../../contracts/scopes.ts";
 import { type RouteSpec, storeOf } from "../../lib/http/api-family.ts";
 import type { FeatureRoutes } from "../../lib/http/feature-routes.ts";
 import { CursorPage, Envelope, Params } from "../../lib/http/schemas.ts";
 import type { App } from "../../lib/http/types.ts";
-import { adminRoute } from "../admin-api/admin-family.ts";
+import { accessOf, adminRoute } from "../admin-api/admin-family.ts";
 import { dashboardRoute, StoreParams, storeParams } from "../dashboard-family.ts";
+import { developerRoute } from "../developer/developer-family.ts";
+import { Page, PageQuery, pageDescription } from "../developer/developer-pages.ts";
 import {
+  AdminCreateCustomerBody,
+  AdminUpdateCustomerBody,
   CreateCustomerBody,
   CustomerIdParam,
   CustomerListQuery,
@@ -18,9 +22,10 @@ import {
 import type { CustomerService } from "./customers-service.ts";
 
 /**
- * Customer routes of the dashboard and the Admin API. Each route states its method, path,
- * operationId and required scope; what the families share is declared once here. Reads need
- * read_customers; the dashboard's create needs write_customers, which only the store's owner holds.
+ * Customer routes of the dashboard, the Admin API and the developer API. Each route states its
+ * method, path, operationId and required scope; what the families share is declared once here.
+ * Reads need read_customers, writes write_customers (an app may be granted it; a key pair not).
+ * An app's reads and writes carry its own metadata and only its own.
  */
 const CUSTOMER = {
   list: {
@@ -34,7 +39,23 @@ const CUSTOMER = {
     response: { 200: Envelope(CustomerResource) },
     errors: ["NOT_FOUND"],
   },
+  create: {
+    summary: "Create a customer",
+    response: { 201: Envelope(CustomerResource, "Created") },
+    errors: ["CONFLICT"],
+  },
+  update: {
+    summary: "Change a customer",
+    response: { 200: Envelope(CustomerResource) },
+    errors: ["NOT_FOUND", "CONFLICT"],
+  },
 } satisfies Record<string, Partial<RouteSpec<StoreScope>>>;
+
+const CREATE_RULES =
+  "E-mail addresses are unique per store, case-insensitively (409). `addresses`: the first is the default shipping address. Emits `customer.created`.";
+const UPDATE_RULES =
+  "Send only what changes; `addresses` and `tags` replace the lists. E-mail addresses stay unique per store (409). A deleted (anonymised) customer cannot change (409). Emits `customer.updated` when something changed; an update that changes nothing emits nothing.";
+const METADATA_RULES = `\`metadata\` is your app's own (at most ${METADATA_LIMITS.keys} keys): merged into the pairs it keeps on the customer, \`null\` removes a key; other apps never see it.`;
 
 export function registerDashboardCustomerRoutes(app: App, customers: CustomerService) {
   const tags = ["Dashboard: customers"];
@@ -90,13 +111,10 @@ export function registerDashboardCustomerRoutes(app: App, customers: CustomerSer
       operationId: "dashboardUpdateCustomer",
       scope: Scope.write_customers,
       tags,
-      summary: "Change a customer",
-      description:
-        "E-mail addresses stay unique per store (409). A deleted (anonymised) customer cannot change (409).",
+      description: UPDATE_RULES,
       params: storeParams(CustomerIdParam),
       body: UpdateCustomerBody,
-      response: { 200: Envelope(CustomerResource) },
-      errors: ["NOT_FOUND", "CONFLICT"],
+      ...CUSTOMER.update,
     }),
     async (request) => ({
       success: true as const,
@@ -111,7 +129,7 @@ export function registerDashboardCustomerRoutes(app: App, customers: CustomerSer
       tags,
       summary: "Delete a customer",
       description:
-        "A customer without orders is removed. One with orders is anonymised instead: the orders stay, with a customer whose name, e-mail address and phone are erased (`anonymizedAt` is set).",
+        "A customer without orders is removed (no event). One with orders is anonymised instead: the orders stay, with a customer whose name, e-mail address, phone, addresses and note are erased (`anonymizedAt` is set); emits `customer.updated`.",
       params: storeParams(CustomerIdParam),
       response: {
         200: Envelope(
@@ -131,12 +149,10 @@ export function registerDashboardCustomerRoutes(app: App, customers: CustomerSer
       operationId: "dashboardCreateCustomer",
       scope: Scope.write_customers,
       tags,
-      summary: "Create a customer",
-      description: "E-mail addresses are unique per store, case-insensitively. Emits `customer.created`.",
+      description: CREATE_RULES,
       params: StoreParams,
       body: CreateCustomerBody,
-      response: { 201: Envelope(CustomerResource, "Created") },
-      errors: ["CONFLICT"],
+      ...CUSTOMER.create,
     }),
     async (request, reply) =>
       reply
@@ -147,11 +163,12 @@ export function registerDashboardCustomerRoutes(app: App, customers: CustomerSer
 
 export function registerAdminCustomerRoutes(app: App, customers: CustomerService) {
   const tags = ["Admin API: customers"];
+  const viewer = (request: Parameters<typeof accessOf>[0]) => ({ appId: accessOf(request).appId });
   app.get(
     "/customers",
     adminRoute({ operationId: "adminListCustomers", scope: Scope.read_customers, tags, ...CUSTOMER.list }),
     async (request) => {
-      const page = await customers.list(storeOf(request), request.query);
+      const page = await customers.list(storeOf(request), request.query, viewer(request));
       return { success: true as const, data: page.items, meta: page.meta };
     },
   );
@@ -159,6 +176,73 @@ export function registerAdminCustomerRoutes(app: App, customers: CustomerService
     "/customers/:id",
     adminRoute({
       operationId: "adminGetCustomer",
+      scope: Scope.read_customers,
+      tags,
+      params: Params(CustomerIdParam),
+      ...CUSTOMER.get,
+    }),
+    async (request) => ({
+      success: true as const,
+      data: await customers.get(storeOf(request), request.params.id, viewer(request)),
+    }),
+  );
+  app.post(
+    "/customers",
+    adminRoute({
+      operationId: "adminCreateCustomer",
+      scope: Scope.write_customers,
+      tags,
+      description: `${CREATE_RULES} ${METADATA_RULES}`,
+      body: AdminCreateCustomerBody,
+      ...CUSTOMER.create,
+    }),
+    async (request, reply) =>
+      reply.status(201).send({
+        success: true as const,
+        data: await customers.create(storeOf(request), request.body, viewer(request)),
+      }),
+  );
+  app.patch(
+    "/customers/:id",
+    adminRoute({
+      operationId: "adminUpdateCustomer",
+      scope: Scope.write_customers,
+      tags,
+      description: `${UPDATE_RULES} ${METADATA_RULES}`,
+      params: Params(CustomerIdParam),
+      body: AdminUpdateCustomerBody,
+      ...CUSTOMER.update,
+    }),
+    async (request) => ({
+      success: true as const,
+      data: await customers.update(storeOf(request), request.params.id, request.body, viewer(request)),
+    }),
+  );
+}
+
+/** The developer API's customer reads: page-numbered like its product list (spec 4.4). */
+export function registerDeveloperCustomerRoutes(app: App, customers: CustomerService) {
+  const tags = ["Developer API: customers"];
+  app.get(
+    "/customers",
+    developerRoute({
+      operationId: "developerListCustomers",
+      scope: Scope.read_customers,
+      tags,
+      summary: "List customers, page by page",
+      description: pageDescription("customers"),
+      querystring: PageQuery,
+      response: { 200: Page(CustomerResource, "Customers") },
+    }),
+    async (request) => {
+      const page = await customers.listByPage(storeOf(request), request.query.page, request.query.perPage);
+      return { success: true as const, data: page.items, meta: page.meta };
+    },
+  );
+  app.get(
+    "/customers/:id",
+    developerRoute({
+      operationId: "developerGetCustomer",
       scope: Scope.read_customers,
       tags,
       params: Params(CustomerIdParam),
@@ -176,5 +260,6 @@ export function customerRoutes(customers: CustomerService): FeatureRoutes {
   return {
     store: (app) => registerDashboardCustomerRoutes(app, customers),
     admin: (app) => registerAdminCustomerRoutes(app, customers),
+    developer: (app) => registerDeveloperCustomerRoutes(app, customers),
   };
 }

@@ -1,17 +1,60 @@
 import Type, { type Static } from "typebox";
-import { CustomerResource, Email, FirstName, LastName, Phone, SearchText } from "../../contracts/index.ts";
+import {
+  AddressInput,
+  CustomerNote,
+  CustomerResource,
+  Email,
+  FirstName,
+  LastName,
+  MAX_CUSTOMER_ADDRESSES,
+  MetadataInput,
+  Phone,
+  SearchText,
+  Tags,
+} from "../../contracts/index.ts";
 import type { Customer } from "../../db/schema.ts";
 import { Body, CursorQuery, Id } from "../../lib/http/schemas.ts";
 import { CREATED_AND_UPDATED, SortParam, type SortTable } from "../../lib/pagination.ts";
+import { toAddress } from "../addresses/addresses.ts";
+import { forViewer, type Viewer } from "../app-metadata/app-metadata.ts";
 
 export { CustomerResource };
 
-export const CreateCustomerBody = Body({
+const Addresses = Type.Array(AddressInput, {
+  maxItems: MAX_CUSTOMER_ADDRESSES,
+  description: `At most ${MAX_CUSTOMER_ADDRESSES}; the first is the default shipping address. The list replaces the customer's addresses.`,
+});
+
+const createFields = {
   email: Email,
   firstName: FirstName,
   lastName: Type.Optional(LastName),
   phone: Type.Optional(Type.Union([Phone, Type.Null()])),
+  addresses: Type.Optional(Addresses),
+  note: Type.Optional(CustomerNote),
+  tags: Type.Optional(Tags),
+};
+export const CreateCustomerBody = Body(createFields);
+/** The Admin API's create: the same, and the app's own metadata. */
+export const AdminCreateCustomerBody = Body({ ...createFields, metadata: Type.Optional(MetadataInput) });
+
+const updateFields = {
+  email: Type.Optional(Email),
+  firstName: Type.Optional(FirstName),
+  lastName: Type.Optional(LastName),
+  phone: Type.Optional(Type.Union([Phone, Type.Null()])),
+  addresses: Type.Optional(Addresses),
+  note: Type.Optional(CustomerNote),
+  tags: Type.Optional(Tags),
+};
+export const UpdateCustomerBody = Type.Object(updateFields, {
+  additionalProperties: false,
+  minProperties: 1,
 });
+export const AdminUpdateCustomerBody = Type.Object(
+  { ...updateFields, metadata: Type.Optional(MetadataInput) },
+  { additionalProperties: false, minProperties: 1 },
+);
 
 /** What a customer list can be sorted by (each backed by an index with store_id leading). */
 export const CUSTOMER_SORTS = {
@@ -35,31 +78,32 @@ export const CustomerListQuery = Type.Object(
 );
 export const CustomerIdParam = { id: Id("customer") };
 
-export function toCustomerResource(c: Customer) {
-  return {
-    id: c.id,
-    email: c.email,
-    firstName: c.first_name,
-    lastName: c.last_name,
-    phone: c.phone,
-    createdAt: c.created_at.toISOString(),
-    updatedAt: c.updated_at.toISOString(),
-    anonymizedAt: c.anonymized_at ? c.anonymized_at.toISOString() : null,
-  };
+export function toCustomerResource(c: Customer, viewer?: Viewer) {
+  const addresses = (c.addresses ?? []).map(toAddress);
+  return forViewer(
+    {
+      id: c.id,
+      email: c.email,
+      firstName: c.first_name,
+      lastName: c.last_name,
+      phone: c.phone,
+      addresses,
+      defaultAddress: addresses[0] ?? null,
+      note: c.note,
+      tags: [...(c.tags ?? [])],
+      createdAt: c.created_at.toISOString(),
+      updatedAt: c.updated_at.toISOString(),
+      anonymizedAt: c.anonymized_at ? c.anonymized_at.toISOString() : null,
+    },
+    c.metadata,
+    viewer,
+  );
 }
 
-export type CreateCustomerInput = Static<typeof CreateCustomerBody>;
-
-export const UpdateCustomerBody = Type.Object(
-  {
-    email: Type.Optional(Email),
-    firstName: Type.Optional(FirstName),
-    lastName: Type.Optional(LastName),
-    phone: Type.Optional(Type.Union([Phone, Type.Null()])),
-  },
-  { additionalProperties: false, minProperties: 1 },
-);
-export type UpdateCustomerInput = Static<typeof UpdateCustomerBody>;
+/** What a create or an update may carry, from any family (the dashboard's bodies have no metadata). */
+export type CustomerInput = Partial<Static<typeof AdminUpdateCustomerBody>>;
+export type CreateCustomerInput = Static<typeof AdminCreateCustomerBody>;
+export type UpdateCustomerInput = CustomerInput;
 
 export const CustomerStats = Type.Object(
   {

@@ -1,15 +1,33 @@
 import { EVENT } from "../../contracts/index.ts";
-import type { Db } from "../../db/client.ts";
-import type { Store } from "../../db/schema.ts";
+import type { Db, Executor } from "../../db/client.ts";
+import type { Customer, Store } from "../../db/schema.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { AppError, notFound } from "../../lib/errors.ts";
 import { newId } from "../../lib/ids.ts";
 import { formatMinorUnits } from "../../lib/money.ts";
-import { finishPage, type PageQuery, planPage } from "../../lib/pagination.ts";
+import { assertPageWindow, finishPage, type PageQuery, planPage } from "../../lib/pagination.ts";
+import { sameAddress, sameTags, toAddress } from "../addresses/addresses.ts";
+import { mergeMetadata, type Viewer } from "../app-metadata/app-metadata.ts";
 import type { RecordEvent } from "../events/events-repo.ts";
-import type { CustomerRepo } from "./customers-repo.ts";
-import { CUSTOMER_SORTS, toCustomerResource, type UpdateCustomerInput } from "./customers-schemas.ts";
+import type { CustomerChanges, CustomerRepo } from "./customers-repo.ts";
+import {
+  type CreateCustomerInput,
+  CUSTOMER_SORTS,
+  type CustomerInput,
+  toCustomerResource,
+} from "./customers-schemas.ts";
 
+const emailTaken = () =>
+  new AppError("CONFLICT", {
+    message: "A customer with this e-mail address already exists in this store.",
+    details: [{ field: "email", message: "is already a customer of this store" }],
+  });
+
+/**
+ * Customers: shared by the dashboard and the Admin API (and, for reading, the developer API).
+ * Every change is recorded as its event in the change's transaction: `customer.created`, and
+ * `customer.updated` when anything changed (details, addresses, note, tags, an app's metadata).
+ */
 export function createCustomerService(deps: {
   db: Db;
   repo: CustomerRepo;
@@ -17,56 +35,76 @@ export function createCustomerService(deps: {
   clock: Clock;
 }) {
   const { db, repo } = deps;
-  return {
-    async create(
-      store: Store,
-      input: {
-        email: string;
-        firstName: string;
-        lastName?: string | undefined;
-        phone?: string | null | undefined;
+
+  const recordChange = (tx: Executor, store: Store, customer: Customer, created: boolean) =>
+    deps.recordEvent(tx, {
+      storeId: store.id,
+      topic: created ? EVENT.customerCreated : EVENT.customerUpdated,
+      resourceId: customer.id,
+      payload: toCustomerResource(customer),
+      appMetadata: customer.metadata,
+    });
+
+  /** Inserts a customer and its `customer.created`; undefined when the e-mail address is taken. */
+  async function insert(tx: Executor, store: Store, input: CreateCustomerInput, viewer: Viewer, now: Date) {
+    const customer = await repo.insert(
+      {
+        store_id: store.id,
+        id: newId("customer"),
+        email: input.email.trim(),
+        first_name: input.firstName.trim(),
+        last_name: (input.lastName ?? "").trim(),
+        phone: input.phone ?? null,
+        addresses: (input.addresses ?? []).map(toAddress),
+        note: input.note ?? "",
+        tags: input.tags ?? [],
+        metadata: viewer ? mergeMetadata({}, viewer.appId, input.metadata).metadata : {},
+        created_at: now,
+        updated_at: now,
+        anonymized_at: null,
       },
-    ) {
+      tx,
+    );
+    if (customer) await recordChange(tx, store, customer, true);
+    return customer;
+  }
+
+  return {
+    async create(store: Store, input: CreateCustomerInput, viewer?: Viewer) {
       const now = deps.clock.now();
       return db.transaction().execute(async (tx) => {
-        const customer = await repo.insert(
-          {
-            store_id: store.id,
-            id: newId("customer"),
-            email: input.email.trim(),
-            first_name: input.firstName.trim(),
-            last_name: (input.lastName ?? "").trim(),
-            phone: input.phone ?? null,
-            created_at: now,
-            updated_at: now,
-            anonymized_at: null,
-          },
-          tx,
-        );
-        if (!customer) {
-          throw new AppError("CONFLICT", {
-            message: "A customer with this e-mail address already exists in this store.",
-            details: [{ field: "email", message: "is already a customer of this store" }],
-          });
-        }
-        const view = toCustomerResource(customer);
-        await deps.recordEvent(tx, {
-          storeId: store.id,
-          topic: EVENT.customerCreated,
-          resourceId: customer.id,
-          payload: view,
-        });
-        return view;
+        const customer = await insert(tx, store, input, viewer, now);
+        if (!customer) throw emailTaken();
+        return toCustomerResource(customer, viewer);
       });
     },
-    async get(store: Store, id: string) {
-      const customer = await repo.find(store.id, id);
-      if (!customer) throw notFound("Customer");
-      return toCustomerResource(customer);
+
+    /**
+     * Inside an order's transaction: the store's customer with the e-mail address, or a new one
+     * (with its `customer.created`). An existing customer's details are left as they are.
+     */
+    async findOrCreateIn(tx: Executor, store: Store, input: CreateCustomerInput, viewer: Viewer, now: Date) {
+      const existing = await repo.findByEmail(store.id, input.email.trim(), tx);
+      if (existing) return existing;
+      // A concurrent create of the same address may win the unique index between the two reads.
+      return (
+        (await insert(tx, store, input, viewer, now)) ??
+        (await repo.findByEmail(store.id, input.email.trim(), tx))!
+      );
     },
 
-    /** Changes the customer's details; 409 when the e-mail address belongs to another customer. */
-    async update(store: Store, id: string, input: UpdateCustomerInput) {
+    async get(store: Store, id: string, viewer?: Viewer) {
+      const customer = await repo.find(store.id, id);
+      if (!customer) throw notFound("Customer");
+      return toCustomerResource(customer, viewer);
+    },
+
+    /**
+     * Changes the customer's details; 409 when the e-mail address belongs to another customer or
+     * the customer was deleted (anonymised). An update that changes nothing writes nothing and
+     * emits nothing.
+     */
+    async update(store: Store, id: string, input: CustomerInput, viewer?: Viewer) {
       const now = deps.clock.now();
       return db.transaction().execute(async (tx) => {
         const current = await repo.findForUpdate(store.id, id, tx);
@@ -76,32 +114,55 @@ export function createCustomerService(deps: {
             message: "This customer was deleted; their details cannot change.",
           });
         }
-        const updated = await repo.update(
-          store.id,
-          id,
-          {
-            ...(input.email !== undefined ? { email: input.email.trim() } : {}),
-            ...(input.firstName !== undefined ? { first_name: input.firstName.trim() } : {}),
-            ...(input.lastName !== undefined ? { last_name: input.lastName.trim() } : {}),
-            ...(input.phone !== undefined ? { phone: input.phone } : {}),
-            updated_at: now,
-          },
-          tx,
-        );
-        if (!updated) {
-          throw new AppError("CONFLICT", {
-            message: "A customer with this e-mail address already exists in this store.",
-            details: [{ field: "email", message: "is already a customer of this store" }],
-          });
+        const changes: CustomerChanges = { updated_at: now };
+        const set = <K extends keyof CustomerChanges>(key: K, value: CustomerChanges[K], same: boolean) => {
+          if (!same) changes[key] = value;
+        };
+        if (input.email !== undefined) {
+          const email = input.email.trim();
+          set("email", email, email === current.email);
         }
-        return toCustomerResource(updated);
+        if (input.firstName !== undefined) {
+          const first = input.firstName.trim();
+          if (!first)
+            throw new AppError("VALIDATION_FAILED", {
+              details: [{ field: "firstName", message: "is required" }],
+            });
+          set("first_name", first, first === current.first_name);
+        }
+        if (input.lastName !== undefined) {
+          const last = input.lastName.trim();
+          set("last_name", last, last === current.last_name);
+        }
+        if (input.phone !== undefined) set("phone", input.phone, input.phone === current.phone);
+        if (input.addresses !== undefined) {
+          const addresses = input.addresses.map(toAddress);
+          const before = current.addresses ?? [];
+          set(
+            "addresses",
+            addresses,
+            addresses.length === before.length && addresses.every((a, i) => sameAddress(a, before[i]!)),
+          );
+        }
+        if (input.note !== undefined) set("note", input.note, input.note === current.note);
+        if (input.tags !== undefined) set("tags", input.tags, sameTags(input.tags, current.tags ?? []));
+        if (viewer && input.metadata !== undefined) {
+          const merged = mergeMetadata(current.metadata, viewer.appId, input.metadata);
+          set("metadata", merged.metadata, !merged.changed);
+        }
+        if (Object.keys(changes).length === 1) return toCustomerResource(current, viewer);
+        const updated = await repo.update(store.id, id, changes, tx);
+        if (!updated) throw emailTaken();
+        await recordChange(tx, store, updated, false);
+        return toCustomerResource(updated, viewer);
       });
     },
 
     /**
      * Deletes a customer. One with orders is anonymised instead: the orders keep their customer,
-     * whose name, e-mail address and phone are overwritten (GDPR-style erasure; the orders'
-     * search copy follows by trigger). Answers which of the two happened.
+     * whose name, e-mail address, phone, addresses and note are overwritten (GDPR-style erasure;
+     * the orders' search copy follows by trigger), and apps hear of it as `customer.updated`.
+     * Answers which of the two happened.
      */
     async remove(store: Store, id: string): Promise<{ outcome: "deleted" | "anonymized" }> {
       const now = deps.clock.now();
@@ -113,7 +174,7 @@ export function createCustomerService(deps: {
           await repo.delete(store.id, id, tx);
           return { outcome: "deleted" as const };
         }
-        await repo.update(
+        const updated = await repo.update(
           store.id,
           id,
           {
@@ -121,11 +182,14 @@ export function createCustomerService(deps: {
             first_name: "Deleted",
             last_name: "customer",
             phone: null,
+            addresses: [],
+            note: "",
             anonymized_at: now,
             updated_at: now,
           },
           tx,
         );
+        if (updated) await recordChange(tx, store, updated, false);
         return { outcome: "anonymized" as const };
       });
     },
@@ -142,11 +206,23 @@ export function createCustomerService(deps: {
         lastOrderAt: s.last_order_at ? (s.last_order_at as Date).toISOString() : null,
       };
     },
-    async list(store: Store, query: PageQuery & { q?: string | undefined }) {
+    async list(store: Store, query: PageQuery & { q?: string | undefined }, viewer?: Viewer) {
       const filter = { q: query.q?.trim() };
       const plan = planPage(query, CUSTOMER_SORTS, filter);
       const page = finishPage(await repo.list(store.id, plan, filter), plan);
-      return { items: page.items.map(toCustomerResource), meta: page.meta };
+      return { items: page.items.map((c) => toCustomerResource(c, viewer)), meta: page.meta };
+    },
+    /** The developer API's offset pages with the store's total (from the kept counts). */
+    async listByPage(store: Store, page: number, perPage: number) {
+      assertPageWindow(page, perPage, "customers");
+      const [total, rows] = await Promise.all([
+        repo.count(store.id),
+        repo.listPage(store.id, (page - 1) * perPage, perPage),
+      ]);
+      return {
+        items: rows.map((c) => toCustomerResource(c)),
+        meta: { page, perPage, total, totalPages: Math.ceil(total / perPage) },
+      };
     },
   };
 }

@@ -3,16 +3,10 @@ import { ProductStatus, Scope } from "../../contracts/index.ts";
 import { storeOf } from "../../lib/http/api-family.ts";
 import type { App } from "../../lib/http/types.ts";
 import { ProductResource } from "../products/products-schemas.ts";
-import { PAGE_WINDOW, type ProductService } from "../products/products-service.ts";
+import type { ProductService } from "../products/products-service.ts";
 import { StoreResource, toStoreResource } from "../stores/stores-schemas.ts";
 import { developerRoute } from "./developer-family.ts";
-
-const PageMeta = Type.Object({
-  page: Type.Integer({ minimum: 1, description: "The page asked for (may be past `totalPages`)." }),
-  perPage: Type.Integer({ minimum: 1, maximum: 100 }),
-  total: Type.Integer({ minimum: 0, description: "Products in the store." }),
-  totalPages: Type.Integer({ minimum: 0, description: "ceil(total / perPage); 0 for an empty store." }),
-});
+import { Page, PageQuery, pageDescription } from "./developer-pages.ts";
 
 /**
  * The developer API (`/api/v1/developer`, spec 4.4): the store and its products with a key pair.
@@ -46,7 +40,12 @@ export function registerDeveloperRoutes(app: App, products: ProductService) {
                   slug: "demo-store",
                   name: "Demo Store",
                   currency: "USD",
+                  contactEmail: "hello@demo-store.example",
+                  address: null,
+                  timeZone: "UTC",
+                  orderNumberPrefix: "#",
                   createdAt: "2026-11-22T10:00:00.000Z",
+                  updatedAt: "2026-11-22T10:00:00.000Z",
                 },
               },
             ],
@@ -64,52 +63,30 @@ export function registerDeveloperRoutes(app: App, products: ProductService) {
       scope: Scope.read_products,
       tags: ["Developer API: products"],
       summary: "List products, page by page",
-      description: `Newest first (creation time, then id). \`page\` from 1 (default 1), \`perPage\` 1-100 (default 20); other values, or unknown parameters, answer 400 \`VALIDATION_FAILED\` naming the parameter. Pages reach the first ${PAGE_WINDOW.toLocaleString("en")} products: \`page × perPage\` above ${PAGE_WINDOW.toLocaleString("en")} answers 400 \`VALIDATION_FAILED\` with \`details[0].field\` \`page\` (at \`perPage=100\`, the last page is ${PAGE_WINDOW / 100}). A page past the end answers an empty \`data\` with the true totals in \`meta\`. Offsets shift when products are created or deleted between calls.`,
-      querystring: Type.Object(
-        {
-          page: Type.Integer({
-            minimum: 1,
-            maximum: PAGE_WINDOW,
-            default: 1,
-            description: `1-based page number. \`page × perPage\` may be at most ${PAGE_WINDOW.toLocaleString("en")}: deeper pages answer 400 \`VALIDATION_FAILED\` (an offset costs a walk over every row it skips, so the depth is bounded to keep every page's cost flat).`,
-          }),
-          perPage: Type.Integer({
-            minimum: 1,
-            maximum: 100,
-            default: 20,
-            description: "Products per page, 1 to 100.",
-          }),
-        },
-        { additionalProperties: false },
-      ),
+      description: pageDescription("products"),
+      querystring: PageQuery,
       response: {
-        200: Type.Object(
-          { success: Type.Literal(true), data: Type.Array(ProductResource), meta: PageMeta },
+        200: Page(ProductResource, "Products", [
           {
-            description: "One page; `data` is empty past the last page, and `meta` is always filled in.",
-            examples: [
+            success: true,
+            data: [
               {
-                success: true,
-                data: [
-                  {
-                    id: "prod_8Kd2Lm4Xq7Rt1Vw9Yz3Bc5",
-                    title: "Linen shirt",
-                    description: "Breathable, pre-washed linen.",
-                    price: "19.99",
-                    currency: "USD",
-                    sku: "SHIRT-LIN-M",
-                    stock: 25,
-                    status: ProductStatus.active,
-                    createdAt: "2026-11-22T10:00:00.000Z",
-                    updatedAt: "2026-11-22T10:00:00.000Z",
-                  },
-                ],
-                meta: { page: 3, perPage: 20, total: 41, totalPages: 3 },
+                id: "prod_8Kd2Lm4Xq7Rt1Vw9Yz3Bc5",
+                title: "Linen shirt",
+                description: "Breathable, pre-washed linen.",
+                price: "19.99",
+                currency: "USD",
+                sku: "SHIRT-LIN-M",
+                stock: 25,
+                status: ProductStatus.active,
+                createdAt: "2026-11-22T10:00:00.000Z",
+                updatedAt: "2026-11-22T10:00:00.000Z",
               },
-              { success: true, data: [], meta: { page: 4, perPage: 20, total: 41, totalPages: 3 } },
             ],
+            meta: { page: 3, perPage: 20, total: 41, totalPages: 3 },
           },
-        ),
+          { success: true, data: [], meta: { page: 4, perPage: 20, total: 41, totalPages: 3 } },
+        ]),
       },
     }),
     async (request) => {

@@ -1,6 +1,8 @@
 import { sql } from "kysely";
 import type { EventName } from "../../contracts/events.ts";
 import type { Executor } from "../../db/client.ts";
+import { jsonb } from "../../db/json.ts";
+import type { AppMetadataJson } from "../../db/schema.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { newId } from "../../lib/ids.ts";
 
@@ -16,6 +18,11 @@ export interface OutboxEvent {
   dispatchedAt?: Date;
   /** A test event: its body says `"test": true`, its attempts send `x-webhook-test: true`. */
   test?: boolean;
+  /**
+   * Every app's metadata on the record (products, orders, customers), kept beside the payload:
+   * the delivery to each app carries only that app's pairs (delivery-repo.ts webhookBody).
+   */
+  appMetadata?: AppMetadataJson;
 }
 
 /**
@@ -38,11 +45,12 @@ export function createEventRecorder(deps: { clock: Clock }) {
         store_id: event.storeId,
         topic: event.topic,
         resource_id: event.resourceId,
-        payload: JSON.stringify(event.payload),
+        payload: jsonb(event.payload),
         created_at: deps.clock.now(),
         installation_id: event.installationId ?? null,
         dispatched_at: event.dispatchedAt ?? null,
         test: event.test ?? false,
+        app_metadata: event.appMetadata ? jsonb(event.appMetadata) : null,
       })
       .returning("seq")
       .executeTakeFirstOrThrow();

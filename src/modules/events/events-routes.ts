@@ -11,6 +11,7 @@ import {
 import { AppError } from "../../lib/errors.ts";
 import type { FeatureRoutes } from "../../lib/http/feature-routes.ts";
 import { accessOf, adminRoute } from "../admin-api/admin-family.ts";
+import { eventDataFor } from "../app-metadata/app-metadata.ts";
 import { EventsQuery, FeedEventResource, FeedMeta, RESOURCE_OF_DATA } from "./events-schemas.ts";
 import type { FeedRepo, FeedSequencer } from "./feed-repo.ts";
 
@@ -115,7 +116,8 @@ export function eventRoutes(deps: {
               sequence: e.seq,
               test: e.test,
               resource: { type: RESOURCE_OF_DATA[kind], id: e.resource_id },
-              data: e.payload as never,
+              // What the webhook bodies carried: the payload with this app's own metadata only.
+              data: eventDataFor(e, access.appId) as never,
               deliveries: deliveries
                 .filter((d) => d.event_id === e.id)
                 .map((d) => ({

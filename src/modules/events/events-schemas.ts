@@ -21,6 +21,7 @@ export const RESOURCE_OF_DATA = {
   order: "order",
   product: "product",
   customer: "customer",
+  store: "store",
   uninstalled: "installation",
 } as const satisfies Record<EventDataKind, string>;
 

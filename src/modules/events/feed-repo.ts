@@ -1,6 +1,7 @@
 import { sql } from "kysely";
 import { EVENT } from "../../contracts/index.ts";
 import type { Db } from "../../db/client.ts";
+import type { AppMetadataJson } from "../../db/schema.ts";
 
 /**
  * How long an event may wait between its creation and its number (its transaction's duration, plus
@@ -22,6 +23,8 @@ export interface FeedEvent {
   payload: unknown;
   test: boolean;
   installation_id: string | null;
+  /** Every app's metadata on the event's record (webhookBody gives each app its own); null when none. */
+  app_metadata: AppMetadataJson | null;
 }
 
 /**
@@ -102,7 +105,7 @@ export function createFeedRepo(db: Db) {
       after: number,
     ): Promise<FeedEvent | null> {
       const { rows } = await sql<FeedEvent>`
-        SELECT feed_position AS position, seq, id, topic, created_at, payload, test, installation_id FROM events
+        SELECT feed_position AS position, seq, id, topic, created_at, payload, test, installation_id, app_metadata FROM events
          WHERE store_id = ${storeId} AND feed_position > ${after} AND installation_id = ${installationId}
            AND topic = ${EVENT.appUninstalled} AND NOT test
          ORDER BY feed_position LIMIT 1`.execute(db);
@@ -162,7 +165,7 @@ export function createFeedRepo(db: Db) {
                ORDER BY feed_position LIMIT ${input.limit}`;
       const { rows } = await sql<FeedEvent & { resource_id: string; head: number }>`
         SELECT h.position AS head, e.feed_position AS position, e.seq, e.id, e.topic, e.resource_id,
-               e.created_at, e.payload, e.test, e.installation_id
+               e.created_at, e.payload, e.test, e.installation_id, e.app_metadata
           FROM event_feed_heads h
           LEFT JOIN LATERAL (${source}) e ON true
          WHERE h.store_id = ${input.storeId}
@@ -218,10 +221,10 @@ export function createFeedRepo(db: Db) {
       // One statement: the head and the events in the same snapshot.
       const { rows } = await sql<FeedEvent & { head: number }>`
         SELECT h.position AS head, e.feed_position AS position, e.seq, e.id, e.topic, e.created_at,
-               e.payload, e.test, e.installation_id
+               e.payload, e.test, e.installation_id, e.app_metadata
           FROM event_feed_heads h
           LEFT JOIN LATERAL (
-            SELECT feed_position, seq, id, topic, created_at, payload, test, installation_id FROM events
+            SELECT feed_position, seq, id, topic, created_at, payload, test, installation_id, app_metadata FROM events
              WHERE store_id = h.store_id
                AND feed_position > ${input.after} AND feed_position <= ${input.after + input.span}
                AND topic = ANY (${input.topics as unknown as string}::text[])

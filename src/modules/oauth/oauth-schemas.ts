@@ -1,6 +1,6 @@
 import Type from "typebox";
 import { Scope } from "../../contracts/index.ts";
-import { ScopeSchema } from "../../contracts/scopes.ts";
+import { SCOPE_NAMES, ScopeSchema } from "../../contracts/scopes.ts";
 import type { ErrorCode } from "../../lib/errors.ts";
 import { Body, StoreSlug } from "../../lib/http/schemas.ts";
 import { ClientId } from "../apps/apps-schemas.ts";
@@ -74,7 +74,10 @@ export const ConsentBody = Body({
   clientId: ClientId,
   redirectUri: Type.String({ minLength: 1, maxLength: 2000 }),
   scopes: Type.Union(
-    [Type.Array(ScopeSchema, { minItems: 1, maxItems: 5 }), Type.String({ minLength: 1, maxLength: 500 })],
+    [
+      Type.Array(ScopeSchema, { minItems: 1, maxItems: SCOPE_NAMES.length }),
+      Type.String({ minLength: 1, maxLength: 500 }),
+    ],
     {
       description: "The requested scopes: an array, or the space-separated `scope` parameter as received.",
     },

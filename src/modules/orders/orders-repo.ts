@@ -1,15 +1,61 @@
 import { sql } from "kysely";
 import { type ActorKind, ProductStatus } from "../../contracts/index.ts";
 import type { Executor } from "../../db/client.ts";
-import type { Order, OrderLineItem, OrderStatus, Product } from "../../db/schema.ts";
+import { jsonb } from "../../db/json.ts";
+import type {
+  AddressJson,
+  AppMetadataJson,
+  FulfillmentJson,
+  Order,
+  OrderLineItem,
+  OrderStatus,
+  Product,
+} from "../../db/schema.ts";
 import { containsPattern, keyset, type PagePlan } from "../../lib/pagination.ts";
 
-/** The order number a search text names ("1042", "#1042"), or null when it is other text. */
-export function orderNumberOf(text: string): number | null {
-  return /^#?\d{1,15}$/.test(text) ? Number(text.replace("#", "")) : null;
+/**
+ * The order number a search text names ("1042", "#1042", or with the store's own prefix: "SO-1042"),
+ * or null when it is other text.
+ */
+export function orderNumberOf(text: string, prefix = ""): number | null {
+  const rest =
+    prefix && text.toLowerCase().startsWith(prefix.toLowerCase()) ? text.slice(prefix.length) : text;
+  return /^#?\d{1,15}$/.test(rest) ? Number(rest.replace("#", "")) : null;
 }
 
-/** Who changed an order: a merchant's account, or the platform itself. */
+/** An order's row as the service builds it (JSON columns as values; the repo writes them as JSON). */
+export type OrderRow = Omit<Order, "shipping_address" | "fulfillment" | "tags" | "metadata"> & {
+  shipping_address: AddressJson | null;
+  fulfillment: FulfillmentJson | null;
+  tags: string[];
+  metadata: AppMetadataJson;
+};
+
+/** Columns a change of an order's details may set. */
+export type OrderChanges = Partial<Pick<OrderRow, "note" | "tags" | "shipping_address" | "metadata">> & {
+  updated_at: Date;
+};
+
+function jsonColumns<
+  T extends {
+    shipping_address?: AddressJson | null;
+    fulfillment?: FulfillmentJson | null;
+    tags?: string[];
+    metadata?: AppMetadataJson;
+  },
+>(row: T) {
+  const { shipping_address, fulfillment, tags, metadata, ...rest } = row;
+  const json = (v: unknown) => (v === null ? null : jsonb(v));
+  return {
+    ...rest,
+    ...(shipping_address !== undefined ? { shipping_address: json(shipping_address) } : {}),
+    ...(fulfillment !== undefined ? { fulfillment: json(fulfillment) } : {}),
+    ...(tags !== undefined ? { tags: jsonb(tags) } : {}),
+    ...(metadata !== undefined ? { metadata: jsonb(metadata) } : {}),
+  };
+}
+
+/** Who changed an order: a merchant's account, an app, or the platform itself. */
 export interface Actor {
   kind: ActorKind;
   id: string | null;
@@ -18,9 +64,14 @@ export interface Actor {
 
 export function createOrderRepo(db: Executor) {
   return {
-    async insert(order: Order, items: OrderLineItem[], tx: Executor) {
-      await tx.insertInto("orders").values(order).execute();
+    async insert(order: OrderRow, items: OrderLineItem[], tx: Executor) {
+      const row = await tx
+        .insertInto("orders")
+        .values(jsonColumns(order))
+        .returningAll()
+        .executeTakeFirstOrThrow();
       await tx.insertInto("order_line_items").values(items).execute();
+      return row;
     },
     async find(storeId: string, id: string, tx: Executor = db) {
       return tx
@@ -39,14 +90,53 @@ export function createOrderRepo(db: Executor) {
         .forUpdate()
         .executeTakeFirst();
     },
-    async setStatus(storeId: string, id: string, status: OrderStatus, now: Date, tx: Executor) {
+    /** Moves the order to `status`; `fulfillment` (when given) is recorded with it. */
+    async setStatus(
+      storeId: string,
+      id: string,
+      status: OrderStatus,
+      fulfillment: FulfillmentJson | undefined,
+      now: Date,
+      tx: Executor,
+    ) {
       return tx
         .updateTable("orders")
-        .set({ status, updated_at: now })
+        .set(jsonColumns({ status, updated_at: now, ...(fulfillment ? { fulfillment } : {}) }))
         .where("store_id", "=", storeId)
         .where("id", "=", id)
         .returningAll()
         .executeTakeFirstOrThrow();
+    },
+    async update(storeId: string, id: string, changes: OrderChanges, tx: Executor) {
+      return tx
+        .updateTable("orders")
+        .set(jsonColumns(changes))
+        .where("store_id", "=", storeId)
+        .where("id", "=", id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+    },
+    /** The store's orders, from the counts triggers keep (migration 20261126_0042): at most 16 rows read. */
+    async count(storeId: string, tx: Executor = db) {
+      const row = await tx
+        .selectFrom("store_row_counts")
+        .select(sql<number>`coalesce(sum(n), 0)::bigint`.as("n"))
+        .where("store_id", "=", storeId)
+        .where("resource", "=", "orders")
+        .executeTakeFirstOrThrow();
+      return Number(row.n);
+    },
+    /** Offset page for the developer API's page/perPage contract (bounded by the caller). */
+    async listPage(storeId: string, offset: number, limit: number, tx: Executor = db) {
+      return tx
+        .selectFrom("orders")
+        .selectAll()
+        .where("store_id", "=", storeId)
+        .orderBy("created_at", "desc")
+        .orderBy("id", "desc")
+        .offset(offset)
+        .limit(limit)
+        .execute();
     },
     /**
      * Records that the order entered `status`, after the changes recorded so far. Call it in the
@@ -106,7 +196,12 @@ export function createOrderRepo(db: Executor) {
     async list(
       storeId: string,
       plan: PagePlan,
-      filter: { status?: OrderStatus | undefined; q?: string | undefined; customerId?: string | undefined },
+      filter: {
+        status?: OrderStatus | undefined;
+        q?: string | undefined;
+        customerId?: string | undefined;
+        prefix?: string | undefined;
+      },
       tx: Executor = db,
     ) {
       const { where, column, id, direction } = keyset(plan, "orders");
@@ -118,7 +213,7 @@ export function createOrderRepo(db: Executor) {
         // name, through the copy triggers keep on the order (migration 20261124_0010). Never both
         // in one OR: each alone has an index plan, an OR of them scans the store's orders.
         const text = filter.q.trim();
-        const number = orderNumberOf(text);
+        const number = orderNumberOf(text, filter.prefix);
         q =
           number !== null
             ? q.where("orders.number", "=", number)

@@ -4,6 +4,7 @@ import {
   ACTOR_KIND_NAMES,
   ActorKind,
   DeliveryStatusSchema,
+  METADATA_LIMITS,
   OrderStatusSchema,
   Scope,
   Timestamp,
@@ -14,22 +15,30 @@ import type { FeatureRoutes } from "../../lib/http/feature-routes.ts";
 import { CursorPage, Envelope, Params } from "../../lib/http/schemas.ts";
 import type { App } from "../../lib/http/types.ts";
 import { currentAccount } from "../accounts/session-auth.ts";
-import { adminRoute } from "../admin-api/admin-family.ts";
+import { accessOf, adminRoute } from "../admin-api/admin-family.ts";
 import { dashboardRoute, StoreParams, storeParams } from "../dashboard-family.ts";
+import { developerRoute } from "../developer/developer-family.ts";
+import { Page, PageQuery, pageDescription } from "../developer/developer-pages.ts";
+import type { AccessContext } from "../oauth/token-service.ts";
 import type { Actor } from "./orders-repo.ts";
 import {
+  AdminCreateOrderBody,
+  AdminUpdateOrderBody,
   CreateOrderBody,
   OrderIdParam,
   OrderListQuery,
   OrderResource,
+  UpdateOrderBody,
   UpdateOrderStatusBody,
 } from "./orders-schemas.ts";
 import type { OrderService } from "./orders-service.ts";
 
 /**
- * Order routes of the dashboard and the Admin API. Each route states its method, path, operationId
- * and required scope; what the families share is declared once here. Reads need read_orders; the
- * dashboard's writes need write_orders, which the store's owner holds and no app can be granted.
+ * Order routes of the dashboard, the Admin API and the developer API. Each route states its
+ * method, path, operationId and required scope; what the families share is declared once here.
+ * Reads need read_orders, writes write_orders (an app may be granted it; a key pair not). An app's
+ * reads and writes carry its own metadata and only its own; its moves are named in the order's
+ * history as the app's.
  */
 const ORDER = {
   list: {
@@ -43,7 +52,31 @@ const ORDER = {
     response: { 200: Envelope(OrderResource) },
     errors: ["NOT_FOUND"],
   },
+  create: {
+    summary: "Create an order",
+    response: { 201: Envelope(OrderResource, "Created") },
+    errors: ["CONFLICT"],
+  },
+  setStatus: {
+    summary: "Move an order to its next status",
+    body: UpdateOrderStatusBody,
+    response: { 200: Envelope(OrderResource) },
+    errors: ["NOT_FOUND", "CONFLICT"],
+  },
+  update: {
+    summary: "Change an order's note, tags or shipping address",
+    response: { 200: Envelope(OrderResource) },
+    errors: ["NOT_FOUND", "CONFLICT"],
+  },
 } satisfies Record<string, Partial<RouteSpec<StoreScope>>>;
+
+const CREATE_RULES =
+  "Prices and totals come from the catalogue; stock is taken at once (409 when short). The shipping address, when left out, is the customer's default address. Emits `order.created` and `product.updated` for each product whose stock changed.";
+const STATUS_RULES =
+  "pending -> paid -> confirmed -> shipped -> delivered, one step at a time; cancelled from pending, paid or confirmed (stock is returned). Any other move answers 409. Moving to `shipped` may carry `fulfillment` (carrier, tracking number, tracking URL), kept on the order and sent with `order.shipped`; with another status it is a 400. Emits `order.<status>`.";
+const UPDATE_RULES =
+  "Send only what changes; `tags` replaces the list. The shipping address changes only before the order ships or is cancelled (409 after). Emits `order.updated` when something changed; an update that changes nothing emits nothing.";
+const METADATA_RULES = `\`metadata\` is your app's own (at most ${METADATA_LIMITS.keys} keys): merged into the pairs it keeps on the order, \`null\` removes a key; other apps never see it.`;
 
 /** The merchant signed in to the dashboard, as an order's history names them. */
 function accountActor(request: FastifyRequest): Actor {
@@ -59,9 +92,11 @@ const HistoryEntry = Type.Object(
       kind: Type.Enum(ACTOR_KIND_NAMES, {
         type: "string",
         description:
-          "`account`: a merchant in the dashboard; `system`: the platform; `unknown`: before histories were kept.",
+          "`account`: a merchant in the dashboard; `app`: an app through the Admin API; `system`: the platform; `unknown`: before histories were kept.",
       }),
-      name: Type.String({ description: "The merchant's name at the time, or the platform's part." }),
+      name: Type.String({
+        description: "The merchant's or the app's name at the time, or the platform's part.",
+      }),
     }),
   },
   { title: "OrderStatusChange" },
@@ -123,13 +158,10 @@ export function registerDashboardOrderRoutes(
       operationId: "dashboardCreateOrder",
       scope: Scope.write_orders,
       tags,
-      summary: "Create an order",
-      description:
-        "Prices and totals come from the catalogue; stock is taken at once (409 when short). Emits `order.created` and `product.updated` for each product whose stock changed.",
+      description: CREATE_RULES,
       params: StoreParams,
       body: CreateOrderBody,
-      response: { 201: Envelope(OrderResource, "Created") },
-      errors: ["CONFLICT"],
+      ...ORDER.create,
     }),
     async (request, reply) =>
       reply.status(201).send({
@@ -179,13 +211,9 @@ export function registerDashboardOrderRoutes(
       operationId: "dashboardSetOrderStatus",
       scope: Scope.write_orders,
       tags,
-      summary: "Move an order to its next status",
-      description:
-        "pending -> paid -> confirmed -> shipped -> delivered, one step at a time; cancelled from pending, paid or confirmed (stock is returned). Any other move answers 409. Emits `order.<status>`.",
+      description: STATUS_RULES,
       params: storeParams(OrderIdParam),
-      body: UpdateOrderStatusBody,
-      response: { 200: Envelope(OrderResource) },
-      errors: ["NOT_FOUND", "CONFLICT"],
+      ...ORDER.setStatus,
     }),
     async (request) => ({
       success: true as const,
@@ -194,18 +222,39 @@ export function registerDashboardOrderRoutes(
         request.params.id,
         request.body.status,
         accountActor(request),
+        request.body.fulfillment,
       ),
+    }),
+  );
+  app.patch(
+    "/stores/:slug/orders/:id",
+    dashboardRoute({
+      operationId: "dashboardUpdateOrder",
+      scope: Scope.write_orders,
+      tags,
+      description: UPDATE_RULES,
+      params: storeParams(OrderIdParam),
+      body: UpdateOrderBody,
+      ...ORDER.update,
+    }),
+    async (request) => ({
+      success: true as const,
+      data: await orders.update(storeOf(request), request.params.id, request.body),
     }),
   );
 }
 
-export function registerAdminOrderRoutes(app: App, orders: OrderService) {
+/** How an app is named in an order's history: its name as it is when it acts. */
+export type AppActor = (access: AccessContext) => Promise<Actor>;
+
+export function registerAdminOrderRoutes(app: App, orders: OrderService, appActor: AppActor) {
   const tags = ["Admin API: orders"];
+  const viewer = (request: FastifyRequest) => ({ appId: accessOf(request).appId });
   app.get(
     "/orders",
     adminRoute({ operationId: "adminListOrders", scope: Scope.read_orders, tags, ...ORDER.list }),
     async (request) => {
-      const page = await orders.list(storeOf(request), request.query);
+      const page = await orders.list(storeOf(request), request.query, viewer(request));
       return { success: true as const, data: page.items, meta: page.meta };
     },
   );
@@ -213,6 +262,97 @@ export function registerAdminOrderRoutes(app: App, orders: OrderService) {
     "/orders/:id",
     adminRoute({
       operationId: "adminGetOrder",
+      scope: Scope.read_orders,
+      tags,
+      params: Params(OrderIdParam),
+      ...ORDER.get,
+    }),
+    async (request) => ({
+      success: true as const,
+      data: await orders.get(storeOf(request), request.params.id, viewer(request)),
+    }),
+  );
+  app.post(
+    "/orders",
+    adminRoute({
+      operationId: "adminCreateOrder",
+      scope: Scope.write_orders,
+      tags,
+      description: `${CREATE_RULES} The customer is \`customerId\` (an existing one) or \`customer\` (inline: the store's customer with that e-mail address, else a new one with \`customer.created\`); one of the two. Send an \`Idempotency-Key\`: a retry with it answers the first order instead of placing a second. ${METADATA_RULES}`,
+      body: AdminCreateOrderBody,
+      ...ORDER.create,
+    }),
+    async (request, reply) => {
+      const access = accessOf(request);
+      return reply.status(201).send({
+        success: true as const,
+        data: await orders.create(storeOf(request), request.body, await appActor(access), viewer(request)),
+      });
+    },
+  );
+  app.patch(
+    "/orders/:id",
+    adminRoute({
+      operationId: "adminUpdateOrder",
+      scope: Scope.write_orders,
+      tags,
+      description: `${UPDATE_RULES} ${METADATA_RULES}`,
+      params: Params(OrderIdParam),
+      body: AdminUpdateOrderBody,
+      ...ORDER.update,
+    }),
+    async (request) => ({
+      success: true as const,
+      data: await orders.update(storeOf(request), request.params.id, request.body, viewer(request)),
+    }),
+  );
+  app.post(
+    "/orders/:id/status",
+    adminRoute({
+      operationId: "adminSetOrderStatus",
+      scope: Scope.write_orders,
+      tags,
+      description: `${STATUS_RULES} The order's history names your app as who moved it.`,
+      params: Params(OrderIdParam),
+      ...ORDER.setStatus,
+    }),
+    async (request) => ({
+      success: true as const,
+      data: await orders.setStatus(
+        storeOf(request),
+        request.params.id,
+        request.body.status,
+        await appActor(accessOf(request)),
+        request.body.fulfillment,
+        viewer(request),
+      ),
+    }),
+  );
+}
+
+/** The developer API's order reads: page-numbered like its product list (spec 4.4). */
+export function registerDeveloperOrderRoutes(app: App, orders: OrderService) {
+  const tags = ["Developer API: orders"];
+  app.get(
+    "/orders",
+    developerRoute({
+      operationId: "developerListOrders",
+      scope: Scope.read_orders,
+      tags,
+      summary: "List orders, page by page",
+      description: pageDescription("orders"),
+      querystring: PageQuery,
+      response: { 200: Page(OrderResource, "Orders") },
+    }),
+    async (request) => {
+      const page = await orders.listByPage(storeOf(request), request.query.page, request.query.perPage);
+      return { success: true as const, data: page.items, meta: page.meta };
+    },
+  );
+  app.get(
+    "/orders/:id",
+    developerRoute({
+      operationId: "developerGetOrder",
       scope: Scope.read_orders,
       tags,
       params: Params(OrderIdParam),
@@ -229,9 +369,11 @@ export function registerAdminOrderRoutes(app: App, orders: OrderService) {
 export function orderRoutes(
   orders: OrderService,
   webhooksOf: (storeId: string, orderId: string) => Promise<OrderWebhookView[]>,
+  appActor: AppActor,
 ): FeatureRoutes {
   return {
     store: (app) => registerDashboardOrderRoutes(app, orders, webhooksOf),
-    admin: (app) => registerAdminOrderRoutes(app, orders),
+    admin: (app) => registerAdminOrderRoutes(app, orders, appActor),
+    developer: (app) => registerDeveloperOrderRoutes(app, orders),
   };
 }

@@ -1,32 +1,134 @@
 import Type, { type Static } from "typebox";
 import {
+  AddressInput,
+  Carrier,
   MAX_LINE_ITEMS,
+  MetadataInput,
   OrderNote,
   OrderResource,
+  OrderStatus,
   OrderStatusSchema,
   Quantity,
+  Tags,
+  TrackingNumber,
+  TrackingUrl,
 } from "../../contracts/index.ts";
 import type { Order, OrderLineItem } from "../../db/schema.ts";
 import { Body, CursorQuery, Id } from "../../lib/http/schemas.ts";
 import { formatMinorUnits } from "../../lib/money.ts";
 import { CREATED_AND_UPDATED, SortParam, type SortTable } from "../../lib/pagination.ts";
+import { toAddress } from "../addresses/addresses.ts";
+import { forViewer, type Viewer } from "../app-metadata/app-metadata.ts";
+import { CreateCustomerBody } from "../customers/customers-schemas.ts";
 
 export { OrderResource, OrderStatusSchema };
 
-export const CreateOrderBody = Body({
-  customerId: Id("customer"),
-  lineItems: Type.Array(
-    Type.Object({ productId: Id("product"), quantity: Quantity }, { additionalProperties: false }),
-    {
-      minItems: 1,
-      maxItems: MAX_LINE_ITEMS,
-      description: "Each product at most once. Prices are taken from the catalogue.",
-    },
-  ),
-  note: Type.Optional(OrderNote),
+const LineItems = Type.Array(
+  Type.Object({ productId: Id("product"), quantity: Quantity }, { additionalProperties: false }),
+  {
+    minItems: 1,
+    maxItems: MAX_LINE_ITEMS,
+    description: "Each product at most once. Prices are taken from the catalogue.",
+  },
+);
+
+const ShippingAddress = Type.Union([AddressInput, Type.Null()], {
+  description:
+    "Where the order ships. Left out: the customer's default address (none when they have none). `null`: the order ships nowhere (collected, or a service).",
 });
 
-export const UpdateOrderStatusBody = Body({ status: OrderStatusSchema });
+export const CreateOrderBody = Body({
+  customerId: Id("customer"),
+  lineItems: LineItems,
+  shippingAddress: Type.Optional(ShippingAddress),
+  note: Type.Optional(OrderNote),
+  tags: Type.Optional(Tags),
+});
+
+/**
+ * The Admin API's create: an existing customer by id, or one described inline (matched by e-mail
+ * address to the store's customer who has it, else created with `customer.created`); and the
+ * app's own metadata.
+ */
+export const AdminCreateOrderBody = Body(
+  {
+    customerId: Type.Optional(Id("customer", "An existing customer. Send this or `customer`, not both.")),
+    customer: Type.Optional({
+      ...CreateCustomerBody,
+      description:
+        "A customer described inline, instead of `customerId`: the store's customer with this e-mail address if there is one (their details are left as they are), otherwise a new customer (`customer.created`).",
+    }),
+    lineItems: LineItems,
+    shippingAddress: Type.Optional(ShippingAddress),
+    note: Type.Optional(OrderNote),
+    tags: Type.Optional(Tags),
+    metadata: Type.Optional(MetadataInput),
+  },
+  {
+    examples: [
+      {
+        customerId: "cus_7Hc2Qm9XwLp4Rt8VbN3kZs",
+        lineItems: [{ productId: "prod_7Hc2Qm9XwLp4Rt8VbN3kZs", quantity: 2 }],
+        note: "Marketplace order MK-991",
+        tags: ["marketplace"],
+        metadata: { marketplaceOrder: "MK-991" },
+      },
+      {
+        customer: { email: "omar@example.com", firstName: "Omar", lastName: "Nasser" },
+        lineItems: [{ productId: "prod_7Hc2Qm9XwLp4Rt8VbN3kZs", quantity: 1 }],
+        shippingAddress: { name: "Omar Nasser", line1: "Olaya Street 5", city: "Riyadh", country: "SA" },
+      },
+    ],
+  },
+);
+
+export const FulfillmentInput = Type.Object(
+  {
+    carrier: Type.Optional(Carrier),
+    trackingNumber: Type.Optional(TrackingNumber),
+    trackingUrl: Type.Optional(TrackingUrl),
+  },
+  {
+    additionalProperties: false,
+    title: "FulfillmentInput",
+    description: "How the order left: all optional. Only with `status: shipped`.",
+  },
+);
+
+export const UpdateOrderStatusBody = Body(
+  {
+    status: OrderStatusSchema,
+    fulfillment: Type.Optional(FulfillmentInput),
+  },
+  {
+    examples: [
+      { status: OrderStatus.paid },
+      {
+        status: OrderStatus.shipped,
+        fulfillment: {
+          carrier: "DHL Express",
+          trackingNumber: "1Z999AA10123456784",
+          trackingUrl: "https://www.dhl.com/track?id=1Z999AA10123456784",
+        },
+      },
+    ],
+  },
+);
+
+const updateFields = {
+  note: Type.Optional(OrderNote),
+  tags: Type.Optional(Tags),
+  shippingAddress: Type.Optional(
+    Type.Union([AddressInput, Type.Null()], {
+      description: "Changes only before the order is shipped or cancelled (409 after).",
+    }),
+  ),
+};
+export const UpdateOrderBody = Type.Object(updateFields, { additionalProperties: false, minProperties: 1 });
+export const AdminUpdateOrderBody = Type.Object(
+  { ...updateFields, metadata: Type.Optional(MetadataInput) },
+  { additionalProperties: false, minProperties: 1 },
+);
 
 /** What an order list can be sorted by (each backed by an index with store_id leading). */
 export const ORDER_SORTS = {
@@ -46,7 +148,7 @@ export const OrderListQuery = Type.Object(
         maxLength: 100,
         pattern: "\\S",
         description:
-          "An order number (`1042` or `#1042`), or text (3 characters at least) contained in the customer's e-mail address or full name.",
+          "An order number (`1042`, `#1042`, or with the store's prefix), or text (3 characters at least) contained in the customer's e-mail address or full name.",
         "x-hint": "an order number, or at least 3 characters of the customer's name or e-mail",
       }),
     ),
@@ -58,29 +160,47 @@ export const OrderListQuery = Type.Object(
 );
 export const OrderIdParam = { id: Id("order") };
 
-export function toOrderResource(o: Order, items: OrderLineItem[]) {
+export function toOrderResource(o: Order, items: OrderLineItem[], viewer?: Viewer) {
   const money = (minor: number) => formatMinorUnits(minor, o.currency);
-  return {
-    id: o.id,
-    number: o.number,
-    status: o.status,
-    customerId: o.customer_id,
-    currency: o.currency,
-    subtotal: money(o.subtotal_minor),
-    total: money(o.total_minor),
-    note: o.note,
-    lineItems: items.map((li) => ({
-      id: li.id,
-      productId: li.product_id,
-      title: li.title,
-      sku: li.sku,
-      unitPrice: money(li.unit_price_minor),
-      quantity: li.quantity,
-      total: money(li.total_minor),
-    })),
-    createdAt: o.created_at.toISOString(),
-    updatedAt: o.updated_at.toISOString(),
-  };
+  return forViewer(
+    {
+      id: o.id,
+      number: o.number,
+      name: `${o.number_prefix}${o.number}`,
+      status: o.status,
+      customerId: o.customer_id,
+      currency: o.currency,
+      subtotal: money(o.subtotal_minor),
+      total: money(o.total_minor),
+      note: o.note,
+      tags: [...(o.tags ?? [])],
+      shippingAddress: o.shipping_address ? toAddress(o.shipping_address) : null,
+      fulfillment: o.fulfillment
+        ? {
+            carrier: o.fulfillment.carrier,
+            trackingNumber: o.fulfillment.trackingNumber,
+            trackingUrl: o.fulfillment.trackingUrl,
+            shippedAt: o.fulfillment.shippedAt,
+          }
+        : null,
+      lineItems: items.map((li) => ({
+        id: li.id,
+        productId: li.product_id,
+        title: li.title,
+        sku: li.sku,
+        unitPrice: money(li.unit_price_minor),
+        quantity: li.quantity,
+        total: money(li.total_minor),
+      })),
+      createdAt: o.created_at.toISOString(),
+      updatedAt: o.updated_at.toISOString(),
+    },
+    o.metadata,
+    viewer,
+  );
 }
 
-export type CreateOrderInput = Static<typeof CreateOrderBody>;
+/** What a create may carry from any family (the dashboard's has a customerId and no metadata). */
+export type CreateOrderInput = Static<typeof AdminCreateOrderBody>;
+export type UpdateOrderInput = Static<typeof AdminUpdateOrderBody>;
+export type FulfillmentInputValue = Static<typeof FulfillmentInput>;

@@ -7,32 +7,45 @@ import {
   ProductStatus,
 } from "../../contracts/index.ts";
 import type { Db, Executor } from "../../db/client.ts";
-import type { OrderLineItem, Product, Store } from "../../db/schema.ts";
+import type { AddressJson, FulfillmentJson, Order, OrderLineItem, Product, Store } from "../../db/schema.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { AppError, notFound } from "../../lib/errors.ts";
 import { newId } from "../../lib/ids.ts";
-import { finishPage, type PageQuery, planPage } from "../../lib/pagination.ts";
+import { assertPageWindow, finishPage, type PageQuery, planPage } from "../../lib/pagination.ts";
+import { sameAddress, sameTags, toAddress } from "../addresses/addresses.ts";
+import { mergeMetadata, type Viewer } from "../app-metadata/app-metadata.ts";
 import type { CustomerRepo } from "../customers/customers-repo.ts";
+import type { CustomerService } from "../customers/customers-service.ts";
 import type { RecordEvent } from "../events/events-repo.ts";
 import { toProductResource } from "../products/products-schemas.ts";
 import type { StoreRepo } from "../stores/stores-repo.ts";
-import { type Actor, type OrderRepo, orderNumberOf } from "./orders-repo.ts";
-import { ORDER_SORTS, toOrderResource } from "./orders-schemas.ts";
+import { type Actor, type OrderChanges, type OrderRepo, orderNumberOf } from "./orders-repo.ts";
+import {
+  type CreateOrderInput,
+  type FulfillmentInputValue,
+  ORDER_SORTS,
+  toOrderResource,
+  type UpdateOrderInput,
+} from "./orders-schemas.ts";
 
-export interface CreateOrderInput {
-  customerId: string;
-  lineItems: Array<{ productId: string; quantity: number }>;
-  note?: string | undefined;
-}
+/** Statuses after which an order no longer ships anywhere new: its shipping address is final. */
+const ADDRESS_FINAL = new Set<OrderStatus>([
+  OrderStatus.shipped,
+  OrderStatus.delivered,
+  OrderStatus.cancelled,
+]);
 
 /**
  * Orders: totals computed here from the catalogue, stock taken in the same transaction (and
- * returned on cancellation), every change recorded as its event.
+ * returned on cancellation), every change recorded as its event. Shared by the dashboard (the
+ * merchant acts) and the Admin API (an app acts; it sees and writes its own metadata).
  */
 export function createOrderService(deps: {
   db: Db;
   repo: OrderRepo;
   customers: Pick<CustomerRepo, "find">;
+  /** Inline customers of an app's order: matched by e-mail address or created in the order's transaction. */
+  customerService: Pick<CustomerService, "findOrCreateIn">;
   stores: Pick<StoreRepo, "takeOrderNumber">;
   recordEvent: RecordEvent;
   clock: Clock;
@@ -40,16 +53,38 @@ export function createOrderService(deps: {
   const { db, repo } = deps;
 
   /** A stock change is a product change: apps syncing inventory hear of it as `product.updated`. */
-  const stockChanged = (tx: Executor, store: Store, product: Product) =>
+  const stockChanged = (tx: Executor, store: Store, currency: string, product: Product) =>
     deps.recordEvent(tx, {
       storeId: store.id,
       topic: EVENT.productUpdated,
       resourceId: product.id,
-      payload: toProductResource(product, store.currency),
+      payload: toProductResource(product, currency),
+      appMetadata: product.metadata,
+    });
+
+  const recordOrder = (
+    tx: Executor,
+    store: Store,
+    order: Order,
+    items: OrderLineItem[],
+    topic: (typeof ORDER_STATUSES)[OrderStatus]["event"] | typeof EVENT.orderUpdated,
+  ) =>
+    deps.recordEvent(tx, {
+      storeId: store.id,
+      topic,
+      resourceId: order.id,
+      payload: toOrderResource(order, items),
+      appMetadata: order.metadata,
     });
 
   return {
-    async create(store: Store, input: CreateOrderInput, actor: Actor) {
+    async create(store: Store, input: CreateOrderInput, actor: Actor, viewer?: Viewer) {
+      if ((input.customerId === undefined) === (input.customer === undefined)) {
+        throw new AppError("VALIDATION_FAILED", {
+          message: "Name the order's customer: `customerId` or `customer`, one of them.",
+          details: [{ field: "customerId", message: "send customerId or customer (not both)" }],
+        });
+      }
       const seen = new Set<string>();
       input.lineItems.forEach((li, i) => {
         if (seen.has(li.productId)) {
@@ -63,7 +98,14 @@ export function createOrderService(deps: {
       });
       const now = deps.clock.now();
       return db.transaction().execute(async (tx) => {
-        if (!(await deps.customers.find(store.id, input.customerId, tx))) {
+        // The store's row first (its number, and its currency and prefix as they are now, locked
+        // against a settings change until this commits), then the products in id order: every
+        // writer takes these locks in this order, so none waits on another in a cycle.
+        const { number, currency, prefix } = await deps.stores.takeOrderNumber(store.id, tx);
+        const customer = input.customer
+          ? await deps.customerService.findOrCreateIn(tx, store, input.customer, viewer, now)
+          : await deps.customers.find(store.id, input.customerId!, tx);
+        if (!customer) {
           throw new AppError("VALIDATION_FAILED", {
             details: [{ field: "customerId", message: "is not a customer of this store" }],
           });
@@ -106,62 +148,132 @@ export function createOrderService(deps: {
         }
         items.sort((a, b) => a.position - b.position);
         const subtotal = items.reduce((sum, li) => sum + li.total_minor, 0);
-        const order = {
-          store_id: store.id,
-          id: orderId,
-          number: await deps.stores.takeOrderNumber(store.id, tx),
-          customer_id: input.customerId,
-          status: OrderStatus.pending,
-          currency: store.currency,
-          subtotal_minor: subtotal,
-          total_minor: subtotal,
-          note: input.note ?? "",
-          created_at: now,
-          updated_at: now,
-        };
-        await repo.insert(order, items, tx);
+        // Left out: the customer's default address; null: ships nowhere.
+        const shipping: AddressJson | null =
+          input.shippingAddress === undefined
+            ? (customer.addresses?.[0] ?? null)
+            : input.shippingAddress && toAddress(input.shippingAddress);
+        const order = await repo.insert(
+          {
+            store_id: store.id,
+            id: orderId,
+            number,
+            number_prefix: prefix,
+            customer_id: customer.id,
+            status: OrderStatus.pending,
+            currency,
+            subtotal_minor: subtotal,
+            total_minor: subtotal,
+            note: input.note ?? "",
+            tags: input.tags ?? [],
+            shipping_address: shipping,
+            fulfillment: null,
+            metadata: viewer ? mergeMetadata({}, viewer.appId, input.metadata).metadata : {},
+            created_at: now,
+            updated_at: now,
+          },
+          items,
+          tx,
+        );
         await repo.recordStatus(store.id, orderId, OrderStatus.pending, now, actor, tx);
-        for (const product of touched) await stockChanged(tx, store, product);
-        const view = toOrderResource(order, items);
-        await deps.recordEvent(tx, {
-          storeId: store.id,
-          topic: EVENT.orderCreated,
-          resourceId: orderId,
-          payload: view,
-        });
-        return view;
+        for (const product of touched) await stockChanged(tx, store, currency, product);
+        await recordOrder(tx, store, order, items, EVENT.orderCreated);
+        return toOrderResource(order, items, viewer);
       });
     },
 
-    async setStatus(store: Store, id: string, status: OrderStatus, actor: Actor) {
+    /**
+     * Moves the order one step along the contract's transitions (409 otherwise). Moving it to
+     * `shipped` records how it left (`fulfillment`: carrier, tracking number and URL, each optional,
+     * and when); fulfilment details with any other status are a 400.
+     */
+    async setStatus(
+      store: Store,
+      id: string,
+      status: OrderStatus,
+      actor: Actor,
+      fulfillment?: FulfillmentInputValue,
+      viewer?: Viewer,
+    ) {
       const now = deps.clock.now();
       return db.transaction().execute(async (tx) => {
         const current = await repo.findForUpdate(store.id, id, tx);
+        // Which order first: another store's order is a 404 whatever the body says.
         if (!current) throw notFound("Order");
+        if (fulfillment && status !== OrderStatus.shipped) {
+          throw new AppError("VALIDATION_FAILED", {
+            message: "Fulfilment details go with the move to shipped.",
+            details: [
+              { field: "fulfillment", message: `is only accepted with status ${OrderStatus.shipped}` },
+            ],
+          });
+        }
         if (!canTransition(current.status, status)) {
           throw new AppError("CONFLICT", {
             message: `An order cannot move from ${current.status} to ${status}.`,
             details: { from: current.status, to: status, allowed: allowedTransitions(current.status) },
           });
         }
-        const order = await repo.setStatus(store.id, id, status, now, tx);
+        const shipped: FulfillmentJson | undefined =
+          status === OrderStatus.shipped
+            ? {
+                carrier: fulfillment?.carrier ?? null,
+                trackingNumber: fulfillment?.trackingNumber ?? null,
+                trackingUrl: fulfillment?.trackingUrl ?? null,
+                shippedAt: now.toISOString(),
+              }
+            : undefined;
+        const order = await repo.setStatus(store.id, id, status, shipped, now, tx);
         await repo.recordStatus(store.id, id, status, now, actor, tx);
         const items = (await repo.lineItems(store.id, [id], tx)).get(id) ?? [];
         if (status === OrderStatus.cancelled) {
           for (const li of items) {
             if (!li.product_id) continue;
             const product = await repo.returnStock(store.id, li.product_id, li.quantity, now, tx);
-            if (product) await stockChanged(tx, store, product);
+            if (product) await stockChanged(tx, store, order.currency, product);
           }
         }
-        const view = toOrderResource(order, items);
-        await deps.recordEvent(tx, {
-          storeId: store.id,
-          topic: ORDER_STATUSES[status].event,
-          resourceId: id,
-          payload: view,
-        });
-        return view;
+        await recordOrder(tx, store, order, items, ORDER_STATUSES[status].event);
+        return toOrderResource(order, items, viewer);
+      });
+    },
+
+    /**
+     * Changes an order's note, tags, shipping address (until it ships or is cancelled: 409 after)
+     * and, for an app, its own metadata. Emits `order.updated` when something changed; an update
+     * that changes nothing writes nothing and emits nothing.
+     */
+    async update(store: Store, id: string, input: UpdateOrderInput, viewer?: Viewer) {
+      const now = deps.clock.now();
+      return db.transaction().execute(async (tx) => {
+        const current = await repo.findForUpdate(store.id, id, tx);
+        if (!current) throw notFound("Order");
+        const changes: OrderChanges = { updated_at: now };
+        if (input.note !== undefined && input.note !== current.note) changes.note = input.note;
+        if (input.tags !== undefined && !sameTags(input.tags, current.tags ?? [])) changes.tags = input.tags;
+        if (input.shippingAddress !== undefined) {
+          const address = input.shippingAddress && toAddress(input.shippingAddress);
+          if (!sameAddress(address, current.shipping_address)) {
+            if (ADDRESS_FINAL.has(current.status)) {
+              throw new AppError("CONFLICT", {
+                message: `The shipping address of a ${current.status} order cannot change.`,
+                details: [
+                  { field: "shippingAddress", message: `is final once the order is ${current.status}` },
+                ],
+              });
+            }
+            changes.shipping_address = address;
+          }
+        }
+        if (viewer && input.metadata !== undefined) {
+          const merged = mergeMetadata(current.metadata, viewer.appId, input.metadata);
+          if (merged.changed) changes.metadata = merged.metadata;
+        }
+        const items = (await repo.lineItems(store.id, [id], tx)).get(id) ?? [];
+        if (Object.keys(changes).length === 1) return toOrderResource(current, items, viewer);
+        const order = await repo.update(store.id, id, changes, tx);
+        await recordOrder(tx, store, order, items, EVENT.orderUpdated);
+        return toOrderResource(order, items, viewer);
       });
     },
 
@@ -175,11 +287,11 @@ export function createOrderService(deps: {
       }));
     },
 
-    async get(store: Store, id: string) {
+    async get(store: Store, id: string, viewer?: Viewer) {
       const order = await repo.find(store.id, id);
       if (!order) throw notFound("Order");
       const items = await repo.lineItems(store.id, [id]);
-      return toOrderResource(order, items.get(id) ?? []);
+      return toOrderResource(order, items.get(id) ?? [], viewer);
     },
 
     async list(
@@ -189,9 +301,11 @@ export function createOrderService(deps: {
         q?: string | undefined;
         customerId?: string | undefined;
       },
+      viewer?: Viewer,
     ) {
       const filter = { status: query.status, q: query.q?.trim(), customerId: query.customerId };
-      if (filter.q && orderNumberOf(filter.q) === null && filter.q.length < 3) {
+      const prefix = store.order_number_prefix;
+      if (filter.q && orderNumberOf(filter.q, prefix) === null && filter.q.length < 3) {
         throw new AppError("VALIDATION_FAILED", {
           message: "The search text is too short.",
           details: [
@@ -202,13 +316,34 @@ export function createOrderService(deps: {
           ],
         });
       }
+      // The prefix is not part of what the cursor is bound to: it only reads "SO-1042" as 1042.
       const plan = planPage(query, ORDER_SORTS, filter);
-      const page = finishPage(await repo.list(store.id, plan, filter), plan);
+      const page = finishPage(await repo.list(store.id, plan, { ...filter, prefix }), plan);
       const items = await repo.lineItems(
         store.id,
         page.items.map((o) => o.id),
       );
-      return { items: page.items.map((o) => toOrderResource(o, items.get(o.id) ?? [])), meta: page.meta };
+      return {
+        items: page.items.map((o) => toOrderResource(o, items.get(o.id) ?? [], viewer)),
+        meta: page.meta,
+      };
+    },
+
+    /** The developer API's offset pages with the store's total (from the kept counts). */
+    async listByPage(store: Store, page: number, perPage: number) {
+      assertPageWindow(page, perPage, "orders");
+      const [total, rows] = await Promise.all([
+        repo.count(store.id),
+        repo.listPage(store.id, (page - 1) * perPage, perPage),
+      ]);
+      const items = await repo.lineItems(
+        store.id,
+        rows.map((o) => o.id),
+      );
+      return {
+        items: rows.map((o) => toOrderResource(o, items.get(o.id) ?? [])),
+        meta: { page, perPage, total, totalPages: Math.ceil(total / perPage) },
+      };
     },
   };
 }

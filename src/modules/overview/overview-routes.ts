@@ -37,7 +37,7 @@ export function registerOverviewRoutes(app: App, overview: OverviewService) {
       tags: ["Dashboard: stores"],
       summary: "A store at a glance",
       description:
-        "Sales today and over the last 7 and 30 days, orders by status, the newest orders and the products running out of stock. Days are counted in `timeZone` (the browser's, by default UTC).",
+        "Sales today and over the last 7 and 30 days, orders by status, the newest orders and the products running out of stock. Days are counted in the store's time zone (its settings), or in `timeZone` when given.",
       params: StoreParams,
       querystring: Type.Object(
         {
@@ -45,7 +45,7 @@ export function registerOverviewRoutes(app: App, overview: OverviewService) {
             Type.String({
               maxLength: 64,
               pattern: "^[A-Za-z0-9_+/-]+$",
-              description: "IANA time zone, e.g. `Asia/Riyadh`.",
+              description: "IANA time zone, e.g. `Asia/Riyadh`, to count days in instead of the store's.",
             }),
           ),
         },

@@ -1,4 +1,4 @@
-import { ORDER_STATUS_NAMES, type OrderStatus } from "../../contracts/index.ts";
+import { isTimeZone, ORDER_STATUS_NAMES, type OrderStatus } from "../../contracts/index.ts";
 import type { Store } from "../../db/schema.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { AppError } from "../../lib/errors.ts";
@@ -10,11 +10,11 @@ import type { OverviewRepo } from "./overview-repo.ts";
 /** Products at or below this stock are "low" on the overview. */
 export const LOW_STOCK_THRESHOLD = 5;
 const DAY_MS = 24 * 3600 * 1000;
-const TIME_ZONES = new Set(["UTC", ...Intl.supportedValuesOf("timeZone")]);
 
 /**
- * A store at a glance: sales today and over the last 7 and 30 days (days as the merchant's time
- * zone counts them), orders by status, the latest orders and the products running out.
+ * A store at a glance: sales today and over the last 7 and 30 days (days as the store's time zone
+ * counts them, or another zone asked for), orders by status, the latest orders and the products
+ * running out.
  */
 export function createOverviewService(deps: {
   repo: OverviewRepo;
@@ -22,13 +22,13 @@ export function createOverviewService(deps: {
   clock: Clock;
 }) {
   return {
-    async get(store: Store, timeZone = "UTC") {
+    async get(store: Store, timeZone = store.time_zone) {
       const unknownZone = () =>
         new AppError("VALIDATION_FAILED", {
           message: "Unknown time zone.",
           details: [{ field: "timeZone", message: "must be an IANA time zone such as Europe/Berlin" }],
         });
-      if (!TIME_ZONES.has(timeZone)) throw unknownZone();
+      if (!isTimeZone(timeZone)) throw unknownZone();
       const now = deps.clock.now();
       // PostgreSQL's zone database may lag the runtime's by a release: a name only one knows is a 400.
       const today = await deps.repo.startOfDay(now, timeZone).catch((error: { code?: string }) => {

@@ -1,13 +1,15 @@
-import { Scope } from "../../contracts/index.ts";
+import { METADATA_LIMITS, Scope } from "../../contracts/index.ts";
 import type { StoreScope } from "../../contracts/scopes.ts";
 import { type RouteSpec, storeOf } from "../../lib/http/api-family.ts";
 import type { FeatureRoutes } from "../../lib/http/feature-routes.ts";
 import { CursorPage, Envelope, Params } from "../../lib/http/schemas.ts";
 import type { App } from "../../lib/http/types.ts";
-import { adminRoute } from "../admin-api/admin-family.ts";
+import { accessOf, adminRoute } from "../admin-api/admin-family.ts";
 import { dashboardRoute, StoreParams, storeParams } from "../dashboard-family.ts";
 import { developerRoute } from "../developer/developer-family.ts";
 import {
+  AdminCreateProductBody,
+  AdminUpdateProductBody,
   CreateProductBody,
   ProductIdParam,
   ProductListQuery,
@@ -57,6 +59,7 @@ const PRODUCT = {
 } satisfies Record<string, Partial<RouteSpec<StoreScope>>>;
 
 const ProductParams = Params(ProductIdParam);
+const METADATA_RULES = `\`metadata\` is your app's own (at most ${METADATA_LIMITS.keys} keys): merged into the pairs it keeps on the product, \`null\` removes a key; other apps never see it.`;
 
 export function registerDashboardProductRoutes(app: App, products: ProductService) {
   const tags = ["Dashboard: products"];
@@ -134,11 +137,12 @@ export function registerDashboardProductRoutes(app: App, products: ProductServic
 
 export function registerAdminProductRoutes(app: App, products: ProductService) {
   const tags = ["Admin API: products"];
+  const viewer = (request: Parameters<typeof accessOf>[0]) => ({ appId: accessOf(request).appId });
   app.get(
     "/products",
     adminRoute({ operationId: "adminListProducts", scope: Scope.read_products, tags, ...PRODUCT.list }),
     async (request) => {
-      const page = await products.list(storeOf(request), request.query);
+      const page = await products.list(storeOf(request), request.query, viewer(request));
       return { success: true as const, data: page.items, meta: page.meta };
     },
   );
@@ -153,16 +157,24 @@ export function registerAdminProductRoutes(app: App, products: ProductService) {
     }),
     async (request) => ({
       success: true as const,
-      data: await products.get(storeOf(request), request.params.id),
+      data: await products.get(storeOf(request), request.params.id, viewer(request)),
     }),
   );
   app.post(
     "/products",
-    adminRoute({ operationId: "adminCreateProduct", scope: Scope.write_products, tags, ...PRODUCT.create }),
+    adminRoute({
+      operationId: "adminCreateProduct",
+      scope: Scope.write_products,
+      tags,
+      ...PRODUCT.create,
+      description: `${PRODUCT.create.description} ${METADATA_RULES}`,
+      body: AdminCreateProductBody,
+    }),
     async (request, reply) =>
-      reply
-        .status(201)
-        .send({ success: true as const, data: await products.create(storeOf(request), request.body) }),
+      reply.status(201).send({
+        success: true as const,
+        data: await products.create(storeOf(request), request.body, viewer(request)),
+      }),
   );
   app.patch(
     "/products/:id",
@@ -172,10 +184,12 @@ export function registerAdminProductRoutes(app: App, products: ProductService) {
       tags,
       params: ProductParams,
       ...PRODUCT.update,
+      description: `${PRODUCT.update.description} ${METADATA_RULES}`,
+      body: AdminUpdateProductBody,
     }),
     async (request) => ({
       success: true as const,
-      data: await products.update(storeOf(request), request.params.id, request.body),
+      data: await products.update(storeOf(request), request.params.id, request.body, viewer(request)),
     }),
   );
   app.delete(

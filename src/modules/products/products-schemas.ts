@@ -1,5 +1,6 @@
 import Type, { type Static } from "typebox";
 import {
+  MetadataInput,
   Money,
   ProductDescription,
   ProductResource,
@@ -13,6 +14,7 @@ import type { Product } from "../../db/schema.ts";
 import { Body, CursorQuery, Id } from "../../lib/http/schemas.ts";
 import { formatMinorUnits } from "../../lib/money.ts";
 import { CREATED_AND_UPDATED, SortParam, type SortTable } from "../../lib/pagination.ts";
+import { forViewer, type Viewer } from "../app-metadata/app-metadata.ts";
 
 export { ProductResource };
 
@@ -28,24 +30,29 @@ const productFields = {
   status: ProductStatusSchema,
 };
 
-export const CreateProductBody = Body({
+const createFields = {
   title: productFields.title,
   description: Type.Optional(productFields.description),
   price: productFields.price,
   sku: Type.Optional(productFields.sku),
   stock: Type.Optional(productFields.stock),
   status: Type.Optional(productFields.status),
-});
+};
+export const CreateProductBody = Body(createFields);
+/** The Admin API's create: the same, and the app's own metadata. */
+export const AdminCreateProductBody = Body({ ...createFields, metadata: Type.Optional(MetadataInput) });
 
-export const UpdateProductBody = Type.Object(
-  {
-    title: Type.Optional(productFields.title),
-    description: Type.Optional(productFields.description),
-    price: Type.Optional(productFields.price),
-    sku: Type.Optional(productFields.sku),
-    stock: Type.Optional(productFields.stock),
-    status: Type.Optional(productFields.status),
-  },
+const updateFields = {
+  title: Type.Optional(productFields.title),
+  description: Type.Optional(productFields.description),
+  price: Type.Optional(productFields.price),
+  sku: Type.Optional(productFields.sku),
+  stock: Type.Optional(productFields.stock),
+  status: Type.Optional(productFields.status),
+};
+export const UpdateProductBody = Type.Object(updateFields, { additionalProperties: false, minProperties: 1 });
+export const AdminUpdateProductBody = Type.Object(
+  { ...updateFields, metadata: Type.Optional(MetadataInput) },
   { additionalProperties: false, minProperties: 1 },
 );
 
@@ -71,20 +78,24 @@ export const ProductListQuery = Type.Object(
 
 export const ProductIdParam = { id: Id("product") };
 
-export function toProductResource(p: Product, currency: string) {
-  return {
-    id: p.id,
-    title: p.title,
-    description: p.description,
-    price: formatMinorUnits(p.price_minor, currency),
-    currency,
-    sku: p.sku,
-    stock: p.stock,
-    status: p.status,
-    createdAt: p.created_at.toISOString(),
-    updatedAt: p.updated_at.toISOString(),
-  };
+export function toProductResource(p: Product, currency: string, viewer?: Viewer) {
+  return forViewer(
+    {
+      id: p.id,
+      title: p.title,
+      description: p.description,
+      price: formatMinorUnits(p.price_minor, currency),
+      currency,
+      sku: p.sku,
+      stock: p.stock,
+      status: p.status,
+      createdAt: p.created_at.toISOString(),
+      updatedAt: p.updated_at.toISOString(),
+    },
+    p.metadata,
+    viewer,
+  );
 }
 export type ProductView = ReturnType<typeof toProductResource>;
-export type CreateProductInput = Static<typeof CreateProductBody>;
-export type UpdateProductInput = Static<typeof UpdateProductBody>;
+export type CreateProductInput = Static<typeof AdminCreateProductBody>;
+export type UpdateProductInput = Static<typeof AdminUpdateProductBody>;

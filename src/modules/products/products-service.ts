@@ -1,21 +1,21 @@
 import { EVENT, ProductStatus } from "../../contracts/index.ts";
-import type { Db } from "../../db/client.ts";
+import type { Db, Executor } from "../../db/client.ts";
+import { jsonb } from "../../db/json.ts";
 import type { Product, ProductUpdate, Store } from "../../db/schema.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { AppError, notFound } from "../../lib/errors.ts";
 import { newId } from "../../lib/ids.ts";
 import { toMinorUnits } from "../../lib/money.ts";
-import { finishPage, type PageQuery, planPage } from "../../lib/pagination.ts";
+import { assertPageWindow, finishPage, PAGE_WINDOW, type PageQuery, planPage } from "../../lib/pagination.ts";
+import { mergeMetadata, type Viewer } from "../app-metadata/app-metadata.ts";
 import type { RecordEvent } from "../events/events-repo.ts";
+import type { StoreRepo } from "../stores/stores-repo.ts";
 import type { ProductRepo } from "./products-repo.ts";
 import { PRODUCT_SORTS, toProductResource } from "./products-schemas.ts";
 
-/**
- * How deep the developer API's offset pages reach: page × perPage ≤ PAGE_WINDOW. An OFFSET costs
- * a walk over every row it skips, so without a bound the cost of a page grows with the catalogue;
- * within it, a page costs at most 10,000 index entries (issue 10).
- */
-export const PAGE_WINDOW = 10_000;
+export { PAGE_WINDOW };
+
+type ProductTopic = typeof EVENT.productCreated | typeof EVENT.productUpdated | typeof EVENT.productDeleted;
 
 export interface ProductInput {
   title?: string | undefined;
@@ -24,6 +24,8 @@ export interface ProductInput {
   sku?: string | null | undefined;
   stock?: number | undefined;
   status?: Product["status"] | undefined;
+  /** An app's own pairs (Admin API only; see app-metadata.ts). */
+  metadata?: Record<string, string | null> | undefined;
 }
 
 function priceOrThrow(price: string, currency: string): number {
@@ -42,20 +44,42 @@ const skuTaken = () =>
     details: [{ field: "sku", message: "is already used in this store" }],
   });
 
-/** Catalogue rules shared by the dashboard, the Admin API and the developer API. Every write emits its event. */
+/**
+ * Catalogue rules shared by the dashboard, the Admin API and the developer API. Every write emits
+ * its event. A price is turned into minor units in the store's currency as the write's transaction
+ * reads it (and holds it: a currency change waits for the write, stores-service.ts), never in the
+ * currency a request's cached store says.
+ */
 export function createProductService(deps: {
   db: Db;
   repo: ProductRepo;
+  stores: Pick<StoreRepo, "currencyForWrite">;
   recordEvent: RecordEvent;
   clock: Clock;
 }) {
   const { db, repo } = deps;
 
+  const recordChange = (
+    tx: Executor,
+    store: Store,
+    product: Product,
+    currency: string,
+    topic: ProductTopic,
+  ) =>
+    deps.recordEvent(tx, {
+      storeId: store.id,
+      topic,
+      resourceId: product.id,
+      payload: toProductResource(product, currency),
+      appMetadata: product.metadata,
+    });
+
   return {
-    async create(store: Store, input: ProductInput & { title: string; price: string }) {
+    async create(store: Store, input: ProductInput & { title: string; price: string }, viewer?: Viewer) {
       const now = deps.clock.now();
-      const priceMinor = priceOrThrow(input.price, store.currency);
       return db.transaction().execute(async (tx) => {
+        const currency = await deps.stores.currencyForWrite(store.id, tx);
+        const priceMinor = priceOrThrow(input.price, currency);
         if (input.sku && (await repo.findSku(store.id, input.sku, tx))) throw skuTaken();
         const product = await repo.insert(
           {
@@ -69,98 +93,83 @@ export function createProductService(deps: {
             status: input.status ?? ProductStatus.active,
             created_at: now,
             updated_at: now,
+            metadata: jsonb(viewer ? mergeMetadata({}, viewer.appId, input.metadata).metadata : {}),
           },
           tx,
         );
-        const view = toProductResource(product, store.currency);
-        await deps.recordEvent(tx, {
-          storeId: store.id,
-          topic: EVENT.productCreated,
-          resourceId: product.id,
-          payload: view,
-        });
-        return view;
+        await recordChange(tx, store, product, currency, EVENT.productCreated);
+        return toProductResource(product, currency, viewer);
       });
     },
 
-    async update(store: Store, id: string, input: ProductInput) {
-      const changes: ProductUpdate = {};
-      if (input.title !== undefined) changes.title = input.title.trim();
-      if (input.description !== undefined) changes.description = input.description;
-      if (input.price !== undefined) changes.price_minor = priceOrThrow(input.price, store.currency);
-      if (input.sku !== undefined) changes.sku = input.sku;
-      if (input.stock !== undefined) changes.stock = input.stock;
-      if (input.status !== undefined) changes.status = input.status;
+    async update(store: Store, id: string, input: ProductInput, viewer?: Viewer) {
       return db.transaction().execute(async (tx) => {
+        const currency = await deps.stores.currencyForWrite(store.id, tx);
+        const changes: ProductUpdate = {};
+        if (input.title !== undefined) changes.title = input.title.trim();
+        if (input.description !== undefined) changes.description = input.description;
+        if (input.price !== undefined) changes.price_minor = priceOrThrow(input.price, currency);
+        if (input.sku !== undefined) changes.sku = input.sku;
+        if (input.stock !== undefined) changes.stock = input.stock;
+        if (input.status !== undefined) changes.status = input.status;
         const current = await repo.findForUpdate(store.id, id, tx);
         if (!current) throw notFound("Product");
         if (input.sku && input.sku !== current.sku) {
           const other = await repo.findSku(store.id, input.sku, tx);
           if (other && other.id !== id) throw skuTaken();
         }
-        const changed = (Object.keys(changes) as Array<keyof ProductUpdate>).some(
+        let changed = (Object.keys(changes) as Array<keyof ProductUpdate>).some(
           (k) => changes[k] !== current[k],
         );
+        if (viewer && input.metadata !== undefined) {
+          const merged = mergeMetadata(current.metadata, viewer.appId, input.metadata);
+          if (merged.changed) {
+            changes.metadata = jsonb(merged.metadata);
+            changed = true;
+          }
+        }
         // A PATCH that changes nothing is answered with the product as is, and emits no event.
-        if (!changed) return toProductResource(current, store.currency);
+        if (!changed) return toProductResource(current, currency, viewer);
         const product = await repo.update(store.id, id, { ...changes, updated_at: deps.clock.now() }, tx);
         if (!product) throw notFound("Product");
-        const view = toProductResource(product, store.currency);
-        await deps.recordEvent(tx, {
-          storeId: store.id,
-          topic: EVENT.productUpdated,
-          resourceId: id,
-          payload: view,
-        });
-        return view;
+        await recordChange(tx, store, product, currency, EVENT.productUpdated);
+        return toProductResource(product, currency, viewer);
       });
     },
 
     async remove(store: Store, id: string) {
       return db.transaction().execute(async (tx) => {
+        const currency = await deps.stores.currencyForWrite(store.id, tx);
         const product = await repo.delete(store.id, id, tx);
         if (!product) throw notFound("Product");
-        const view = toProductResource(product, store.currency);
-        await deps.recordEvent(tx, {
-          storeId: store.id,
-          topic: EVENT.productDeleted,
-          resourceId: id,
-          payload: view,
-        });
-        return view;
+        await recordChange(tx, store, product, currency, EVENT.productDeleted);
+        return toProductResource(product, currency);
       });
     },
 
-    async get(store: Store, id: string) {
+    async get(store: Store, id: string, viewer?: Viewer) {
       const product = await repo.find(store.id, id);
       if (!product) throw notFound("Product");
-      return toProductResource(product, store.currency);
+      return toProductResource(product, store.currency, viewer);
     },
 
     async list(
       store: Store,
       query: PageQuery & { status?: Product["status"] | undefined; q?: string | undefined },
+      viewer?: Viewer,
     ) {
       const filter = { status: query.status, q: query.q?.trim() };
       const plan = planPage(query, PRODUCT_SORTS, filter);
       const page = finishPage(await repo.list(store.id, plan, filter), plan);
-      return { items: page.items.map((p) => toProductResource(p, store.currency)), meta: page.meta };
+      return {
+        items: page.items.map((p) => toProductResource(p, store.currency, viewer)),
+        meta: page.meta,
+      };
     },
 
-    /** page/perPage listing with totals (developer API contract). */
     /** The developer API's offset pages; refuses a page that ends past the first PAGE_WINDOW products. */
     async listByPage(store: Store, page: number, perPage: number) {
-      if (page * perPage > PAGE_WINDOW) {
-        throw new AppError("VALIDATION_FAILED", {
-          message: `Pages reach only the first ${PAGE_WINDOW.toLocaleString("en")} products, newest first: ask for a page with page × perPage ≤ ${PAGE_WINDOW}.`,
-          details: [
-            {
-              field: "page",
-              message: `page × perPage is ${page * perPage}, more than ${PAGE_WINDOW}; the last page for perPage=${perPage} is ${Math.floor(PAGE_WINDOW / perPage)}`,
-            },
-          ],
-        });
-      }
+      assertPageWindow(page, perPage, "products");
       const [total, rows] = await Promise.all([
         repo.count(store.id),
         repo.listPage(store.id, (page - 1) * perPage, perPage),

@@ -1,5 +1,18 @@
+import { sql } from "kysely";
 import type { Executor } from "../../db/client.ts";
-import type { Store } from "../../db/schema.ts";
+import { jsonb } from "../../db/json.ts";
+import type { AddressJson, Store } from "../../db/schema.ts";
+import { MAX_MINOR_UNITS } from "../../lib/money.ts";
+
+/** What a settings change may set on the row (the service has checked every value). */
+export interface StoreSettingsChange {
+  name?: string;
+  contact_email?: string | null;
+  address?: AddressJson | null;
+  currency?: string;
+  time_zone?: string;
+  order_number_prefix?: string;
+}
 
 export function createStoreRepo(db: Executor) {
   return {
@@ -37,15 +50,90 @@ export function createStoreRepo(db: Executor) {
     async findById(id: string, tx: Executor = db) {
       return tx.selectFrom("stores").selectAll().where("id", "=", id).executeTakeFirst();
     },
-    /** Takes the store's next order number; the row lock lives until the caller's transaction ends. */
+    /**
+     * Takes the store's next order number; the row lock lives until the caller's transaction ends.
+     * Answers the currency and order number prefix from the same locked row: a settings change
+     * (which locks the row first, storeForSettings) is either wholly before this order or after it.
+     */
     async takeOrderNumber(storeId: string, tx: Executor) {
       const row = await tx
         .updateTable("stores")
         .set((eb) => ({ next_order_number: eb("next_order_number", "+", 1) }))
         .where("id", "=", storeId)
-        .returning("next_order_number")
+        .returning(["next_order_number", "currency", "order_number_prefix"])
         .executeTakeFirstOrThrow();
-      return row.next_order_number - 1;
+      return { number: row.next_order_number - 1, currency: row.currency, prefix: row.order_number_prefix };
+    },
+    /**
+     * The store's currency for a write that turns a price into minor units, held until the
+     * transaction ends (FOR KEY SHARE: orders taking numbers are not blocked, a currency change is).
+     */
+    async currencyForWrite(storeId: string, tx: Executor): Promise<string> {
+      const row = await tx
+        .selectFrom("stores")
+        .select("currency")
+        .where("id", "=", storeId)
+        .forKeyShare()
+        .executeTakeFirstOrThrow();
+      return row.currency;
+    },
+    /** The store's row, locked against orders and price writes until the settings change commits. */
+    async findForSettings(storeId: string, tx: Executor) {
+      return tx.selectFrom("stores").selectAll().where("id", "=", storeId).forUpdate().executeTakeFirst();
+    },
+    /** Whether the database knows an IANA zone (its zone data may lag the runtime's by a release). */
+    async knowsTimeZone(zone: string): Promise<boolean> {
+      try {
+        await sql`SELECT now() AT TIME ZONE ${zone}`.execute(db);
+        return true;
+      } catch (error) {
+        if ((error as { code?: string }).code === "22023") return false;
+        throw error;
+      }
+    },
+    async hasOrders(storeId: string, tx: Executor): Promise<boolean> {
+      const row = await tx
+        .selectFrom("orders")
+        .select(sql<number>`1`.as("one"))
+        .where("store_id", "=", storeId)
+        .limit(1)
+        .executeTakeFirst();
+      return row !== undefined;
+    },
+    /**
+     * Re-expresses every product price of the store from `fromExponent` to `toExponent` decimals,
+     * keeping the amounts as written (19.90 USD becomes 19.90 EUR, 1500 JPY becomes 1500.00 USD).
+     * Answers how many prices cannot be written in the new currency (a fraction it has no digits
+     * for, or past the largest amount); in that case nothing changed.
+     */
+    async rescalePrices(storeId: string, fromExponent: number, toExponent: number, tx: Executor) {
+      if (fromExponent === toExponent) return 0;
+      const factor = 10 ** Math.abs(toExponent - fromExponent);
+      const unfit =
+        toExponent > fromExponent
+          ? sql<number>`price_minor > ${Math.floor(MAX_MINOR_UNITS / factor)}`
+          : sql<number>`price_minor % ${factor} <> 0`;
+      const { rows } = await sql<{ n: number }>`
+        SELECT count(*)::int AS n FROM products WHERE store_id = ${storeId} AND ${unfit}`.execute(tx);
+      const bad = Number(rows[0]?.n ?? 0);
+      if (bad > 0) return bad;
+      await sql`
+        UPDATE products SET price_minor = ${toExponent > fromExponent ? sql`price_minor * ${factor}` : sql`price_minor / ${factor}`}
+         WHERE store_id = ${storeId}`.execute(tx);
+      return 0;
+    },
+    async updateSettings(storeId: string, change: StoreSettingsChange, now: Date, tx: Executor) {
+      const { address, ...rest } = change;
+      return tx
+        .updateTable("stores")
+        .set({
+          ...rest,
+          ...(address !== undefined ? { address: address === null ? null : jsonb(address) } : {}),
+          updated_at: now,
+        })
+        .where("id", "=", storeId)
+        .returningAll()
+        .executeTakeFirstOrThrow();
     },
   };
 }
@@ -62,5 +150,9 @@ export function pickStore(row: Store): Store {
     next_order_number: row.next_order_number,
     created_at: row.created_at,
     updated_at: row.updated_at,
+    contact_email: row.contact_email,
+    address: row.address,
+    time_zone: row.time_zone,
+    order_number_prefix: row.order_number_prefix,
   };
 }

@@ -1,7 +1,17 @@
 import Type from "typebox";
-import { Currency, StoreName, StoreResource, StoreSlug } from "../../contracts/index.ts";
+import {
+  AddressInput,
+  ContactEmail,
+  Currency,
+  OrderNumberPrefix,
+  StoreName,
+  StoreResource,
+  StoreSlug,
+  TimeZone,
+} from "../../contracts/index.ts";
 import type { Store } from "../../db/schema.ts";
 import { Body } from "../../lib/http/schemas.ts";
+import { toAddress } from "../addresses/addresses.ts";
 
 export { Currency, StoreResource };
 
@@ -10,13 +20,36 @@ export const CreateStoreBody = Body({
   slug: StoreSlug,
   currency: Type.Optional({ ...Currency, default: "USD" }),
 });
+
+/** The store's settings page: send only what changes. */
+export const UpdateStoreBody = Type.Object(
+  {
+    name: Type.Optional(StoreName),
+    contactEmail: Type.Optional(Type.Union([ContactEmail, Type.Null()])),
+    address: Type.Optional(Type.Union([AddressInput, Type.Null()])),
+    currency: Type.Optional({
+      ...Currency,
+      description:
+        "ISO 4217. Changes only while the store has no orders (409 after): product prices keep their amounts (19.90 USD becomes 19.90 EUR), and a price the new currency cannot write (19.99 in JPY) is a 409 naming how many.",
+    }),
+    timeZone: Type.Optional(TimeZone),
+    orderNumberPrefix: Type.Optional(OrderNumberPrefix),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+
 export function toStoreResource(s: Store) {
   return {
     id: s.id,
     slug: s.slug,
     name: s.name,
     currency: s.currency,
+    contactEmail: s.contact_email,
+    address: s.address ? toAddress(s.address) : null,
+    timeZone: s.time_zone,
+    orderNumberPrefix: s.order_number_prefix,
     createdAt: s.created_at.toISOString(),
+    updatedAt: s.updated_at.toISOString(),
   };
 }
 

@@ -1,8 +1,17 @@
+import type { Static } from "typebox";
+import { EVENT, isCurrencyCode, isTimeZone } from "../../contracts/index.ts";
+import type { Db } from "../../db/client.ts";
 import type { Store } from "../../db/schema.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { AppError, notFound } from "../../lib/errors.ts";
 import { newId } from "../../lib/ids.ts";
-import type { StoreRepo } from "./stores-repo.ts";
+import { currencyExponent } from "../../lib/money.ts";
+import { sameAddress, toAddress } from "../addresses/addresses.ts";
+import type { RecordEvent } from "../events/events-repo.ts";
+import type { StoreRepo, StoreSettingsChange } from "./stores-repo.ts";
+import { toStoreResource, type UpdateStoreBody } from "./stores-schemas.ts";
+
+export type UpdateStoreInput = Static<typeof UpdateStoreBody>;
 
 /** Slugs that would read as platform pages in URLs or support conversations. */
 const RESERVED_SLUGS = new Set([
@@ -18,7 +27,18 @@ const RESERVED_SLUGS = new Set([
   "static",
 ]);
 
-export function createStoreService(deps: { repo: StoreRepo; clock: Clock }) {
+const unknownCurrency = () =>
+  new AppError("VALIDATION_FAILED", {
+    message: "Unknown currency.",
+    details: [{ field: "currency", message: "must be an ISO 4217 currency code such as USD, EUR or SAR" }],
+  });
+
+export function createStoreService(deps: {
+  db: Db;
+  repo: StoreRepo;
+  recordEvent: RecordEvent;
+  clock: Clock;
+}) {
   return {
     async create(ownerId: string, input: { name: string; slug: string; currency?: string | undefined }) {
       const taken = () =>
@@ -27,11 +47,13 @@ export function createStoreService(deps: { repo: StoreRepo; clock: Clock }) {
           details: [{ field: "slug", message: "is already taken" }],
         });
       if (RESERVED_SLUGS.has(input.slug)) throw taken();
+      const currency = input.currency ?? "USD";
+      if (!isCurrencyCode(currency)) throw unknownCurrency();
       const store = await deps.repo.insert({
         id: newId("store"),
         slug: input.slug,
         name: input.name.trim(),
-        currency: input.currency ?? "USD",
+        currency,
         owner_account_id: ownerId,
         created_at: deps.clock.now(),
       });
@@ -44,6 +66,93 @@ export function createStoreService(deps: { repo: StoreRepo; clock: Clock }) {
       const store = await deps.repo.findBySlug(slug);
       if (!store || store.owner_account_id !== ownerId) throw notFound("Store");
       return store;
+    },
+    /** The store as it is now (a credential's cached copy may be a few seconds old). */
+    async current(storeId: string): Promise<Store> {
+      const store = await deps.repo.findById(storeId);
+      if (!store) throw notFound("Store");
+      return store;
+    },
+
+    /**
+     * Changes the store's settings; emits `shop.updated` when something changed (an update that
+     * changes nothing answers the store as it is and emits nothing). The currency changes only
+     * while the store has no orders: an order's amounts are in the currency it was placed in, and
+     * the overview and customer totals add orders up in the store's currency. Product prices keep
+     * their amounts in the new currency; one the new currency cannot write is a 409.
+     */
+    async updateSettings(store: Store, input: UpdateStoreInput) {
+      if (input.currency !== undefined && !isCurrencyCode(input.currency)) throw unknownCurrency();
+      // The database must know the zone too: the overview counts days in SQL.
+      if (
+        input.timeZone !== undefined &&
+        !(isTimeZone(input.timeZone) && (await deps.repo.knowsTimeZone(input.timeZone)))
+      ) {
+        throw new AppError("VALIDATION_FAILED", {
+          message: "Unknown time zone.",
+          details: [{ field: "timeZone", message: "must be an IANA time zone such as Europe/Berlin or UTC" }],
+        });
+      }
+      const now = deps.clock.now();
+      return deps.db.transaction().execute(async (tx) => {
+        // Locked first, as an order takes its number first: the two never wait on each other in
+        // opposite orders, and no order is placed in the old currency after this commits.
+        const current = await deps.repo.findForSettings(store.id, tx);
+        if (!current) throw notFound("Store");
+        const change: StoreSettingsChange = {};
+        if (input.name !== undefined) {
+          const name = input.name.trim();
+          if (!name)
+            throw new AppError("VALIDATION_FAILED", { details: [{ field: "name", message: "is required" }] });
+          if (name !== current.name) change.name = name;
+        }
+        if (input.contactEmail !== undefined && input.contactEmail !== current.contact_email)
+          change.contact_email = input.contactEmail;
+        if (input.address !== undefined) {
+          const address = input.address === null ? null : toAddress(input.address);
+          if (!sameAddress(address, current.address)) change.address = address;
+        }
+        if (input.timeZone !== undefined && input.timeZone !== current.time_zone)
+          change.time_zone = input.timeZone;
+        if (input.orderNumberPrefix !== undefined && input.orderNumberPrefix !== current.order_number_prefix)
+          change.order_number_prefix = input.orderNumberPrefix;
+        if (input.currency !== undefined && input.currency !== current.currency) {
+          if (await deps.repo.hasOrders(store.id, tx)) {
+            throw new AppError("CONFLICT", {
+              message: "The currency cannot change once the store has orders: their amounts are in it.",
+              details: [{ field: "currency", message: `stays ${current.currency}: the store has orders` }],
+            });
+          }
+          const unfit = await deps.repo.rescalePrices(
+            store.id,
+            currencyExponent(current.currency),
+            currencyExponent(input.currency),
+            tx,
+          );
+          if (unfit > 0) {
+            throw new AppError("CONFLICT", {
+              message: `${unfit} product price(s) cannot be written in ${input.currency}.`,
+              details: [
+                {
+                  field: "currency",
+                  message: `${unfit} product price(s) have more decimals than ${input.currency} allows (or are too large); change them first`,
+                },
+              ],
+            });
+          }
+          change.currency = input.currency;
+        }
+        if (Object.keys(change).length === 0) return toStoreResource(current);
+        const updated = await deps.repo.updateSettings(store.id, change, now, tx);
+        const view = toStoreResource(updated);
+        await deps.recordEvent(tx, {
+          storeId: store.id,
+          topic: EVENT.shopUpdated,
+          resourceId: store.id,
+          payload: view,
+        });
+        return view;
+      });
     },
   };
 }

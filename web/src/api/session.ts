@@ -1,5 +1,6 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { api, unwrap } from "./client.ts";
+import type { Account, Store } from "./types.ts";
 
 /** The signed-in merchant (null when signed out), asked once and kept in the query cache. */
 export function useMe() {
@@ -8,9 +9,7 @@ export function useMe() {
     queryFn: async () => {
       const res = await api.GET("/api/v1/dashboard/me");
       if (res.response.status === 401) return null;
-      return (
-        await unwrap<{ id: string; email: string; name: string; createdAt: string }>(Promise.resolve(res))
-      ).data;
+      return (await unwrap<Account>(Promise.resolve(res))).data;
     },
     staleTime: 60_000,
   });
@@ -24,13 +23,7 @@ export function useStores(enabled = true) {
   });
 }
 
-export interface Store {
-  id: string;
-  slug: string;
-  name: string;
-  currency: string;
-  createdAt: string;
-}
+export type { Store };
 
 /** Forgets everything the signed-in merchant could see (sign-out, an expired session). */
 export function useForget() {

@@ -32,3 +32,16 @@ export type NewSecret = Ok<"/api/v1/dashboard/apps/{clientId}/secret", "post">;
 export type Delivery = Item<Ok<"/api/v1/dashboard/apps/{clientId}/deliveries", "get">>;
 export type AppSubscription = Item<Ok<"/api/v1/dashboard/apps/{clientId}/webhooks", "get">>;
 export type Store = Ok<"/api/v1/dashboard/stores/{slug}", "get">;
+export type StoreSettingsBody = NonNullable<
+  paths["/api/v1/dashboard/stores/{slug}"]["patch"]["requestBody"]
+>["content"]["application/json"];
+export type AppData = Item<Ok<"/api/v1/dashboard/stores/{slug}/orders/{id}/app-data", "get">>;
+export type Address = NonNullable<Order["shippingAddress"]>;
+export type AddressInput = NonNullable<StoreSettingsBody["address"]>;
+export type Account = Ok<"/api/v1/dashboard/me", "get">;
+export type OrderUpdateBody = NonNullable<
+  paths["/api/v1/dashboard/stores/{slug}/orders/{id}"]["patch"]["requestBody"]
+>["content"]["application/json"];
+export type CustomerBody = NonNullable<
+  paths["/api/v1/dashboard/stores/{slug}/customers/{id}"]["patch"]["requestBody"]
+>["content"]["application/json"];

@@ -13,6 +13,7 @@ const STORE_SECTIONS = [
   { path: "customers", label: "Customers" },
   { path: "apps", label: "Installed apps" },
   { path: "api-keys", label: "API keys" },
+  { path: "settings", label: "Settings" },
 ] as const;
 
 const CURRENT_STORE = "mp.store";

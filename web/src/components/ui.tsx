@@ -135,9 +135,11 @@ export function FormActions(props: {
   label: string;
   busyLabel?: string;
   onCancel?: (() => void) | undefined;
+  /** At the right edge (a page's last action), rather than after the fields. */
+  end?: boolean;
 }) {
   return (
-    <div className="actions">
+    <div className={props.end ? "actions end" : "actions"}>
       {props.onCancel ? (
         <button type="button" className="secondary" onClick={props.onCancel}>
           Cancel
@@ -153,7 +155,7 @@ export function FormActions(props: {
 export function FormAlert({ message }: { message: string | null }) {
   if (!message) return null;
   return (
-    <div className="alert" role="alert">
+    <div className="alert error" role="alert">
       {message}
     </div>
   );

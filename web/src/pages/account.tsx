@@ -3,6 +3,7 @@ import { useState } from "react";
 import { useNavigate } from "react-router";
 import { ApiError, api, NO_BODY, unwrap } from "../api/client.ts";
 import { useForget, useMe } from "../api/session.ts";
+import type { Account } from "../api/types.ts";
 import {
   FormActions,
   FormAlert,
@@ -13,7 +14,7 @@ import {
   useNotify,
   useSubmit,
 } from "../components/ui.tsx";
-import { Password } from "../contract.ts";
+import { Email, Password, PersonName } from "../contract.ts";
 import { when } from "../lib/format.ts";
 import { validate } from "../lib/validate.ts";
 
@@ -46,14 +47,8 @@ export function AccountPage() {
     <>
       <PageHeader title="Account" subtitle={me ? `${me.name} · ${me.email}` : undefined} />
       <Panel title="Profile">
-        <dl className="details">
-          <dt>Name</dt>
-          <dd>{me?.name}</dd>
-          <dt>E-mail</dt>
-          <dd>{me?.email}</dd>
-          <dt>Member since</dt>
-          <dd>{when(me?.createdAt)}</dd>
-        </dl>
+        {me ? <ProfileForm key={`${me.name} ${me.email}`} me={me} /> : null}
+        <p className="muted small">Member since {when(me?.createdAt)}.</p>
       </Panel>
       <Panel title="Change password">
         <PasswordForm />
@@ -67,6 +62,66 @@ export function AccountPage() {
         </div>
       </Panel>
     </>
+  );
+}
+
+/** Name and sign-in e-mail; a new e-mail address is confirmed with the password. */
+function ProfileForm({ me }: { me: Account }) {
+  const [name, setName] = useState(me.name);
+  const [email, setEmail] = useState(me.email);
+  const [password, setPassword] = useState("");
+  const notify = useNotify();
+  const queryClient = useQueryClient();
+  const { errors, busy, handle } = useSubmit({ failure: "Saving the profile failed." });
+  const emailChanged = email.trim() !== me.email;
+  const submit = handle(
+    () => {
+      const invalid = validate([
+        ["name", PersonName, name.trim()],
+        ["email", Email, email.trim()],
+      ]);
+      if (emailChanged && !password)
+        invalid.push({ field: "currentPassword", message: "is needed to change the e-mail address" });
+      return invalid;
+    },
+    async () => {
+      const body = {
+        ...(name.trim() !== me.name ? { name: name.trim() } : {}),
+        ...(emailChanged ? { email: email.trim(), currentPassword: password } : {}),
+      };
+      if (Object.keys(body).length === 0) return notify("Nothing to save");
+      const { data } = await unwrap<Account>(api.PATCH("/api/v1/dashboard/account", { body }));
+      queryClient.setQueryData(["me"], data);
+      setPassword("");
+      notify(emailChanged ? `You now sign in with ${data.email}` : "Profile saved");
+    },
+  );
+  return (
+    <form className="form grid" onSubmit={submit} noValidate>
+      <FormAlert message={errors.message} />
+      <TextField label="Name" value={name} onChange={setName} autoComplete="name" error={errors.of("name")} />
+      <TextField
+        label="E-mail"
+        type="email"
+        value={email}
+        onChange={setEmail}
+        autoComplete="email"
+        hint="You sign in with it."
+        error={errors.of("email")}
+      />
+      {emailChanged ? (
+        <TextField
+          label="Current password"
+          type="password"
+          autoComplete="current-password"
+          value={password}
+          onChange={setPassword}
+          hint="Confirms the new e-mail address."
+          error={errors.of("currentPassword")}
+        />
+      ) : null}
+      <FormActions busy={busy} label="Save profile" />
+    </form>
   );
 }
 

@@ -3,10 +3,22 @@ import { useState } from "react";
 import { Link, useNavigate, useParams } from "react-router";
 import { ApiError, api, unwrap } from "../api/client.ts";
 import { useCursorList } from "../api/lists.ts";
-import type { Customer, CustomerStats, Order } from "../api/types.ts";
+import type { Customer, CustomerBody, CustomerStats, Order } from "../api/types.ts";
+import {
+  type AddressDraft,
+  AddressFieldset,
+  AddressView,
+  addressBody,
+  addressErrors,
+  draftOf,
+  emptyAddress,
+} from "../components/address.tsx";
+import { AppDataPanel } from "../components/app-data.tsx";
 import { CursorTable, ListTools } from "../components/list.tsx";
+import { parseTags, TagList, TagsField, tagErrors } from "../components/tags.tsx";
 import {
   Badge,
+  Field,
   FormActions,
   FormAlert,
   Loading,
@@ -17,7 +29,7 @@ import {
   useNotify,
   useSubmit,
 } from "../components/ui.tsx";
-import { Email, FirstName, LastName, Phone } from "../contract.ts";
+import { CustomerNote, Email, FirstName, LastName, MAX_CUSTOMER_ADDRESSES, Phone } from "../contract.ts";
 import { money, personName, when } from "../lib/format.ts";
 import { searchParam, useDebounced, useIdempotencyKey, useSlug } from "../lib/hooks.ts";
 import { validate } from "../lib/validate.ts";
@@ -59,7 +71,7 @@ export function CustomersPage() {
           list={list}
           noun="customers"
           empty={q ? `No customer matches “${q}”.` : "No customers yet. Add one below."}
-          headers={["Name", "E-mail", "Phone", "Since"]}
+          headers={["Name", "E-mail", "Phone", "Ships to", "Since"]}
         >
           {(c) => (
             <tr key={c.id}>
@@ -70,6 +82,9 @@ export function CustomersPage() {
               </td>
               <td data-label="E-mail">{c.anonymizedAt ? "—" : c.email}</td>
               <td data-label="Phone">{c.phone ?? "—"}</td>
+              <td data-label="Ships to" className="small">
+                {c.defaultAddress ? `${c.defaultAddress.city}, ${c.defaultAddress.country}` : "—"}
+              </td>
               <td data-label="Since" className="small">
                 {when(c.createdAt)}
               </td>
@@ -98,26 +113,37 @@ function CustomerForm(props: {
   const [lastName, setLastName] = useState(c?.lastName ?? "");
   const [email, setEmail] = useState(c?.email ?? "");
   const [phone, setPhone] = useState(c?.phone ?? "");
+  const [note, setNote] = useState(c?.note ?? "");
+  const [tags, setTags] = useState((c?.tags ?? []).join(", "));
+  const [addresses, setAddresses] = useState<AddressDraft[]>((c?.addresses ?? []).map((a) => draftOf(a)));
   const notify = useNotify();
   const [key, answered] = useIdempotencyKey();
   const { errors, busy, handle } = useSubmit({
     failure: "Saving failed.",
     answered: c ? undefined : answered,
   });
-  const body = {
+  const body: CustomerBody & { email: string; firstName: string; lastName: string } = {
     firstName: firstName.trim(),
     lastName: lastName.trim(),
     email: email.trim(),
     phone: phone.trim() || null,
+    note,
+    tags: parseTags(tags),
+    addresses: addresses.map(addressBody),
   };
+  const fullName = `${body.firstName} ${body.lastName}`.trim();
   const submit = handle(
-    () =>
-      validate([
+    () => [
+      ...validate([
         ["firstName", FirstName, body.firstName],
         ["lastName", LastName, body.lastName],
         ["email", Email, body.email],
+        ["note", CustomerNote, note],
         ...(body.phone ? ([["phone", Phone, body.phone]] as const) : []),
       ]),
+      ...tagErrors("tags", body.tags ?? []),
+      ...addresses.flatMap((a, i) => addressErrors(`addresses.${i}`, a)),
+    ],
     async () => {
       if (c) {
         await unwrap(
@@ -140,11 +166,16 @@ function CustomerForm(props: {
         setLastName("");
         setEmail("");
         setPhone("");
+        setNote("");
+        setTags("");
+        setAddresses([]);
       }
       await props.onSaved();
     },
   );
 
+  const update = (i: number, next: AddressDraft) =>
+    setAddresses(addresses.map((a, j) => (j === i ? next : a)));
   return (
     <form className="form grid" onSubmit={submit} noValidate>
       <FormAlert message={errors.message} />
@@ -178,6 +209,61 @@ function CustomerForm(props: {
         hint="Optional."
         error={errors.of("phone")}
       />
+      <Field label="Note" hint="Optional; for you and your apps." error={errors.of("note")} className="wide">
+        {({ id, describedBy, invalid }) => (
+          <textarea
+            id={id}
+            rows={2}
+            aria-describedby={describedBy}
+            aria-invalid={invalid || undefined}
+            value={note}
+            onChange={(e) => setNote(e.target.value)}
+          />
+        )}
+      </Field>
+      <TagsField value={tags} onChange={setTags} error={errors.of("tags")} />
+      {addresses.map((a, i) => (
+        // Positions are what the API names errors by (addresses.0.city), so they key the list.
+        // biome-ignore lint/suspicious/noArrayIndexKey: an address has no id; its place is its identity here.
+        <div key={i} className="wide address-item">
+          <AddressFieldset
+            legend={i === 0 ? "Default shipping address" : `Address ${i + 1}`}
+            value={a}
+            onChange={(next) => update(i, next)}
+            errorOf={errors.of}
+            prefix={`addresses.${i}`}
+          />
+          <div className="actions">
+            {i > 0 ? (
+              <button
+                type="button"
+                className="secondary"
+                onClick={() => setAddresses([a, ...addresses.filter((_, j) => j !== i)])}
+              >
+                Make default
+              </button>
+            ) : null}
+            <button
+              type="button"
+              className="link"
+              onClick={() => setAddresses(addresses.filter((_, j) => j !== i))}
+            >
+              Remove this address
+            </button>
+          </div>
+        </div>
+      ))}
+      {addresses.length < MAX_CUSTOMER_ADDRESSES ? (
+        <div className="wide">
+          <button
+            type="button"
+            className="secondary"
+            onClick={() => setAddresses([...addresses, emptyAddress(fullName)])}
+          >
+            {addresses.length ? "Add another address" : "Add an address"}
+          </button>
+        </div>
+      ) : null}
       <FormActions busy={busy} label={c ? "Save changes" : "Add customer"} onCancel={props.onCancel} />
     </form>
   );
@@ -299,17 +385,40 @@ export function CustomerPage() {
           />
         </Panel>
       ) : (
-        <Panel title="Details">
-          <dl className="details">
-            <dt>E-mail</dt>
-            <dd>{anonymized ? "—" : c.email}</dd>
-            <dt>Phone</dt>
-            <dd>{c.phone ?? "—"}</dd>
-            <dt>Customer since</dt>
-            <dd>{when(c.createdAt)}</dd>
-          </dl>
-        </Panel>
+        <div className="columns">
+          <Panel title="Details">
+            <dl className="details">
+              <dt>E-mail</dt>
+              <dd>{anonymized ? "—" : c.email}</dd>
+              <dt>Phone</dt>
+              <dd>{c.phone ?? "—"}</dd>
+              <dt>Customer since</dt>
+              <dd>{when(c.createdAt)}</dd>
+              <dt>Note</dt>
+              <dd className="note">{c.note || <span className="muted">None</span>}</dd>
+              <dt>Tags</dt>
+              <dd>
+                <TagList tags={c.tags} />
+              </dd>
+            </dl>
+          </Panel>
+          <Panel title="Addresses">
+            {c.addresses.length ? (
+              <ul className="address-list">
+                {c.addresses.map((a, i) => (
+                  <li key={`${a.line1}-${a.city}-${a.name}`}>
+                    {i === 0 ? <p className="muted small">Default shipping address</p> : null}
+                    <AddressView address={a} />
+                  </li>
+                ))}
+              </ul>
+            ) : (
+              <p className="muted">No address yet.</p>
+            )}
+          </Panel>
+        </div>
       )}
+      <AppDataPanel slug={slug} kind="customer" id={c.id} />
       <Panel title="Orders">
         <CursorTable
           list={orders}
@@ -320,7 +429,7 @@ export function CustomerPage() {
           {(o) => (
             <tr key={o.id}>
               <td data-label="Order">
-                <Link to={`/stores/${slug}/orders/${o.id}`}>#{o.number}</Link>
+                <Link to={`/stores/${slug}/orders/${o.id}`}>{o.name}</Link>
               </td>
               <td data-label="Total" className="num">
                 {money(o.total, o.currency)}

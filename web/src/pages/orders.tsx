@@ -3,9 +3,19 @@ import { useState } from "react";
 import { Link, useParams } from "react-router";
 import { api, unwrap } from "../api/client.ts";
 import { useCursorList } from "../api/lists.ts";
-import type { Customer, Order, OrderHistoryEntry, OrderWebhook, Product } from "../api/types.ts";
+import type { Customer, Order, OrderHistoryEntry, OrderUpdateBody, OrderWebhook } from "../api/types.ts";
+import {
+  type AddressDraft,
+  AddressFieldset,
+  AddressView,
+  addressBody,
+  addressErrors,
+  draftOf,
+} from "../components/address.tsx";
+import { AppDataPanel } from "../components/app-data.tsx";
 import { CursorTable, ListTools, Table } from "../components/list.tsx";
 import { StatusActions } from "../components/orders.tsx";
+import { parseTags, TagList, TagsField, tagErrors } from "../components/tags.tsx";
 import {
   Badge,
   Empty,
@@ -25,12 +35,10 @@ import {
   ORDER_STATUS_NAMES,
   ORDER_STATUSES,
   OrderNote,
-  type OrderStatus,
-  ProductStatus,
-  Quantity,
+  OrderStatus,
 } from "../contract.ts";
 import { money, personName, when } from "../lib/format.ts";
-import { useDebounced, useIdempotencyKey, useSlug } from "../lib/hooks.ts";
+import { useDebounced, useSlug } from "../lib/hooks.ts";
 import { validate } from "../lib/validate.ts";
 
 const SORTS: Array<[string, string]> = [
@@ -93,6 +101,11 @@ export function OrdersPage() {
       <PageHeader
         title="Orders"
         subtitle="Move each order along as you fulfil it; apps hear of every step."
+        actions={
+          <Link className="button-link primary" to={`/stores/${slug}/orders/new`}>
+            New order
+          </Link>
+        }
       />
       <Panel label="Order list">
         <ListTools
@@ -113,7 +126,7 @@ export function OrdersPage() {
               <option value="">Any status</option>
               {ORDER_STATUS_NAMES.map((s) => (
                 <option key={s} value={s}>
-                  {s}
+                  {ORDER_STATUSES[s].label}
                 </option>
               ))}
             </select>
@@ -122,7 +135,7 @@ export function OrdersPage() {
         <CursorTable
           list={list}
           noun="orders"
-          empty={q || status ? "No order matches." : "No orders yet. Place one below."}
+          empty={q || status ? "No order matches." : "No orders yet. Place one with New order."}
           headers={[
             "Order",
             "Customer",
@@ -137,7 +150,7 @@ export function OrdersPage() {
             <tr key={o.id} data-order={o.id}>
               <td data-label="Order">
                 <Link to={`/stores/${slug}/orders/${o.id}`} className="strong">
-                  #{o.number}
+                  {o.name}
                 </Link>
               </td>
               <td data-label="Customer">{names.data?.get(o.customerId) ?? "…"}</td>
@@ -160,189 +173,14 @@ export function OrdersPage() {
           )}
         </CursorTable>
       </Panel>
-      <Panel title="Place an order">
-        <OrderForm slug={slug} />
-      </Panel>
     </>
-  );
-}
-
-/** A new order: a customer and products found by search, quantities checked by the contract. */
-function OrderForm({ slug }: { slug: string }) {
-  const [customerQuery, setCustomerQuery] = useState("");
-  const [productQuery, setProductQuery] = useState("");
-  const [customerId, setCustomerId] = useState("");
-  const [productId, setProductId] = useState("");
-  const [quantity, setQuantity] = useState("1");
-  const [note, setNote] = useState("");
-  const notify = useNotify();
-  const queryClient = useQueryClient();
-  const [key, answered] = useIdempotencyKey();
-  const { errors, busy, handle } = useSubmit({ failure: "Placing the order failed.", answered });
-  const cq = useDebounced(customerQuery.trim());
-  const pq = useDebounced(productQuery.trim());
-  const customers = useQuery({
-    queryKey: ["customers", slug, "picker", cq],
-    queryFn: async () =>
-      (
-        await unwrap<Customer[]>(
-          api.GET("/api/v1/dashboard/stores/{slug}/customers", {
-            params: { path: { slug }, query: { limit: 50, q: cq.length >= 3 ? cq : undefined } },
-          }),
-        )
-      ).data,
-  });
-  const products = useQuery({
-    queryKey: ["products", slug, "picker", pq],
-    queryFn: async () =>
-      (
-        await unwrap<Product[]>(
-          api.GET("/api/v1/dashboard/stores/{slug}/products", {
-            params: {
-              path: { slug },
-              query: { limit: 50, status: ProductStatus.active, q: pq.length >= 3 ? pq : undefined },
-            },
-          }),
-        )
-      ).data,
-  });
-  const chosenCustomer = customerId || customers.data?.[0]?.id || "";
-  const chosenProduct = productId || products.data?.[0]?.id || "";
-
-  const qty = Number(quantity);
-  const submit = handle(
-    () => {
-      const invalid = validate([
-        ["lineItems.0.quantity", Quantity, Number.isInteger(qty) ? qty : Number.NaN],
-        ["note", OrderNote, note],
-      ]);
-      if (!chosenCustomer)
-        invalid.push({ field: "customerId", message: "choose a customer (add one first)" });
-      if (!chosenProduct)
-        invalid.push({ field: "lineItems.0.productId", message: "choose an active product (add one first)" });
-      return invalid;
-    },
-    async () => {
-      const { data } = await unwrap<Order>(
-        api.POST("/api/v1/dashboard/stores/{slug}/orders", {
-          params: { path: { slug } },
-          body: {
-            customerId: chosenCustomer,
-            lineItems: [{ productId: chosenProduct, quantity: qty }],
-            ...(note ? { note } : {}),
-          },
-          headers: { "idempotency-key": key },
-        }),
-      );
-      notify(`Order #${data.number} placed`);
-      setNote("");
-      await queryClient.invalidateQueries({ queryKey: ["orders", slug] });
-      await queryClient.invalidateQueries({ queryKey: ["products", slug] });
-    },
-  );
-
-  return (
-    <form className="form grid" onSubmit={submit} noValidate>
-      <FormAlert message={errors.message} />
-      <Field label="Find a customer" hint="Name or e-mail, 3 characters or more.">
-        {({ id, describedBy }) => (
-          <input
-            id={id}
-            type="search"
-            aria-describedby={describedBy}
-            value={customerQuery}
-            onChange={(e) => setCustomerQuery(e.target.value)}
-          />
-        )}
-      </Field>
-      <Field label="Customer" error={errors.of("customerId")}>
-        {({ id, describedBy, invalid }) => (
-          <select
-            id={id}
-            aria-describedby={describedBy}
-            aria-invalid={invalid || undefined}
-            value={chosenCustomer}
-            onChange={(e) => setCustomerId(e.target.value)}
-          >
-            {(customers.data ?? []).map((c) => (
-              <option key={c.id} value={c.id}>
-                {personName(c)} ({c.email})
-              </option>
-            ))}
-          </select>
-        )}
-      </Field>
-      {customers.data && customers.data.length === 0 && !cq ? (
-        <p className="hint">
-          No customers yet. <Link to={`/stores/${slug}/customers`}>Add a customer</Link>
-        </p>
-      ) : null}
-      <Field label="Find a product" hint="Title or SKU, 3 characters or more.">
-        {({ id, describedBy }) => (
-          <input
-            id={id}
-            type="search"
-            aria-describedby={describedBy}
-            value={productQuery}
-            onChange={(e) => setProductQuery(e.target.value)}
-          />
-        )}
-      </Field>
-      <div className="line wide">
-        <Field label="Product" error={errors.of("lineItems.0.productId")}>
-          {({ id, describedBy, invalid }) => (
-            <select
-              id={id}
-              aria-describedby={describedBy}
-              aria-invalid={invalid || undefined}
-              value={chosenProduct}
-              onChange={(e) => setProductId(e.target.value)}
-            >
-              {(products.data ?? []).map((p) => (
-                <option key={p.id} value={p.id}>
-                  {p.title} — {money(p.price, p.currency)} ({p.stock} in stock)
-                </option>
-              ))}
-            </select>
-          )}
-        </Field>
-        <Field label="Quantity" error={errors.of("lineItems.0.quantity") ?? errors.of("lineItems.0")}>
-          {({ id, describedBy, invalid }) => (
-            <input
-              id={id}
-              inputMode="numeric"
-              aria-describedby={describedBy}
-              aria-invalid={invalid || undefined}
-              value={quantity}
-              onChange={(e) => setQuantity(e.target.value)}
-            />
-          )}
-        </Field>
-      </div>
-      {products.data && products.data.length === 0 && !pq ? (
-        <p className="hint">
-          No active products yet. <Link to={`/stores/${slug}/products`}>Add a product</Link>
-        </p>
-      ) : null}
-      <Field label="Note" hint="Optional; kept with the order." error={errors.of("note")} className="wide">
-        {({ id, describedBy }) => (
-          <textarea
-            id={id}
-            rows={2}
-            aria-describedby={describedBy}
-            value={note}
-            onChange={(e) => setNote(e.target.value)}
-          />
-        )}
-      </Field>
-      <FormActions busy={busy} label="Place order" busyLabel="Placing…" />
-    </form>
   );
 }
 
 export function OrderPage() {
   const slug = useSlug();
   const { id = "" } = useParams();
+  const [editing, setEditing] = useState<"note" | "address" | null>(null);
   const order = useQuery({
     queryKey: ["order", slug, id],
     queryFn: async () =>
@@ -393,68 +231,130 @@ export function OrderPage() {
     );
   }
   const o = order.data;
+  const actorName = (h: OrderHistoryEntry) =>
+    h.actor.kind === ActorKind.unknown
+      ? ACTOR_KINDS.unknown.label
+      : h.actor.kind === ActorKind.app
+        ? `${h.actor.name} (app)`
+        : h.actor.name;
+  const addressFinal = FINAL_ADDRESS.has(o.status);
   return (
     <>
       <PageHeader
-        title={`Order #${o.number}`}
+        title={`Order ${o.name}`}
         subtitle={
           <>
-            Placed {when(o.createdAt)} · <Badge value={o.status} />
+            Placed {when(o.createdAt)} · <Badge value={o.status} label={ORDER_STATUSES[o.status].label} />
           </>
         }
         actions={<StatusActions slug={slug} order={o} />}
       />
       <div className="columns">
-        <Panel title="Items">
-          <Table
-            headers={[
-              "Product",
-              "SKU",
-              { label: "Unit price", num: true },
-              { label: "Quantity", num: true },
-              { label: "Total", num: true },
-            ]}
-          >
-            {o.lineItems.map((li) => (
-              <tr key={li.id}>
-                <td data-label="Product">{li.title}</td>
-                <td data-label="SKU" className="mono">
-                  {li.sku ?? "—"}
-                </td>
-                <td data-label="Unit price" className="num">
-                  {money(li.unitPrice, o.currency)}
-                </td>
-                <td data-label="Quantity" className="num">
-                  {li.quantity}
-                </td>
-                <td data-label="Total" className="num">
-                  {money(li.total, o.currency)}
-                </td>
-              </tr>
-            ))}
-          </Table>
-          <dl className="totals">
-            <dt>Subtotal</dt>
-            <dd>{money(o.subtotal, o.currency)}</dd>
-            <dt>Total</dt>
-            <dd className="strong">{money(o.total, o.currency)}</dd>
-          </dl>
-          {o.note ? (
-            <>
-              <h3>Note</h3>
-              <p className="note">{o.note}</p>
-            </>
-          ) : null}
-        </Panel>
+        <div>
+          <Panel title="Items">
+            <Table
+              headers={[
+                "Product",
+                "SKU",
+                { label: "Unit price", num: true },
+                { label: "Quantity", num: true },
+                { label: "Total", num: true },
+              ]}
+            >
+              {o.lineItems.map((li) => (
+                <tr key={li.id}>
+                  <td data-label="Product">{li.title}</td>
+                  <td data-label="SKU" className="mono">
+                    {li.sku ?? "—"}
+                  </td>
+                  <td data-label="Unit price" className="num">
+                    {money(li.unitPrice, o.currency)}
+                  </td>
+                  <td data-label="Quantity" className="num">
+                    {li.quantity}
+                  </td>
+                  <td data-label="Total" className="num">
+                    {money(li.total, o.currency)}
+                  </td>
+                </tr>
+              ))}
+            </Table>
+            <dl className="totals">
+              <dt>Subtotal</dt>
+              <dd>{money(o.subtotal, o.currency)}</dd>
+              <dt>Total</dt>
+              <dd className="strong">{money(o.total, o.currency)}</dd>
+            </dl>
+          </Panel>
+          <Panel title="Fulfilment">
+            {o.fulfillment ? (
+              <dl className="details">
+                <dt>Shipped</dt>
+                <dd>{when(o.fulfillment.shippedAt)}</dd>
+                <dt>Carrier</dt>
+                <dd>{o.fulfillment.carrier ?? "Not given"}</dd>
+                <dt>Tracking number</dt>
+                <dd className="mono">
+                  {o.fulfillment.trackingNumber ? (
+                    o.fulfillment.trackingUrl ? (
+                      <a href={o.fulfillment.trackingUrl} target="_blank" rel="noopener noreferrer">
+                        {o.fulfillment.trackingNumber}
+                      </a>
+                    ) : (
+                      o.fulfillment.trackingNumber
+                    )
+                  ) : (
+                    "Not given"
+                  )}
+                </dd>
+                {o.fulfillment.trackingUrl && !o.fulfillment.trackingNumber ? (
+                  <>
+                    <dt>Tracking</dt>
+                    <dd>
+                      <a href={o.fulfillment.trackingUrl} target="_blank" rel="noopener noreferrer">
+                        Follow the parcel
+                      </a>
+                    </dd>
+                  </>
+                ) : null}
+              </dl>
+            ) : (
+              <p className="muted">
+                {o.status === OrderStatus.cancelled
+                  ? "Cancelled: nothing ships."
+                  : "Not shipped yet. Mark it shipped to record the carrier and tracking number."}
+              </p>
+            )}
+          </Panel>
+          <Panel title="Note and tags">
+            {editing === "note" ? (
+              <NoteForm slug={slug} order={o} onDone={() => setEditing(null)} />
+            ) : (
+              <>
+                <dl className="details">
+                  <dt>Note</dt>
+                  <dd className="note">{o.note || <span className="muted">None</span>}</dd>
+                  <dt>Tags</dt>
+                  <dd>
+                    <TagList tags={o.tags} />
+                  </dd>
+                </dl>
+                <button type="button" className="secondary" onClick={() => setEditing("note")}>
+                  Edit note and tags
+                </button>
+              </>
+            )}
+          </Panel>
+        </div>
         <div>
           <Panel title="Customer">
             {customer.data ? (
               <p>
                 <Link to={`/stores/${slug}/customers/${customer.data.id}`} className="strong">
-                  {personName(customer.data)}
+                  {customer.data.anonymizedAt ? "Deleted customer" : personName(customer.data)}
                 </Link>
                 <br />
-                <span className="muted">{customer.data.email}</span>
+                <span className="muted">{customer.data.anonymizedAt ? "" : customer.data.email}</span>
                 {customer.data.phone ? (
                   <>
                     <br />
@@ -466,6 +366,24 @@ export function OrderPage() {
               <Loading />
             )}
           </Panel>
+          <Panel title="Shipping address">
+            {editing === "address" ? (
+              <AddressForm slug={slug} order={o} onDone={() => setEditing(null)} />
+            ) : (
+              <>
+                {o.shippingAddress ? (
+                  <AddressView address={o.shippingAddress} />
+                ) : (
+                  <p className="muted">No shipping: collected, or a service.</p>
+                )}
+                {addressFinal ? null : (
+                  <button type="button" className="secondary spaced" onClick={() => setEditing("address")}>
+                    {o.shippingAddress ? "Change address" : "Add an address"}
+                  </button>
+                )}
+              </>
+            )}
+          </Panel>
           <Panel title="Timeline">
             {history.data ? (
               <ol className="timeline">
@@ -473,8 +391,7 @@ export function OrderPage() {
                   <li key={`${h.status}-${h.at}`}>
                     <Badge value={h.status} label={ORDER_STATUSES[h.status].label} />{" "}
                     <span className="small">
-                      {when(h.at)} ·{" "}
-                      {h.actor.kind === ActorKind.unknown ? ACTOR_KINDS.unknown.label : h.actor.name}
+                      {when(h.at)} · {actorName(h)}
                     </span>
                   </li>
                 ))}
@@ -483,6 +400,7 @@ export function OrderPage() {
               <Loading />
             )}
           </Panel>
+          <AppDataPanel slug={slug} kind="order" id={o.id} />
         </div>
       </div>
       <Panel title="Webhooks">
@@ -516,5 +434,94 @@ export function OrderPage() {
         )}
       </Panel>
     </>
+  );
+}
+
+/** Statuses after which an order's shipping address is final (the server says 409). */
+const FINAL_ADDRESS = new Set<OrderStatus>([
+  OrderStatus.shipped,
+  OrderStatus.delivered,
+  OrderStatus.cancelled,
+]);
+
+function useOrderSaved(slug: string, order: Order, onDone: () => void) {
+  const queryClient = useQueryClient();
+  const notify = useNotify();
+  return async (body: OrderUpdateBody) => {
+    await unwrap(
+      api.PATCH("/api/v1/dashboard/stores/{slug}/orders/{id}", {
+        params: { path: { slug, id: order.id } },
+        body,
+      }),
+    );
+    notify("Changes saved");
+    await queryClient.invalidateQueries({ queryKey: ["order", slug, order.id] });
+    await queryClient.invalidateQueries({ queryKey: ["orders", slug] });
+    onDone();
+  };
+}
+
+function NoteForm({ slug, order, onDone }: { slug: string; order: Order; onDone: () => void }) {
+  const [note, setNote] = useState(order.note);
+  const [tags, setTags] = useState(order.tags.join(", "));
+  const save = useOrderSaved(slug, order, onDone);
+  const { errors, busy, handle } = useSubmit({ failure: "Saving failed." });
+  const submit = handle(
+    () => [...validate([["note", OrderNote, note]]), ...tagErrors("tags", parseTags(tags))],
+    () => save({ note, tags: parseTags(tags) }),
+  );
+  return (
+    <form className="form stack" onSubmit={submit} noValidate>
+      <FormAlert message={errors.message} />
+      <Field label="Note" error={errors.of("note")}>
+        {({ id, describedBy, invalid }) => (
+          <textarea
+            id={id}
+            rows={3}
+            aria-describedby={describedBy}
+            aria-invalid={invalid || undefined}
+            value={note}
+            onChange={(e) => setNote(e.target.value)}
+          />
+        )}
+      </Field>
+      <TagsField value={tags} onChange={setTags} error={errors.of("tags")} />
+      <FormActions busy={busy} label="Save" onCancel={onDone} />
+    </form>
+  );
+}
+
+function AddressForm({ slug, order, onDone }: { slug: string; order: Order; onDone: () => void }) {
+  const [address, setAddress] = useState<AddressDraft>(draftOf(order.shippingAddress));
+  const save = useOrderSaved(slug, order, onDone);
+  const { errors, busy, handle } = useSubmit({ failure: "Saving failed." });
+  const submit = handle(
+    () => addressErrors("shippingAddress", address),
+    () => save({ shippingAddress: addressBody(address) }),
+  );
+  return (
+    <form className="form stack" onSubmit={submit} noValidate>
+      <FormAlert message={errors.message} />
+      <AddressFieldset
+        legend="Ship to"
+        value={address}
+        onChange={setAddress}
+        errorOf={errors.of}
+        prefix="shippingAddress"
+      />
+      <div className="actions">
+        {order.shippingAddress ? (
+          <button
+            type="button"
+            className="secondary"
+            disabled={busy}
+            onClick={() => save({ shippingAddress: null }).catch(() => {})}
+          >
+            Remove address
+          </button>
+        ) : null}
+      </div>
+      <FormActions busy={busy} label="Save address" onCancel={onDone} />
+    </form>
   );
 }

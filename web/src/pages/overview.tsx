@@ -9,9 +9,6 @@ import { ORDER_STATUS_NAMES, ORDER_STATUSES } from "../contract.ts";
 import { money, when } from "../lib/format.ts";
 import { useSlug } from "../lib/hooks.ts";
 
-/** The browser's time zone: "today" is the merchant's day. */
-const TIME_ZONE = Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
-
 export function OverviewPage() {
   const slug = useSlug();
   const store = useStores().data?.find((s) => s.slug === slug);
@@ -20,16 +17,27 @@ export function OverviewPage() {
     queryFn: async () =>
       (
         await unwrap<Overview>(
-          api.GET("/api/v1/dashboard/stores/{slug}/overview", {
-            params: { path: { slug }, query: { timeZone: TIME_ZONE } },
-          }),
+          // Days are the store's (its time zone in Settings), whoever looks and from wherever.
+          api.GET("/api/v1/dashboard/stores/{slug}/overview", { params: { path: { slug } } }),
         )
       ).data,
   });
   const o = overview.data;
   return (
     <>
-      <PageHeader title={store ? store.name : "Overview"} subtitle="Your store at a glance." />
+      <PageHeader
+        title={store ? store.name : "Overview"}
+        subtitle={
+          o ? (
+            <>
+              Your store at a glance. Days end at midnight in {o.timeZone.replaceAll("_", " ")} (
+              <Link to={`/stores/${slug}/settings`}>change</Link>).
+            </>
+          ) : (
+            "Your store at a glance."
+          )
+        }
+      />
       {!o ? (
         <Loading what="Loading the overview" />
       ) : (
@@ -72,7 +80,7 @@ export function OverviewPage() {
                   {o.recentOrders.map((r) => (
                     <tr key={r.id}>
                       <td data-label="Order">
-                        <Link to={`/stores/${slug}/orders/${r.id}`}>#{r.number}</Link>
+                        <Link to={`/stores/${slug}/orders/${r.id}`}>{r.name}</Link>
                       </td>
                       <td data-label="Total" className="num">
                         {money(r.total, r.currency)}

@@ -4,6 +4,7 @@ import { ApiError, api, unwrap } from "../api/client.ts";
 import { useCursorList } from "../api/lists.ts";
 import { useStores } from "../api/session.ts";
 import type { Product } from "../api/types.ts";
+import { AppDataList } from "../components/app-data.tsx";
 import { CursorTable, ListTools } from "../components/list.tsx";
 import {
   Badge,
@@ -154,6 +155,8 @@ export function ProductsPage() {
             }}
             onCancel={() => setEditing(null)}
           />
+          <h3 className="section-title">App data</h3>
+          <AppDataList slug={slug} kind="product" id={editing.id} />
         </Modal>
       ) : null}
     </>

@@ -1,9 +1,10 @@
 import { sql } from "kysely";
 import { DeliveryStatus, EVENT } from "../../../contracts/index.ts";
 import type { Db, Executor } from "../../../db/client.ts";
-import type { WebhookDelivery } from "../../../db/schema.ts";
+import type { AppMetadataJson, WebhookDelivery } from "../../../db/schema.ts";
 import { randomBase62 } from "../../../lib/crypto.ts";
 import { newId } from "../../../lib/ids.ts";
+import { eventDataFor } from "../../app-metadata/app-metadata.ts";
 
 export function newDeliveryId(): string {
   return newId("delivery");
@@ -31,21 +32,35 @@ export interface ClaimedDelivery {
 }
 
 /**
- * The body of every delivery of an event (spec 6.2), the same bytes on every attempt and stream.
- * `sequence` is the event's insertion number (`events.seq`): strictly increasing across the events
- * of one resource, so a receiver drops an update older than the last one it applied.
+/**
+ * The body of every delivery of an event to one app (spec 6.2), the same bytes on every attempt
+ * and stream. `sequence` is the event's insertion number (`events.seq`): strictly increasing
+ * across the events of one resource, so a receiver drops an update older than the last one it
+ * applied. App metadata is per app (issue 20): the event keeps every app's pairs beside the
+ * payload (`events.app_metadata`), and the body for `appId` carries that app's pairs only, as
+ * `data.metadata`. Events without the column (other kinds, older events) are sent as they were.
  */
 export function webhookBody(
-  event: { id: string; seq: number; topic: string; created_at: Date; payload: unknown; test?: boolean },
+  event: {
+    id: string;
+    seq: number;
+    topic: string;
+    created_at: Date;
+    payload: unknown;
+    test?: boolean;
+    app_metadata?: AppMetadataJson | null;
+  },
   slug: string,
+  appId?: string,
 ): string {
+  const withOwn = eventDataFor(event, appId);
   return JSON.stringify({
     id: event.id,
     event: event.topic,
     createdAt: event.created_at.toISOString(),
     sequence: Number(event.seq),
     store: { slug },
-    data: event.payload,
+    data: withOwn,
     ...(event.test ? { test: true } : {}),
   });
 }
@@ -118,6 +133,7 @@ export function createDeliveryRepo(db: Db) {
         created_at: Date;
         payload: unknown;
         test: boolean;
+        app_metadata: AppMetadataJson | null;
         slug: string;
         sub_id: string | null;
         installation_id: string | null;
@@ -130,7 +146,7 @@ export function createDeliveryRepo(db: Db) {
           WITH due AS (
             SELECT seq FROM events WHERE dispatched_at IS NULL ORDER BY seq LIMIT ${limit}
           )
-          SELECT e.seq, e.id, e.store_id, e.topic, e.created_at, e.payload, e.test, st.slug,
+          SELECT e.seq, e.id, e.store_id, e.topic, e.created_at, e.payload, e.test, e.app_metadata, st.slug,
                  s.id AS sub_id, s.installation_id, s.app_id, s.target_url, s.secret_ciphertext,
                  s.previous_secret_ciphertext, s.secret_rotated_at
             FROM due
@@ -152,7 +168,8 @@ export function createDeliveryRepo(db: Db) {
       const leaseUntil = claim ? new Date(now.getTime() + claim.leaseMs) : null;
       const room = new Map(claim?.room.hosts);
       let left = claim?.room.limit ?? 0;
-      const bodies = new Map<number, string>();
+      // One body per event and app: each app's carries its own metadata (webhookBody).
+      const bodies = new Map<string, string>();
       const d = {
         seq: [] as number[],
         id: [] as string[],
@@ -174,10 +191,11 @@ export function createDeliveryRepo(db: Db) {
       >();
       for (const r of rows.rows) {
         if (r.sub_id === null) continue;
-        let body = bodies.get(r.seq);
+        const bodyKey = `${r.seq} ${r.app_id}`;
+        let body = bodies.get(bodyKey);
         if (body === undefined) {
-          body = webhookBody(r, r.slug);
-          bodies.set(r.seq, body);
+          body = webhookBody(r, r.slug, r.app_id!);
+          bodies.set(bodyKey, body);
         }
         const host = new URL(r.target_url!).host;
         const hostRoom = room.get(host) ?? claim?.room.otherHosts ?? 0;

@@ -6,8 +6,10 @@ import {
   EVENT_NAMES,
   EVENT_PAYLOADS,
   EVENT_SCOPES,
+  type EventDataKind,
   type EventName,
   ID_PREFIX,
+  type IdKind,
   isEventName,
   LISTEN_END_REASONS,
   Scope,
@@ -85,6 +87,15 @@ function chooseEvents(asked: string | undefined, access: AccessContext): EventNa
   return [...new Set<EventName>([...(names as EventName[]), EVENT.appUninstalled])];
 }
 
+/** The kind of id a test event's record gets, by what the event carries. */
+const TEST_ID_KIND = {
+  order: "order",
+  product: "product",
+  customer: "customer",
+  store: "store",
+  uninstalled: "installation",
+} as const satisfies Record<EventDataKind, IdKind>;
+
 /** A test event's data: the event's documented shape with fresh ids and times (never a real record). */
 function testPayload(event: EventName, now: Date): { id: string; data: unknown } {
   const data = exampleOf(JSON.parse(JSON.stringify(EVENT_PAYLOADS[EVENT_BY_NAME[event].data])), {}) as Record<
@@ -93,8 +104,7 @@ function testPayload(event: EventName, now: Date): { id: string; data: unknown }
   >;
   const stamp = now.toISOString();
   for (const key of ["createdAt", "updatedAt", "uninstalledAt"]) if (key in data) data[key] = stamp;
-  const kind = event.split(/[./]/)[0] as "order" | "product" | "customer" | "app";
-  const id = kind === "app" ? newId("installation") : newId(kind);
+  const id = newId(TEST_ID_KIND[EVENT_BY_NAME[event].data]);
   if ("id" in data) data.id = id;
   return { id, data };
 }

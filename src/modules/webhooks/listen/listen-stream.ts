@@ -114,8 +114,10 @@ export function createListenStreamer(deps: {
         created_at: event.created_at,
         payload: event.payload,
         test: event.test,
+        app_metadata: event.app_metadata,
       },
       input.slug,
+      input.session.app_id,
     );
     const ts = Math.floor(clock.now().getTime() / 1000);
     // The same id whenever this event is streamed to this session again (after a reconnect).

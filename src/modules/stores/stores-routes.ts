@@ -1,0 +1,78 @@
+import { Scope } from "../../contracts/index.ts";
+import { storeOf } from "../../lib/http/api-family.ts";
+import type { FeatureRoutes } from "../../lib/http/feature-routes.ts";
+import { Envelope } from "../../lib/http/schemas.ts";
+import type { App } from "../../lib/http/types.ts";
+import { adminRoute } from "../admin-api/admin-family.ts";
+import { dashboardRoute } from "../dashboard-family.ts";
+import { SlugParams, StoreResource, toStoreResource, UpdateStoreBody } from "./stores-schemas.ts";
+import type { StoreService } from "./stores-service.ts";
+
+/**
+ * A store's own page and settings in the dashboard, and the store an app is installed in. (The
+ * developer API's `GET /store` is in developer-routes.ts.)
+ */
+export function registerDashboardStoreRoutes(app: App, stores: StoreService) {
+  const tags = ["Dashboard: stores"];
+  app.get(
+    "/stores/:slug",
+    dashboardRoute({
+      operationId: "dashboardGetStore",
+      scope: "authenticated",
+      tags,
+      summary: "Get one of the merchant's stores",
+      description: "The store and its settings.",
+      params: SlugParams,
+      response: { 200: Envelope(StoreResource) },
+    }),
+    async (request) => ({ success: true as const, data: toStoreResource(storeOf(request)) }),
+  );
+  app.patch(
+    "/stores/:slug",
+    dashboardRoute({
+      operationId: "dashboardUpdateStore",
+      scope: Scope.manage_store,
+      tags,
+      summary: "Change the store's settings",
+      description:
+        "Send only what changes: name, contact e-mail, address, currency, time zone, order number prefix. Emits `shop.updated` when something changed; a change to nothing emits nothing. The currency changes only while the store has no orders (409 `CONFLICT` after): every order stays in the currency it was placed in. New orders take the prefix in force when they are placed.",
+      params: SlugParams,
+      body: UpdateStoreBody,
+      response: { 200: Envelope(StoreResource) },
+      errors: ["CONFLICT"],
+    }),
+    async (request) => ({
+      success: true as const,
+      data: await stores.updateSettings(storeOf(request), request.body),
+    }),
+  );
+}
+
+export function registerAdminStoreRoutes(app: App, stores: StoreService) {
+  app.get(
+    "/store",
+    adminRoute({
+      operationId: "adminGetStore",
+      // Whatever the token's scopes, like the developer API's GET /store: an app needs the
+      // currency and time zone of the store it works in.
+      scope: "authenticated",
+      tags: ["Admin API: store"],
+      summary: "The store the app is installed in",
+      description:
+        "Its name, contact e-mail, address, currency, time zone and order number prefix. `shop.updated` says when they change (every app may subscribe to it).",
+      response: { 200: Envelope(StoreResource) },
+    }),
+    async (request) => ({
+      success: true as const,
+      data: toStoreResource(await stores.current(storeOf(request).id)),
+    }),
+  );
+}
+
+/** The store routes of every family (platform.ts lists them). */
+export function storeRoutes(stores: StoreService): FeatureRoutes {
+  return {
+    store: (app) => registerDashboardStoreRoutes(app, stores),
+    admin: (app) => registerAdminStoreRoutes(app, stores),
+  };
+}

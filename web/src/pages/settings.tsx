@@ -1,0 +1,191 @@
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { api, unwrap } from "../api/client.ts";
+import type { Store, StoreSettingsBody } from "../api/types.ts";
+import {
+  type AddressDraft,
+  AddressFieldset,
+  addressBody,
+  addressErrors,
+  draftOf,
+  emptyAddress,
+  isBlank,
+} from "../components/address.tsx";
+import {
+  Field,
+  FormActions,
+  FormAlert,
+  Loading,
+  PageHeader,
+  Panel,
+  TextField,
+  useNotify,
+  useSubmit,
+} from "../components/ui.tsx";
+import { ContactEmail, CURRENCY_CODES, OrderNumberPrefix, StoreName, timeZones } from "../contract.ts";
+import { useSlug } from "../lib/hooks.ts";
+import { validate } from "../lib/validate.ts";
+
+const currencyNames = new Intl.DisplayNames(undefined, { type: "currency" });
+const CURRENCIES = CURRENCY_CODES.map((code) => ({ code, name: currencyNames.of(code) ?? code }));
+const ZONES = timeZones();
+
+/** The store's settings: what it is called, how customers reach it, its money, its day and its order names. */
+export function SettingsPage() {
+  const slug = useSlug();
+  const store = useQuery({
+    queryKey: ["store", slug],
+    queryFn: async () =>
+      (await unwrap<Store>(api.GET("/api/v1/dashboard/stores/{slug}", { params: { path: { slug } } }))).data,
+  });
+  return (
+    <>
+      <PageHeader
+        title="Settings"
+        subtitle="How your store presents itself, counts its days and names its orders."
+      />
+      {store.data ? (
+        <SettingsForm key={store.data.updatedAt} slug={slug} store={store.data} />
+      ) : (
+        <Loading what="Loading the settings" />
+      )}
+    </>
+  );
+}
+
+function SettingsForm({ slug, store }: { slug: string; store: Store }) {
+  const [name, setName] = useState(store.name);
+  const [email, setEmail] = useState(store.contactEmail ?? "");
+  const [currency, setCurrency] = useState(store.currency);
+  const [timeZone, setTimeZone] = useState(store.timeZone);
+  const [prefix, setPrefix] = useState(store.orderNumberPrefix);
+  const [address, setAddress] = useState<AddressDraft>(
+    store.address ? draftOf(store.address) : emptyAddress(store.name),
+  );
+  const notify = useNotify();
+  const queryClient = useQueryClient();
+  const { errors, busy, handle } = useSubmit({ failure: "Saving the settings failed." });
+  const hasAddress = !isBlank(address);
+
+  /** Only what changed is sent: an unchanged currency is never re-checked against the orders. */
+  const changes = (): StoreSettingsBody => {
+    const body: StoreSettingsBody = {};
+    if (name.trim() !== store.name) body.name = name.trim();
+    const contact = email.trim() || null;
+    if (contact !== store.contactEmail) body.contactEmail = contact;
+    if (currency !== store.currency) body.currency = currency;
+    if (timeZone !== store.timeZone) body.timeZone = timeZone;
+    if (prefix.trim() !== store.orderNumberPrefix) body.orderNumberPrefix = prefix.trim();
+    const next = hasAddress ? addressBody(address) : null;
+    if (JSON.stringify(next) !== JSON.stringify(store.address ? addressBody(draftOf(store.address)) : null))
+      body.address = next;
+    return body;
+  };
+
+  const submit = handle(
+    () => [
+      ...validate([
+        ["name", StoreName, name.trim()],
+        ["orderNumberPrefix", OrderNumberPrefix, prefix.trim()],
+        ...(email.trim() ? ([["contactEmail", ContactEmail, email.trim()]] as const) : []),
+      ]),
+      ...(hasAddress ? addressErrors("address", address) : []),
+    ],
+    async () => {
+      const body = changes();
+      if (Object.keys(body).length === 0) return notify("Nothing to save");
+      await unwrap(api.PATCH("/api/v1/dashboard/stores/{slug}", { params: { path: { slug } }, body }));
+      notify("Settings saved");
+      await queryClient.invalidateQueries({ queryKey: ["store", slug] });
+      await queryClient.invalidateQueries({ queryKey: ["stores"] });
+      await queryClient.invalidateQueries({ queryKey: ["overview", slug] });
+    },
+  );
+
+  return (
+    <form className="settings" onSubmit={submit} noValidate>
+      <FormAlert message={errors.message} />
+      <Panel title="Store details">
+        <div className="form grid">
+          <TextField label="Store name" value={name} onChange={setName} error={errors.of("name")} />
+          <TextField
+            label="Contact e-mail"
+            type="email"
+            value={email}
+            onChange={setEmail}
+            hint="Where customers and apps reach you. Optional."
+            error={errors.of("contactEmail")}
+          />
+        </div>
+      </Panel>
+      <Panel title="Money and time">
+        <div className="form grid">
+          <Field
+            label="Currency"
+            hint="Every price and order total is in it. It can change only until the first order; prices keep their amounts."
+            error={errors.of("currency")}
+          >
+            {({ id, describedBy, invalid }) => (
+              <select
+                id={id}
+                aria-describedby={describedBy}
+                aria-invalid={invalid || undefined}
+                value={currency}
+                onChange={(e) => setCurrency(e.target.value)}
+              >
+                {CURRENCIES.map((c) => (
+                  <option key={c.code} value={c.code}>
+                    {c.code} — {c.name}
+                  </option>
+                ))}
+              </select>
+            )}
+          </Field>
+          <Field
+            label="Time zone"
+            hint="The overview's “today”, “last 7 days” and “last 30 days” are counted in it."
+            error={errors.of("timeZone")}
+          >
+            {({ id, describedBy, invalid }) => (
+              <select
+                id={id}
+                aria-describedby={describedBy}
+                aria-invalid={invalid || undefined}
+                value={timeZone}
+                onChange={(e) => setTimeZone(e.target.value)}
+              >
+                {(ZONES.includes(timeZone) ? ZONES : [timeZone, ...ZONES]).map((z) => (
+                  <option key={z} value={z}>
+                    {z.replaceAll("_", " ")}
+                  </option>
+                ))}
+              </select>
+            )}
+          </Field>
+          <TextField
+            label="Order number prefix"
+            value={prefix}
+            onChange={setPrefix}
+            hint={`New orders are named ${prefix.trim() || ""}1001, ${prefix.trim() || ""}1002, …; orders placed before keep their names.`}
+            error={errors.of("orderNumberPrefix")}
+          />
+        </div>
+      </Panel>
+      <Panel title="Store address">
+        <div className="form grid">
+          <AddressFieldset
+            legend="Where your parcels leave from"
+            hint="Optional. Leave the street and city empty to have no address."
+            value={address}
+            onChange={setAddress}
+            errorOf={errors.of}
+            prefix="address"
+          />
+        </div>
+      </Panel>
+      <div className="settings-actions">
+        <FormActions busy={busy} label="Save settings" busyLabel="Saving…" end />
+      </div>
+    </form>
+  );
+}
