@@ -22,6 +22,7 @@ import { assertSafeTargetUrl } from "./delivery/ssrf.ts";
 import { createDeliveryWorker } from "./delivery/worker.ts";
 import { createListenRepo, stopListenSessions } from "./listen/listen-repo.ts";
 import { listenRoutes } from "./listen/listen-routes.ts";
+import { createTestEventRepo } from "./listen/test-events-repo.ts";
 import { createSubscriptionRepo } from "./subscriptions-repo.ts";
 import { createSubscriptionService } from "./subscriptions-service.ts";
 import { createWebhookLimits } from "./webhook-limits.ts";
@@ -253,6 +254,7 @@ export function createWebhooksModule(deps: {
         clock,
         secretBox,
         recordEvent: deps.recordEvent,
+        testEvents: createTestEventRepo(db),
         authenticate: deps.authenticate,
         subscribeEvents: deps.subscribeEvents,
         admitTestEvent: limits.admitTestEvent,
