@@ -455,7 +455,9 @@ export async function run(argv: string[], io: Io): Promise<number> {
   try {
     return await command(io, rest);
   } catch (error) {
-    if (error instanceof UsageError || (error as NodeJS.ErrnoException).code?.startsWith("ERR_PARSE_ARGS")) {
+    // `code` is not always a string: a child process's error carries its exit status there.
+    const code = (error as { code?: unknown }).code;
+    if (error instanceof UsageError || (typeof code === "string" && code.startsWith("ERR_PARSE_ARGS"))) {
       io.stderr.write(`${(error as Error).message}\n(see merchant-platform --help)\n`);
       return EXIT.usage;
     }
