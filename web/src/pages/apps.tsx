@@ -13,7 +13,7 @@ import type {
   NewSecret,
   StreamedEvent,
 } from "../api/types.ts";
-import { CursorTable, Table } from "../components/list.tsx";
+import { CursorTable, LoadMore, Table } from "../components/list.tsx";
 import { ScopeChecks, ScopeList } from "../components/scopes.tsx";
 import {
   Badge,
@@ -703,30 +703,29 @@ function StreamedEvents({ clientId, session }: { clientId: string; session: List
       }),
     ),
   );
+  if (list.isPending) return <Loading what="Loading streamed events" />;
+  if (list.items.length === 0)
+    return <p className="muted">It streamed nothing (or only events older than the event retention).</p>;
   return (
-    <CursorTable
-      list={list}
-      noun="streamed events"
-      empty="It streamed nothing (or only events older than the event retention)."
-      headers={["Event", "Webhook id", "Happened", "Via"]}
-    >
-      {(e) => (
-        <tr key={e.id}>
-          <td data-label="Event" className="mono">
-            {e.eventName}
-            {e.test ? " (test)" : ""}
-          </td>
-          <td data-label="Webhook id" className="mono">
-            {e.id}
-          </td>
-          <td data-label="Happened" className="small">
-            {when(e.createdAt)}
-          </td>
-          <td data-label="Via">
-            <Badge value={WebhookChannel.listen} label={`Streamed to ${WEBHOOK_CHANNELS.listen.label}`} />
-          </td>
-        </tr>
-      )}
-    </CursorTable>
+    <>
+      <ol className="attempts">
+        {list.items.map((e) => (
+          <li key={e.id}>
+            <p>
+              <span className="strong mono">{e.eventName}</span>
+              {e.test ? " (test)" : ""} · {when(e.createdAt)} · <span className="mono">{e.id}</span> ·{" "}
+              <Badge value={WebhookChannel.listen} label={`Streamed to ${WEBHOOK_CHANNELS.listen.label}`} />
+            </p>
+          </li>
+        ))}
+      </ol>
+      <LoadMore
+        shown={list.items.length}
+        hasMore={list.hasNextPage}
+        loading={list.isFetchingNextPage}
+        onMore={() => list.fetchNextPage()}
+        noun="streamed events"
+      />
+    </>
   );
 }
