@@ -400,7 +400,8 @@ export function registerDeliveryRoutes(
         operationId: "dashboardListDeliveries",
         tags,
         summary: "List an app's webhook deliveries with their attempts",
-        description: "Newest first. Filter by status, event and store.",
+        description:
+          "Newest first. Filter by status, event and store. What the app's `listen` sessions streamed is listed apart (`GET /api/v1/dashboard/apps/{clientId}/listen-sessions`): it is not a delivery.",
         security,
         params: Params({ clientId: ClientId }),
         querystring: Type.Object(
@@ -559,7 +560,7 @@ export function adminDeliveryRoutes(views: DeliveryViews): FeatureRoutes {
           tags,
           summary: "List this installation's webhook deliveries with their attempts",
           description:
-            "Newest first; filter by status and event. Each delivery shows its target, every attempt (time, status, duration, the response's start) and the next retry time.",
+            "Newest first; filter by status and event. Each delivery shows its target, every attempt (time, status, duration, the response's start) and the next retry time. What `listen` streamed is listed apart (`GET /webhooks/listen-sessions`): it is not a delivery.",
           querystring: Type.Object(DeliveryListQuery, { additionalProperties: false }),
           response: { 200: DeliveryPage },
         }),
