@@ -16,6 +16,8 @@ export function createTestEventRepo(db: Db) {
       const store = await db
         .selectFrom("stores")
         .select([
+          "name",
+          "slug",
           "currency",
           // The highest number given: the store's counter, or an order above it if one was ever
           // numbered otherwise (an import). One index probe on orders_number_key.
@@ -42,6 +44,7 @@ export function createTestEventRepo(db: Db) {
         highestOrderNumber: Number(store.highest),
         products: products.map((p) => ({ title: p.title, sku: p.sku, priceMinor: Number(p.price_minor) })),
         app: { clientId: app.client_id, name: app.name },
+        store: { name: store.name, slug: store.slug },
       };
     },
   };

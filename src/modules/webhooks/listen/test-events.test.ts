@@ -26,6 +26,7 @@ const SAMPLE: StoreSample = {
     { title: "Prayer Rug", sku: "RUG-01", priceMinor: 15000 },
   ],
   app: { clientId: "mpc_7Hc2Qm9XwLp4Rt8VbN3kZs6Y", name: "Fulfilment Bridge" },
+  store: { name: "Oud House", slug: "oud-house" },
 };
 
 /** A deterministic random source: the same sequence every run. */

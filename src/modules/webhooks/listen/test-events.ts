@@ -29,6 +29,8 @@ export interface StoreSample {
   products: ReadonlyArray<{ title: string; sku: string | null; priceMinor: number }>;
   /** The app the test event is for (an `app/uninstalled` test names it). */
   app: { clientId: string; name: string };
+  /** The store's own name and slug (an event about the store's settings carries them). */
+  store: { name: string; slug: string };
 }
 
 /**
@@ -167,14 +169,7 @@ export function testEventData(
     random,
   };
   const schema = (options.payloads ?? EVENT_PAYLOADS)[kind];
-  const seed =
-    kind === "order"
-      ? orderSeed(event, sample, ctx)
-      : kind === "product"
-        ? productSeed(ctx)
-        : kind === "customer"
-          ? customerSeed(ctx)
-          : { clientId: sample.app.clientId, appName: sample.app.name, uninstalledAt: ctx.now.toISOString() };
+  const seed = SEEDS[kind]?.(event, sample, ctx) ?? {};
   const data = fill(schema, seed, ctx, "", null) as Record<string, unknown>;
   if (!Value.Check(schema, data)) {
     const errors = [...Value.Errors(schema, data)]
@@ -185,6 +180,29 @@ export function testEventData(
   const resourceId = typeof data.id === "string" ? data.id : newId("installation");
   return { resourceId, data };
 }
+
+/**
+ * What the builder knows for each kind of payload (events.ts names the kind of each event). A kind
+ * not listed is filled from its schema alone; the unit test then finds any placeholder it made.
+ */
+const SEEDS: Record<string, (event: EventName, sample: StoreSample, ctx: Context) => Json> = {
+  order: orderSeed,
+  product: (_event, _sample, ctx) => productSeed(ctx),
+  customer: (_event, _sample, ctx) => customerSeed(ctx),
+  // The store itself (its settings): its own name, slug and currency, which every installed app
+  // may read; the id is fresh, as every test record's.
+  store: (_event, sample, ctx) => ({
+    name: sample.store.name,
+    slug: sample.store.slug,
+    currency: ctx.currency,
+    updatedAt: ctx.now.toISOString(),
+  }),
+  uninstalled: (_event, sample, ctx) => ({
+    clientId: sample.app.clientId,
+    appName: sample.app.name,
+    uninstalledAt: ctx.now.toISOString(),
+  }),
+};
 
 /** The persona whose country uses the store's currency, else any. */
 function personaFor(currency: string, random: () => number): Persona {
@@ -303,10 +321,11 @@ function emailOf(persona: Persona): string {
 }
 
 /**
- * What a field of this name holds for the event's persona. `null` where a nullable field is
- * usually empty (a second address line); undefined when the name says nothing.
+ * What a field of this name holds for the event's persona, in an object named `owner` (null at
+ * the payload's top). `null` where a nullable field is usually empty (a second address line);
+ * undefined when the name says nothing.
  */
-function hint(key: string, ctx: Context): unknown {
+function hint(key: string, ctx: Context, owner: string | null): unknown {
   const p = ctx.persona;
   switch (key) {
     case "email":
@@ -316,7 +335,8 @@ function hint(key: string, ctx: Context): unknown {
     case "lastName":
       return p.lastName;
     case "name":
-      return `${p.firstName} ${p.lastName}`;
+      // A person's only inside a record (an address's recipient); at the top it names the record.
+      return owner === null ? undefined : `${p.firstName} ${p.lastName}`;
     case "phone":
       return p.phone;
     case "company":
@@ -388,7 +408,7 @@ function fill(schema: Json, seed: unknown, ctx: Context, key: string, owner: str
         if (fits(alternative, value)) return value;
       }
     // Something that has not happened yet (`anonymizedAt`), or a field that is usually empty.
-    if (nullable && (/At$/.test(key) || hint(key, ctx) === null)) return null;
+    if (nullable && (/At$/.test(key) || hint(key, ctx, owner) === null)) return null;
     return fill(values[0] ?? alternatives[0]!, undefined, ctx, key, owner);
   }
   const type = Array.isArray(schema.type) ? schema.type.find((t: string) => t !== "null") : schema.type;
@@ -418,7 +438,7 @@ function fill(schema: Json, seed: unknown, ctx: Context, key: string, owner: str
     idOf(schema),
     formatted(schema, ctx),
     key === "id" && owner && owner in ID_PREFIX ? newId(owner as IdKind) : undefined,
-    hint(key, ctx),
+    hint(key, ctx, owner),
     ...(Array.isArray(schema.examples) ? schema.examples : []),
     schema.default,
     Array.isArray(schema.enum) ? schema.enum[0] : undefined,
