@@ -237,7 +237,7 @@ export const ConfigSchema = Type.Object({
     minimum: 0,
     default: 30,
     description:
-      "Finished (delivered, failed, cancelled) webhook deliveries with their attempt log are deleted this many days after they finished; 0 keeps them for ever. Events follow EVENT_RETENTION_DAYS.",
+      "Finished (delivered, failed, cancelled) webhook deliveries with their attempt log are deleted this many days after they finished; 0 keeps them for ever. Events follow EVENT_RETENTION_DAYS. Listen sessions (what each streamed) are kept this long after they were last connected, at most EVENT_RETENTION_DAYS.",
   }),
   EVENT_RETENTION_DAYS: Type.Integer({
     minimum: 1,

@@ -94,6 +94,36 @@ export type ListenEndReason = keyof typeof LISTEN_END_REASONS;
 export const LISTEN_END_REASON_NAMES = keysOf(LISTEN_END_REASONS);
 export const ListenEndReason = mirror(LISTEN_END_REASON_NAMES);
 
+/**
+ * Where a listen session is, as the delivery log shows it (derived, not stored): its stream is
+ * open; it is disconnected and can still be resumed (LISTEN_SESSION_IDLE_SECONDS); or it has
+ * ended (expired, uninstalled, or stopped to make room for a newer one).
+ */
+export const LISTEN_SESSION_STATES = {
+  streaming: { label: "Streaming" },
+  disconnected: { label: "Disconnected (can resume)" },
+  ended: { label: "Ended" },
+} as const;
+export type ListenSessionState = keyof typeof LISTEN_SESSION_STATES;
+export const LISTEN_SESSION_STATE_NAMES = keysOf(LISTEN_SESSION_STATES);
+export const ListenSessionState = mirror(LISTEN_SESSION_STATE_NAMES);
+export const ListenSessionStateSchema = enumSchema(
+  LISTEN_SESSION_STATE_NAMES,
+  "`streaming`: its stream is open; `disconnected`: it can still be resumed with Last-Event-ID; `ended`: it expired, the app was uninstalled, or a newer session took its place.",
+);
+
+/**
+ * How an event reached an app: a subscription's delivery (attempted by the platform, with its
+ * status), or a `listen` stream (the developer's CLI, which forwards it to their own machine).
+ */
+export const WEBHOOK_CHANNELS = {
+  subscription: { label: "Subscription" },
+  listen: { label: "listen (CLI)" },
+} as const;
+export type WebhookChannel = keyof typeof WEBHOOK_CHANNELS;
+export const WEBHOOK_CHANNEL_NAMES = keysOf(WEBHOOK_CHANNELS);
+export const WebhookChannel = mirror(WEBHOOK_CHANNEL_NAMES);
+
 /** Who made a change in a history: a merchant in the dashboard, an app, the platform, or not recorded. */
 export const ACTOR_KINDS = {
   account: { label: "Merchant" },

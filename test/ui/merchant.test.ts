@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { listen } from "@merchant-platform/sdk";
 import type { Browser, Page } from "playwright-core";
 import { DeliveryStatus } from "../../src/contracts/index.ts";
 import { consent, exchange, REDIRECT } from "../apps-harness.ts";
@@ -319,6 +320,77 @@ describe("merchant pages in a real browser", { skip: chromiumSkipReason() }, () 
     await page.getByRole("dialog").getByRole("button", { name: "Delete app" }).click();
     await heading(page, "My apps");
     await page.getByText("No apps yet").waitFor();
+    assert.deepEqual(errors, []);
+  });
+
+  it("what a developer's listen received shows on the order's Webhooks panel and on the app's page, marked as streamed to listen", async () => {
+    const { context, page, errors } = await ui.open();
+    const { shop, linen, layla } = await stocked(context, "listen-shop");
+    // The merchant is also the app's developer here: one browser session sees both pages.
+    const merchant = { client: new Client(ctx.app), slug: "listen-shop" };
+    const cookies = await context.cookies();
+    merchant.client.cookie = `mp_session=${cookies.find((c) => c.name === "mp_session")!.value}`;
+    const registered = await merchant.client.post("/api/v1/dashboard/apps", {
+      name: "Packing Slips",
+      redirectUris: [REDIRECT],
+      scopes: ["read_orders", "manage_webhooks"],
+    });
+    assert.equal(registered.status, 201);
+    const { clientId, clientSecret } = registered.data;
+    const { code } = await consent(merchant, clientId, ["read_orders", "manage_webhooks"]);
+    const tokens = (
+      await exchange(ctx.app, { slug: "listen-shop", code, redirectUri: REDIRECT, clientId, clientSecret })
+    ).data;
+
+    // The developer runs listen (the SDK's stream, as the CLI does); an order is placed and streamed.
+    const controller = new AbortController();
+    const stream = listen({
+      baseUrl: base,
+      tokens: { accessToken: async () => tokens.accessToken as string },
+      signal: controller.signal,
+    });
+    let streamed: string | undefined;
+    for await (const message of stream) {
+      if (message.type === "session")
+        await shop.post("/orders", {
+          customerId: layla.id,
+          lineItems: [{ productId: linen.id, quantity: 1 }],
+        });
+      if (message.type === "webhook") {
+        streamed = message.id;
+        break;
+      }
+    }
+    controller.abort();
+    assert.ok(streamed);
+
+    await page.goto(`${base}/stores/listen-shop/orders`);
+    await row(page, "#1003").getByRole("link", { name: "#1003" }).click();
+    await heading(page, "Order #1003");
+    const webhooks = page.getByRole("region", { name: "Webhooks" });
+    const listened = webhooks.locator("tbody tr", { hasText: "Packing Slips" });
+    await listened.waitFor();
+    assert.match(
+      await listened.innerText(),
+      /order\.created[\s\S]*Packing Slips[\s\S]*Streamed to listen \(CLI\)/,
+    );
+    assert.equal(await webhooks.getByText("No app was notified").count(), 0);
+    await review(page, "order-listen");
+
+    await page.goto(`${base}/apps/${clientId}`);
+    await heading(page, "Packing Slips");
+    const sessions = page.getByRole("region", { name: "Listen sessions" });
+    const session = sessions.locator("tbody tr", { hasText: "listen-shop" }).first();
+    await session.waitFor();
+    assert.match(
+      await session.innerText(),
+      /whls_\w+[\s\S]*listen-shop[\s\S]*(Streaming|Disconnected)[\s\S]*1/,
+    );
+    await session.getByRole("button", { name: "Events" }).click();
+    const event = sessions.locator(".attempts li", { hasText: streamed });
+    await event.waitFor();
+    assert.match(await event.innerText(), /order\.created[\s\S]*Streamed to listen/);
+    await review(page, "app-listen");
     assert.deepEqual(errors, []);
   });
 

@@ -9,9 +9,12 @@ import {
 } from "@merchant-platform/sdk";
 import {
   type CliConfig,
+  checkBaseUrl,
   configPath,
   readConfig,
   resolveConfig,
+  TokenCommandError,
+  type TokenSource,
   tokenSource,
   UsageError,
   writeConfig,
@@ -25,6 +28,8 @@ export const EXIT = {
   usage: 2,
   /** `listen`: a forwarded webhook got no 2xx from the local endpoint (with --fail-on-error). */
   forwardFailed: 3,
+  /** The --token-command failed, or printed no access token (its output is shown). */
+  tokenCommand: 4,
 } as const;
 
 export interface Io {
@@ -46,8 +51,9 @@ Commands:
                        signature of a real delivery (plain http://localhost is fine). Prints the
                        session's signing secret once. Ends after app/uninstalled, or on Ctrl-C.
   trigger <event>      Send a test event (marked test) to the app's subscriptions and listeners.
-  deliveries [--failed] [--event <name>] [--limit <n>]
-                       Recent deliveries: status, attempts, target, next retry.
+  deliveries [--failed] [--event <name>] [--limit <n>] [--session <listen session id>]
+                       Recent deliveries: status, attempts, target, next retry; then the listen
+                       sessions with what each streamed (--session: all of one session's).
   redeliver <delivery id>
                        Send a delivery again.
   events [--after <cursor>] [--types order.created,...] [--since <time>] [--failed] [--follow] [--json]
@@ -60,7 +66,8 @@ Commands:
 
 Options for every command: --base-url, --token, --token-command (or MP_BASE_URL, MP_ACCESS_TOKEN,
 MP_TOKEN_COMMAND; otherwise what login saved in ${configPath({})}).
-Exit codes: 0 done, 1 the platform refused or is unreachable, 2 bad usage, 3 a forward failed (--fail-on-error).
+Exit codes: 0 done, 1 the platform refused or is unreachable, 2 bad usage, 3 a forward failed (--fail-on-error),
+4 the --token-command failed or printed no access token.
 `;
 
 const COMMON = {
@@ -74,6 +81,9 @@ function line(io: Io, text: string) {
   io.stdout.write(`${text}\n`);
 }
 
+/** The token source each command line used, to say so when the platform refuses its token. */
+const sources = new WeakMap<Io, TokenSource>();
+
 async function settings(io: Io, values: { "base-url"?: string; token?: string; "token-command"?: string }) {
   const flags: CliConfig = {
     ...(values["base-url"] ? { baseUrl: values["base-url"] } : {}),
@@ -82,23 +92,47 @@ async function settings(io: Io, values: { "base-url"?: string; token?: string; "
   };
   const config = resolveConfig(flags, io.env, await readConfig(configPath(io.env)));
   if (!config.baseUrl) throw new UsageError("No platform URL: pass --base-url or run login.");
-  return { baseUrl: config.baseUrl, tokens: tokenSource(config) };
+  const tokens = tokenSource(config);
+  sources.set(io, tokens);
+  return { baseUrl: checkBaseUrl(config.baseUrl), tokens };
+}
+
+/**
+ * That `baseUrl` is the platform: its liveness answer, without credentials (a wrong port is told
+ * apart from a refused token). Throws a message for a person, exit code 1.
+ */
+async function checkPlatform(baseUrl: string): Promise<void> {
+  const url = new URL("/healthz", baseUrl);
+  let response: Response;
+  try {
+    response = await fetch(url, { signal: AbortSignal.timeout(10_000) });
+  } catch (error) {
+    const cause = (error as Error & { cause?: Error }).cause?.message ?? (error as Error).message;
+    throw new Error(`Cannot reach the platform at ${baseUrl}: ${cause}`);
+  }
+  const body = (await response.json().catch(() => null)) as { data?: { status?: unknown } } | null;
+  if (!response.ok || body?.data?.status !== "ok")
+    throw new Error(
+      `${baseUrl} is not the platform: GET /healthz answered HTTP ${response.status}${body ? "" : " without the platform's JSON"}. Is this your app's URL rather than the platform's?`,
+    );
 }
 
 async function login(io: Io, argv: string[]) {
   const { values } = parseArgs({ args: argv, options: COMMON, strict: true });
   if (!values["base-url"] || (!values.token && !values["token-command"]))
     throw new UsageError("login needs --base-url and --token or --token-command.");
+  // Everything is checked before anything is saved, each step saying what failed: the URL's form,
+  // that the platform answers there, that the command prints a token, that the platform takes it.
   const config: CliConfig = {
-    baseUrl: values["base-url"],
+    baseUrl: checkBaseUrl(values["base-url"]),
     ...(values.token ? { accessToken: values.token } : {}),
     ...(values["token-command"] ? { tokenCommand: values["token-command"] } : {}),
   };
-  // Check before saving: the token must work and carry manage_webhooks.
-  const admin = createAdminClient({
-    baseUrl: config.baseUrl!,
-    accessToken: await tokenSource(config).accessToken(),
-  });
+  await checkPlatform(config.baseUrl!);
+  const tokens = tokenSource(config);
+  sources.set(io, tokens);
+  // The token must work and carry manage_webhooks.
+  const admin = createAdminClient({ baseUrl: config.baseUrl!, accessToken: await tokens.accessToken() });
   await unwrap(admin.GET("/api/v1/apps/api/webhooks"));
   const path = configPath(io.env);
   await writeConfig(path, config);
@@ -220,28 +254,55 @@ async function trigger(io: Io, argv: string[]) {
 async function deliveries(io: Io, argv: string[]) {
   const { values } = parseArgs({
     args: argv,
-    options: { ...COMMON, failed: { type: "boolean" }, event: { type: "string" }, limit: { type: "string" } },
+    options: {
+      ...COMMON,
+      failed: { type: "boolean" },
+      event: { type: "string" },
+      limit: { type: "string" },
+      session: { type: "string" },
+    },
     strict: true,
   });
   const limit = values.limit ? Number(values.limit) : 20;
   if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw new UsageError("--limit must be 1 to 100");
+  if (values.session && values.failed)
+    throw new UsageError("--session lists what a listen session streamed: it has no failed deliveries");
   const { baseUrl, tokens } = await settings(io, values);
   const admin = createAdminClient({ baseUrl, accessToken: await tokens.accessToken() });
+  const event = values.event as WebhookEventName | undefined;
+  const streamed = (e: {
+    id: string;
+    eventName: string;
+    eventId: string;
+    createdAt: string;
+    test: boolean;
+  }) =>
+    `${e.id}  ${e.eventName.padEnd(18)} streamed to listen  ${e.eventId}  ${e.createdAt}${e.test ? "  [test]" : ""}`;
+
+  if (values.session) {
+    // Everything one listen session streamed, newest first.
+    const rows = await unwrap(
+      admin.GET("/api/v1/apps/api/webhooks/listen-sessions/{id}/events", {
+        params: { path: { id: values.session }, query: { limit, ...(event ? { event } : {}) } },
+      }),
+    );
+    if (!rows.length) line(io, "It streamed nothing (or only events past their retention).");
+    for (const e of rows) line(io, streamed(e));
+    return EXIT.ok;
+  }
+
   const rows = await unwrap(
     admin.GET("/api/v1/apps/api/webhooks/deliveries", {
       params: {
         query: {
           limit,
           ...(values.failed ? { status: "failed" as const } : {}),
-          ...(values.event ? { event: values.event as WebhookEventName } : {}),
+          ...(event ? { event } : {}),
         },
       },
     }),
   );
-  if (!rows.length) {
-    line(io, "No deliveries.");
-    return EXIT.ok;
-  }
+  if (!rows.length) line(io, values.failed ? "No failed deliveries." : "No deliveries.");
   for (const d of rows) {
     const last = d.attemptLog.at(-1);
     const next = d.nextAttemptAt ? `  next ${d.nextAttemptAt}` : "";
@@ -249,6 +310,26 @@ async function deliveries(io: Io, argv: string[]) {
       io,
       `${d.id}  ${d.eventName.padEnd(18)} ${d.status.padEnd(9)} ${d.attempts} attempt(s)  ${last?.statusCode ?? last?.error ?? "-"}  ${d.targetUrl}${next}${d.test ? "  [test]" : ""}`,
     );
+  }
+  // What listen sessions streamed is not a delivery (no status, no retries: the local answer was
+  // printed by listen), so it is listed apart, and not with --failed.
+  if (values.failed) return EXIT.ok;
+  const sessions = await unwrap(
+    admin.GET("/api/v1/apps/api/webhooks/listen-sessions", {
+      params: { query: { limit: Math.min(limit, 10), ...(event ? { event } : {}) } },
+    }),
+  );
+  if (!sessions.length) return EXIT.ok;
+  line(io, "");
+  line(io, "Listen sessions (what each streamed to listen, which forwarded it to your local URL):");
+  for (const session of sessions) {
+    line(
+      io,
+      `${session.id}  ${session.state.padEnd(12)} since ${session.createdAt}  ${session.events.join(", ")}`,
+    );
+    for (const e of session.streamed) line(io, `  ${streamed(e)}`);
+    if (session.moreStreamed)
+      line(io, `  … more: merchant-platform deliveries --session ${session.id} --limit 100`);
   }
   return EXIT.ok;
 }
@@ -374,14 +455,25 @@ export async function run(argv: string[], io: Io): Promise<number> {
   try {
     return await command(io, rest);
   } catch (error) {
-    if (error instanceof UsageError || (error as NodeJS.ErrnoException).code?.startsWith("ERR_PARSE_ARGS")) {
+    // `code` is not always a string: a child process's error carries its exit status there.
+    const code = (error as { code?: unknown }).code;
+    if (error instanceof UsageError || (typeof code === "string" && code.startsWith("ERR_PARSE_ARGS"))) {
       io.stderr.write(`${(error as Error).message}\n(see merchant-platform --help)\n`);
       return EXIT.usage;
+    }
+    if (error instanceof TokenCommandError) {
+      io.stderr.write(`${error.message}\n`);
+      return EXIT.tokenCommand;
     }
     if (error instanceof PlatformError) {
       io.stderr.write(
         `The platform refused: ${error.code} (${error.status}) ${error.message}${error.requestId ? ` [request ${error.requestId}]` : ""}\n`,
       );
+      const command = sources.get(io)?.command;
+      if (command && error.status === 401)
+        io.stderr.write(
+          `The token came from --token-command (${command}): it printed a token the platform does not take (expired, revoked, or for another platform or store).\n`,
+        );
       return EXIT.failed;
     }
     io.stderr.write(`${(error as Error).message ?? error}\n`);

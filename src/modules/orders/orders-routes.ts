@@ -8,6 +8,7 @@ import {
   OrderStatusSchema,
   Scope,
   Timestamp,
+  WebhookChannel,
 } from "../../contracts/index.ts";
 import type { StoreScope } from "../../contracts/scopes.ts";
 import { type RouteSpec, storeOf } from "../../lib/http/api-family.ts";
@@ -102,9 +103,10 @@ const HistoryEntry = Type.Object(
   { title: "OrderStatusChange" },
 );
 
-const OrderWebhook = Type.Object(
+const OrderWebhookDelivery = Type.Object(
   {
     id: Type.String(),
+    via: Type.Literal(WebhookChannel.subscription, { description: "A subscription's delivery." }),
     eventName: Type.String(),
     app: Type.Object({ clientId: Type.String(), name: Type.String() }),
     status: DeliveryStatusSchema,
@@ -116,6 +118,21 @@ const OrderWebhook = Type.Object(
   },
   { title: "OrderWebhookDelivery" },
 );
+const OrderListenStream = Type.Object(
+  {
+    id: Type.String({ description: "The `x-webhook-id` the stream sent the event with." }),
+    via: Type.Literal(WebhookChannel.listen, {
+      description:
+        "A developer's `listen` session (the CLI) streamed it to their machine: there is no delivery status, what their local endpoint answered is on their screen.",
+    }),
+    eventName: Type.String(),
+    app: Type.Object({ clientId: Type.String(), name: Type.String() }),
+    listenSessionId: Type.String(),
+    createdAt: Timestamp,
+  },
+  { title: "OrderListenStream" },
+);
+const OrderWebhook = Type.Union([OrderWebhookDelivery, OrderListenStream]);
 export type OrderWebhookView = Static<typeof OrderWebhook>;
 
 export function registerDashboardOrderRoutes(
@@ -194,7 +211,7 @@ export function registerDashboardOrderRoutes(
       tags,
       summary: "The webhooks an order caused",
       description:
-        "Deliveries of the order's events to the apps installed in the store, newest first (at most 100): which event, which app, and how the delivery went.",
+        "How the order's events reached the apps installed in the store, newest first (at most 100): each subscription's delivery (`via: subscription`: which event, which app, how the delivery went) and each `listen` session that streamed one to a developer's machine (`via: listen`).",
       params: storeParams(OrderIdParam),
       response: { 200: Envelope(Type.Array(OrderWebhook)) },
       errors: ["NOT_FOUND"],

@@ -9,7 +9,10 @@ export interface RetentionSettings {
   eventDays: number;
   /** Expired codes and tokens, and revoked token families, this long after expiry or revocation. */
   credentialGraceSeconds: number;
-  /** Listen sessions this long after their last connection ended (they can no longer be resumed). */
+  /**
+   * How long a disconnected listen session can be resumed. Sessions are kept longer: as part of
+   * the delivery log (what each streamed is listed from them), see `run`.
+   */
   listenSessionIdleSeconds: number;
   /** Rows per statement (default 1000): each batch is its own short transaction. */
   batchSize?: number;
@@ -24,7 +27,7 @@ export type PruneCounts = {
   accessTokens: number;
   refreshTokens: number;
   tokenGrants: number;
-  /** `listen` sessions nobody connected to for LISTEN_SESSION_IDLE_SECONDS. */
+  /** `listen` sessions, as long after their last connection as the delivery log keeps deliveries. */
   listenSessions: number;
 };
 
@@ -113,12 +116,21 @@ export function createRetention(db: Db, settings: RetentionSettings) {
             WHERE e.seq = old.seq`,
       ]);
       const cutoff = new Date(now.getTime() - settings.credentialGraceSeconds * 1000);
-      const idle = new Date(now.getTime() - settings.listenSessionIdleSeconds * 1000);
+      // A session is the delivery log's record of what `listen` streamed (the events of its
+      // range of the feed), so it stays as long as deliveries do, or as events do when the log
+      // is kept for ever (without its events it lists nothing); never less than it can be resumed.
+      const logDays =
+        settings.webhookLogDays > 0
+          ? Math.min(settings.webhookLogDays, settings.eventDays)
+          : settings.eventDays;
+      const sessionCutoff = new Date(
+        now.getTime() - Math.max(logDays * DAY_MS, settings.listenSessionIdleSeconds * 1000),
+      );
       steps.push(
         [
           "listenSessions",
           sql`DELETE FROM webhook_listen_sessions s USING (
-                SELECT store_id, id FROM webhook_listen_sessions WHERE seen_at < ${idle}
+                SELECT store_id, id FROM webhook_listen_sessions WHERE seen_at < ${sessionCutoff}
                  ORDER BY seen_at LIMIT ${batchSize} FOR UPDATE SKIP LOCKED) old
               WHERE s.store_id = old.store_id AND s.id = old.id`,
         ],

@@ -6,6 +6,40 @@ import { keyset, type PagePlan } from "../../lib/pagination.ts";
 import { EVENTS_CHANNEL } from "../events/events-repo.ts";
 import { newDeliveryId } from "./delivery/delivery-repo.ts";
 
+/** Which listen sessions of an app: one installation's (the Admin API), one store's, or one session. */
+export interface ListenSessionFilter {
+  installation?: { storeId: string; installationId: string } | undefined;
+  storeSlug?: string | undefined;
+  /** Sessions carrying this event (and, in what they streamed, only it). */
+  event?: EventName | undefined;
+  id?: string | undefined;
+}
+
+/** A listen session's row as the delivery log reads it. */
+export interface ListenSessionRow {
+  store_id: string;
+  id: string;
+  installation_id: string;
+  events: string[];
+  connection: string | null;
+  position: number;
+  start_position: number;
+  created_at: Date;
+  seen_at: Date;
+  stopped_at: Date | null;
+  slug: string;
+}
+
+/** An event a listen session streamed. */
+export interface StreamedEventRow {
+  session_id: string;
+  position: number;
+  id: string;
+  topic: string;
+  created_at: Date;
+  test: boolean;
+}
+
 export interface DeliveryFilter {
   id?: string | undefined;
   status?: DeliveryStatus | undefined;
@@ -115,6 +149,111 @@ export function createDeliveryLogRepo(db: Db) {
         .orderBy("d.id", "desc")
         .limit(limit)
         .execute();
+    },
+
+    /**
+     * One page of an app's listen sessions (newest first). What each streamed is not stored per
+     * event: it is the range of the store's feed the session read, see `streamedBy`.
+     */
+    async listListenSessions(appId: string, filter: ListenSessionFilter, plan: PagePlan) {
+      const { where, column, id, direction } = keyset(plan, "ls");
+      let q = db
+        .selectFrom("webhook_listen_sessions as ls")
+        .innerJoin("stores as s", "s.id", "ls.store_id")
+        .select([
+          "ls.store_id",
+          "ls.id",
+          "ls.installation_id",
+          "ls.events",
+          "ls.connection",
+          "ls.position",
+          "ls.start_position",
+          "ls.created_at",
+          "ls.seen_at",
+          "ls.stopped_at",
+          "s.slug",
+        ])
+        .where("ls.app_id", "=", appId);
+      if (filter.installation)
+        q = q
+          .where("ls.store_id", "=", filter.installation.storeId)
+          .where("ls.installation_id", "=", filter.installation.installationId);
+      if (filter.storeSlug) q = q.where("s.slug", "=", filter.storeSlug);
+      if (filter.id) q = q.where("ls.id", "=", filter.id);
+      if (filter.event) q = q.where(sql<boolean>`${filter.event} = ANY (ls.events)`);
+      for (const w of where) q = q.where(w);
+      const rows = await q
+        .orderBy(column, direction)
+        .orderBy(id, direction)
+        .limit(plan.limit + 1)
+        .execute();
+      return rows.map(
+        (r): ListenSessionRow => ({
+          ...r,
+          position: Number(r.position),
+          start_position: Number(r.start_position),
+        }),
+      );
+    },
+
+    /**
+     * What listen sessions streamed, newest first, at most `limit` per session (before the feed
+     * position `before`, when given): the events of each session's store in the range of the feed
+     * it read, (start_position, position], of its events, untargeted or targeted at its
+     * installation, which is what its stream wrote (listen/listen-stream.ts). Events past their
+     * retention are gone from the feed and so from this list.
+     */
+    async streamedBy(
+      sessions: ReadonlyArray<Pick<ListenSessionRow, "store_id" | "id">>,
+      options: { limit: number; event?: EventName | undefined; before?: number | undefined },
+    ): Promise<StreamedEventRow[]> {
+      if (!sessions.length) return [];
+      const { rows } = await sql<StreamedEventRow>`
+        SELECT ls.id AS session_id, e.feed_position AS position, e.id, e.topic, e.created_at, e.test
+          FROM webhook_listen_sessions ls
+          JOIN LATERAL (
+            SELECT feed_position, id, topic, created_at, test FROM events
+             WHERE store_id = ls.store_id
+               AND feed_position > ls.start_position AND feed_position <= ls.position
+               AND topic = ANY (ls.events)
+               AND (installation_id IS NULL OR installation_id = ls.installation_id)
+               AND (${options.event ?? null}::text IS NULL OR topic = ${options.event ?? null})
+               AND (${options.before ?? null}::bigint IS NULL OR feed_position < ${options.before ?? null})
+             ORDER BY feed_position DESC LIMIT ${options.limit}) e ON true
+         WHERE (ls.store_id, ls.id) IN (
+           SELECT * FROM unnest(${sessions.map((s) => s.store_id) as unknown as string}::text[],
+                                ${sessions.map((s) => s.id) as unknown as string}::text[]))
+         ORDER BY ls.id, e.feed_position DESC`.execute(db);
+      return rows.map((r) => ({ ...r, position: Number(r.position) }));
+    },
+
+    /**
+     * The listen sessions that streamed one resource's events (an order's page), newest event
+     * first, with the app of each. At most `limit`.
+     */
+    async streamedForResource(storeId: string, resourceId: string, limit: number) {
+      const { rows } = await sql<{
+        session_id: string;
+        event_id: string;
+        topic: string;
+        created_at: Date;
+        test: boolean;
+        app_name: string;
+        client_id: string;
+      }>`
+        SELECT ls.id AS session_id, e.id AS event_id, e.topic, e.created_at, e.test,
+               a.name AS app_name, a.client_id
+          FROM events e
+          JOIN webhook_listen_sessions ls
+            ON ls.store_id = e.store_id
+           AND e.feed_position > ls.start_position AND e.feed_position <= ls.position
+           AND e.topic = ANY (ls.events)
+           AND (e.installation_id IS NULL OR e.installation_id = ls.installation_id)
+          JOIN apps a ON a.id = ls.app_id
+         WHERE e.store_id = ${storeId} AND e.resource_id = ${resourceId}
+         ORDER BY e.created_at DESC, e.id DESC, ls.id
+         LIMIT ${limit}`.execute(db);
+      return rows;
     },
 
     /** A delivery of the app with its subscription's state, for a redelivery. */

@@ -6,6 +6,8 @@ import {
   DeliveryStatusSchema,
   type EventName,
   Id,
+  ListenSessionState,
+  ListenSessionStateSchema,
   Scope,
   SubscriptionStatus,
 } from "../../contracts/index.ts";
@@ -27,7 +29,14 @@ import { currentAccount } from "../accounts/session-auth.ts";
 import { accessOf, adminRoute } from "../admin-api/admin-family.ts";
 import { ClientId } from "../apps/apps-schemas.ts";
 import type { AppService } from "../apps/apps-service.ts";
-import type { DeliveryFilter, DeliveryLogRepo } from "./deliveries-repo.ts";
+import type {
+  DeliveryFilter,
+  DeliveryLogRepo,
+  ListenSessionFilter,
+  ListenSessionRow,
+  StreamedEventRow,
+} from "./deliveries-repo.ts";
+import { HEARTBEAT_MS, listenDeliveryId } from "./listen/listen-stream.ts";
 import { EventNameSchema } from "./webhooks-schemas.ts";
 
 const DeliveryId = Id("delivery");
@@ -118,6 +127,101 @@ const AppSubscriptionResource = Type.Object(
   { title: "AppWebhookSubscription" },
 );
 
+/** Streamed events shown with each listen session; the rest are a page of their own away. */
+const STREAMED_PREVIEW = 10;
+
+const ListenSessionId = Id("listenSession");
+const FeedCursor = Type.String({
+  pattern: "^[0-9]{1,15}$",
+  maxLength: 15,
+  description: "`meta.nextCursor` of the previous page.",
+});
+
+const StreamedEventResource = Type.Object(
+  {
+    id: Id(
+      "delivery",
+      "The `x-webhook-id` (and `webhook-id`) the stream sent it with, which `listen` printed: the same each time the session streams the event again.",
+    ),
+    eventId: Id("event"),
+    eventName: EventNameSchema,
+    test: Type.Boolean({ description: 'A test event (sent with `"test": true`).' }),
+    createdAt: Timestamp,
+    cursor: Type.String({
+      description: "The event's position in the store's event feed (the events API's cursor).",
+    }),
+  },
+  {
+    title: "ListenStreamedEvent",
+    description:
+      "An event a `listen` session streamed to the developer's CLI, which forwards it to their local URL (what that answered, `listen` printed: the platform does not see it).",
+  },
+);
+
+const ListenSessionResource = Type.Object(
+  {
+    id: ListenSessionId,
+    storeSlug: Type.String(),
+    events: Type.Array(EventNameSchema, { description: "The events the session carries." }),
+    state: ListenSessionStateSchema,
+    createdAt: Timestamp,
+    lastSeenAt: Timestamp,
+    endedAt: Type.Union([Timestamp, Type.Null()], {
+      description:
+        "When it ended (stopped, or its time to resume ran out); null while it is streaming or resumable.",
+    }),
+    streamed: Type.Array(StreamedEventResource, {
+      maxItems: STREAMED_PREVIEW,
+      description: `The newest events it streamed, newest first (at most ${STREAMED_PREVIEW}).`,
+    }),
+    moreStreamed: Type.Boolean({
+      description: "It streamed more than `streamed` shows: list them with the session's events.",
+    }),
+  },
+  {
+    title: "ListenSession",
+    description:
+      "A `listen` session (the CLI's stream of this installation's events) and what it streamed, marked as such: listen forwards are not deliveries (no attempts, no retries, no redelivery).",
+  },
+);
+
+const ListenSessionPage = Type.Object({
+  success: Type.Literal(true),
+  data: Type.Array(ListenSessionResource),
+  meta: CursorMeta,
+});
+const StreamedEventPage = Type.Object({
+  success: Type.Literal(true),
+  data: Type.Array(StreamedEventResource),
+  meta: CursorMeta,
+});
+const ListenSessionListQuery = {
+  event: Type.Optional(EventNameSchema),
+  limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+  cursor: Type.Optional(Type.String({ maxLength: 200 })),
+};
+const StreamedEventListQuery = Type.Object(
+  {
+    event: Type.Optional(EventNameSchema),
+    limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+    cursor: Type.Optional(FeedCursor),
+  },
+  { additionalProperties: false },
+);
+const LISTEN_SESSIONS_DESCRIPTION =
+  "Newest first, each with the newest events it streamed. What a session streamed is the events it carries in the stretch of the store's event feed it read (nothing is written per event): events older than the event retention are no longer listed. `event` keeps the sessions carrying that event and lists only it.";
+
+function toStreamedEvent(e: StreamedEventRow) {
+  return {
+    id: listenDeliveryId(e.session_id, e.id),
+    eventId: e.id,
+    eventName: e.topic as EventName,
+    test: e.test,
+    createdAt: e.created_at.toISOString(),
+    cursor: String(e.position),
+  };
+}
+
 const DeliveryListQuery = {
   status: Type.Optional(DeliveryStatusSchema),
   event: Type.Optional(EventNameSchema),
@@ -134,6 +238,8 @@ const DeliveryPage = Type.Object({
 export function createDeliveryViews(deps: {
   log: DeliveryLogRepo;
   clock: Clock;
+  /** How long a disconnected listen session can be resumed (LISTEN_SESSION_IDLE_SECONDS). */
+  listenIdleSeconds: number;
   /** Charges a redelivery to the app; 429 RATE_LIMITED past its budget (webhook-limits.ts). */
   admitRedelivery(appId: string): Promise<void>;
 }) {
@@ -148,8 +254,77 @@ export function createDeliveryViews(deps: {
     const done = finishPage(rows, plan);
     return { items: done.items.map((r) => toDeliveryResource(r, attempts)), meta: done.meta };
   }
+  /** Where a session is: derived from its row and the time (see LISTEN_SESSION_STATES). */
+  function sessionState(row: ListenSessionRow, now: Date) {
+    const resumableUntil = row.seen_at.getTime() + deps.listenIdleSeconds * 1000;
+    if (row.stopped_at) return { state: ListenSessionState.ended, endedAt: row.stopped_at };
+    if (resumableUntil <= now.getTime())
+      return { state: ListenSessionState.ended, endedAt: new Date(resumableUntil) };
+    // A connection not seen for two heartbeats is gone (its process died): resumable, as at the cap.
+    const live = row.connection !== null && row.seen_at.getTime() > now.getTime() - 2 * HEARTBEAT_MS;
+    return { state: live ? ListenSessionState.streaming : ListenSessionState.disconnected, endedAt: null };
+  }
+
   return {
     page,
+    /** One page of the app's listen sessions, each with the newest events it streamed. */
+    async listenSessions(
+      appId: string,
+      filter: ListenSessionFilter,
+      query: { limit: number; cursor?: string | undefined },
+    ) {
+      const plan = planPage(query, sorts, { ...filter, installation: filter.installation?.installationId });
+      const done = finishPage(await deps.log.listListenSessions(appId, filter, plan), plan);
+      const streamed = await deps.log.streamedBy(done.items, {
+        limit: STREAMED_PREVIEW + 1,
+        event: filter.event,
+      });
+      const now = deps.clock.now();
+      return {
+        items: done.items.map((row) => {
+          const own = streamed.filter((e) => e.session_id === row.id);
+          const { state, endedAt } = sessionState(row, now);
+          return {
+            id: row.id,
+            storeSlug: row.slug,
+            events: row.events as EventName[],
+            state,
+            createdAt: row.created_at.toISOString(),
+            lastSeenAt: row.seen_at.toISOString(),
+            endedAt: endedAt ? endedAt.toISOString() : null,
+            streamed: own.slice(0, STREAMED_PREVIEW).map(toStreamedEvent),
+            moreStreamed: own.length > STREAMED_PREVIEW,
+          };
+        }),
+        meta: done.meta,
+      };
+    },
+    /** A page of what one of the app's listen sessions streamed, newest first; 404 for another app's. */
+    async streamed(
+      appId: string,
+      filter: ListenSessionFilter & { id: string },
+      query: { limit: number; cursor?: string | undefined; event?: EventName | undefined },
+    ) {
+      const [session] = await deps.log.listListenSessions(
+        appId,
+        { ...filter, event: undefined },
+        planPage({ limit: 1 }, sorts),
+      );
+      if (!session) throw notFound("Listen session");
+      const rows = await deps.log.streamedBy([session], {
+        limit: query.limit + 1,
+        event: query.event,
+        before: query.cursor === undefined ? undefined : Number(query.cursor),
+      });
+      const items = rows.slice(0, query.limit);
+      return {
+        items: items.map(toStreamedEvent),
+        meta: {
+          nextCursor: rows.length > query.limit ? String(items.at(-1)!.position) : null,
+          limit: query.limit,
+        },
+      };
+    },
     /** One page of the app's subscriptions (every store, newest first, deleted ones left out). */
     async subscriptions(appId: string, query: { limit: number; cursor?: string | undefined }) {
       const plan = planPage(query, sorts);
@@ -225,7 +400,8 @@ export function registerDeliveryRoutes(
         operationId: "dashboardListDeliveries",
         tags,
         summary: "List an app's webhook deliveries with their attempts",
-        description: "Newest first. Filter by status, event and store.",
+        description:
+          "Newest first. Filter by status, event and store. What the app's `listen` sessions streamed is listed apart (`GET /api/v1/dashboard/apps/{clientId}/listen-sessions`): it is not a delivery.",
         security,
         params: Params({ clientId: ClientId }),
         querystring: Type.Object(
@@ -285,6 +461,67 @@ export function registerDeliveryRoutes(
     },
   );
 
+  app.get(
+    "/apps/:clientId/listen-sessions",
+    {
+      preHandler,
+      schema: {
+        operationId: "dashboardListListenSessions",
+        tags,
+        summary: "List an app's listen sessions and what each streamed",
+        description: `The app's \`listen\` sessions (the CLI's streams of an installation's events to a developer's machine) in every store, or in \`store\`. ${LISTEN_SESSIONS_DESCRIPTION}`,
+        security,
+        params: Params({ clientId: ClientId }),
+        querystring: Type.Object(
+          { ...ListenSessionListQuery, store: Type.Optional(StoreSlug) },
+          { additionalProperties: false },
+        ),
+        response: {
+          200: ListenSessionPage,
+          ...errorResponses("UNAUTHENTICATED", "NOT_FOUND"),
+        },
+      },
+    },
+    async (request) => {
+      const q = request.query;
+      const result = await deps.views.listenSessions(
+        ownedApp(request).id,
+        { storeSlug: q.store, event: q.event },
+        { limit: q.limit, cursor: q.cursor },
+      );
+      return { success: true as const, data: result.items, meta: result.meta };
+    },
+  );
+
+  app.get(
+    "/apps/:clientId/listen-sessions/:id/events",
+    {
+      preHandler,
+      schema: {
+        operationId: "dashboardListListenSessionEvents",
+        tags,
+        summary: "List what one listen session streamed",
+        description:
+          "Newest first, every event the session streamed (within the event retention); `event` lists only that one. 404 for a session of another app.",
+        security,
+        params: Params({ clientId: ClientId, id: ListenSessionId }),
+        querystring: StreamedEventListQuery,
+        response: {
+          200: StreamedEventPage,
+          ...errorResponses("UNAUTHENTICATED", "NOT_FOUND"),
+        },
+      },
+    },
+    async (request) => {
+      const result = await deps.views.streamed(
+        ownedApp(request).id,
+        { id: request.params.id },
+        request.query,
+      );
+      return { success: true as const, data: result.items, meta: result.meta };
+    },
+  );
+
   app.post(
     "/apps/:clientId/deliveries/:id/redeliver",
     {
@@ -323,7 +560,7 @@ export function adminDeliveryRoutes(views: DeliveryViews): FeatureRoutes {
           tags,
           summary: "List this installation's webhook deliveries with their attempts",
           description:
-            "Newest first; filter by status and event. Each delivery shows its target, every attempt (time, status, duration, the response's start) and the next retry time.",
+            "Newest first; filter by status and event. Each delivery shows its target, every attempt (time, status, duration, the response's start) and the next retry time. What `listen` streamed is listed apart (`GET /webhooks/listen-sessions`): it is not a delivery.",
           querystring: Type.Object(DeliveryListQuery, { additionalProperties: false }),
           response: { 200: DeliveryPage },
         }),
@@ -334,6 +571,52 @@ export function adminDeliveryRoutes(views: DeliveryViews): FeatureRoutes {
             appId,
             { status: q.status, event: q.event, storeSlug: store.slug },
             { limit: q.limit, cursor: q.cursor },
+          );
+          return { success: true as const, data: result.items, meta: result.meta };
+        },
+      );
+      app.get(
+        "/webhooks/listen-sessions",
+        adminRoute({
+          operationId: "adminListListenSessions",
+          scope: Scope.manage_webhooks,
+          tags,
+          summary: "List this installation's listen sessions and what each streamed",
+          description: `The installation's \`listen\` sessions (\`GET /webhooks/stream\`, the CLI's \`listen\`), live or ended. ${LISTEN_SESSIONS_DESCRIPTION}`,
+          querystring: Type.Object(ListenSessionListQuery, { additionalProperties: false }),
+          response: { 200: ListenSessionPage },
+        }),
+        async (request) => {
+          const { appId, store, installationId } = accessOf(request);
+          const q = request.query;
+          const result = await views.listenSessions(
+            appId,
+            { installation: { storeId: store.id, installationId }, event: q.event },
+            { limit: q.limit, cursor: q.cursor },
+          );
+          return { success: true as const, data: result.items, meta: result.meta };
+        },
+      );
+      app.get(
+        "/webhooks/listen-sessions/:id/events",
+        adminRoute({
+          operationId: "adminListListenSessionEvents",
+          scope: Scope.manage_webhooks,
+          tags,
+          summary: "List what one listen session streamed",
+          description:
+            "Newest first, every event the session streamed (within the event retention); `event` lists only that one. 404 for another installation's session.",
+          params: Params({ id: ListenSessionId }),
+          querystring: StreamedEventListQuery,
+          response: { 200: StreamedEventPage },
+          errors: ["NOT_FOUND"],
+        }),
+        async (request) => {
+          const { appId, store, installationId } = accessOf(request);
+          const result = await views.streamed(
+            appId,
+            { id: request.params.id, installation: { storeId: store.id, installationId } },
+            request.query,
           );
           return { success: true as const, data: result.items, meta: result.meta };
         },

@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from "fastify";
 import type { Registry } from "prom-client";
 import type { Config } from "../../config.ts";
-import { DeliveryStatus, EVENT } from "../../contracts/index.ts";
+import { DeliveryStatus, EVENT, WebhookChannel } from "../../contracts/index.ts";
 import type { Db, Executor } from "../../db/client.ts";
 import type { Installation, Store } from "../../db/schema.ts";
 import type { Clock } from "../../lib/clock.ts";
@@ -22,6 +22,8 @@ import { assertSafeTargetUrl } from "./delivery/ssrf.ts";
 import { createDeliveryWorker } from "./delivery/worker.ts";
 import { createListenRepo, stopListenSessions } from "./listen/listen-repo.ts";
 import { listenRoutes } from "./listen/listen-routes.ts";
+import { listenDeliveryId } from "./listen/listen-stream.ts";
+import { createTestEventRepo } from "./listen/test-events-repo.ts";
 import { createSubscriptionRepo } from "./subscriptions-repo.ts";
 import { createSubscriptionService } from "./subscriptions-service.ts";
 import { createWebhookLimits } from "./webhook-limits.ts";
@@ -217,13 +219,25 @@ export function createWebhooksModule(deps: {
   }
 
   const log = createDeliveryLogRepo(db);
-  const deliveryViews = createDeliveryViews({ log, clock, admitRedelivery: limits.admitRedelivery });
+  const deliveryViews = createDeliveryViews({
+    log,
+    clock,
+    listenIdleSeconds: config.LISTEN_SESSION_IDLE_SECONDS,
+    admitRedelivery: limits.admitRedelivery,
+  });
   const listen = createListenRepo(db);
-  /** The deliveries one resource of a store caused (an order's page), newest first, at most 100. */
+  /**
+   * How one resource's events (an order's page) reached apps, newest first, at most 100: the
+   * subscriptions' deliveries and the listen sessions that streamed them.
+   */
   async function deliveriesOf(storeId: string, resourceId: string) {
-    const rows = await log.listForResource(storeId, resourceId, 100);
-    return rows.map((r) => ({
+    const [rows, streamed] = await Promise.all([
+      log.listForResource(storeId, resourceId, 100),
+      log.streamedForResource(storeId, resourceId, 100),
+    ]);
+    const deliveries = rows.map((r) => ({
       id: r.id,
+      via: WebhookChannel.subscription,
       eventName: r.event_name,
       app: { clientId: r.client_id, name: r.app_name },
       status: r.status,
@@ -233,6 +247,15 @@ export function createWebhooksModule(deps: {
       createdAt: r.created_at.toISOString(),
       completedAt: r.completed_at ? r.completed_at.toISOString() : null,
     }));
+    const streams = streamed.map((r) => ({
+      id: listenDeliveryId(r.session_id, r.event_id),
+      via: WebhookChannel.listen,
+      eventName: r.topic,
+      app: { clientId: r.client_id, name: r.app_name },
+      listenSessionId: r.session_id,
+      createdAt: r.created_at.toISOString(),
+    }));
+    return [...deliveries, ...streams].sort((a, b) => b.createdAt.localeCompare(a.createdAt)).slice(0, 100);
   }
 
   return {
@@ -253,6 +276,7 @@ export function createWebhooksModule(deps: {
         clock,
         secretBox,
         recordEvent: deps.recordEvent,
+        testEvents: createTestEventRepo(db),
         authenticate: deps.authenticate,
         subscribeEvents: deps.subscribeEvents,
         admitTestEvent: limits.admitTestEvent,

@@ -31,6 +31,8 @@ export type NewApp = Ok<"/api/v1/dashboard/apps", "post">;
 export type NewSecret = Ok<"/api/v1/dashboard/apps/{clientId}/secret", "post">;
 export type Delivery = Item<Ok<"/api/v1/dashboard/apps/{clientId}/deliveries", "get">>;
 export type AppSubscription = Item<Ok<"/api/v1/dashboard/apps/{clientId}/webhooks", "get">>;
+export type ListenSession = Item<Ok<"/api/v1/dashboard/apps/{clientId}/listen-sessions", "get">>;
+export type StreamedEvent = Item<Ok<"/api/v1/dashboard/apps/{clientId}/listen-sessions/{id}/events", "get">>;
 export type Store = Ok<"/api/v1/dashboard/stores/{slug}", "get">;
 export type StoreSettingsBody = NonNullable<
   paths["/api/v1/dashboard/stores/{slug}"]["patch"]["requestBody"]

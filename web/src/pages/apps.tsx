@@ -4,8 +4,16 @@ import { Link, useNavigate, useParams } from "react-router";
 import { ApiError, api, NO_BODY, unwrap } from "../api/client.ts";
 import { useCursorList } from "../api/lists.ts";
 import { useStores } from "../api/session.ts";
-import type { AppInfo, AppSubscription, Delivery, NewApp, NewSecret } from "../api/types.ts";
-import { CursorTable, Table } from "../components/list.tsx";
+import type {
+  AppInfo,
+  AppSubscription,
+  Delivery,
+  ListenSession,
+  NewApp,
+  NewSecret,
+  StreamedEvent,
+} from "../api/types.ts";
+import { CursorTable, LoadMore, Table } from "../components/list.tsx";
 import { ScopeChecks, ScopeList } from "../components/scopes.tsx";
 import {
   Badge,
@@ -29,9 +37,12 @@ import {
   type DeliveryStatus,
   EVENT_NAMES,
   type EventName,
+  LISTEN_SESSION_STATES,
   RedirectUri,
   SCOPE_NAMES,
   type Scope,
+  WEBHOOK_CHANNELS,
+  WebhookChannel,
 } from "../contract.ts";
 import { when } from "../lib/format.ts";
 import { useIdempotencyKey } from "../lib/hooks.ts";
@@ -336,6 +347,7 @@ export function AppDetailPage() {
       <InstallLink app={a} />
       <Subscriptions clientId={clientId} />
       <Deliveries clientId={clientId} />
+      <ListenSessions clientId={clientId} />
     </>
   );
 }
@@ -586,6 +598,134 @@ function DeliveryRow(props: { d: Delivery; open: boolean; onToggle: () => void; 
           </td>
         </tr>
       ) : null}
+    </>
+  );
+}
+
+/**
+ * What the app's `listen` sessions streamed to developers' machines: not deliveries (no status,
+ * no retries), so a list of its own, marked as such.
+ */
+function ListenSessions({ clientId }: { clientId: string }) {
+  const [open, setOpen] = useState<string | null>(null);
+  const list = useCursorList<ListenSession>(["listen-sessions", clientId], (cursor) =>
+    unwrap<ListenSession[], { nextCursor: string | null }>(
+      api.GET("/api/v1/dashboard/apps/{clientId}/listen-sessions", {
+        params: { path: { clientId }, query: { limit: 20, cursor } },
+      }),
+    ),
+  );
+  return (
+    <Panel title="Listen sessions">
+      <p className="muted">
+        Events streamed to <code>merchant-platform listen</code>, which forwards each to the developer's local
+        URL and shows what it answered there. The platform sees the stream, not that answer.
+      </p>
+      <CursorTable
+        list={list}
+        noun="listen sessions"
+        empty="No listen sessions yet."
+        headers={[
+          "Session",
+          "Store",
+          "State",
+          "Started",
+          "Last seen",
+          { label: "Streamed", num: true },
+          "Actions",
+        ]}
+      >
+        {(s) => (
+          <ListenSessionRow
+            key={s.id}
+            clientId={clientId}
+            session={s}
+            open={open === s.id}
+            onToggle={() => setOpen(open === s.id ? null : s.id)}
+          />
+        )}
+      </CursorTable>
+    </Panel>
+  );
+}
+
+function ListenSessionRow(props: {
+  clientId: string;
+  session: ListenSession;
+  open: boolean;
+  onToggle: () => void;
+}) {
+  const { session: s } = props;
+  return (
+    <>
+      <tr>
+        <td data-label="Session" className="mono">
+          {s.id}
+        </td>
+        <td data-label="Store" className="mono">
+          {s.storeSlug}
+        </td>
+        <td data-label="State">
+          <Badge value={s.state} label={LISTEN_SESSION_STATES[s.state].label} />
+        </td>
+        <td data-label="Started" className="small">
+          {when(s.createdAt)}
+        </td>
+        <td data-label="Last seen" className="small">
+          {when(s.endedAt ?? s.lastSeenAt)}
+        </td>
+        <td data-label="Streamed" className="num">
+          {s.moreStreamed ? `${s.streamed.length}+` : s.streamed.length}
+        </td>
+        <td className="cell-actions">
+          <button type="button" className="secondary" aria-expanded={props.open} onClick={props.onToggle}>
+            {props.open ? "Hide events" : "Events"}
+          </button>
+        </td>
+      </tr>
+      {props.open ? (
+        <tr className="attempts-row">
+          <td colSpan={7} className="attempts-cell">
+            <StreamedEvents clientId={props.clientId} session={s} />
+          </td>
+        </tr>
+      ) : null}
+    </>
+  );
+}
+
+/** Every event one session streamed, newest first, a page at a time (the first page is the session's own). */
+function StreamedEvents({ clientId, session }: { clientId: string; session: ListenSession }) {
+  const list = useCursorList<StreamedEvent>(["listen-session-events", clientId, session.id], (cursor) =>
+    unwrap<StreamedEvent[], { nextCursor: string | null }>(
+      api.GET("/api/v1/dashboard/apps/{clientId}/listen-sessions/{id}/events", {
+        params: { path: { clientId, id: session.id }, query: { limit: 50, cursor } },
+      }),
+    ),
+  );
+  if (list.isPending) return <Loading what="Loading streamed events" />;
+  if (list.items.length === 0)
+    return <p className="muted">It streamed nothing (or only events older than the event retention).</p>;
+  return (
+    <>
+      <ol className="attempts">
+        {list.items.map((e) => (
+          <li key={e.id}>
+            <p>
+              <span className="strong mono">{e.eventName}</span>
+              {e.test ? " (test)" : ""} · {when(e.createdAt)} · <span className="mono">{e.id}</span> ·{" "}
+              <Badge value={WebhookChannel.listen} label={`Streamed to ${WEBHOOK_CHANNELS.listen.label}`} />
+            </p>
+          </li>
+        ))}
+      </ol>
+      <LoadMore
+        shown={list.items.length}
+        hasMore={list.hasNextPage}
+        loading={list.isFetchingNextPage}
+        onMore={() => list.fetchNextPage()}
+        noun="streamed events"
+      />
     </>
   );
 }

@@ -36,6 +36,8 @@ import {
   ORDER_STATUSES,
   OrderNote,
   OrderStatus,
+  WEBHOOK_CHANNELS,
+  WebhookChannel,
 } from "../contract.ts";
 import { money, personName, when } from "../lib/format.ts";
 import { useDebounced, useSlug } from "../lib/hooks.ts";
@@ -411,18 +413,39 @@ export function OrderPage() {
             headers={["Event", "App", "Status", { label: "Attempts", num: true }, "Last answer", "Sent"]}
           >
             {webhooks.data.map((w) => (
-              <tr key={w.id}>
+              <tr key={`${w.via}-${w.id}`}>
                 <td data-label="Event" className="mono">
                   {w.eventName}
                 </td>
                 <td data-label="App">{w.app.name}</td>
-                <td data-label="Status">
-                  <Badge value={w.status} label={DELIVERY_STATUSES[w.status].label} />
-                </td>
-                <td data-label="Attempts" className="num">
-                  {w.attempts}
-                </td>
-                <td data-label="Last answer">{w.lastStatusCode ?? "—"}</td>
+                {w.via === WebhookChannel.subscription ? (
+                  <>
+                    <td data-label="Status">
+                      <Badge value={w.status} label={DELIVERY_STATUSES[w.status].label} />
+                    </td>
+                    <td data-label="Attempts" className="num">
+                      {w.attempts}
+                    </td>
+                    <td data-label="Last answer">{w.lastStatusCode ?? "—"}</td>
+                  </>
+                ) : (
+                  <>
+                    {/* A developer's `listen` received it: no delivery status; the answer of their
+                        local endpoint was shown on their screen, not to the platform. */}
+                    <td data-label="Status">
+                      <Badge
+                        value={WebhookChannel.listen}
+                        label={`Streamed to ${WEBHOOK_CHANNELS.listen.label}`}
+                      />
+                    </td>
+                    <td data-label="Attempts" className="num">
+                      —
+                    </td>
+                    <td data-label="Last answer" className="small">
+                      On the developer's machine
+                    </td>
+                  </>
+                )}
                 <td data-label="Sent" className="small">
                   {when(w.createdAt)}
                 </td>
@@ -430,7 +453,10 @@ export function OrderPage() {
             ))}
           </Table>
         ) : (
-          <Empty>No app was notified about this order (no installed app subscribes to its events).</Empty>
+          <Empty>
+            No app was notified about this order (no installed app subscribes to its events or streamed them
+            with <code>listen</code>).
+          </Empty>
         )}
       </Panel>
     </>

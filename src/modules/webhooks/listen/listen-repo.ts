@@ -65,8 +65,10 @@ export function createListenRepo(db: Db) {
 
     /**
      * Takes over a live session of this installation for a new connection, to read on after
-     * `position` (already bounded by the caller). Null when the session is not this
-     * installation's, has ended or has expired.
+     * `position` (already bounded by the caller): the session answered carries that position,
+     * while the row keeps how far the session has streamed (a resume streams part of it again; it
+     * does not unsay it). Null when the session is not this installation's, has ended or has
+     * expired.
      */
     async resume(input: {
       storeId: string;
@@ -92,7 +94,7 @@ export function createListenRepo(db: Db) {
         const position = input.position(session);
         await tx
           .updateTable("webhook_listen_sessions")
-          .set({ connection: input.connection, seen_at: input.now, position })
+          .set({ connection: input.connection, seen_at: input.now })
           .where("store_id", "=", input.storeId)
           .where("id", "=", input.sessionId)
           .execute();
@@ -102,7 +104,9 @@ export function createListenRepo(db: Db) {
 
     /**
      * Records how far the session has read, if this connection still owns it; false when another
-     * connection took it over (nothing is recorded then). One statement, one row.
+     * connection took it over (nothing is recorded then). One statement, one row. `position` only
+     * grows: with `start_position` it is the record of what the session streamed (every event of
+     * its topics it may see in between), which the delivery log lists (deliveries-repo.ts).
      */
     async advance(
       storeId: string,
@@ -113,7 +117,7 @@ export function createListenRepo(db: Db) {
     ): Promise<boolean> {
       const owned = await db
         .updateTable("webhook_listen_sessions")
-        .set({ seen_at: now, position })
+        .set((eb) => ({ seen_at: now, position: sql<number>`greatest(${eb.ref("position")}, ${position})` }))
         .where("store_id", "=", storeId)
         .where("id", "=", sessionId)
         .where("connection", "=", connection)

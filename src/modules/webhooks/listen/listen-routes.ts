@@ -2,14 +2,10 @@ import Type from "typebox";
 import type { Config } from "../../../config.ts";
 import {
   EVENT,
-  EVENT_BY_NAME,
   EVENT_NAMES,
-  EVENT_PAYLOADS,
   EVENT_SCOPES,
-  type EventDataKind,
   type EventName,
   ID_PREFIX,
-  type IdKind,
   isEventName,
   LISTEN_END_REASONS,
   Scope,
@@ -19,7 +15,6 @@ import type { Clock } from "../../../lib/clock.ts";
 import { randomBase62 } from "../../../lib/crypto.ts";
 import { AppError } from "../../../lib/errors.ts";
 import type { FeatureRoutes } from "../../../lib/http/feature-routes.ts";
-import { exampleOf } from "../../../lib/http/openapi-examples.ts";
 import { Body, Envelope, Id } from "../../../lib/http/schemas.ts";
 import { newId, newWebhookSecret } from "../../../lib/ids.ts";
 import type { SecretBox } from "../../../lib/secret-box.ts";
@@ -32,6 +27,8 @@ import { EventNameSchema } from "../webhooks-schemas.ts";
 import type { ListenRepo, ListenSession } from "./listen-repo.ts";
 import { createListenStreamer, HEARTBEAT_MS, sse } from "./listen-stream.ts";
 import { createStreamRegistry } from "./stream-registry.ts";
+import { testEventData } from "./test-events.ts";
+import type { TestEventRepo } from "./test-events-repo.ts";
 import { createWakeups } from "./wakeups.ts";
 
 /** The SSE id of the last item a client saw: `<session id>.<feed position>`. */
@@ -87,28 +84,6 @@ function chooseEvents(asked: string | undefined, access: AccessContext): EventNa
   return [...new Set<EventName>([...(names as EventName[]), EVENT.appUninstalled])];
 }
 
-/** The kind of id a test event's record gets, by what the event carries. */
-const TEST_ID_KIND = {
-  order: "order",
-  product: "product",
-  customer: "customer",
-  store: "store",
-  uninstalled: "installation",
-} as const satisfies Record<EventDataKind, IdKind>;
-
-/** A test event's data: the event's documented shape with fresh ids and times (never a real record). */
-function testPayload(event: EventName, now: Date): { id: string; data: unknown } {
-  const data = exampleOf(JSON.parse(JSON.stringify(EVENT_PAYLOADS[EVENT_BY_NAME[event].data])), {}) as Record<
-    string,
-    unknown
-  >;
-  const stamp = now.toISOString();
-  for (const key of ["createdAt", "updatedAt", "uninstalledAt"]) if (key in data) data[key] = stamp;
-  const id = newId(TEST_ID_KIND[EVENT_BY_NAME[event].data]);
-  if ("id" in data) data.id = id;
-  return { id, data };
-}
-
 /**
  * Developer tooling on the Admin API: the event stream behind the CLI's `listen` (Server-Sent
  * Events: webhooks on localhost without a public HTTPS endpoint), and test events.
@@ -122,6 +97,8 @@ export function listenRoutes(deps: {
   clock: Clock;
   secretBox: SecretBox;
   recordEvent: RecordEvent;
+  /** What a test event borrows from its store (its currency, products, order numbers). */
+  testEvents: Pick<TestEventRepo, "sample">;
   /** The installation behind a bearer token, through the access-token cache; throws when invalid. */
   authenticate(token: string): Promise<Pick<AccessContext, "expiresAt">>;
   /** Calls `onEvent(storeId)` when events commit; answers how to stop (webhooks/delivery/notifications.ts). */
@@ -345,7 +322,7 @@ export function listenRoutes(deps: {
           tags,
           summary: "Send a test event to this installation's subscriptions and streams",
           description:
-            "Records an event of the given type for this installation only, with the event's documented shape (fresh ids and times, no real record behind it). It is delivered by the normal engine to this installation's subscriptions of that event and to its `listen` streams, marked as a test: `\"test\": true` in the body and `x-webhook-test: true` on each attempt. Needs the event's own scope too. A test `app/uninstalled` does not end streams. Each test event is charged to the app by what it fans out to (its subscriptions of the event plus its live `listen` sessions carrying it, at least 1): 60 per minute by default; past it 429 `RATE_LIMITED` with `Retry-After`.",
+            "Records an event of the given type for this installation only. Its `data` has exactly the event's payload schema, filled to look like this store's own records, with no real record behind it: an order is in the store's currency, with line items taken from the store's products (titles, SKUs, prices; plausible ones when it has none), totals that add up, the status the event implies and a number above any the store has given (at least 1,000 above, so no real order has or soon takes it); a customer is a made-up person with an example.com address; every id is fresh and every time the current one. It is delivered by the normal engine to this installation's subscriptions of that event and to its `listen` streams, marked as a test: `\"test\": true` in the body and `x-webhook-test: true` on each attempt. Needs the event's own scope too. A test `app/uninstalled` does not end streams. Each test event is charged to the app by what it fans out to (its subscriptions of the event plus its live `listen` sessions carrying it, at least 1): 60 per minute by default; past it 429 `RATE_LIMITED` with `Retry-After`.",
           body: Body({ event: EventNameSchema }),
           authorize: (request) => requireEventScope(accessOf(request).scopes, request.body.event, "A test"),
           response: {
@@ -363,12 +340,13 @@ export function listenRoutes(deps: {
           const access = accessOf(request);
           const event = request.body.event;
           await deps.admitTestEvent(access, event);
-          const { id, data } = testPayload(event, clock.now());
+          const sample = await deps.testEvents.sample(access.store.id, access.appId);
+          const { resourceId, data } = testEventData(event, sample, { now: clock.now() });
           const { id: eventId } = await deps.db.transaction().execute((tx) =>
             deps.recordEvent(tx, {
               storeId: access.store.id,
               topic: event,
-              resourceId: id,
+              resourceId,
               payload: data,
               installationId: access.installationId,
               test: true,

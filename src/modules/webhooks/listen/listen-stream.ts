@@ -20,6 +20,14 @@ const BATCH = 100;
 /** Feed positions one read looks through at most (positions are dense, so this bounds the rows read). */
 const SPAN = 1000;
 
+/**
+ * The id an event carries when streamed to a listen session (`x-webhook-id`, `webhook-id`): the
+ * same whenever the session streams it again after a reconnect, and what the delivery log lists.
+ */
+export function listenDeliveryId(sessionId: string, eventId: string): string {
+  return derivedId("delivery", sessionId, eventId);
+}
+
 /** One line of Server-Sent Events. */
 export function sse(fields: { id?: string; event?: string; data?: unknown; comment?: string }): string {
   if (fields.comment !== undefined) return `: ${fields.comment}\n\n`;
@@ -120,8 +128,7 @@ export function createListenStreamer(deps: {
       input.session.app_id,
     );
     const ts = Math.floor(clock.now().getTime() / 1000);
-    // The same id whenever this event is streamed to this session again (after a reconnect).
-    const id = derivedId("delivery", input.session.id, event.id);
+    const id = listenDeliveryId(input.session.id, event.id);
     const headers = webhookHeaders({
       event: event.topic,
       deliveryId: id,
@@ -162,7 +169,19 @@ export function createListenStreamer(deps: {
         const last = await deps.feed.uninstalledAfter(storeId, session.installation_id, position);
         if (!last || stopping()) return end(token.end);
         raw.write(message(input, last));
-        await deps.repo.advance(storeId, session.id, input.connection, last.position, clock.now());
+        // The session's record of what it streamed is a range of the feed: it takes in the
+        // app/uninstalled only when no event of the session's was dropped before it (the usual
+        // case: the uninstall is the next thing the stream meets).
+        const dropped = await deps.feed.readForInstallation({
+          storeId,
+          installationId: session.installation_id,
+          topics: input.topics,
+          after: position,
+          span: last.position - position - 1,
+          limit: 1,
+        });
+        if (!dropped.events.length)
+          await deps.repo.advance(storeId, session.id, input.connection, last.position, clock.now());
         return end(End.uninstalled);
       }
       expiresAt = token.expiresAt;
