@@ -1,6 +1,7 @@
 import type { TSchema } from "typebox";
 import { Value } from "typebox/value";
 import {
+  EVENT,
   EVENT_BY_NAME,
   EVENT_PAYLOADS,
   type EventDataKind,
@@ -256,8 +257,8 @@ function orderSeed(event: EventName, sample: StoreSample, ctx: Context): Json {
     chosen.reduce((sum, p, i) => sum + p.minor * lineItems[i]!.quantity, 0),
     currency,
   );
-  // An order that has moved on was placed a while before.
-  const placedAt = status === OrderStatus.pending ? ctx.now : new Date(ctx.now.getTime() - 2 * 3600_000);
+  // Only order.created is the moment of placing; an order that moved on or changed was placed before.
+  const placedAt = event === EVENT.orderCreated ? ctx.now : new Date(ctx.now.getTime() - 2 * 3600_000);
   const shipped = status === OrderStatus.shipped || status === OrderStatus.delivered;
   return {
     id: newId("order"),
