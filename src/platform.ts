@@ -213,7 +213,7 @@ export function createPlatform(input: {
     overviewRoutes(services.overview),
     installationRoutes(installations),
     apiKeyRoutes(developer.keys),
-    subscriptionRoutes(webhooks.subscriptions),
+    subscriptionRoutes(webhooks.subscriptions, webhooks.recovery),
     ...webhooks.routes,
   ];
 

@@ -144,6 +144,95 @@ export function createDeliveryLogRepo(db: Db) {
         return id;
       });
     },
+
+    /**
+     * Recover, one chunk: takes up to `limit` of the subscription's deliveries created in
+     * [since, until) whose final state is failed or skipped and that were not recovered yet, and
+     * queues for each a new delivery (same body, due now, attempts from 1) that carries its
+     * webhook id and names it in `redelivery_of`. One statement: the originals are marked
+     * recovered by the UPDATE that takes them (FOR UPDATE SKIP LOCKED, then `recovered_at IS
+     * NULL` again under the lock), so two recovers running at once take disjoint rows and a
+     * recovered delivery is never taken again. Left out: an event the subscription already has
+     * delivered or on its way by another delivery (a redelivery that succeeded, a recovery
+     * pending). Nothing is taken unless the subscription is active (share-locked, as a dispatch
+     * does, so a disable or an uninstall that comes first is seen). Workers are woken when
+     * something was queued. Answers how many were queued; fewer than `limit` means no more.
+     */
+    async recoverChunk(input: {
+      storeId: string;
+      subscriptionId: string;
+      since: Date;
+      until: Date;
+      now: Date;
+      limit: number;
+    }): Promise<number> {
+      const { storeId, subscriptionId, now } = input;
+      const ids = Array.from({ length: input.limit }, newDeliveryId);
+      const { rows } = await sql<{ queued: number }>`
+        WITH sub AS (
+          SELECT store_id, id FROM webhook_subscriptions
+           WHERE store_id = ${storeId} AND id = ${subscriptionId} AND status = ${SubscriptionStatus.active}
+             FOR SHARE
+        ), candidates AS (
+          SELECT c.store_id, c.id FROM webhook_deliveries c
+           WHERE c.store_id = ${storeId} AND c.subscription_id = ${subscriptionId}
+             AND c.status IN ('failed', 'skipped') AND c.recovered_at IS NULL
+             AND c.created_at >= ${input.since} AND c.created_at < ${input.until}
+             AND EXISTS (SELECT 1 FROM sub)
+             AND NOT EXISTS (
+                   SELECT 1 FROM webhook_deliveries o
+                    WHERE o.store_id = c.store_id AND o.subscription_id = c.subscription_id
+                      AND o.event_id = c.event_id AND o.status IN ('delivered', 'pending'))
+           ORDER BY c.created_at, c.id
+           LIMIT ${input.limit}
+             FOR UPDATE SKIP LOCKED
+        ), taken AS (
+          UPDATE webhook_deliveries d SET recovered_at = ${now}
+            FROM candidates c
+           WHERE d.store_id = c.store_id AND d.id = c.id
+             AND d.status IN ('failed', 'skipped') AND d.recovered_at IS NULL
+          RETURNING d.*
+        ), numbered AS (
+          SELECT t.*, row_number() OVER (ORDER BY t.created_at, t.id) AS n FROM taken t
+        ), queued AS (
+          INSERT INTO webhook_deliveries
+            (store_id, id, webhook_id, event_id, event_name, subscription_id, installation_id, app_id, target_url,
+             target_host, body, status, attempts, next_attempt_at, redelivery_of, test, created_at, updated_at)
+          SELECT t.store_id, x.id, coalesce(t.webhook_id, t.id), t.event_id, t.event_name, t.subscription_id,
+                 t.installation_id, t.app_id, t.target_url, t.target_host, t.body, ${DeliveryStatus.pending}, 0,
+                 ${now}, t.id, t.test, ${now}, ${now}
+            FROM numbered t
+            JOIN unnest(${ids as unknown as string}::text[]) WITH ORDINALITY AS x(id, n) ON x.n = t.n
+          RETURNING 1
+        )
+        SELECT q.queued, CASE WHEN q.queued > 0 THEN pg_notify(${EVENTS_CHANNEL}, '')::text END AS notified
+          FROM (SELECT count(*)::int AS queued FROM queued) q`.execute(db);
+      return rows[0]?.queued ?? 0;
+    },
+
+    /**
+     * The app's active subscriptions with something recover would take in [since, until): for
+     * the dashboard's "Recover failed since …" over all of an app's subscriptions.
+     */
+    async recoverableSubscriptions(appId: string, since: Date, until: Date) {
+      return db
+        .selectFrom("webhook_deliveries as d")
+        .innerJoin("webhook_subscriptions as s", (j) =>
+          j.onRef("s.store_id", "=", "d.store_id").onRef("s.id", "=", "d.subscription_id"),
+        )
+        .select(["d.store_id", "d.subscription_id"])
+        .distinct()
+        .where("d.app_id", "=", appId)
+        .where("d.created_at", ">=", since)
+        .where("d.created_at", "<", until)
+        .where("d.status", "in", RECOVERABLE)
+        .where("d.recovered_at", "is", null)
+        .where("s.status", "=", SubscriptionStatus.active)
+        .execute();
+    },
   };
 }
 export type DeliveryLogRepo = ReturnType<typeof createDeliveryLogRepo>;
+
+/** The final states recover sends again. */
+export const RECOVERABLE = [DeliveryStatus.failed, DeliveryStatus.skipped];

@@ -4,9 +4,11 @@ import Type from "typebox";
 import {
   DeliveryStatus,
   DeliveryStatusSchema,
+  exampleId,
   Id,
   Scope,
   SubscriptionStatus,
+  SubscriptionStatusSchema,
 } from "../../contracts/index.ts";
 import type { AppRow, WebhookAttemptsTable, WebhookDelivery } from "../../db/schema.ts";
 import type { Clock } from "../../lib/clock.ts";
@@ -27,7 +29,16 @@ import { accessOf, adminRoute } from "../admin-api/admin-family.ts";
 import { ClientId } from "../apps/apps-schemas.ts";
 import type { AppService } from "../apps/apps-service.ts";
 import type { DeliveryFilter, DeliveryLogRepo } from "./deliveries-repo.ts";
-import { EventNameSchema } from "./webhooks-schemas.ts";
+import type { RecoveryService } from "./recovery-service.ts";
+import {
+  AppRecoverBody,
+  AppSubscriptionResource,
+  EnableBody,
+  EnableResult,
+  EventNameSchema,
+  RecoverResult,
+  SubscriptionId,
+} from "./webhooks-schemas.ts";
 
 const DeliveryId = Id("delivery");
 
@@ -45,13 +56,18 @@ const AttemptResource = Type.Object({
 const DeliveryResource = Type.Object(
   {
     id: DeliveryId,
+    webhookId: Type.String({
+      description:
+        "What its attempts send as `x-webhook-id`: its own `id`, or for a recovered delivery the id of the delivery it recovers (the original's, through any number of recoveries).",
+      examples: [exampleId("delivery")],
+    }),
     eventId: Type.String(),
     eventName: Type.String(),
     storeSlug: Type.String(),
     subscriptionId: Type.String(),
     subscriptionActive: Type.Boolean({
       description:
-        "False once the subscription has stopped (deleted, or the app uninstalled): no redelivery then.",
+        "False once the subscription has stopped (deleted, or the app uninstalled) or while it is disabled: no redelivery then.",
     }),
     targetUrl: Type.String(),
     status: DeliveryStatusSchema,
@@ -61,7 +77,14 @@ const DeliveryResource = Type.Object(
     }),
     lastStatusCode: Type.Union([Type.Integer(), Type.Null()]),
     lastError: Type.Union([Type.String(), Type.Null()]),
-    redeliveryOf: Type.Union([Type.String(), Type.Null()]),
+    redeliveryOf: Type.Union([Type.String(), Type.Null()], {
+      description:
+        "The delivery this one sends again (a redelivery, or a recovery when `webhookId` is not `id`).",
+    }),
+    recoveredAt: Type.Union([Timestamp, Type.Null()], {
+      description:
+        "When `recover` queued this failed or skipped delivery again (the new delivery's `redeliveryOf` names it); a recovered delivery is not recovered twice.",
+    }),
     test: Type.Boolean({ description: "A test event's delivery (sent with `x-webhook-test: true`)." }),
     createdAt: Timestamp,
     completedAt: Type.Union([Timestamp, Type.Null()]),
@@ -75,6 +98,7 @@ type DeliveryRow = WebhookDelivery & { slug: string; subscription_status: Subscr
 function toDeliveryResource(r: DeliveryRow, attempts: ReadonlyArray<Selectable<WebhookAttemptsTable>>) {
   return {
     id: r.id,
+    webhookId: r.webhook_id ?? r.id,
     eventId: r.event_id,
     eventName: r.event_name,
     storeSlug: r.slug,
@@ -87,6 +111,7 @@ function toDeliveryResource(r: DeliveryRow, attempts: ReadonlyArray<Selectable<W
     lastStatusCode: r.last_status_code,
     lastError: r.last_error,
     redeliveryOf: r.redelivery_of,
+    recoveredAt: r.recovered_at ? r.recovered_at.toISOString() : null,
     test: r.test,
     createdAt: r.created_at.toISOString(),
     completedAt: r.completed_at ? r.completed_at.toISOString() : null,
@@ -148,7 +173,10 @@ export function createDeliveryViews(deps: {
       const id = active ? await deps.log.redeliver(original, deps.clock.now()) : null;
       if (id === null) {
         throw new AppError("CONFLICT", {
-          message: "The subscription has stopped; its deliveries cannot be sent again.",
+          message:
+            original.subscription_status === SubscriptionStatus.disabled
+              ? "The subscription is disabled; enable it first (with recoverSince to send its failed deliveries again)."
+              : "The subscription has stopped; its deliveries cannot be sent again.",
         });
       }
       return (await page(appId, { id }, { limit: 1 })).items[0]!;
@@ -162,6 +190,7 @@ export function registerDeliveryRoutes(
   app: App,
   deps: {
     views: DeliveryViews;
+    recovery: Pick<RecoveryService, "listForApp" | "enableForApp" | "recoverForApp">;
     apps: Pick<AppService, "getOwned">;
     requireSession: (r: FastifyRequest, s: FastifyReply) => Promise<void>;
   },
@@ -217,6 +246,87 @@ export function registerDeliveryRoutes(
       );
       return { success: true as const, data: result.items, meta: result.meta };
     },
+  );
+
+  app.get(
+    "/apps/:clientId/webhooks",
+    {
+      preHandler,
+      schema: {
+        operationId: "dashboardListAppWebhooks",
+        tags,
+        summary: "List an app's webhook subscriptions in every store",
+        description:
+          "Active and disabled ones (`status=disabled` for the disabled only: the app page's banner), most recently disabled first, then newest. A disabled one shows when and why (`disabledAt`, `disabledReason`).",
+        security,
+        params: Params({ clientId: ClientId }),
+        querystring: Type.Object(
+          {
+            status: Type.Optional(SubscriptionStatusSchema),
+            limit: Type.Integer({ minimum: 1, maximum: 100, default: 50 }),
+          },
+          { additionalProperties: false },
+        ),
+        response: {
+          200: Envelope(Type.Array(AppSubscriptionResource, { maxItems: 100 })),
+          ...errorResponses("UNAUTHENTICATED", "NOT_FOUND"),
+        },
+      },
+    },
+    async (request) => ({
+      success: true as const,
+      data: await deps.recovery.listForApp(ownedApp(request).id, request.query),
+    }),
+  );
+
+  app.post(
+    "/apps/:clientId/webhooks/:id/enable",
+    {
+      preHandler,
+      schema: {
+        operationId: "dashboardEnableWebhook",
+        tags,
+        summary: "Enable a disabled subscription of an app",
+        description:
+          "As the Admin API's `adminEnableWebhook`, for one of the app's subscriptions in any store: `active` again, and with `recoverSince` its failed and skipped deliveries from then are sent once more.",
+        security,
+        params: Params({ clientId: ClientId, id: SubscriptionId }),
+        body: EnableBody,
+        response: {
+          200: Envelope(EnableResult, "Enabled"),
+          ...errorResponses("UNAUTHENTICATED", "NOT_FOUND"),
+        },
+      },
+    },
+    async (request) => ({
+      success: true as const,
+      data: await deps.recovery.enableForApp(ownedApp(request).id, request.params.id, request.body),
+    }),
+  );
+
+  app.post(
+    "/apps/:clientId/webhooks/recover",
+    {
+      preHandler,
+      schema: {
+        operationId: "dashboardRecoverWebhooks",
+        tags,
+        summary: "Send an app's failed deliveries once more",
+        description:
+          "Recover failed since …: as the Admin API's `adminRecoverWebhook`, for one of the app's subscriptions (`subscriptionId`) or every active one in every store. Each failed or skipped delivery created in the window is queued once more under its original `x-webhook-id`; a delivery is never recovered twice. 409 for one subscription that is disabled (enable it with `recoverSince`); disabled ones are left out of the app-wide recover.",
+        security,
+        params: Params({ clientId: ClientId }),
+        body: AppRecoverBody,
+        response: {
+          200: Envelope(RecoverResult, "Queued"),
+          ...errorResponses("UNAUTHENTICATED", "NOT_FOUND", "CONFLICT"),
+        },
+      },
+    },
+    async (request) => ({
+      success: true as const,
+      data: await deps.recovery.recoverForApp(ownedApp(request).id, request.body),
+    }),
   );
 
   app.post(

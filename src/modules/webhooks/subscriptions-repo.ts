@@ -1,5 +1,10 @@
 import { sql } from "kysely";
-import { type EventName, SubscriptionStatus } from "../../contracts/index.ts";
+import {
+  type EventName,
+  LISTED_SUBSCRIPTION_STATUS_NAMES,
+  type ListedSubscriptionStatus,
+  SubscriptionStatus,
+} from "../../contracts/index.ts";
 import type { Db, Executor } from "../../db/client.ts";
 import type { WebhookSubscription } from "../../db/schema.ts";
 
@@ -38,7 +43,8 @@ export function createSubscriptionRepo(db: Db) {
           ])
           .where("store_id", "=", row.store_id)
           .where("installation_id", "=", row.installation_id)
-          .where("status", "=", SubscriptionStatus.active)
+          // A disabled subscription is still the app's (enabling it must not overrun a bound).
+          .where("status", "in", LISTED_SUBSCRIPTION_STATUS_NAMES)
           .executeTakeFirstOrThrow();
         if (Number(counts.all) >= bounds.perInstallation) return { refused: "installation" as const };
         if (Number(counts.event) >= bounds.perEvent) return { refused: "event" as const };
@@ -56,7 +62,11 @@ export function createSubscriptionRepo(db: Db) {
             // A literal, not a parameter: PostgreSQL picks the partial unique index as the arbiter
             // by proving its predicate from this clause, which it cannot do for a parameter once
             // the prepared statement gets a generic plan (42P10 from the sixth insert on).
-            .where(sql.ref("status"), "=", sql.lit(SubscriptionStatus.active))
+            .where(
+              sql.ref("status"),
+              "in",
+              sql`(${sql.join(LISTED_SUBSCRIPTION_STATUS_NAMES.map((n) => sql.lit(n)))})`,
+            )
             .doNothing(),
         )
         .returningAll()
@@ -78,27 +88,99 @@ export function createSubscriptionRepo(db: Db) {
                    AND stopped_at IS NULL AND ${event} = ANY (events)) AS n`.execute(db);
       return Number(rows[0]?.n ?? 0);
     },
-    async listActive(storeId: string, installationId: string, tx: Executor = db) {
+    /** The installation's subscriptions an app sees: active and disabled, oldest first. */
+    async listListed(storeId: string, installationId: string, tx: Executor = db) {
       return tx
         .selectFrom("webhook_subscriptions")
         .selectAll()
         .where("store_id", "=", storeId)
         .where("installation_id", "=", installationId)
-        .where("status", "=", SubscriptionStatus.active)
+        .where("status", "in", LISTED_SUBSCRIPTION_STATUS_NAMES)
         .orderBy("created_at")
         .orderBy("id")
         .execute();
     },
-    async stop(storeId: string, installationId: string, id: string, now: Date, tx: Executor = db) {
-      return tx
-        .updateTable("webhook_subscriptions")
-        .set({ status: SubscriptionStatus.stopped, stopped_at: now })
+    /** One of the installation's subscriptions the app sees (active or disabled), or undefined. */
+    async findListed(storeId: string, installationId: string, id: string) {
+      return db
+        .selectFrom("webhook_subscriptions")
+        .selectAll()
         .where("store_id", "=", storeId)
         .where("installation_id", "=", installationId)
         .where("id", "=", id)
-        .where("status", "=", SubscriptionStatus.active)
-        .returningAll()
+        .where("status", "in", LISTED_SUBSCRIPTION_STATUS_NAMES)
         .executeTakeFirst();
+    },
+    /**
+     * An app's subscriptions in every store it is installed in, with the store's slug: the
+     * disabled ones (or all it sees), most recently disabled first, then newest; at most `limit`.
+     */
+    async listForApp(
+      appId: string,
+      filter: { status?: ListedSubscriptionStatus | undefined },
+      limit: number,
+    ) {
+      return db
+        .selectFrom("webhook_subscriptions as s")
+        .innerJoin("stores as st", "st.id", "s.store_id")
+        .selectAll("s")
+        .select("st.slug")
+        .where("s.app_id", "=", appId)
+        .where("s.status", "in", filter.status ? [filter.status] : LISTED_SUBSCRIPTION_STATUS_NAMES)
+        .orderBy(sql`s.disabled_at DESC NULLS LAST`)
+        .orderBy("s.created_at", "desc")
+        .orderBy("s.id", "desc")
+        .limit(limit)
+        .execute();
+    },
+    /** One of the app's subscriptions (active or disabled) with its store's slug, or undefined. */
+    async findForApp(appId: string, id: string) {
+      return db
+        .selectFrom("webhook_subscriptions as s")
+        .innerJoin("stores as st", "st.id", "s.store_id")
+        .selectAll("s")
+        .select("st.slug")
+        .where("s.app_id", "=", appId)
+        .where("s.id", "=", id)
+        .where("s.status", "in", LISTED_SUBSCRIPTION_STATUS_NAMES)
+        .executeTakeFirst();
+    },
+    /**
+     * Deleted by the app: stopped for good (from active or disabled). Answers the row as it was
+     * (its status before), or undefined when it is not one the app sees.
+     */
+    async stop(storeId: string, installationId: string, id: string, now: Date, tx: Executor = db) {
+      const { rows } = await sql<WebhookSubscription>`
+        WITH was AS (
+          SELECT * FROM webhook_subscriptions
+           WHERE store_id = ${storeId} AND installation_id = ${installationId} AND id = ${id}
+             AND status IN ('active', 'disabled')
+             FOR NO KEY UPDATE
+        ), stopped AS (
+          UPDATE webhook_subscriptions s SET status = ${SubscriptionStatus.stopped}, stopped_at = ${now}
+            FROM was WHERE s.store_id = was.store_id AND s.id = was.id
+        )
+        SELECT * FROM was`.execute(tx);
+      return rows[0];
+    },
+    /**
+     * Active again (from disabled; an active one stays as it is): events are delivered from now on,
+     * and the run of failures that disabled it is forgotten, so the next failure starts a new one.
+     * One statement. Answers the row, or undefined when it is not one the app sees.
+     */
+    async enable(storeId: string, id: string) {
+      const { rows } = await sql<WebhookSubscription>`
+        WITH enabled AS (
+          UPDATE webhook_subscriptions
+             SET status = ${SubscriptionStatus.active}, disabled_at = NULL, disabled_reason = NULL
+           WHERE store_id = ${storeId} AND id = ${id} AND status IN ('active', 'disabled')
+          RETURNING *
+        ), forgotten AS (
+          DELETE FROM webhook_subscription_failures f USING enabled e
+           WHERE f.store_id = e.store_id AND f.subscription_id = e.id
+        )
+        SELECT * FROM enabled`.execute(db);
+      return rows[0];
     },
   };
   return repo;

@@ -34,13 +34,17 @@ export function toSubscriptionResource(s: WebhookSubscription) {
     id: s.id,
     eventName: s.event_name as EventName,
     targetUrl: s.target_url,
+    status:
+      s.status === SubscriptionStatus.disabled ? SubscriptionStatus.disabled : SubscriptionStatus.active,
+    disabledAt: s.disabled_at ? s.disabled_at.toISOString() : null,
+    disabledReason: s.disabled_reason,
     createdAt: s.created_at.toISOString(),
   };
 }
 
 /** An installation's webhook subscriptions (Admin API, scope manage_webhooks). */
 export function createSubscriptionService(deps: {
-  repo: Pick<SubscriptionRepo, "insertWithinBounds" | "listActive" | "stop">;
+  repo: Pick<SubscriptionRepo, "insertWithinBounds" | "listListed" | "stop">;
   clock: Clock;
   /** Active subscriptions an installation may hold, per event and in all. */
   bounds: SubscriptionBounds;
@@ -75,6 +79,8 @@ export function createSubscriptionService(deps: {
           status: SubscriptionStatus.active,
           created_at: clock.now(),
           stopped_at: null,
+          disabled_at: null,
+          disabled_reason: null,
         },
         deps.bounds,
       );
@@ -82,7 +88,7 @@ export function createSubscriptionService(deps: {
       return { ...toSubscriptionResource(result.row), secret };
     },
     async list(access: AccessContext) {
-      return (await repo.listActive(access.store.id, access.installationId)).map(toSubscriptionResource);
+      return (await repo.listListed(access.store.id, access.installationId)).map(toSubscriptionResource);
     },
     /** Another app's or store's subscription id is NOT_FOUND. */
     async remove(access: AccessContext, id: string) {

@@ -15,13 +15,14 @@ import { createDeliveryLogRepo } from "./deliveries-repo.ts";
 import { adminDeliveryRoutes, createDeliveryViews } from "./deliveries-routes.ts";
 import { createDeliveryRepo, stopInstallationWebhooks } from "./delivery/delivery-repo.ts";
 import { createWebhookMetrics } from "./delivery/metrics.ts";
-import { classify, nextAttemptDelayMs } from "./delivery/retry-policy.ts";
+import { classify, DISABLING_STATUSES, failureReason, nextAttemptDelayMs } from "./delivery/retry-policy.ts";
 import { createWebhookAgent, sendWebhook } from "./delivery/sender.ts";
 import { signWebhook, webhookHeaders } from "./delivery/signing.ts";
 import { assertSafeTargetUrl } from "./delivery/ssrf.ts";
 import { createDeliveryWorker } from "./delivery/worker.ts";
 import { createListenRepo, stopListenSessions } from "./listen/listen-repo.ts";
 import { listenRoutes } from "./listen/listen-routes.ts";
+import { createRecoveryService } from "./recovery-service.ts";
 import { createSubscriptionRepo } from "./subscriptions-repo.ts";
 import { createSubscriptionService } from "./subscriptions-service.ts";
 import { createWebhookLimits } from "./webhook-limits.ts";
@@ -137,6 +138,7 @@ export function createWebhooksModule(deps: {
         pollMs: 1000,
         dispatchBatch: 200,
         backoff: { firstMs: 250, maxMs: 10_000 },
+        disableAfterMs: config.WEBHOOK_DISABLE_AFTER_SECONDS * 1000,
       },
       openSecret(ciphertext) {
         // Opening (AES-GCM) cost more CPU than signing and sending together (7 % of a draining
@@ -155,7 +157,8 @@ export function createWebhooksModule(deps: {
         const timestamp = Math.floor(clock.now().getTime() / 1000);
         const headers = webhookHeaders({
           event: delivery.event_name,
-          deliveryId: delivery.id,
+          // The webhook id, not the row's: a recovered delivery keeps its original's.
+          deliveryId: delivery.webhook_id,
           attempt: delivery.attempts,
           timestampSeconds: timestamp,
           signature: signWebhook(secret, timestamp, delivery.body),
@@ -184,6 +187,8 @@ export function createWebhooksModule(deps: {
       classify,
       nextDelayMs: (made, base, retryAfter) =>
         nextAttemptDelayMs(made, base, retryAfter, clock.now().getTime()),
+      disablesAtOnce: (status) => DISABLING_STATUSES.has(status),
+      failureReason,
       metrics,
     });
     // The worker's process also keeps the stores' event feeds numbered (events/feed-repo.ts).
@@ -209,6 +214,7 @@ export function createWebhooksModule(deps: {
   }
 
   const log = createDeliveryLogRepo(db);
+  const recovery = createRecoveryService({ subscriptions: subscriptionRepo, log, clock });
   const deliveryViews = createDeliveryViews({ log, clock, admitRedelivery: limits.admitRedelivery });
   const listen = createListenRepo(db);
   /** The deliveries one resource of a store caused (an order's page), newest first, at most 100. */
@@ -229,6 +235,7 @@ export function createWebhooksModule(deps: {
 
   return {
     subscriptions,
+    recovery,
     deliveries,
     log,
     deliveryViews,

@@ -9,6 +9,7 @@ const refused = () =>
 const DELIVERY: ClaimedDelivery = {
   store_id: "store_1",
   id: "whd_1",
+  webhook_id: "whd_1",
   event_name: "product.created",
   subscription_id: "whs_1",
   target_url: "https://example.com/hook",
@@ -62,7 +63,11 @@ function setup() {
       state.completeCalls++;
       guard();
       for (const item of items) state.completed.push(item.next.status);
-      return new Set(items.map((item) => item.delivery.id));
+      return { applied: new Set(items.map((item) => item.delivery.id)), overdue: [] };
+    },
+    async disableSubscriptions() {
+      guard();
+      return [];
     },
     async nextDueAt() {
       guard();
@@ -82,6 +87,7 @@ function setup() {
       pollMs: 20,
       dispatchBatch: 10,
       backoff: { firstMs: 5, maxMs: 40, random: () => 0.5 },
+      disableAfterMs: 3_600_000,
     },
     logger: { info: log("info"), warn: log("warn"), error: log("error"), debug: log("debug") } as never,
     openSecret: () => "secret",
@@ -93,6 +99,8 @@ function setup() {
     },
     classify: (r) => (r.status === 200 ? "delivered" : "retry"),
     nextDelayMs: () => 1000,
+    disablesAtOnce: () => false,
+    failureReason: () => "HTTP 500",
   });
   return { state, logs, worker };
 }
@@ -182,7 +190,10 @@ describe("delivery worker: concurrency and claims held in memory", () => {
       },
       async completeMany(items) {
         state.completed.push(...items.map((i) => i.delivery.id));
-        return new Set(items.map((i) => i.delivery.id));
+        return { applied: new Set(items.map((i) => i.delivery.id)), overdue: [] };
+      },
+      async disableSubscriptions() {
+        return [];
       },
       async nextDueAt() {
         return null;
@@ -201,6 +212,7 @@ describe("delivery worker: concurrency and claims held in memory", () => {
         pollMs: 50,
         dispatchBatch: 10,
         backoff: { firstMs: 5, maxMs: 40 },
+        disableAfterMs: 3_600_000,
       },
       logger: { info() {}, warn() {}, error() {}, debug() {} } as never,
       openSecret: () => "secret",
@@ -215,6 +227,8 @@ describe("delivery worker: concurrency and claims held in memory", () => {
       },
       classify: () => "delivered",
       nextDelayMs: () => 1000,
+      disablesAtOnce: () => false,
+      failureReason: () => "HTTP 500",
     });
     return { state, worker, queue };
   }

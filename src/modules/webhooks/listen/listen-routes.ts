@@ -6,8 +6,10 @@ import {
   EVENT_NAMES,
   EVENT_PAYLOADS,
   EVENT_SCOPES,
+  type EventDataKind,
   type EventName,
   ID_PREFIX,
+  type IdKind,
   isEventName,
   LISTEN_END_REASONS,
   Scope,
@@ -85,6 +87,15 @@ function chooseEvents(asked: string | undefined, access: AccessContext): EventNa
   return [...new Set<EventName>([...(names as EventName[]), EVENT.appUninstalled])];
 }
 
+/** The kind of record a test event's `data` stands for (its fresh id). */
+const TEST_RESOURCE = {
+  order: "order",
+  product: "product",
+  customer: "customer",
+  uninstalled: "installation",
+  webhookDisabled: "subscription",
+} as const satisfies Record<EventDataKind, IdKind>;
+
 /** A test event's data: the event's documented shape with fresh ids and times (never a real record). */
 function testPayload(event: EventName, now: Date): { id: string; data: unknown } {
   const data = exampleOf(JSON.parse(JSON.stringify(EVENT_PAYLOADS[EVENT_BY_NAME[event].data])), {}) as Record<
@@ -92,10 +103,11 @@ function testPayload(event: EventName, now: Date): { id: string; data: unknown }
     unknown
   >;
   const stamp = now.toISOString();
-  for (const key of ["createdAt", "updatedAt", "uninstalledAt"]) if (key in data) data[key] = stamp;
-  const kind = event.split(/[./]/)[0] as "order" | "product" | "customer" | "app";
-  const id = kind === "app" ? newId("installation") : newId(kind);
+  for (const key of ["createdAt", "updatedAt", "uninstalledAt", "disabledAt", "failingSince"])
+    if (key in data) data[key] = stamp;
+  const id = newId(TEST_RESOURCE[EVENT_BY_NAME[event].data]);
   if ("id" in data) data.id = id;
+  if ("subscriptionId" in data) data.subscriptionId = id;
   return { id, data };
 }
 
