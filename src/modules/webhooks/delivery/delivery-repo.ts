@@ -5,6 +5,7 @@ import type { WebhookDelivery } from "../../../db/schema.ts";
 import { randomBase62 } from "../../../lib/crypto.ts";
 import { newId } from "../../../lib/ids.ts";
 import { EVENTS_CHANNEL } from "../../events/events-repo.ts";
+import { runsOfFailures } from "./failure-runs.ts";
 
 /** `last_error` of a delivery recorded while its subscription was disabled. */
 export const SKIPPED_ERROR = "subscription disabled";
@@ -89,38 +90,6 @@ export interface DisableRequest {
   gone: boolean;
   /** When the failed attempt that asks for it started. */
   failedAt: Date;
-}
-
-/**
- * Per subscription of a batch of completions: its latest successful attempt, and the first failed
- * attempt after it (or the first of all when none succeeded). Pure; what completeMany records.
- */
-export function runsOfFailures(items: readonly Completion[]) {
-  const subs = new Map<
-    string,
-    { store_id: string; subscription_id: string; success: Date | null; failures: Date[] }
-  >();
-  for (const c of items) {
-    const key = `${c.delivery.store_id} ${c.delivery.subscription_id}`;
-    let sub = subs.get(key);
-    if (!sub) {
-      sub = {
-        store_id: c.delivery.store_id,
-        subscription_id: c.delivery.subscription_id,
-        success: null,
-        failures: [],
-      };
-      subs.set(key, sub);
-    }
-    if (c.next.status === DeliveryStatus.delivered) {
-      if (!sub.success || c.startedAt > sub.success) sub.success = c.startedAt;
-    } else sub.failures.push(c.startedAt);
-  }
-  return [...subs.values()].map(({ store_id, subscription_id, success, failures }) => {
-    let failure: Date | null = null;
-    for (const at of failures) if ((!success || at > success) && (!failure || at < failure)) failure = at;
-    return { store_id, subscription_id, success, failure };
-  });
 }
 
 /**
