@@ -388,7 +388,11 @@ describe("OpenAPI document", () => {
       for (const requirement of (op.security ?? []) as Json[])
         for (const s of Object.keys(requirement)) used.add(s);
     assert.deepEqual([...used].sort(), declared, "a declared security scheme is used by no operation");
-    assert.equal(Object.keys(doc.webhooks ?? {}).length, 11, "spec 6.1 lists 11 events");
+    assert.equal(
+      Object.keys(doc.webhooks ?? {}).length,
+      12,
+      "spec 6.1 lists 11 events; issue 19 adds webhook.disabled",
+    );
     for (const [event, item] of Object.entries(doc.webhooks as Json))
       assert.ok((item as Json).post?.requestBody?.content?.["application/json"]?.schema, `${event}: no body`);
   });

@@ -1,5 +1,13 @@
 import assert from "node:assert/strict";
+import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
+import {
+  createAdminClient,
+  disabledWebhooks,
+  enableWebhook,
+  PlatformError,
+  recoverWebhook,
+} from "@merchant-platform/sdk";
 import { installedApp } from "./apps-harness.ts";
 import type { Json } from "./harness.ts";
 import { startReceiver } from "./receiver.ts";
@@ -253,6 +261,40 @@ describe("webhooks: endpoints are paused, never silently dropped", () => {
     assert.equal((await listed()).status, "disabled");
     assert.equal((await disabledEvents()).length, 1);
     await waitUntil(() => at("/race-ops").length === 1, 10_000, "webhook.disabled");
+  });
+
+  it("SDK: typed disabledWebhooks, enableWebhook with recoverSince and recoverWebhook over HTTP", async () => {
+    answers.set("/sdk", 410);
+    const { inst, sub, product, listed } = await setup("/sdk");
+    const since = new Date(ctx.clock.now().getTime() - 1000);
+    await product("gone");
+    await waitUntil(async () => (await listed()).status === "disabled", 20_000, "disabled");
+    await ctx.app.listen({ host: "127.0.0.1", port: 0 });
+    const { port } = ctx.app.server.address() as AddressInfo;
+    const admin = createAdminClient({
+      baseUrl: `http://127.0.0.1:${port}`,
+      accessToken: inst.tokens.accessToken,
+    });
+    const disabled = await disabledWebhooks(admin);
+    assert.deepEqual(
+      disabled.map((s) => [s.id, s.status, s.disabledReason]),
+      [[sub.id, "disabled", "HTTP 410 Gone"]],
+    );
+    await assert.rejects(
+      recoverWebhook(admin, sub.id, { since }),
+      (e: unknown) => e instanceof PlatformError && e.code === "CONFLICT",
+    );
+    answers.set("/sdk", 200);
+    const enabled = await enableWebhook(admin, sub.id, { recoverSince: since });
+    assert.equal(enabled.subscription.status, "active");
+    assert.equal(enabled.queued, 1);
+    await waitUntil(() => at("/sdk").length === 2, 10_000, "recovered");
+    const again = await recoverWebhook(admin, sub.id, {
+      since,
+      until: new Date(ctx.clock.now().getTime() + 1),
+    });
+    assert.equal(again.queued, 0);
+    assert.equal(again.since, since.toISOString());
   });
 
   it("the dashboard lists an app's disabled subscriptions and re-enables one", async () => {
