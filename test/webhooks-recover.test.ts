@@ -1,4 +1,7 @@
 import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { installedApp } from "./apps-harness.ts";
 import { errorCode, type Json } from "./harness.ts";
@@ -12,6 +15,7 @@ import { createWebhookContext, waitUntil } from "./webhooks-harness.ts";
  */
 const SCOPES = ["read_products", "write_products", "manage_webhooks"];
 const WEBHOOKS = "/api/v1/apps/api/webhooks";
+const CLI = join(import.meta.dirname, "..", "packages", "cli", "dist", "cli.js");
 
 describe("webhooks: recover", () => {
   let ctx: Awaited<ReturnType<typeof createWebhookContext>>;
@@ -272,6 +276,43 @@ describe("webhooks: recover", () => {
     const disabled = await inst.api.post(`${WEBHOOKS}/${sub.id}/recover`, { since });
     assert.equal(disabled.status, 409);
     assert.match(disabled.body.error.message, /enable/);
+  });
+
+  it("CLI: recover <subscription> --since 2h", async () => {
+    failing = true;
+    const { inst, sub, product, deliveries } = await setup("/cli");
+    await product("fail cli");
+    await product("ok cli");
+    await waitUntil(
+      async () => (await deliveries()).filter((d) => d.status !== "pending").length === 2,
+      30_000,
+      "a failure and a success",
+    );
+    const sentBefore = at("/cli").length;
+    failing = false;
+    await ctx.app.listen({ host: "127.0.0.1", port: 0 });
+    const { port } = ctx.app.server.address() as AddressInfo;
+    const cli = (...args: string[]) =>
+      new Promise<{ code: number; out: string; err: string }>((resolve) => {
+        execFile(
+          process.execPath,
+          [CLI, ...args, "--base-url", `http://127.0.0.1:${port}`, "--token", inst.tokens.accessToken],
+          { env: { ...process.env, MERCHANT_PLATFORM_CONFIG: "/nonexistent/mp-cli.json" } },
+          (error, out, err) => resolve({ code: error ? Number(error.code) : 0, out, err }),
+        );
+      });
+    const usage = await cli("recover", sub.id);
+    assert.equal(usage.code, 2, "--since is required");
+    assert.equal((await cli("recover", sub.id, "--since", "yesterday")).code, 2);
+    const done = await cli("recover", sub.id, "--since", "2h");
+    assert.equal(done.code, 0, done.err);
+    assert.match(done.out, /Queued 1 failed delivery from \S+ to \S+ again/);
+    await rx.waitFor(rx.received.length - at("/cli").length + sentBefore + 1);
+    assert.equal(titleOf(at("/cli").at(-1)!), "fail cli");
+    const again = await cli("recover", sub.id, "--since", "2h");
+    assert.match(again.out, /Nothing to recover/);
+    const list = await cli("webhooks");
+    assert.match(list.out, new RegExp(`${sub.id}\\s+product.created\\s+active`));
   });
 
   it("the dashboard recovers an app's failed deliveries since a time, over all its subscriptions", async () => {
