@@ -14,6 +14,20 @@ export interface SubscriptionBounds {
   perInstallation: number;
 }
 
+/** A subscription row with when its current run of failed attempts began (null when it is not failing). */
+export type SubscriptionRow = WebhookSubscription & { failing_since: Date | null };
+
+/** Subscriptions (`s`) with their run of failures. */
+function withFailingSince(db: Executor) {
+  return db
+    .selectFrom("webhook_subscriptions as s")
+    .leftJoin("webhook_subscription_failures as f", (j) =>
+      j.onRef("f.store_id", "=", "s.store_id").onRef("f.subscription_id", "=", "s.id"),
+    )
+    .selectAll("s")
+    .select("f.failing_since");
+}
+
 export function createSubscriptionRepo(db: Db) {
   const repo = {
     /**
@@ -90,40 +104,30 @@ export function createSubscriptionRepo(db: Db) {
     },
     /** The installation's subscriptions an app sees: active and disabled, oldest first. */
     async listListed(storeId: string, installationId: string, tx: Executor = db) {
-      return tx
-        .selectFrom("webhook_subscriptions")
-        .selectAll()
-        .where("store_id", "=", storeId)
-        .where("installation_id", "=", installationId)
-        .where("status", "in", LISTED_SUBSCRIPTION_STATUS_NAMES)
-        .orderBy("created_at")
-        .orderBy("id")
+      return withFailingSince(tx)
+        .where("s.store_id", "=", storeId)
+        .where("s.installation_id", "=", installationId)
+        .where("s.status", "in", LISTED_SUBSCRIPTION_STATUS_NAMES)
+        .orderBy("s.created_at")
+        .orderBy("s.id")
         .execute();
     },
     /** One of the installation's subscriptions the app sees (active or disabled), or undefined. */
     async findListed(storeId: string, installationId: string, id: string) {
-      return db
-        .selectFrom("webhook_subscriptions")
-        .selectAll()
-        .where("store_id", "=", storeId)
-        .where("installation_id", "=", installationId)
-        .where("id", "=", id)
-        .where("status", "in", LISTED_SUBSCRIPTION_STATUS_NAMES)
+      return withFailingSince(db)
+        .where("s.store_id", "=", storeId)
+        .where("s.installation_id", "=", installationId)
+        .where("s.id", "=", id)
+        .where("s.status", "in", LISTED_SUBSCRIPTION_STATUS_NAMES)
         .executeTakeFirst();
     },
     /**
      * An app's subscriptions in every store it is installed in, with the store's slug: the
      * disabled ones (or all it sees), most recently disabled first, then newest; at most `limit`.
      */
-    async listForApp(
-      appId: string,
-      filter: { status?: ListedSubscriptionStatus | undefined },
-      limit: number,
-    ) {
-      return db
-        .selectFrom("webhook_subscriptions as s")
+    async listForApp(appId: string, filter: { status?: ListedSubscriptionStatus | undefined }, limit: number) {
+      return withFailingSince(db)
         .innerJoin("stores as st", "st.id", "s.store_id")
-        .selectAll("s")
         .select("st.slug")
         .where("s.app_id", "=", appId)
         .where("s.status", "in", filter.status ? [filter.status] : LISTED_SUBSCRIPTION_STATUS_NAMES)
@@ -135,10 +139,8 @@ export function createSubscriptionRepo(db: Db) {
     },
     /** One of the app's subscriptions (active or disabled) with its store's slug, or undefined. */
     async findForApp(appId: string, id: string) {
-      return db
-        .selectFrom("webhook_subscriptions as s")
+      return withFailingSince(db)
         .innerJoin("stores as st", "st.id", "s.store_id")
-        .selectAll("s")
         .select("st.slug")
         .where("s.app_id", "=", appId)
         .where("s.id", "=", id)

@@ -29,7 +29,7 @@ function refusal(
   });
 }
 
-export function toSubscriptionResource(s: WebhookSubscription) {
+export function toSubscriptionResource(s: WebhookSubscription & { failing_since?: Date | null }) {
   return {
     id: s.id,
     eventName: s.event_name as EventName,
@@ -38,6 +38,7 @@ export function toSubscriptionResource(s: WebhookSubscription) {
       s.status === SubscriptionStatus.disabled ? SubscriptionStatus.disabled : SubscriptionStatus.active,
     disabledAt: s.disabled_at ? s.disabled_at.toISOString() : null,
     disabledReason: s.disabled_reason,
+    failingSince: s.failing_since ? s.failing_since.toISOString() : null,
     createdAt: s.created_at.toISOString(),
   };
 }

@@ -38,6 +38,10 @@ const subscriptionFields = {
       "Why: the last error (`HTTP 410 Gone`, `HTTP 503 Service Unavailable`, `network: ECONNREFUSED`, …); null while active.",
     examples: ["HTTP 410 Gone"],
   }),
+  failingSince: Type.Union([Timestamp, Type.Null()], {
+    description:
+      "When its current unbroken run of failed attempts began (a success ends it; it is disabled once the run has lasted `WEBHOOK_DISABLE_AFTER_SECONDS`, 5 days by default); null when its last attempt succeeded, or since it was enabled. Recovering from here sends everything that run missed.",
+  }),
   createdAt: Timestamp,
 };
 

@@ -30,4 +30,7 @@ export type AppInfo = Ok<"/api/v1/dashboard/apps/{clientId}", "get">;
 export type NewApp = Ok<"/api/v1/dashboard/apps", "post">;
 export type NewSecret = Ok<"/api/v1/dashboard/apps/{clientId}/secret", "post">;
 export type Delivery = Item<Ok<"/api/v1/dashboard/apps/{clientId}/deliveries", "get">>;
+export type AppWebhook = Item<Ok<"/api/v1/dashboard/apps/{clientId}/webhooks", "get">>;
+export type WebhookRecovery = Ok<"/api/v1/dashboard/apps/{clientId}/webhooks/recover", "post">;
+export type WebhookEnabled = Ok<"/api/v1/dashboard/apps/{clientId}/webhooks/{id}/enable", "post">;
 export type Store = Ok<"/api/v1/dashboard/stores/{slug}", "get">;
