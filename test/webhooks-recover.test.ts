@@ -105,21 +105,27 @@ describe("webhooks: recover", () => {
       failed.map((d) => d.body).sort(),
       "the same bytes (the same event ids)",
     );
-    // The originals are marked; the new deliveries name them and carry their webhook id.
+    // The new deliveries name the originals and carry their webhook id; the originals keep their outcome.
     const after = await deliveries();
     for (const original of failed) {
-      const row = after.find((d) => d.id === original.id)!;
-      assert.ok(row.recovered_at, "marked recovered");
-      assert.equal(row.status, "failed", "the original keeps its outcome");
-      const copy = after.filter((d) => d.redelivery_of === original.id);
+      assert.equal(after.find((d) => d.id === original.id)!.status, "failed");
+      const copy = after.filter((d) => d.recovery_of === original.id);
       assert.equal(copy.length, 1);
+      assert.equal(copy[0]!.redelivery_of, original.id);
       assert.equal(copy[0]!.webhook_id, original.id);
     }
-    // The log shows it too.
-    const log = await inst.api.get(`${WEBHOOKS}/deliveries?limit=100`);
-    const copies = log.data.filter((d: Json) => d.redeliveryOf !== null);
+    // The log shows it both ways.
+    const log = (await inst.api.get(`${WEBHOOKS}/deliveries?limit=100`)).data as Json[];
+    const copies = log.filter((d) => d.recoveryOf !== null);
     assert.equal(copies.length, 5);
-    assert.ok(copies.every((d: Json) => d.webhookId === d.redeliveryOf && d.webhookId !== d.id));
+    assert.ok(
+      copies.every(
+        (d) => d.webhookId === d.recoveryOf && d.redeliveryOf === d.recoveryOf && d.webhookId !== d.id,
+      ),
+    );
+    const recoveredOnes = log.filter((d) => d.recoveredBy !== null);
+    assert.deepEqual(recoveredOnes.map((d) => d.id).sort(), failed.map((d) => d.id).sort());
+    for (const d of recoveredOnes) assert.equal(copies.find((c) => c.id === d.recoveredBy)!.recoveryOf, d.id);
 
     const again = await inst.api.post(`${WEBHOOKS}/${sub.id}/recover`, { since });
     assert.equal(again.status, 200);
@@ -176,7 +182,7 @@ describe("webhooks: recover", () => {
     );
   });
 
-  it("concurrent recover statements take disjoint rows: each failed delivery is queued once", async () => {
+  it("concurrent recover statements: each failed delivery is queued once", async () => {
     const inst = await installedApp(ctx.app, SCOPES);
     // Nothing listens there: every attempt fails at once (connection refused).
     const sub = await inst.api.post(WEBHOOKS, {
@@ -211,23 +217,56 @@ describe("webhooks: recover", () => {
         }),
       ),
     );
-    let queued = counts.reduce((a, b) => a + b, 0);
+    let queued = counts.reduce((a, b) => a + b.queued, 0);
     // What the 20 statements of 3 left, as the service's loop would take it.
     for (let n = -1; n !== 0; queued += n)
-      n = await ctx.platform.webhooks.log.recoverChunk({
+      ({ queued: n } = await ctx.platform.webhooks.log.recoverChunk({
         storeId,
         subscriptionId: sub.data.id,
         since,
         until: now,
         now,
         limit: 3,
-      });
+      }));
     assert.equal(queued, 40);
     const all = await rows();
-    const copies = all.filter((d) => d.redelivery_of !== null);
+    const copies = all.filter((d) => d.recovery_of !== null);
     assert.equal(copies.length, 40, "one new delivery per failed one");
-    assert.equal(new Set(copies.map((d) => d.redelivery_of)).size, 40, "none taken twice");
-    assert.equal(all.filter((d) => d.recovered_at !== null).length, 40);
+    assert.equal(new Set(copies.map((d) => d.recovery_of)).size, 40, "none taken twice");
+  });
+
+  it("a recovery that fails again is what the next recover sends, still under the original id", async () => {
+    failing = true;
+    const { inst, sub, product, deliveries } = await setup("/chain");
+    const since = new Date(ctx.clock.now().getTime() - 1000).toISOString();
+    await product("fail chain");
+    await waitUntil(async () => (await deliveries())[0]?.status === "failed", 30_000, "a failure");
+    const [original] = await deliveries();
+    const first = await inst.api.post(`${WEBHOOKS}/${sub.id}/recover`, { since });
+    assert.equal(first.data.queued, 1);
+    await waitUntil(
+      async () => (await deliveries()).filter((d) => d.status === "failed").length === 2,
+      30_000,
+      "the recovery failed too",
+    );
+    failing = false;
+    const second = await inst.api.post(`${WEBHOOKS}/${sub.id}/recover`, { since });
+    assert.equal(second.data.queued, 1, "the failed recovery, not the original again");
+    await waitUntil(
+      async () => (await deliveries()).some((d) => d.status === "delivered"),
+      10_000,
+      "delivered",
+    );
+    const rows = await deliveries();
+    assert.equal(rows.length, 3);
+    const last = rows.find((d) => d.status === "delivered")!;
+    assert.equal(last.recovery_of, rows[1]!.id, "it recovers the recovery");
+    assert.equal(last.webhook_id, original!.id);
+    assert.ok(
+      at("/chain").every((r) => r.headers["x-webhook-id"] === original!.id),
+      "one webhook id throughout",
+    );
+    assert.equal((await inst.api.post(`${WEBHOOKS}/${sub.id}/recover`, { since })).data.queued, 0);
   });
 
   it("leaves out an event already delivered by a redelivery; refuses bad windows, other apps' ids and disabled subscriptions", async () => {

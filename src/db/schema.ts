@@ -257,8 +257,8 @@ export interface WebhookDeliveriesTable {
   test: ColumnType<boolean, boolean | undefined, boolean>;
   /** Sent as x-webhook-id; null: the delivery's own id (a recovered delivery carries its original's). */
   webhook_id: ColumnType<string | null, string | null | undefined, string | null>;
-  /** When recover queued this failed or skipped delivery again (the new one's redelivery_of names it). */
-  recovered_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** The delivery this one recovers (recover's new delivery; unique: each is recovered once). */
+  recovery_of: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** A `listen` connection's session (migration 20261125_0012). */

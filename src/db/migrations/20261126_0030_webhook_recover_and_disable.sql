@@ -39,17 +39,21 @@ ALTER TABLE webhook_deliveries
 -- The id sent as x-webhook-id: null means the delivery's own id; a recovered delivery carries the
 -- id of the delivery it recovers (itself perhaps a recovery), so the receiver sees the original id.
 ALTER TABLE webhook_deliveries ADD COLUMN webhook_id text;
--- When recover queued this (failed or skipped) delivery again; the new delivery names it in
--- redelivery_of. Recover takes only rows where it is null, in the statement that sets it.
-ALTER TABLE webhook_deliveries ADD COLUMN recovered_at timestamptz(3);
--- What recover reads: a subscription's failed and skipped deliveries not yet recovered, by time.
--- Only those rows are in it, so delivered ones (the common case) cost it nothing.
+-- The delivery this one recovers (recover's new delivery; redelivery_of names it too). Unique: a
+-- delivery is recovered once, whoever recovers it at the same time; the insert that loses the race
+-- inserts nothing. The originals are never written to (marking 100,000 of them cost more than
+-- queuing their recoveries).
+ALTER TABLE webhook_deliveries ADD COLUMN recovery_of text;
+CREATE UNIQUE INDEX webhook_deliveries_recovery_key
+  ON webhook_deliveries (store_id, recovery_of) WHERE recovery_of IS NOT NULL;
+-- What recover reads: a subscription's failed and skipped deliveries, in (created_at, id) order,
+-- the keyset recover walks in chunks. Only those rows are in it, so delivered ones (the common
+-- case) cost it nothing.
 CREATE INDEX webhook_deliveries_recoverable_idx
-  ON webhook_deliveries (store_id, subscription_id, created_at)
-  WHERE status IN ('failed', 'skipped') AND recovered_at IS NULL;
--- Recover leaves out an event the subscription already has delivered or on its way (a redelivery
--- that succeeded): looked up by event. Replaces the (store_id, subscription_id) index, whose
--- prefix it keeps (the foreign key's cascade uses it).
+  ON webhook_deliveries (store_id, subscription_id, created_at, id) WHERE status IN ('failed', 'skipped');
+-- Recover takes a delivery only when it is the newest of its event for the subscription and no
+-- delivery of the event succeeded or is on its way: looked up by event. Replaces the
+-- (store_id, subscription_id) index, whose prefix it keeps (the foreign key's cascade uses it).
 CREATE INDEX webhook_deliveries_subscription_event_idx
   ON webhook_deliveries (store_id, subscription_id, event_id);
 DROP INDEX webhook_deliveries_subscription_idx;

@@ -41,8 +41,12 @@ export function createDeliveryLogRepo(db: Db) {
         .innerJoin("webhook_subscriptions as sub", (j) =>
           j.onRef("sub.store_id", "=", "d.store_id").onRef("sub.id", "=", "d.subscription_id"),
         )
+        // Its recovery, if recover queued it again (one at most: webhook_deliveries_recovery_key).
+        .leftJoin("webhook_deliveries as rec", (j) =>
+          j.onRef("rec.store_id", "=", "d.store_id").onRef("rec.recovery_of", "=", "d.id"),
+        )
         .selectAll("d")
-        .select(["s.slug", "sub.status as subscription_status"])
+        .select(["s.slug", "sub.status as subscription_status", "rec.id as recovered_by"])
         .where("d.app_id", "=", appId);
       if (filter.id) q = q.where("d.id", "=", filter.id);
       if (filter.status) q = q.where("d.status", "=", filter.status);
@@ -146,17 +150,22 @@ export function createDeliveryLogRepo(db: Db) {
     },
 
     /**
-     * Recover, one chunk: takes up to `limit` of the subscription's deliveries created in
-     * [since, until) whose final state is failed or skipped and that were not recovered yet, and
-     * queues for each a new delivery (same body, due now, attempts from 1) that carries its
-     * webhook id and names it in `redelivery_of`. One statement: the originals are marked
-     * recovered by the UPDATE that takes them (FOR UPDATE SKIP LOCKED, then `recovered_at IS
-     * NULL` again under the lock), so two recovers running at once take disjoint rows and a
-     * recovered delivery is never taken again. Left out: an event the subscription already has
-     * delivered or on its way by another delivery (a redelivery that succeeded, a recovery
-     * pending). Nothing is taken unless the subscription is active (share-locked, as a dispatch
+     * Recover, one chunk: of the subscription's deliveries created in [since, until), after
+     * `after` (where the previous chunk of this recover ended: a keyset walk), takes up to `limit`
+     * whose final state is failed or skipped and that are the newest delivery of their event for
+     * the subscription, leaving out an event that has a delivery that succeeded or is on its way
+     * (a redelivery, an earlier recovery). For each, one new delivery: the same body, due now,
+     * attempts from 1, its webhook id (so the original `x-webhook-id`), naming it in
+     * `recovery_of` and `redelivery_of`.
+     *
+     * One statement, and the originals are not written to: the unique key on `recovery_of` is
+     * what makes a delivery recovered once. Two recovers at once read the same candidates; the
+     * second insert of a recovery waits for the first to commit and then inserts nothing (ON
+     * CONFLICT DO NOTHING), so each is queued by exactly one of them, and only the insert
+     * counts. Nothing is taken unless the subscription is active (share-locked, as a dispatch
      * does, so a disable or an uninstall that comes first is seen). Workers are woken when
-     * something was queued. Answers how many were queued; fewer than `limit` means no more.
+     * something was queued. Answers how many were queued, how many were read (fewer than `limit`:
+     * the window is done) and where the chunk ended.
      */
     async recoverChunk(input: {
       storeId: string;
@@ -165,49 +174,67 @@ export function createDeliveryLogRepo(db: Db) {
       until: Date;
       now: Date;
       limit: number;
-    }): Promise<number> {
-      const { storeId, subscriptionId, now } = input;
+      /** Where the previous chunk of this recover ended (see the answer's `last`). */
+      after?: RecoverPosition | null | undefined;
+    }): Promise<{ queued: number; read: number; last: RecoverPosition | null }> {
+      const { storeId, subscriptionId, now, after } = input;
       const ids = Array.from({ length: input.limit }, newDeliveryId);
-      const { rows } = await sql<{ queued: number }>`
+      const { rows } = await sql<{
+        queued: number;
+        read: number;
+        last_created_at: Date | null;
+        last_id: string | null;
+      }>`
         WITH sub AS (
           SELECT store_id, id FROM webhook_subscriptions
            WHERE store_id = ${storeId} AND id = ${subscriptionId} AND status = ${SubscriptionStatus.active}
              FOR SHARE
         ), candidates AS (
-          SELECT c.store_id, c.id FROM webhook_deliveries c
+          SELECT c.* FROM webhook_deliveries c
            WHERE c.store_id = ${storeId} AND c.subscription_id = ${subscriptionId}
-             AND c.status IN ('failed', 'skipped') AND c.recovered_at IS NULL
+             AND c.status IN ('failed', 'skipped')
              AND c.created_at >= ${input.since} AND c.created_at < ${input.until}
+             ${after ? sql`AND (c.created_at, c.id) > (${after.createdAt}, ${after.id})` : sql``}
              AND EXISTS (SELECT 1 FROM sub)
+             -- OFFSET 0 keeps this a probe of (store_id, subscription_id, event_id) per candidate.
+             -- Pulled up into an anti-join, it was planned on statistics that had not seen the
+             -- deliveries the previous chunks had just queued (one row estimated, 15,500 there):
+             -- a nested loop over all of them per candidate, 18 s for a chunk of 5,000.
              AND NOT EXISTS (
                    SELECT 1 FROM webhook_deliveries o
                     WHERE o.store_id = c.store_id AND o.subscription_id = c.subscription_id
-                      AND o.event_id = c.event_id AND o.status IN ('delivered', 'pending'))
+                      AND o.event_id = c.event_id AND o.id <> c.id
+                      AND (o.status IN ('delivered', 'pending') OR (o.created_at, o.id) > (c.created_at, c.id))
+                   OFFSET 0)
            ORDER BY c.created_at, c.id
            LIMIT ${input.limit}
-             FOR UPDATE SKIP LOCKED
-        ), taken AS (
-          UPDATE webhook_deliveries d SET recovered_at = ${now}
-            FROM candidates c
-           WHERE d.store_id = c.store_id AND d.id = c.id
-             AND d.status IN ('failed', 'skipped') AND d.recovered_at IS NULL
-          RETURNING d.*
         ), numbered AS (
-          SELECT t.*, row_number() OVER (ORDER BY t.created_at, t.id) AS n FROM taken t
+          SELECT c.*, row_number() OVER (ORDER BY c.created_at, c.id) AS n FROM candidates c
         ), queued AS (
           INSERT INTO webhook_deliveries
             (store_id, id, webhook_id, event_id, event_name, subscription_id, installation_id, app_id, target_url,
-             target_host, body, status, attempts, next_attempt_at, redelivery_of, test, created_at, updated_at)
+             target_host, body, status, attempts, next_attempt_at, redelivery_of, recovery_of, test, created_at,
+             updated_at)
           SELECT t.store_id, x.id, coalesce(t.webhook_id, t.id), t.event_id, t.event_name, t.subscription_id,
                  t.installation_id, t.app_id, t.target_url, t.target_host, t.body, ${DeliveryStatus.pending}, 0,
-                 ${now}, t.id, t.test, ${now}, ${now}
+                 ${now}, t.id, t.id, t.test, ${now}, ${now}
             FROM numbered t
             JOIN unnest(${ids as unknown as string}::text[]) WITH ORDINALITY AS x(id, n) ON x.n = t.n
+          ON CONFLICT (store_id, recovery_of) WHERE recovery_of IS NOT NULL DO NOTHING
           RETURNING 1
         )
-        SELECT q.queued, CASE WHEN q.queued > 0 THEN pg_notify(${EVENTS_CHANNEL}, '')::text END AS notified
-          FROM (SELECT count(*)::int AS queued FROM queued) q`.execute(db);
-      return rows[0]?.queued ?? 0;
+        SELECT q.queued, r.read, l.created_at AS last_created_at, l.id AS last_id,
+               CASE WHEN q.queued > 0 THEN pg_notify(${EVENTS_CHANNEL}, '')::text END AS notified
+          FROM (SELECT count(*)::int AS queued FROM queued) q
+          CROSS JOIN (SELECT count(*)::int AS read FROM numbered) r
+          LEFT JOIN (SELECT created_at, id FROM numbered ORDER BY n DESC LIMIT 1) l ON true`.execute(db);
+      const row = rows[0];
+      return {
+        queued: row?.queued ?? 0,
+        read: row?.read ?? 0,
+        last:
+          row?.last_created_at && row.last_id ? { createdAt: row.last_created_at, id: row.last_id } : null,
+      };
     },
 
     /**
@@ -226,13 +253,18 @@ export function createDeliveryLogRepo(db: Db) {
         .where("d.created_at", ">=", since)
         .where("d.created_at", "<", until)
         .where("d.status", "in", RECOVERABLE)
-        .where("d.recovered_at", "is", null)
         .where("s.status", "=", SubscriptionStatus.active)
         .execute();
     },
   };
 }
 export type DeliveryLogRepo = ReturnType<typeof createDeliveryLogRepo>;
+
+/** Where a recover chunk ended: the (created_at, id) of the last delivery it took. */
+export interface RecoverPosition {
+  createdAt: Date;
+  id: string;
+}
 
 /** The final states recover sends again. */
 export const RECOVERABLE = [DeliveryStatus.failed, DeliveryStatus.skipped];

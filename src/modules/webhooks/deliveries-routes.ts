@@ -78,12 +78,15 @@ const DeliveryResource = Type.Object(
     lastStatusCode: Type.Union([Type.Integer(), Type.Null()]),
     lastError: Type.Union([Type.String(), Type.Null()]),
     redeliveryOf: Type.Union([Type.String(), Type.Null()], {
-      description:
-        "The delivery this one sends again (a redelivery, or a recovery when `webhookId` is not `id`).",
+      description: "The delivery this one sends again: a redelivery's, or a recovery's (see `recoveryOf`).",
     }),
-    recoveredAt: Type.Union([Timestamp, Type.Null()], {
+    recoveryOf: Type.Union([Type.String(), Type.Null()], {
       description:
-        "When `recover` queued this failed or skipped delivery again (the new delivery's `redeliveryOf` names it); a recovered delivery is not recovered twice.",
+        "Set on a delivery that `recover` queued: the failed or skipped delivery it sends again (whose `webhookId` it carries).",
+    }),
+    recoveredBy: Type.Union([Type.String(), Type.Null()], {
+      description:
+        "Set on a failed or skipped delivery that `recover` queued again: that new delivery. A delivery is recovered once; if its recovery fails too, the recovery is what a later recover sends.",
     }),
     test: Type.Boolean({ description: "A test event's delivery (sent with `x-webhook-test: true`)." }),
     createdAt: Timestamp,
@@ -93,7 +96,11 @@ const DeliveryResource = Type.Object(
   { title: "WebhookDelivery" },
 );
 
-type DeliveryRow = WebhookDelivery & { slug: string; subscription_status: SubscriptionStatus };
+type DeliveryRow = WebhookDelivery & {
+  slug: string;
+  subscription_status: SubscriptionStatus;
+  recovered_by: string | null;
+};
 
 function toDeliveryResource(r: DeliveryRow, attempts: ReadonlyArray<Selectable<WebhookAttemptsTable>>) {
   return {
@@ -111,7 +118,8 @@ function toDeliveryResource(r: DeliveryRow, attempts: ReadonlyArray<Selectable<W
     lastStatusCode: r.last_status_code,
     lastError: r.last_error,
     redeliveryOf: r.redelivery_of,
-    recoveredAt: r.recovered_at ? r.recovered_at.toISOString() : null,
+    recoveryOf: r.recovery_of,
+    recoveredBy: r.recovered_by,
     test: r.test,
     createdAt: r.created_at.toISOString(),
     completedAt: r.completed_at ? r.completed_at.toISOString() : null,

@@ -4,7 +4,7 @@ import type { WebhookSubscription } from "../../db/schema.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { AppError, notFound } from "../../lib/errors.ts";
 import type { AccessContext } from "../oauth/token-service.ts";
-import type { DeliveryLogRepo } from "./deliveries-repo.ts";
+import type { DeliveryLogRepo, RecoverPosition } from "./deliveries-repo.ts";
 import type { SubscriptionRepo } from "./subscriptions-repo.ts";
 import { toSubscriptionResource } from "./subscriptions-service.ts";
 import type { EnableBody, RecoverBody } from "./webhooks-schemas.ts";
@@ -65,17 +65,20 @@ export function createRecoveryService(deps: {
     until: Date,
   ): Promise<number> {
     let queued = 0;
+    let after: RecoverPosition | null = null;
     for (let limit = FIRST_CHUNK; ; limit = CHUNK) {
-      const n = await deps.log.recoverChunk({
+      const chunk = await deps.log.recoverChunk({
         storeId: sub.store_id,
         subscriptionId: sub.id,
         since,
         until,
         now: clock.now(),
         limit,
+        after,
       });
-      queued += n;
-      if (n < limit) return queued;
+      queued += chunk.queued;
+      if (chunk.read < limit || !chunk.last) return queued;
+      after = chunk.last;
     }
   }
 

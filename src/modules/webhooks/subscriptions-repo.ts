@@ -125,7 +125,11 @@ export function createSubscriptionRepo(db: Db) {
      * An app's subscriptions in every store it is installed in, with the store's slug: the
      * disabled ones (or all it sees), most recently disabled first, then newest; at most `limit`.
      */
-    async listForApp(appId: string, filter: { status?: ListedSubscriptionStatus | undefined }, limit: number) {
+    async listForApp(
+      appId: string,
+      filter: { status?: ListedSubscriptionStatus | undefined },
+      limit: number,
+    ) {
       return withFailingSince(db)
         .innerJoin("stores as st", "st.id", "s.store_id")
         .select("st.slug")
