@@ -43,7 +43,11 @@ export function createDeliveryLogRepo(db: Db) {
         )
         // Its recovery, if recover queued it again (one at most: webhook_deliveries_recovery_key).
         .leftJoin("webhook_deliveries as rec", (j) =>
-          j.onRef("rec.store_id", "=", "d.store_id").onRef("rec.recovery_of", "=", "d.id"),
+          j
+            .onRef("rec.store_id", "=", "d.store_id")
+            .onRef("rec.recovery_of", "=", "d.id")
+            // Said outright, so the planner can use the partial unique index.
+            .on("rec.recovery_of", "is not", null),
         )
         .selectAll("d")
         .select(["s.slug", "sub.status as subscription_status", "rec.id as recovered_by"])
