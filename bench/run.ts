@@ -33,6 +33,7 @@ import { findWrk } from "./lib/wrk.ts";
 import { benchListen } from "./listen.ts";
 import { benchListenLoad } from "./listen-load.ts";
 import { benchMillion } from "./million.ts";
+import { benchRecover } from "./recover.ts";
 import { benchRefresh } from "./refresh.ts";
 import { benchSearch } from "./search.ts";
 import { benchWebhooks } from "./webhooks.ts";
@@ -40,6 +41,7 @@ import { benchWebhooks } from "./webhooks.ts";
 const PARTS = [
   "admin",
   "webhooks",
+  "recover",
   "refresh",
   "embedded",
   "million",
@@ -70,6 +72,8 @@ const { values } = parseArgs({
     "webhook-rate": { type: "string", default: "300" },
     "webhook-seconds": { type: "string", default: "10" },
     "per-target": { type: "string", default: "4,32" },
+    "recover-deliveries": { type: "string", default: "100000" },
+    "recover-floor-events": { type: "string", default: "20000" },
     help: { type: "boolean", default: false },
   },
 });
@@ -78,6 +82,7 @@ if (values.help) {
   [--connections 50] [--latency-connections 4] [--products 10000] [--embedded-products 2000]
   [--million-rows 1000000] [--floor-prepared] [--refresh-chains 16]
   [--webhook-events 5000] [--webhook-rate 300] [--webhook-seconds 10] [--per-target 4,32]
+  [--recover-deliveries 100000] [--recover-floor-events 20000]
 env: BENCH_DATABASE_URL, BENCH_REDIS_URL, BENCH_SECONDS (default of --seconds), BENCH_NODE_ARGS (extra node flags of the service and floor processes)`);
   process.exit(0);
 }
@@ -189,6 +194,36 @@ async function webhooksPart() {
   }
 }
 
+async function recoverPart() {
+  const n = Number(values["recover-deliveries"]);
+  const end = part(`Recover ${fmt(n)} failed deliveries on PostgreSQL (bench/recover.ts)`);
+  try {
+    const m = await benchRecover({
+      runs: options.runs,
+      deliveries: n,
+      floorEvents: Number(values["recover-floor-events"]),
+    });
+    addFigure({
+      figure: `Recover ${fmt(n)} failed deliveries: queued (POST …/recover answered)`,
+      value: `${fmt(m.queuedSeconds, 2)} s (${fmt(m.queuedWhileSendingSeconds, 2)} s with the worker sending on the same cores)`,
+      floor: "—",
+      ratio: "—",
+      target: "< 10 s",
+      met: m.queuedSeconds < 10,
+    });
+    addFigure({
+      figure: "… sent ÷ the same worker's drain of a backlog of new events (same run)",
+      value: `${fmt(m.sentPerSecond)}/s`,
+      floor: `${fmt(m.normalPerSecond)}/s`,
+      ratio: fmt(m.ratio, 2),
+      target: "≥ 0.90 (the engine's normal drain rate)",
+      met: m.ratio >= 0.9,
+    });
+  } finally {
+    end();
+  }
+}
+
 let embeddedPeak = Number.NaN;
 const failures: string[] = [];
 await describeMachine();
@@ -200,6 +235,7 @@ const steps: Array<[Part, () => Promise<unknown>]> = [
   ["admin", () => benchAdmin(options)],
   ["refresh", () => benchRefresh(options)],
   ["webhooks", webhooksPart],
+  ["recover", recoverPart],
   [
     "embedded",
     async () => {

@@ -210,6 +210,7 @@ export async function buildApp(
       registerDashboardRoutes(scope, platform);
       registerDeliveryRoutes(scope.withTypeProvider<TypeBoxTypeProvider>(), {
         views: platform.webhooks.deliveryViews,
+        recovery: platform.webhooks.recovery,
         apps: integration.apps,
         requireSession: platform.requireSession,
       });

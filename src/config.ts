@@ -233,6 +233,12 @@ export const ConfigSchema = Type.Object({
     description:
       "After a subscription's secret is rotated (POST /webhooks/{id}/secret), deliveries' webhook-signature carries a signature with the previous secret too for this long, so receivers can switch without losing one; x-webhook-signature uses the new secret at once. 0 ends the old secret at once.",
   }),
+  WEBHOOK_DISABLE_AFTER_SECONDS: Type.Number({
+    exclusiveMinimum: 0,
+    default: 432_000,
+    description:
+      "A webhook subscription whose delivery attempts have all failed for this long, measured from the first failure of an unbroken run of failures (any success resets it), is disabled: nothing is sent to it, and each event it would have received is recorded as a skipped delivery, until the app enables it again. Default 5 days; any positive number of seconds.",
+  }),
   WEBHOOK_LOG_RETENTION_DAYS: Type.Integer({
     minimum: 0,
     default: 30,

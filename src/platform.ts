@@ -228,7 +228,7 @@ export function createPlatform(input: {
     appDataRoutes(createAppMetadataRepo(db)),
     installationRoutes(installations),
     apiKeyRoutes(developer.keys),
-    subscriptionRoutes(webhooks.subscriptions),
+    subscriptionRoutes(webhooks.subscriptions, webhooks.recovery),
     ...webhooks.routes,
     eventRoutes({ feed: feed.repo, sequencer: feed.sequencer, retentionDays: config.EVENT_RETENTION_DAYS }),
   ];

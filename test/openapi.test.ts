@@ -397,13 +397,12 @@ describe("OpenAPI document", () => {
       for (const requirement of (op.security ?? []) as Json[])
         for (const s of Object.keys(requirement)) used.add(s);
     assert.deepEqual([...used].sort(), declared, "a declared security scheme is used by no operation");
-    // Spec 6.1's 11 events, and order.updated, customer.updated and shop.updated (issue 20).
+    // Every event of the contract is documented (the list itself is EVENT_NAMES: not restated here).
     assert.deepEqual(
       Object.keys(doc.webhooks ?? {}).sort(),
       [...EVENT_NAMES].sort(),
       "every event is documented",
     );
-    assert.equal(EVENT_NAMES.length, 14);
     for (const [event, item] of Object.entries(doc.webhooks as Json))
       assert.ok((item as Json).post?.requestBody?.content?.["application/json"]?.schema, `${event}: no body`);
   });

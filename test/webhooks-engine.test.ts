@@ -158,11 +158,11 @@ describe("delivery engine: batched claims, fan-out and completions", () => {
       repo.completeMany(second.map((d) => completion(d))),
     ]);
     assert.deepEqual(
-      late,
+      late.applied,
       new Set(first.filter((d) => !lost.has(d.id)).map((d) => d.id)),
       "the late worker's outcomes apply only where its lease still holds",
     );
-    assert.deepEqual(current, lost);
+    assert.deepEqual(current.applied, lost);
     const rows = await ctx.platform.db.selectFrom("webhook_deliveries").selectAll().execute();
     for (const r of rows) {
       assert.equal(r.status, lost.has(r.id) ? "delivered" : "failed");
@@ -173,7 +173,7 @@ describe("delivery engine: batched claims, fan-out and completions", () => {
     const attempts = await ctx.platform.db.selectFrom("webhook_attempts").selectAll().execute();
     assert.equal(attempts.length, 45);
     // Recording the same completions again changes nothing (a retried flush).
-    assert.equal((await repo.completeMany(second.map((d) => completion(d)))).size, 0);
+    assert.equal((await repo.completeMany(second.map((d) => completion(d)))).applied.size, 0);
     assert.equal((await ctx.platform.db.selectFrom("webhook_attempts").selectAll().execute()).length, 45);
   });
 

@@ -4,7 +4,8 @@ import type { Scope } from "./scopes.ts";
 /**
  * The event names of spec 6.1: what each carries in `data` and the scope an app needs to subscribe
  * to it. Domain events are written to the outbox by the change that causes them (in its
- * transaction); `app/uninstalled` is written on uninstall and goes to that installation only.
+ * transaction); `app/uninstalled` is written on uninstall and `webhook.disabled` when the platform
+ * disables a subscription, and each goes to that installation only.
  * The payload schemas are in resources.ts (EVENT_PAYLOADS), keyed by `data`.
  */
 export const EVENTS = {
@@ -97,19 +98,30 @@ export const EVENTS = {
     data: "uninstalled",
     summary: "The merchant uninstalled the app: the last event the installation receives.",
   },
+  webhookDisabled: {
+    name: "webhook.disabled",
+    scope: null,
+    data: "webhookDisabled",
+    summary:
+      "The platform disabled one of the installation's subscriptions (all its deliveries failed for the disable window, or its receiver answered 410 Gone): nothing is sent to it until it is enabled again. Subscribe to it at another endpoint.",
+  },
 } as const satisfies Record<
   string,
   {
     name: string;
     scope: Scope | null;
-    data: "order" | "product" | "customer" | "store" | "uninstalled";
+    data: "order" | "product" | "customer" | "store" | "uninstalled" | "webhookDisabled";
     summary: string;
   }
 >;
 
 type EventKey = keyof typeof EVENTS;
 export type EventName = (typeof EVENTS)[EventKey]["name"];
-export type DomainEventName = Exclude<EventName, typeof EVENTS.appUninstalled.name>;
+/** Events a change in the store causes; the others are about the installation itself (operational). */
+export type DomainEventName = Exclude<
+  EventName,
+  typeof EVENTS.appUninstalled.name | typeof EVENTS.webhookDisabled.name
+>;
 export type EventDataKind = (typeof EVENTS)[EventKey]["data"];
 
 /** `EVENT.orderCreated === "order.created"`: the names as values. */

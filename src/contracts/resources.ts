@@ -265,6 +265,30 @@ export const UninstalledData = Type.Object({
   uninstalledAt: Timestamp,
 });
 
+export const WebhookDisabledData = Type.Object(
+  {
+    subscriptionId: Id("subscription"),
+    eventName: Type.String({ description: "The event the disabled subscription receives." }),
+    targetUrl: Type.String({
+      description: "Where it was sent.",
+      examples: ["https://app.example.com/hooks"],
+    }),
+    reason: Type.String({
+      description:
+        "The last error: the receiver's status (`HTTP 410 Gone`, `HTTP 503`) or why no answer came.",
+      examples: ["HTTP 503"],
+    }),
+    failingSince: Type.String({
+      format: "date-time",
+      examples: ["2026-11-17T10:00:00.000Z"],
+      description:
+        "The first failure of the unbroken run of failed attempts that ended in the disable (a 410 disables at once: then that attempt, or an earlier failure of the run).",
+    }),
+    disabledAt: Timestamp,
+  },
+  { title: "WebhookDisabledData" },
+);
+
 /** What each kind of event carries in `data` (events.ts names the kind per event). */
 export const EVENT_PAYLOADS: Record<EventDataKind, TSchema> = {
   order: OrderResource,
@@ -272,4 +296,5 @@ export const EVENT_PAYLOADS: Record<EventDataKind, TSchema> = {
   customer: CustomerResource,
   store: StoreResource,
   uninstalled: UninstalledData,
+  webhookDisabled: WebhookDisabledData,
 };

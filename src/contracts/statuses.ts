@@ -56,20 +56,41 @@ export type InstallationStatus = keyof typeof INSTALLATION_STATUSES;
 export const INSTALLATION_STATUS_NAMES = keysOf(INSTALLATION_STATUSES);
 export const InstallationStatus = mirror(INSTALLATION_STATUS_NAMES);
 
-/** A webhook subscription: active until deleted or its installation is uninstalled. */
+/**
+ * A webhook subscription: active until deleted or its installation is uninstalled (stopped, for
+ * good). The platform disables it (never deletes it) when its deliveries have all failed for
+ * WEBHOOK_DISABLE_AFTER_SECONDS or its receiver answered 410 Gone; the app enables it again.
+ */
 export const SUBSCRIPTION_STATUSES = {
-  active: { label: "Active" },
-  stopped: { label: "Stopped" },
+  active: { label: "Active", listed: true },
+  disabled: { label: "Disabled", listed: true },
+  stopped: { label: "Stopped", listed: false },
 } as const;
 export type SubscriptionStatus = keyof typeof SUBSCRIPTION_STATUSES;
 export const SUBSCRIPTION_STATUS_NAMES = keysOf(SUBSCRIPTION_STATUSES);
 export const SubscriptionStatus = mirror(SUBSCRIPTION_STATUS_NAMES);
+/** The statuses an app sees (`GET /webhooks`): a stopped subscription is gone for it. */
+export type ListedSubscriptionStatus = {
+  [K in SubscriptionStatus]: (typeof SUBSCRIPTION_STATUSES)[K]["listed"] extends true ? K : never;
+}[SubscriptionStatus];
+export const LISTED_SUBSCRIPTION_STATUS_NAMES = SUBSCRIPTION_STATUS_NAMES.filter(
+  (s): s is ListedSubscriptionStatus => SUBSCRIPTION_STATUSES[s].listed,
+);
+export const SubscriptionStatusSchema = enumSchema(
+  LISTED_SUBSCRIPTION_STATUS_NAMES,
+  "`active`: events are delivered. `disabled`: every delivery failed for `WEBHOOK_DISABLE_AFTER_SECONDS` (5 days by default) or the receiver answered 410 Gone; nothing is sent, each new event is recorded as a `skipped` delivery, until `POST /webhooks/{id}/enable`.",
+);
 
-/** A webhook delivery: pending while attempts remain; the other three are final. */
+/**
+ * A webhook delivery: pending while attempts remain; the others are final. `skipped` is an event
+ * its subscription would have received while it was disabled: recorded, never sent, and (like
+ * `failed`) sent again by recover.
+ */
 export const DELIVERY_STATUSES = {
   pending: { label: "Pending", final: false },
   delivered: { label: "Delivered", final: true },
   failed: { label: "Failed", final: true },
+  skipped: { label: "Skipped", final: true },
   cancelled: { label: "Cancelled", final: true },
 } as const;
 export type DeliveryStatus = keyof typeof DELIVERY_STATUSES;
@@ -77,7 +98,7 @@ export const DELIVERY_STATUS_NAMES = keysOf(DELIVERY_STATUSES);
 export const DeliveryStatus = mirror(DELIVERY_STATUS_NAMES);
 export const DeliveryStatusSchema = enumSchema(
   DELIVERY_STATUS_NAMES,
-  "`pending` while attempts remain (see `nextAttemptAt`); `delivered`, `failed` (8 attempts, or a final answer) and `cancelled` (the app was uninstalled) are final.",
+  "`pending` while attempts remain (see `nextAttemptAt`); `delivered`, `failed` (8 attempts, or a final answer), `skipped` (the event came while the subscription was disabled: recorded, not sent) and `cancelled` (the app was uninstalled) are final. `recover` sends `failed` and `skipped` deliveries once more.",
 );
 
 /**

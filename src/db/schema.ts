@@ -271,6 +271,16 @@ export interface WebhookSubscriptionsTable {
   status: SubscriptionStatus;
   created_at: Timestamp;
   stopped_at: Date | null;
+  /** Set while disabled (migration 20261126_0030): when, and the last error that caused it. */
+  disabled_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  disabled_reason: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+/** A subscription's unbroken run of failed attempts: a row only while it lasts (migration 20261126_0030). */
+export interface WebhookSubscriptionFailuresTable {
+  store_id: string;
+  subscription_id: string;
+  failing_since: Date;
 }
 
 export interface WebhookDeliveriesTable {
@@ -296,6 +306,10 @@ export interface WebhookDeliveriesTable {
   updated_at: Timestamp;
   completed_at: Date | null;
   test: ColumnType<boolean, boolean | undefined, boolean>;
+  /** Sent as x-webhook-id; null: the delivery's own id (a recovered delivery carries its original's). */
+  webhook_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The delivery this one recovers (recover's new delivery; unique: each is recovered once). */
+  recovery_of: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** A `listen` connection's session (migration 20261125_0012). */
@@ -377,6 +391,7 @@ export interface DB {
   access_tokens: AccessTokensTable;
   refresh_tokens: RefreshTokensTable;
   webhook_subscriptions: WebhookSubscriptionsTable;
+  webhook_subscription_failures: WebhookSubscriptionFailuresTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
   webhook_listen_sessions: WebhookListenSessionsTable;

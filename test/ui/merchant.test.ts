@@ -394,6 +394,97 @@ describe("merchant pages in a real browser", { skip: chromiumSkipReason() }, () 
     assert.deepEqual(errors, []);
   });
 
+  it("apps: a disabled subscription's banner says what webhook.disabled says and re-enables it; Recover failed since … queues the failed deliveries", async () => {
+    const { context, page, errors } = await ui.open();
+    await ui.merchant(context, "paused-shop", "Ops Merchant");
+    const merchant = { client: new Client(ctx.app), slug: "paused-shop" };
+    const cookies = await context.cookies();
+    merchant.client.cookie = `mp_session=${cookies.find((c) => c.name === "mp_session")!.value}`;
+    const registered = await merchant.client.post("/api/v1/dashboard/apps", {
+      name: "Paused Hooks",
+      redirectUris: [REDIRECT],
+      scopes: ["read_products", "manage_webhooks"],
+    });
+    const { clientId, clientSecret } = registered.data;
+    const { code } = await consent(merchant, clientId, ["read_products", "manage_webhooks"]);
+    const tokens = (
+      await exchange(ctx.app, { slug: "paused-shop", code, redirectUri: REDIRECT, clientId, clientSecret })
+    ).data;
+    const api = new Client(ctx.app, { authorization: `Bearer ${tokens.accessToken}` });
+    const gone = await api.post("/api/v1/apps/api/webhooks", {
+      eventName: "product.created",
+      targetUrl: "https://hooks.example.test/gone",
+    });
+    const other = await api.post("/api/v1/apps/api/webhooks", {
+      eventName: "product.updated",
+      targetUrl: "https://hooks.example.test/updates",
+    });
+    await merchant.client.post("/api/v1/dashboard/stores/paused-shop/products", {
+      title: "Cap",
+      price: "5.00",
+    });
+    // What the worker does when the receiver answers 410 Gone (no worker runs here).
+    const now = ctx.clock.now();
+    const { claimed } = await ctx.platform.webhooks.deliveries.dispatchEvents(now, 100, {
+      room: { limit: 10, hosts: new Map(), otherHosts: 10 },
+      leaseMs: 60_000,
+    });
+    const failure = {
+      startedAt: now,
+      durationMs: 12,
+      statusCode: 410,
+      error: null,
+      responseBody: "gone",
+      next: { status: DeliveryStatus.failed },
+      now,
+    } as const;
+    await ctx.platform.webhooks.deliveries.completeMany(
+      claimed.map((delivery) => ({ ...failure, delivery })),
+    );
+    const disabled = await ctx.platform.webhooks.deliveries.disableSubscriptions(
+      [
+        {
+          store_id: claimed[0]!.store_id,
+          subscription_id: gone.data.id,
+          reason: "HTTP 410 Gone",
+          gone: true,
+          failedAt: now,
+        },
+      ],
+      now,
+      now,
+    );
+    assert.equal(disabled.length, 1);
+
+    await page.goto(`${base}/apps/${clientId}`);
+    await heading(page, "Paused Hooks");
+    const banner = page.getByRole("region", { name: "Disabled webhook subscriptions" });
+    await banner.waitFor();
+    const text = await banner.innerText();
+    assert.match(text, /A webhook subscription is disabled/);
+    assert.match(text, /product\.created[\s\S]*https:\/\/hooks\.example\.test\/gone[\s\S]*paused-shop/);
+    assert.match(text, /HTTP 410 Gone/);
+    assert.doesNotMatch(text, /updates/, "only the disabled one");
+    await review(page, "app-disabled-webhook");
+
+    // Recover failed since …: refused for the disabled subscription's deliveries (left out), none queued.
+    await page.getByRole("button", { name: "Recover failed since" }).click();
+    await page.getByText("Nothing failed since then.").waitFor();
+
+    await banner.getByRole("button", { name: "Re-enable" }).click();
+    await page.getByText(/Re-enabled; 1 delivery queued again/).waitFor();
+    await banner.waitFor({ state: "detached" });
+    const listed = (await api.get("/api/v1/apps/api/webhooks")).data;
+    assert.deepEqual(
+      listed.map((s: { id: string; status: string }) => [s.id, s.status]).sort(),
+      [
+        [gone.data.id, "active"],
+        [other.data.id, "active"],
+      ].sort(),
+    );
+    assert.deepEqual(errors, []);
+  });
+
   it("the remaining main pages pass axe-core and are photographed: login, stores, installed apps, API keys", async () => {
     const { context, page, errors } = await ui.open();
     await page.goto(`${base}/login`);

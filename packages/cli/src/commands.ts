@@ -1,9 +1,11 @@
 import { parseArgs } from "node:util";
 import {
   createAdminClient,
+  enableWebhook,
   forwardWebhook,
   listen,
   PlatformError,
+  recoverWebhook,
   unwrap,
   type WebhookEventName,
 } from "@merchant-platform/sdk";
@@ -19,6 +21,7 @@ import {
   UsageError,
   writeConfig,
 } from "./config.ts";
+import { parseSince } from "./since.ts";
 
 /** Exit codes scripts can rely on. */
 export const EXIT = {
@@ -63,6 +66,13 @@ Commands:
                        Give a subscription a new signing secret (printed once). For a day (by default)
                        webhook-signature carries the old secret's signature too; x-webhook-signature
                        uses the new secret at once.
+  recover <subscription id> --since <2h | 30m | 3d | 2026-11-26T10:00:00Z> [--until <…>]
+                       Send once more every delivery of the subscription created since then that
+                       failed (or was skipped while it was disabled), under its original
+                       x-webhook-id. Each is recovered once, however often you run this.
+  webhooks             The installation's subscriptions; disabled ones with when and why.
+  enable <subscription id> [--recover-since <2h | …>]
+                       Make a disabled subscription active again (and recover since then).
 
 Options for every command: --base-url, --token, --token-command (or MP_BASE_URL, MP_ACCESS_TOKEN,
 MP_TOKEN_COMMAND; otherwise what login saved in ${configPath({})}).
@@ -426,6 +436,77 @@ async function rotateSecret(io: Io, argv: string[]) {
   return EXIT.ok;
 }
 
+function instant(flag: string, text: string | undefined): Date | undefined {
+  if (text === undefined) return undefined;
+  const at = parseSince(text);
+  if (!at)
+    throw new UsageError(
+      `${flag} must be a duration back from now (90s, 30m, 2h, 3d, 1w) or a date and time such as 2026-11-26T10:00:00Z, got "${text}"`,
+    );
+  return at;
+}
+
+async function recover(io: Io, argv: string[]) {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    options: { ...COMMON, since: { type: "string" }, until: { type: "string" } },
+    allowPositionals: true,
+    strict: true,
+  });
+  const id = positionals[0];
+  if (!id || positionals.length > 1 || !values.since)
+    throw new UsageError("recover needs one subscription id and --since, e.g. recover whsub_… --since 2h");
+  const since = instant("--since", values.since)!;
+  const until = instant("--until", values.until);
+  const { baseUrl, tokens } = await settings(io, values);
+  const admin = createAdminClient({ baseUrl, accessToken: await tokens.accessToken() });
+  const result = await recoverWebhook(admin, id, { since, ...(until ? { until } : {}) });
+  line(
+    io,
+    result.queued === 0
+      ? `Nothing to recover between ${result.since} and ${result.until}.`
+      : `Queued ${result.queued} failed deliver${result.queued === 1 ? "y" : "ies"} from ${result.since} to ${result.until} again, with their original ids (see deliveries).`,
+  );
+  return EXIT.ok;
+}
+
+async function webhooks(io: Io, argv: string[]) {
+  const { values } = parseArgs({ args: argv, options: COMMON, strict: true });
+  const { baseUrl, tokens } = await settings(io, values);
+  const admin = createAdminClient({ baseUrl, accessToken: await tokens.accessToken() });
+  const all = await unwrap(admin.GET("/api/v1/apps/api/webhooks"));
+  if (!all.length) {
+    line(io, "No subscriptions.");
+    return EXIT.ok;
+  }
+  for (const s of all)
+    line(
+      io,
+      `${s.id}  ${s.eventName.padEnd(18)} ${s.status.padEnd(8)} ${s.targetUrl}${s.disabledAt ? `  since ${s.disabledAt}: ${s.disabledReason}` : ""}`,
+    );
+  return EXIT.ok;
+}
+
+async function enable(io: Io, argv: string[]) {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    options: { ...COMMON, "recover-since": { type: "string" } },
+    allowPositionals: true,
+    strict: true,
+  });
+  const id = positionals[0];
+  if (!id || positionals.length > 1) throw new UsageError("enable needs one subscription id");
+  const recoverSince = instant("--recover-since", values["recover-since"]);
+  const { baseUrl, tokens } = await settings(io, values);
+  const admin = createAdminClient({ baseUrl, accessToken: await tokens.accessToken() });
+  const result = await enableWebhook(admin, id, recoverSince ? { recoverSince } : {});
+  line(
+    io,
+    `${id} is ${result.subscription.status}.${recoverSince ? ` Queued ${result.queued} failed or skipped deliveries again.` : ""}`,
+  );
+  return EXIT.ok;
+}
+
 const COMMANDS: Record<string, (io: Io, argv: string[]) => Promise<number>> = {
   login,
   listen: listenCommand,
@@ -434,6 +515,9 @@ const COMMANDS: Record<string, (io: Io, argv: string[]) => Promise<number>> = {
   redeliver,
   events,
   "rotate-secret": rotateSecret,
+  recover,
+  webhooks,
+  enable,
 };
 
 /** Runs one command line; answers the exit code (never throws). */

@@ -41,6 +41,15 @@ export {
   type TokenStore,
 } from "./oauth.ts";
 export {
+  disabledWebhooks,
+  enableWebhook,
+  type Instant,
+  recoverWebhook,
+  type WebhookEnabled,
+  type WebhookRecovery,
+  type WebhookSubscription,
+} from "./recovery.ts";
+export {
   createDuplicateFilter,
   type DuplicateFilter,
   type DuplicateStore,

@@ -96,7 +96,7 @@ export function eventRoutes(deps: {
             after: q.after === undefined ? 0 : Number(q.after),
             since,
             failedOnly: q.delivery === DeliveryStatus.failed,
-            failedStatuses: [DeliveryStatus.failed],
+            failedStatuses: [DeliveryStatus.failed, DeliveryStatus.skipped],
             limit: q.limit,
           });
           const deliveries = await deps.feed.deliveriesOf(

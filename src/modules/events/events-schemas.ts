@@ -23,6 +23,7 @@ export const RESOURCE_OF_DATA = {
   customer: "customer",
   store: "store",
   uninstalled: "installation",
+  webhookDisabled: "subscription",
 } as const satisfies Record<EventDataKind, string>;
 
 const FeedDelivery = Type.Object(

@@ -156,7 +156,13 @@ export function createFeedRepo(db: Db) {
                WHERE e.store_id = h.store_id AND e.feed_position > ${after}
                  AND e.id IN (SELECT d.event_id FROM webhook_deliveries d
                                WHERE d.store_id = h.store_id AND d.installation_id = ${input.installationId}
-                                 AND d.status = ANY (${input.failedStatuses as unknown as string}::text[]))
+                                 AND d.status = ANY (${input.failedStatuses as unknown as string}::text[])
+                                 -- Its subscription's newest delivery of the event: one a redelivery
+                                 -- or a recovery replaced does not count.
+                                 AND NOT EXISTS (SELECT 1 FROM webhook_deliveries n
+                                                  WHERE n.store_id = d.store_id AND n.event_id = d.event_id
+                                                    AND n.subscription_id = d.subscription_id
+                                                    AND n.created_at > d.created_at))
                  ${filters}
                ORDER BY e.feed_position LIMIT ${input.limit}`
         : sql`SELECT * FROM events

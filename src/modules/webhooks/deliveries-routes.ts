@@ -5,11 +5,14 @@ import {
   DeliveryStatus,
   DeliveryStatusSchema,
   type EventName,
+  exampleId,
   Id,
+  type ListedSubscriptionStatus,
   ListenSessionState,
   ListenSessionStateSchema,
   Scope,
   SubscriptionStatus,
+  SubscriptionStatusSchema,
 } from "../../contracts/index.ts";
 import type { AppRow, WebhookAttemptsTable, WebhookDelivery } from "../../db/schema.ts";
 import type { Clock } from "../../lib/clock.ts";
@@ -37,7 +40,17 @@ import type {
   StreamedEventRow,
 } from "./deliveries-repo.ts";
 import { HEARTBEAT_MS, listenDeliveryId } from "./listen/listen-stream.ts";
-import { EventNameSchema } from "./webhooks-schemas.ts";
+import type { RecoveryService } from "./recovery-service.ts";
+import { toSubscriptionResource } from "./subscriptions-service.ts";
+import {
+  AppRecoverBody,
+  AppSubscriptionResource,
+  EnableBody,
+  EnableResult,
+  EventNameSchema,
+  RecoverResult,
+  SubscriptionId,
+} from "./webhooks-schemas.ts";
 
 const DeliveryId = Id("delivery");
 
@@ -55,13 +68,18 @@ const AttemptResource = Type.Object({
 const DeliveryResource = Type.Object(
   {
     id: DeliveryId,
+    webhookId: Type.String({
+      description:
+        "What its attempts send as `x-webhook-id`: its own `id`, or for a recovered delivery the id of the delivery it recovers (the original's, through any number of recoveries).",
+      examples: [exampleId("delivery")],
+    }),
     eventId: Type.String(),
     eventName: Type.String(),
     storeSlug: Type.String(),
     subscriptionId: Type.String(),
     subscriptionActive: Type.Boolean({
       description:
-        "False once the subscription has stopped (deleted, or the app uninstalled): no redelivery then.",
+        "False once the subscription has stopped (deleted, or the app uninstalled) or while it is disabled: no redelivery then.",
     }),
     targetUrl: Type.String(),
     status: DeliveryStatusSchema,
@@ -71,7 +89,17 @@ const DeliveryResource = Type.Object(
     }),
     lastStatusCode: Type.Union([Type.Integer(), Type.Null()]),
     lastError: Type.Union([Type.String(), Type.Null()]),
-    redeliveryOf: Type.Union([Type.String(), Type.Null()]),
+    redeliveryOf: Type.Union([Type.String(), Type.Null()], {
+      description: "The delivery this one sends again: a redelivery's, or a recovery's (see `recoveryOf`).",
+    }),
+    recoveryOf: Type.Union([Type.String(), Type.Null()], {
+      description:
+        "Set on a delivery that `recover` queued: the failed or skipped delivery it sends again (whose `webhookId` it carries).",
+    }),
+    recoveredBy: Type.Union([Type.String(), Type.Null()], {
+      description:
+        "Set on a failed or skipped delivery that `recover` queued again: that new delivery. A delivery is recovered once; if its recovery fails too, the recovery is what a later recover sends.",
+    }),
     test: Type.Boolean({ description: "A test event's delivery (sent with `x-webhook-test: true`)." }),
     createdAt: Timestamp,
     completedAt: Type.Union([Timestamp, Type.Null()]),
@@ -80,11 +108,16 @@ const DeliveryResource = Type.Object(
   { title: "WebhookDelivery" },
 );
 
-type DeliveryRow = WebhookDelivery & { slug: string; subscription_status: SubscriptionStatus };
+type DeliveryRow = WebhookDelivery & {
+  slug: string;
+  subscription_status: SubscriptionStatus;
+  recovered_by: string | null;
+};
 
 function toDeliveryResource(r: DeliveryRow, attempts: ReadonlyArray<Selectable<WebhookAttemptsTable>>) {
   return {
     id: r.id,
+    webhookId: r.webhook_id ?? r.id,
     eventId: r.event_id,
     eventName: r.event_name,
     storeSlug: r.slug,
@@ -97,6 +130,8 @@ function toDeliveryResource(r: DeliveryRow, attempts: ReadonlyArray<Selectable<W
     lastStatusCode: r.last_status_code,
     lastError: r.last_error,
     redeliveryOf: r.redelivery_of,
+    recoveryOf: r.recovery_of,
+    recoveredBy: r.recovered_by,
     test: r.test,
     createdAt: r.created_at.toISOString(),
     completedAt: r.completed_at ? r.completed_at.toISOString() : null,
@@ -112,20 +147,6 @@ function toDeliveryResource(r: DeliveryRow, attempts: ReadonlyArray<Selectable<W
       })),
   };
 }
-
-const AppSubscriptionResource = Type.Object(
-  {
-    id: Id("subscription"),
-    storeSlug: Type.String(),
-    eventName: EventNameSchema,
-    targetUrl: Type.String(),
-    createdAt: Timestamp,
-    secretRotatedAt: Type.Union([Timestamp, Type.Null()], {
-      description: "When the app last rotated this subscription's signing secret; null if never.",
-    }),
-  },
-  { title: "AppWebhookSubscription" },
-);
 
 /** Streamed events shown with each listen session; the rest are a page of their own away. */
 const STREAMED_PREVIEW = 10;
@@ -326,18 +347,14 @@ export function createDeliveryViews(deps: {
       };
     },
     /** One page of the app's subscriptions (every store, newest first, deleted ones left out). */
-    async subscriptions(appId: string, query: { limit: number; cursor?: string | undefined }) {
-      const plan = planPage(query, sorts);
-      const done = finishPage(await deps.log.listSubscriptionsForApp(appId, plan), plan);
+    async subscriptions(
+      appId: string,
+      query: { limit: number; cursor?: string | undefined; status?: ListedSubscriptionStatus | undefined },
+    ) {
+      const plan = planPage(query, sorts, { status: query.status });
+      const done = finishPage(await deps.log.listSubscriptionsForApp(appId, plan, query.status), plan);
       return {
-        items: done.items.map((r) => ({
-          id: r.id,
-          storeSlug: r.slug,
-          eventName: r.event_name as EventName,
-          targetUrl: r.target_url,
-          createdAt: r.created_at.toISOString(),
-          secretRotatedAt: r.secret_rotated_at ? r.secret_rotated_at.toISOString() : null,
-        })),
+        items: done.items.map((r) => ({ ...toSubscriptionResource(r), storeSlug: r.slug })),
         meta: done.meta,
       };
     },
@@ -354,7 +371,10 @@ export function createDeliveryViews(deps: {
       const id = active ? await deps.log.redeliver(original, deps.clock.now()) : null;
       if (id === null) {
         throw new AppError("CONFLICT", {
-          message: "The subscription has stopped; its deliveries cannot be sent again.",
+          message:
+            original.subscription_status === SubscriptionStatus.disabled
+              ? "The subscription is disabled; enable it first (with recoverSince to send its failed deliveries again)."
+              : "The subscription has stopped; its deliveries cannot be sent again.",
         });
       }
       return (await page(appId, { id }, { limit: 1 })).items[0]!;
@@ -368,6 +388,7 @@ export function registerDeliveryRoutes(
   app: App,
   deps: {
     views: DeliveryViews;
+    recovery: Pick<RecoveryService, "enableForApp" | "recoverForApp">;
     apps: Pick<AppService, "getOwned">;
     requireSession: (r: FastifyRequest, s: FastifyReply) => Promise<void>;
   },
@@ -433,13 +454,14 @@ export function registerDeliveryRoutes(
       schema: {
         operationId: "dashboardListAppWebhooks",
         tags,
-        summary: "List an app's webhook subscriptions",
+        summary: "List an app's webhook subscriptions in every store",
         description:
-          "The app's subscriptions in every store that installed it, newest first (deleted ones left out), with when each signing secret was last rotated. Secrets are never shown.",
+          "Active and disabled ones, newest first (`status=disabled` for the disabled only: the app page's banner), with when each signing secret was last rotated, and for a disabled one when and why (`disabledAt`, `disabledReason`). Secrets are never shown.",
         security,
         params: Params({ clientId: ClientId }),
         querystring: Type.Object(
           {
+            status: Type.Optional(SubscriptionStatusSchema),
             limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
             cursor: Type.Optional(Type.String({ maxLength: 200 })),
           },
@@ -520,6 +542,56 @@ export function registerDeliveryRoutes(
       );
       return { success: true as const, data: result.items, meta: result.meta };
     },
+  );
+
+  app.post(
+    "/apps/:clientId/webhooks/:id/enable",
+    {
+      preHandler,
+      schema: {
+        operationId: "dashboardEnableWebhook",
+        tags,
+        summary: "Enable a disabled subscription of an app",
+        description:
+          "As the Admin API's `adminEnableWebhook`, for one of the app's subscriptions in any store: `active` again, and with `recoverSince` its failed and skipped deliveries from then are sent once more.",
+        security,
+        params: Params({ clientId: ClientId, id: SubscriptionId }),
+        body: EnableBody,
+        response: {
+          200: Envelope(EnableResult, "Enabled"),
+          ...errorResponses("UNAUTHENTICATED", "NOT_FOUND"),
+        },
+      },
+    },
+    async (request) => ({
+      success: true as const,
+      data: await deps.recovery.enableForApp(ownedApp(request).id, request.params.id, request.body),
+    }),
+  );
+
+  app.post(
+    "/apps/:clientId/webhooks/recover",
+    {
+      preHandler,
+      schema: {
+        operationId: "dashboardRecoverWebhooks",
+        tags,
+        summary: "Send an app's failed deliveries once more",
+        description:
+          "Recover failed since …: as the Admin API's `adminRecoverWebhook`, for one of the app's subscriptions (`subscriptionId`) or every active one in every store. Each failed or skipped delivery created in the window is queued once more under its original `x-webhook-id`; a delivery is never recovered twice. 409 for one subscription that is disabled (enable it with `recoverSince`); disabled ones are left out of the app-wide recover.",
+        security,
+        params: Params({ clientId: ClientId }),
+        body: AppRecoverBody,
+        response: {
+          200: Envelope(RecoverResult, "Queued"),
+          ...errorResponses("UNAUTHENTICATED", "NOT_FOUND", "CONFLICT"),
+        },
+      },
+    },
+    async (request) => ({
+      success: true as const,
+      data: await deps.recovery.recoverForApp(ownedApp(request).id, request.body),
+    }),
   );
 
   app.post(

@@ -1,5 +1,9 @@
 import { sql } from "kysely";
-import { type EventName, SubscriptionStatus } from "../../contracts/index.ts";
+import {
+  type EventName,
+  LISTED_SUBSCRIPTION_STATUS_NAMES,
+  SubscriptionStatus,
+} from "../../contracts/index.ts";
 import type { Db, Executor } from "../../db/client.ts";
 import type { WebhookSubscription } from "../../db/schema.ts";
 
@@ -7,6 +11,20 @@ import type { WebhookSubscription } from "../../db/schema.ts";
 export interface SubscriptionBounds {
   perEvent: number;
   perInstallation: number;
+}
+
+/** A subscription row with when its current run of failed attempts began (null when it is not failing). */
+export type SubscriptionRow = WebhookSubscription & { failing_since: Date | null };
+
+/** Subscriptions (`s`) with their run of failures. */
+function withFailingSince(db: Executor) {
+  return db
+    .selectFrom("webhook_subscriptions as s")
+    .leftJoin("webhook_subscription_failures as f", (j) =>
+      j.onRef("f.store_id", "=", "s.store_id").onRef("f.subscription_id", "=", "s.id"),
+    )
+    .selectAll("s")
+    .select("f.failing_since");
 }
 
 export function createSubscriptionRepo(db: Db) {
@@ -38,7 +56,8 @@ export function createSubscriptionRepo(db: Db) {
           ])
           .where("store_id", "=", row.store_id)
           .where("installation_id", "=", row.installation_id)
-          .where("status", "=", SubscriptionStatus.active)
+          // A disabled subscription is still the app's (enabling it must not overrun a bound).
+          .where("status", "in", LISTED_SUBSCRIPTION_STATUS_NAMES)
           .executeTakeFirstOrThrow();
         if (Number(counts.all) >= bounds.perInstallation) return { refused: "installation" as const };
         if (Number(counts.event) >= bounds.perEvent) return { refused: "event" as const };
@@ -56,7 +75,11 @@ export function createSubscriptionRepo(db: Db) {
             // A literal, not a parameter: PostgreSQL picks the partial unique index as the arbiter
             // by proving its predicate from this clause, which it cannot do for a parameter once
             // the prepared statement gets a generic plan (42P10 from the sixth insert on).
-            .where(sql.ref("status"), "=", sql.lit(SubscriptionStatus.active))
+            .where(
+              sql.ref("status"),
+              "in",
+              sql`(${sql.join(LISTED_SUBSCRIPTION_STATUS_NAMES.map((n) => sql.lit(n)))})`,
+            )
             .doNothing(),
         )
         .returningAll()
@@ -78,32 +101,29 @@ export function createSubscriptionRepo(db: Db) {
                    AND stopped_at IS NULL AND ${event} = ANY (events)) AS n`.execute(db);
       return Number(rows[0]?.n ?? 0);
     },
-    async listActive(storeId: string, installationId: string, tx: Executor = db) {
-      return tx
-        .selectFrom("webhook_subscriptions")
-        .selectAll()
-        .where("store_id", "=", storeId)
-        .where("installation_id", "=", installationId)
-        .where("status", "=", SubscriptionStatus.active)
-        .orderBy("created_at")
-        .orderBy("id")
+    /** The installation's subscriptions an app sees: active and disabled, oldest first. */
+    async listListed(storeId: string, installationId: string, tx: Executor = db) {
+      return withFailingSince(tx)
+        .where("s.store_id", "=", storeId)
+        .where("s.installation_id", "=", installationId)
+        .where("s.status", "in", LISTED_SUBSCRIPTION_STATUS_NAMES)
+        .orderBy("s.created_at")
+        .orderBy("s.id")
         .execute();
     },
-    /** The installation's subscription `id`, if it is active. */
-    async findActive(storeId: string, installationId: string, id: string) {
-      return db
-        .selectFrom("webhook_subscriptions")
-        .selectAll()
-        .where("store_id", "=", storeId)
-        .where("installation_id", "=", installationId)
-        .where("id", "=", id)
-        .where("status", "=", SubscriptionStatus.active)
+    /** One of the installation's subscriptions the app sees (active or disabled), or undefined. */
+    async findListed(storeId: string, installationId: string, id: string) {
+      return withFailingSince(db)
+        .where("s.store_id", "=", storeId)
+        .where("s.installation_id", "=", installationId)
+        .where("s.id", "=", id)
+        .where("s.status", "in", LISTED_SUBSCRIPTION_STATUS_NAMES)
         .executeTakeFirst();
     },
     /**
      * Puts `sealed` in force as the subscription's secret and keeps the one it replaces as the
      * previous secret (a secret older than that is dropped), stamped `now`; only an active
-     * subscription of the installation, of one of `events`. One statement: the right-hand sides
+     * or disabled subscription of the installation, of one of `events`. One statement: the right-hand sides
      * read the row as it was, so the previous secret is exactly the one replaced, even when two
      * rotations race (the second waits for the first's row lock and reads its result).
      */
@@ -124,21 +144,57 @@ export function createSubscriptionRepo(db: Db) {
         .where("store_id", "=", key.storeId)
         .where("installation_id", "=", key.installationId)
         .where("id", "=", key.id)
-        .where("status", "=", SubscriptionStatus.active)
+        .where("status", "in", LISTED_SUBSCRIPTION_STATUS_NAMES)
         .where("event_name", "in", events)
         .returningAll()
         .executeTakeFirst();
     },
-    async stop(storeId: string, installationId: string, id: string, now: Date, tx: Executor = db) {
-      return tx
-        .updateTable("webhook_subscriptions")
-        .set({ status: SubscriptionStatus.stopped, stopped_at: now })
-        .where("store_id", "=", storeId)
-        .where("installation_id", "=", installationId)
-        .where("id", "=", id)
-        .where("status", "=", SubscriptionStatus.active)
-        .returningAll()
+    /** One of the app's subscriptions (active or disabled) with its store's slug, or undefined. */
+    async findForApp(appId: string, id: string) {
+      return withFailingSince(db)
+        .innerJoin("stores as st", "st.id", "s.store_id")
+        .select("st.slug")
+        .where("s.app_id", "=", appId)
+        .where("s.id", "=", id)
+        .where("s.status", "in", LISTED_SUBSCRIPTION_STATUS_NAMES)
         .executeTakeFirst();
+    },
+    /**
+     * Deleted by the app: stopped for good (from active or disabled). Answers the row as it was
+     * (its status before), or undefined when it is not one the app sees.
+     */
+    async stop(storeId: string, installationId: string, id: string, now: Date, tx: Executor = db) {
+      const { rows } = await sql<WebhookSubscription>`
+        WITH was AS (
+          SELECT * FROM webhook_subscriptions
+           WHERE store_id = ${storeId} AND installation_id = ${installationId} AND id = ${id}
+             AND status IN ('active', 'disabled')
+             FOR NO KEY UPDATE
+        ), stopped AS (
+          UPDATE webhook_subscriptions s SET status = ${SubscriptionStatus.stopped}, stopped_at = ${now}
+            FROM was WHERE s.store_id = was.store_id AND s.id = was.id
+        )
+        SELECT * FROM was`.execute(tx);
+      return rows[0];
+    },
+    /**
+     * Active again (from disabled; an active one stays as it is): events are delivered from now on,
+     * and the run of failures that disabled it is forgotten, so the next failure starts a new one.
+     * One statement. Answers the row, or undefined when it is not one the app sees.
+     */
+    async enable(storeId: string, id: string) {
+      const { rows } = await sql<WebhookSubscription>`
+        WITH enabled AS (
+          UPDATE webhook_subscriptions
+             SET status = ${SubscriptionStatus.active}, disabled_at = NULL, disabled_reason = NULL
+           WHERE store_id = ${storeId} AND id = ${id} AND status IN ('active', 'disabled')
+          RETURNING *
+        ), forgotten AS (
+          DELETE FROM webhook_subscription_failures f USING enabled e
+           WHERE f.store_id = e.store_id AND f.subscription_id = e.id
+        )
+        SELECT * FROM enabled`.execute(db);
+      return rows[0];
     },
   };
   return repo;

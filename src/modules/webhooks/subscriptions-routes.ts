@@ -4,9 +4,14 @@ import type { FeatureRoutes } from "../../lib/http/feature-routes.ts";
 import { Envelope, Params } from "../../lib/http/schemas.ts";
 import type { App } from "../../lib/http/types.ts";
 import { accessOf, adminRoute } from "../admin-api/admin-family.ts";
+import type { RecoveryService } from "./recovery-service.ts";
 import type { SubscriptionService } from "./subscriptions-service.ts";
 import {
   CreateSubscriptionBody,
+  EnableBody,
+  EnableResult,
+  RecoverBody,
+  RecoverResult,
   SecretRotation,
   SubscriptionId,
   SubscriptionResource,
@@ -25,7 +30,8 @@ export function registerSubscriptionRoutes(app: App, subscriptions: Subscription
       scope: Scope.manage_webhooks,
       tags,
       summary: "List this installation's webhook subscriptions",
-      description: "Secrets are never shown again.",
+      description:
+        "Active and disabled ones, each with its `status`; a disabled one shows when and why (`disabledAt`, `disabledReason`: the last error). Secrets are never shown again.",
       response: { 200: Envelope(Type.Array(SubscriptionResource)) },
     }),
     async (request) => ({ success: true as const, data: await subscriptions.list(access(request)) }),
@@ -84,7 +90,7 @@ export function registerSubscriptionRoutes(app: App, subscriptions: Subscription
       tags,
       summary: "Delete a subscription",
       description:
-        "Its pending deliveries still run; no new event is delivered to it. Another app's id answers 404.",
+        "Its pending deliveries still run; no new event is delivered to it. A disabled subscription can be deleted too. Another app's id answers 404.",
       params: Params({ id: SubscriptionId }),
       response: { 200: Envelope(SubscriptionResource, "The deleted subscription") },
       errors: ["NOT_FOUND"],
@@ -96,6 +102,58 @@ export function registerSubscriptionRoutes(app: App, subscriptions: Subscription
   );
 }
 
-export function subscriptionRoutes(subscriptions: SubscriptionService): FeatureRoutes {
-  return { admin: (app) => registerSubscriptionRoutes(app, subscriptions) };
+/** Admin API: recover a subscription's failed deliveries, and enable a disabled one (issue 19). */
+export function registerRecoveryRoutes(app: App, recovery: RecoveryService) {
+  const tags = ["Admin API: webhooks"];
+  app.post(
+    "/webhooks/:id/recover",
+    adminRoute({
+      operationId: "adminRecoverWebhook",
+      scope: Scope.manage_webhooks,
+      tags,
+      summary: "Send failed deliveries once more",
+      description:
+        "Every delivery of this subscription created in [`since`, `until`) whose final state is `failed` (its attempts ran out, or a final answer) or `skipped` (an event that came while the subscription was disabled) is queued once more, through the normal engine with its retries: a new delivery of the same body, attempted at once, `x-webhook-attempt` from 1, with the original `x-webhook-id`. Deliveries that succeeded are not sent again, nor are events the subscription already got by another delivery (a redelivery). A delivery is recovered once: calling this again, or twice at the same time, never sends one twice (until its recovery fails in turn). Answers how many were queued. 409 while the subscription is disabled: enable it with `recoverSince` instead. Reaches back as far as the delivery log is kept (30 days by default).",
+      params: Params({ id: SubscriptionId }),
+      body: RecoverBody,
+      response: { 200: Envelope(RecoverResult, "Queued") },
+      errors: ["NOT_FOUND", "CONFLICT"],
+    }),
+    async (request) => ({
+      success: true as const,
+      data: await recovery.recover(accessOf(request), request.params.id, request.body),
+    }),
+  );
+
+  app.post(
+    "/webhooks/:id/enable",
+    adminRoute({
+      operationId: "adminEnableWebhook",
+      scope: Scope.manage_webhooks,
+      tags,
+      summary: "Enable a disabled subscription",
+      description:
+        "Makes the subscription `active` again: new events are delivered from now on, and the run of failures that disabled it is forgotten. With `recoverSince`, also recovers from then until now (see `adminRecoverWebhook`), which sends the deliveries that failed and the events skipped while it was disabled. An active subscription stays active (and `recoverSince` still recovers).",
+      params: Params({ id: SubscriptionId }),
+      body: EnableBody,
+      response: { 200: Envelope(EnableResult, "Enabled") },
+      errors: ["NOT_FOUND"],
+    }),
+    async (request) => ({
+      success: true as const,
+      data: await recovery.enable(accessOf(request), request.params.id, request.body),
+    }),
+  );
+}
+
+export function subscriptionRoutes(
+  subscriptions: SubscriptionService,
+  recovery: RecoveryService,
+): FeatureRoutes {
+  return {
+    admin: (app) => {
+      registerSubscriptionRoutes(app, subscriptions);
+      registerRecoveryRoutes(app, recovery);
+    },
+  };
 }

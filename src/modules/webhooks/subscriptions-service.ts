@@ -29,11 +29,16 @@ function refusal(
   });
 }
 
-export function toSubscriptionResource(s: WebhookSubscription) {
+export function toSubscriptionResource(s: WebhookSubscription & { failing_since?: Date | null }) {
   return {
     id: s.id,
     eventName: s.event_name as EventName,
     targetUrl: s.target_url,
+    status:
+      s.status === SubscriptionStatus.disabled ? SubscriptionStatus.disabled : SubscriptionStatus.active,
+    disabledAt: s.disabled_at ? s.disabled_at.toISOString() : null,
+    disabledReason: s.disabled_reason,
+    failingSince: s.failing_since ? s.failing_since.toISOString() : null,
     createdAt: s.created_at.toISOString(),
     secretRotatedAt: s.secret_rotated_at ? s.secret_rotated_at.toISOString() : null,
   };
@@ -41,7 +46,7 @@ export function toSubscriptionResource(s: WebhookSubscription) {
 
 /** An installation's webhook subscriptions (Admin API, scope manage_webhooks). */
 export function createSubscriptionService(deps: {
-  repo: Pick<SubscriptionRepo, "insertWithinBounds" | "listActive" | "stop" | "findActive" | "rotateSecret">;
+  repo: Pick<SubscriptionRepo, "insertWithinBounds" | "listListed" | "stop" | "findListed" | "rotateSecret">;
   clock: Clock;
   /** How long the previous secret still signs `webhook-signature` after a rotation. */
   secretOverlapSeconds: number;
@@ -80,6 +85,8 @@ export function createSubscriptionService(deps: {
           status: SubscriptionStatus.active,
           created_at: clock.now(),
           stopped_at: null,
+          disabled_at: null,
+          disabled_reason: null,
         },
         deps.bounds,
       );
@@ -88,13 +95,13 @@ export function createSubscriptionService(deps: {
     },
     /**
      * What rotating the secret of subscription `id` needs beyond manage_webhooks: the subscription
-     * is the installation's and active (404 otherwise), and the token holds the scope of its event,
+     * is the installation's and active or disabled (404 otherwise), and the token holds the scope of its event,
      * as creating it did (the new secret lets its holder sign that event's deliveries). The route
      * runs it as its `authorize` step, so an idempotent replay never hands the stored secret to a
      * token without that scope, or for a subscription deleted since.
      */
     async authorizeRotation(access: AccessContext, id: string) {
-      const row = await repo.findActive(access.store.id, access.installationId, id);
+      const row = await repo.findListed(access.store.id, access.installationId, id);
       if (!row) throw notFound("Subscription");
       requireEventScope(
         access.scopes,
@@ -128,7 +135,7 @@ export function createSubscriptionService(deps: {
       };
     },
     async list(access: AccessContext) {
-      return (await repo.listActive(access.store.id, access.installationId)).map(toSubscriptionResource);
+      return (await repo.listListed(access.store.id, access.installationId)).map(toSubscriptionResource);
     },
     /** Another app's or store's subscription id is NOT_FOUND. */
     async remove(access: AccessContext, id: string) {

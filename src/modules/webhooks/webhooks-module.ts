@@ -15,7 +15,7 @@ import { createDeliveryLogRepo } from "./deliveries-repo.ts";
 import { adminDeliveryRoutes, createDeliveryViews } from "./deliveries-routes.ts";
 import { createDeliveryRepo, stopInstallationWebhooks } from "./delivery/delivery-repo.ts";
 import { createWebhookMetrics } from "./delivery/metrics.ts";
-import { classify, nextAttemptDelayMs } from "./delivery/retry-policy.ts";
+import { classify, DISABLING_STATUSES, failureReason, nextAttemptDelayMs } from "./delivery/retry-policy.ts";
 import { createWebhookAgent, sendWebhook } from "./delivery/sender.ts";
 import { inRotationOverlap, webhookHeaders } from "./delivery/signing.ts";
 import { assertSafeTargetUrl } from "./delivery/ssrf.ts";
@@ -24,6 +24,7 @@ import { createListenRepo, stopListenSessions } from "./listen/listen-repo.ts";
 import { listenRoutes } from "./listen/listen-routes.ts";
 import { listenDeliveryId } from "./listen/listen-stream.ts";
 import { createTestEventRepo } from "./listen/test-events-repo.ts";
+import { createRecoveryService } from "./recovery-service.ts";
 import { createSubscriptionRepo } from "./subscriptions-repo.ts";
 import { createSubscriptionService } from "./subscriptions-service.ts";
 import { createWebhookLimits } from "./webhook-limits.ts";
@@ -153,6 +154,7 @@ export function createWebhooksModule(deps: {
         pollMs: 1000,
         dispatchBatch: 200,
         backoff: { firstMs: 250, maxMs: 10_000 },
+        disableAfterMs: config.WEBHOOK_DISABLE_AFTER_SECONDS * 1000,
       },
       openSecret,
       async attempt({ delivery, secret, timeoutMs }) {
@@ -163,7 +165,8 @@ export function createWebhooksModule(deps: {
           inRotationOverlap(delivery.secret_rotated_at, now, config.WEBHOOK_SECRET_OVERLAP_SECONDS);
         const headers = webhookHeaders({
           event: delivery.event_name,
-          deliveryId: delivery.id,
+          // The webhook id, not the row's: a recovered delivery keeps its original's.
+          deliveryId: delivery.webhook_id,
           attempt: delivery.attempts,
           timestampSeconds: Math.floor(now.getTime() / 1000),
           body: delivery.body,
@@ -194,6 +197,8 @@ export function createWebhooksModule(deps: {
       classify,
       nextDelayMs: (made, base, retryAfter) =>
         nextAttemptDelayMs(made, base, retryAfter, clock.now().getTime()),
+      disablesAtOnce: (status) => DISABLING_STATUSES.has(status),
+      failureReason,
       metrics,
     });
     // The worker's process also keeps the stores' event feeds numbered (events/feed-repo.ts).
@@ -219,6 +224,7 @@ export function createWebhooksModule(deps: {
   }
 
   const log = createDeliveryLogRepo(db);
+  const recovery = createRecoveryService({ subscriptions: subscriptionRepo, log, clock });
   const deliveryViews = createDeliveryViews({
     log,
     clock,
@@ -260,6 +266,7 @@ export function createWebhooksModule(deps: {
 
   return {
     subscriptions,
+    recovery,
     deliveries,
     log,
     deliveryViews,

@@ -1,10 +1,12 @@
 import Type from "typebox";
 import {
+  DateTimeInput,
   EVENT_BY_NAME,
   EVENT_NAMES,
   EVENT_PAYLOADS,
   EVENT_SCOPES,
   Id,
+  SubscriptionStatusSchema,
   WebhookTargetUrl,
 } from "../../contracts/index.ts";
 import { Body, Timestamp } from "../../lib/http/schemas.ts";
@@ -27,6 +29,19 @@ const subscriptionFields = {
   id: SubscriptionId,
   eventName: EventNameSchema,
   targetUrl: WebhookTargetUrl,
+  status: SubscriptionStatusSchema,
+  disabledAt: Type.Union([Timestamp, Type.Null()], {
+    description: "When the platform disabled it; null while active.",
+  }),
+  disabledReason: Type.Union([Type.String(), Type.Null()], {
+    description:
+      "Why: the last error (`HTTP 410 Gone`, `HTTP 503 Service Unavailable`, `network: ECONNREFUSED`, …); null while active.",
+    examples: ["HTTP 410 Gone"],
+  }),
+  failingSince: Type.Union([Timestamp, Type.Null()], {
+    description:
+      "When its current unbroken run of failed attempts began (a success ends it; it is disabled once the run has lasted `WEBHOOK_DISABLE_AFTER_SECONDS`, 5 days by default); null when its last attempt succeeded, or since it was enabled. Recovering from here sends everything that run missed.",
+  }),
   createdAt: Timestamp,
   secretRotatedAt: Type.Union([Timestamp, Type.Null()], {
     description: "When the signing secret was last rotated (`POST /webhooks/{id}/secret`); null if never.",
@@ -71,6 +86,73 @@ export const SecretRotation = Type.Object(
   { title: "WebhookSecretRotation" },
 );
 
+/** What recover takes: a window of delivery creation times. */
+export const RecoverBody = Body(
+  {
+    since: DateTimeInput("Recover deliveries created at or after this instant."),
+    until: Type.Optional(DateTimeInput("… and before this one (default: now). Must be after `since`.")),
+  },
+  {
+    description:
+      "Every delivery of the subscription created in [since, until) whose final state is `failed` or `skipped` (an event it missed while disabled) is sent once more, under its original `x-webhook-id`.",
+  },
+);
+
+/** The dashboard's recover: over every subscription of the app, or one. */
+export const AppRecoverBody = Body(
+  {
+    ...RecoverBody.properties,
+    subscriptionId: Type.Optional(SubscriptionId),
+  },
+  {
+    description:
+      "Without `subscriptionId`, every active subscription of the app, in every store, is recovered for the window.",
+  },
+);
+
+/** A subscription as the app's developer sees it in the dashboard: with its store. */
+export const AppSubscriptionResource = Type.Object(
+  { ...subscriptionFields, storeSlug: Type.String() },
+  { title: "AppWebhookSubscription" },
+);
+
+export const RecoverResult = Type.Object(
+  {
+    queued: Type.Integer({
+      minimum: 0,
+      description:
+        "Deliveries queued again now: each a new delivery (`redeliveryOf` names the one it recovers) attempted at once with the usual retries, `x-webhook-attempt` from 1.",
+      examples: [5],
+    }),
+    since: Timestamp,
+    until: Timestamp,
+  },
+  { title: "WebhookRecovery" },
+);
+
+export const EnableBody = Body(
+  {
+    recoverSince: Type.Optional(
+      DateTimeInput(
+        "Also recover, as `POST /webhooks/{id}/recover` with `since` this and `until` now: the deliveries that failed and the events skipped while it was disabled.",
+      ),
+    ),
+  },
+  { description: "An empty object enables without recovering." },
+);
+
+export const EnableResult = Type.Object(
+  {
+    subscription: SubscriptionResource,
+    queued: Type.Integer({
+      minimum: 0,
+      description: "Deliveries recovered (0 without `recoverSince`).",
+      examples: [12],
+    }),
+  },
+  { title: "WebhookEnabled" },
+);
+
 const DELIVERY_HEADERS = {
   "x-webhook-event": { description: "The event name.", schema: { type: "string" } },
   "x-webhook-timestamp": {
@@ -84,11 +166,11 @@ const DELIVERY_HEADERS = {
   },
   "x-webhook-id": {
     description:
-      "The delivery id (one per event and subscription; a redelivery has its own), the same on every attempt. Not signed here (it is in `webhook-signature`): for logs and support. Drop duplicates by the body's `id` (the event id, signed).",
+      "The delivery id (one per event and subscription; a redelivery has its own), the same on every attempt; a recovered delivery (`POST /webhooks/{id}/recover`) keeps the id of the delivery it recovers. Not signed here (it is in `webhook-signature`): for logs and support. Drop duplicates by the body's `id` (the event id, signed).",
     schema: { type: "string" },
   },
   "x-webhook-attempt": {
-    description: "1 for the first attempt, then 2, 3, … up to 8.",
+    description: "1 for the first attempt, then 2, 3, … up to 8 (from 1 again for a recovered delivery).",
     schema: { type: "string" },
   },
   "x-webhook-test": {
@@ -153,7 +235,7 @@ export function webhooksDocument(): Record<string, unknown> {
         summary: `${name}`,
         // Sent by the platform to the app: the signature headers authenticate it, not a scheme.
         security: [],
-        description: `Sent to subscriptions of \`${name}\`${EVENT_SCOPES[name] ? ` (scope \`${EVENT_SCOPES[name]}\`)` : ""}. Answer 2xx within 10 s. 5xx, 408, 429 and network errors are retried (8 attempts, 1 min doubling); other statuses are final; redirects are not followed.`,
+        description: `Sent to subscriptions of \`${name}\`${EVENT_SCOPES[name] ? ` (scope \`${EVENT_SCOPES[name]}\`)` : ""}. Answer 2xx within 10 s. 5xx, 408, 429 and network errors are retried (8 attempts, 1 min doubling; a 429 or 503 with \`Retry-After\` delays the next attempt at least that long, at most 24 h); other statuses are final; redirects are not followed. 410 Gone disables the subscription at once; so do failures without a success for 5 days (\`webhook.disabled\` is sent).`,
         parameters: Object.entries(DELIVERY_HEADERS).map(([name, h]) => ({
           in: "header",
           name,

@@ -30,9 +30,12 @@ export type AppInfo = Ok<"/api/v1/dashboard/apps/{clientId}", "get">;
 export type NewApp = Ok<"/api/v1/dashboard/apps", "post">;
 export type NewSecret = Ok<"/api/v1/dashboard/apps/{clientId}/secret", "post">;
 export type Delivery = Item<Ok<"/api/v1/dashboard/apps/{clientId}/deliveries", "get">>;
+/** An app's webhook subscription as its page lists it (the disabled banner and the subscriptions panel). */
 export type AppSubscription = Item<Ok<"/api/v1/dashboard/apps/{clientId}/webhooks", "get">>;
 export type ListenSession = Item<Ok<"/api/v1/dashboard/apps/{clientId}/listen-sessions", "get">>;
 export type StreamedEvent = Item<Ok<"/api/v1/dashboard/apps/{clientId}/listen-sessions/{id}/events", "get">>;
+export type WebhookRecovery = Ok<"/api/v1/dashboard/apps/{clientId}/webhooks/recover", "post">;
+export type WebhookEnabled = Ok<"/api/v1/dashboard/apps/{clientId}/webhooks/{id}/enable", "post">;
 export type Store = Ok<"/api/v1/dashboard/stores/{slug}", "get">;
 export type StoreSettingsBody = NonNullable<
   paths["/api/v1/dashboard/stores/{slug}"]["patch"]["requestBody"]

@@ -1,5 +1,5 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { useState } from "react";
+import { type FormEvent, useState } from "react";
 import { Link, useNavigate, useParams } from "react-router";
 import { ApiError, api, NO_BODY, unwrap } from "../api/client.ts";
 import { useCursorList } from "../api/lists.ts";
@@ -12,6 +12,8 @@ import type {
   NewApp,
   NewSecret,
   StreamedEvent,
+  WebhookEnabled,
+  WebhookRecovery,
 } from "../api/types.ts";
 import { CursorTable, LoadMore, Table } from "../components/list.tsx";
 import { ScopeChecks, ScopeList } from "../components/scopes.tsx";
@@ -41,6 +43,7 @@ import {
   RedirectUri,
   SCOPE_NAMES,
   type Scope,
+  SubscriptionStatus,
   WEBHOOK_CHANNELS,
   WebhookChannel,
 } from "../contract.ts";
@@ -302,6 +305,7 @@ export function AppDetailPage() {
           </>
         }
       />
+      <DisabledWebhooks clientId={clientId} />
       {secret ? (
         <section className="panel secret-panel" aria-label="New client secret">
           <h2>New client secret</h2>
@@ -449,6 +453,151 @@ function Subscriptions({ clientId }: { clientId: string }) {
   );
 }
 
+/**
+ * The banner of the app's page: each subscription the platform disabled (its deliveries all failed
+ * for the disable window, or its receiver answered 410 Gone), with what `webhook.disabled` says,
+ * and Re-enable (by default also sending what failed and what it missed since it began failing).
+ */
+function DisabledWebhooks({ clientId }: { clientId: string }) {
+  const queryClient = useQueryClient();
+  const notify = useNotify();
+  const [recover, setRecover] = useState(true);
+  const [busy, setBusy] = useState<string | null>(null);
+  const disabled = useQuery({
+    queryKey: ["app-webhooks", clientId, SubscriptionStatus.disabled],
+    queryFn: async () =>
+      (
+        await unwrap<AppSubscription[]>(
+          api.GET("/api/v1/dashboard/apps/{clientId}/webhooks", {
+            params: { path: { clientId }, query: { status: SubscriptionStatus.disabled, limit: 100 } },
+          }),
+        )
+      ).data,
+  });
+  if (!disabled.data?.length) return null;
+
+  async function enable(w: AppSubscription) {
+    // From the first failure of the run that disabled it: what failed, then what it missed.
+    const from = w.failingSince ?? w.disabledAt;
+    setBusy(w.id);
+    try {
+      const { data } = await unwrap<WebhookEnabled>(
+        api.POST("/api/v1/dashboard/apps/{clientId}/webhooks/{id}/enable", {
+          params: { path: { clientId, id: w.id } },
+          body: recover && from ? { recoverSince: from } : {},
+        }),
+      );
+      notify(
+        recover
+          ? `Re-enabled; ${data.queued} deliver${data.queued === 1 ? "y" : "ies"} queued again`
+          : "Re-enabled",
+      );
+    } catch (error) {
+      notify(error instanceof ApiError ? error.message : "Re-enabling failed.", "error");
+    }
+    setBusy(null);
+    await queryClient.invalidateQueries({ queryKey: ["app-webhooks", clientId] });
+    await queryClient.invalidateQueries({ queryKey: ["deliveries", clientId] });
+  }
+
+  return (
+    <section className="panel secret-panel" aria-label="Disabled webhook subscriptions">
+      <h2>
+        {disabled.data.length === 1
+          ? "A webhook subscription is disabled"
+          : `${disabled.data.length} webhook subscriptions are disabled`}
+      </h2>
+      <p className="warning">
+        Nothing is sent to a disabled subscription. Each event it would have received is kept as a skipped
+        delivery; re-enable it once the endpoint answers again.
+      </p>
+      <ul className="disabled-webhooks">
+        {disabled.data.map((w) => (
+          <li key={w.id}>
+            <p>
+              <span className="mono">{w.eventName}</span> → <span className="mono">{w.targetUrl}</span> in{" "}
+              <span className="mono">{w.storeSlug}</span>
+            </p>
+            <p className="small">
+              Disabled {when(w.disabledAt)}: {w.disabledReason ?? "—"}
+              {w.failingSince ? ` (failing since ${when(w.failingSince)})` : ""}{" "}
+              <span className="mono">({w.id})</span>
+            </p>
+            <button type="button" disabled={busy === w.id} onClick={() => enable(w)}>
+              {busy === w.id ? "Re-enabling…" : "Re-enable"}
+            </button>
+          </li>
+        ))}
+      </ul>
+      <label className="check">
+        <input type="checkbox" checked={recover} onChange={(e) => setRecover(e.target.checked)} /> Also send
+        again what failed since it began failing, and the events it missed while disabled
+      </label>
+    </section>
+  );
+}
+
+/** A `datetime-local` value (the browser's time zone) for an instant. */
+function localInput(at: Date): string {
+  const local = new Date(at.getTime() - at.getTimezoneOffset() * 60_000);
+  return local.toISOString().slice(0, 16);
+}
+
+/** "Recover failed since …": every failed or skipped delivery of the app since then, sent once more. */
+function RecoverFailed({ clientId }: { clientId: string }) {
+  const [since, setSince] = useState(() => localInput(new Date(Date.now() - 24 * 3600_000)));
+  const [busy, setBusy] = useState(false);
+  const queryClient = useQueryClient();
+  const notify = useNotify();
+  async function recover(event: FormEvent) {
+    event.preventDefault();
+    const at = new Date(since);
+    if (Number.isNaN(at.getTime())) {
+      notify("Choose a date and time.", "error");
+      return;
+    }
+    setBusy(true);
+    try {
+      const { data } = await unwrap<WebhookRecovery>(
+        api.POST("/api/v1/dashboard/apps/{clientId}/webhooks/recover", {
+          params: { path: { clientId } },
+          body: { since: at.toISOString() },
+        }),
+      );
+      notify(
+        data.queued === 0
+          ? "Nothing failed since then."
+          : `${data.queued} failed deliver${data.queued === 1 ? "y" : "ies"} queued again`,
+      );
+    } catch (error) {
+      notify(error instanceof ApiError ? error.message : "Recovering failed.", "error");
+    }
+    setBusy(false);
+    await queryClient.invalidateQueries({ queryKey: ["deliveries", clientId] });
+  }
+  return (
+    <form className="list-tools recover-form" onSubmit={recover} aria-label="Recover failed deliveries">
+      <div className="field">
+        <label htmlFor="recover-since">Recover failed since</label>
+        <input
+          id="recover-since"
+          type="datetime-local"
+          value={since}
+          required
+          onChange={(e) => setSince(e.target.value)}
+        />
+      </div>
+      <button type="submit" className="secondary" disabled={busy}>
+        {busy ? "Recovering…" : "Recover failed since"}
+      </button>
+      <p className="small muted grow">
+        Sends each delivery that failed (or was skipped while its subscription was disabled) once more, with
+        its original <code>x-webhook-id</code>. Deliveries that succeeded are not sent again.
+      </p>
+    </form>
+  );
+}
+
 function Deliveries({ clientId }: { clientId: string }) {
   const [status, setStatus] = useState<DeliveryStatus | "">("");
   const [event, setEvent] = useState<EventName | "">("");
@@ -483,6 +632,7 @@ function Deliveries({ clientId }: { clientId: string }) {
 
   return (
     <Panel title="Webhook deliveries">
+      <RecoverFailed clientId={clientId} />
       <div className="list-tools">
         <div className="field">
           <label htmlFor="delivery-status">Status</label>

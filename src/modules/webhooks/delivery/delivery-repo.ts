@@ -1,10 +1,15 @@
 import { sql } from "kysely";
-import { DeliveryStatus, EVENT } from "../../../contracts/index.ts";
+import { DeliveryStatus, EVENT, SubscriptionStatus } from "../../../contracts/index.ts";
 import type { Db, Executor } from "../../../db/client.ts";
 import type { AppMetadataJson, WebhookDelivery } from "../../../db/schema.ts";
 import { randomBase62 } from "../../../lib/crypto.ts";
 import { newId } from "../../../lib/ids.ts";
 import { eventDataFor } from "../../app-metadata/app-metadata.ts";
+import { EVENTS_CHANNEL } from "../../events/events-repo.ts";
+import { runsOfFailures } from "./failure-runs.ts";
+
+/** `last_error` of a delivery recorded while its subscription was disabled. */
+export const SKIPPED_ERROR = "subscription disabled";
 
 export function newDeliveryId(): string {
   return newId("delivery");
@@ -14,6 +19,8 @@ export function newDeliveryId(): string {
 export interface ClaimedDelivery {
   store_id: string;
   id: string;
+  /** Sent as x-webhook-id: the delivery's own id, or for a recovered delivery its original's. */
+  webhook_id: string;
   event_name: string;
   subscription_id: string;
   target_url: string;
@@ -76,7 +83,7 @@ export interface ClaimRoom {
 
 /** One finished attempt, to be recorded (see completeMany). */
 export interface Completion {
-  delivery: Pick<ClaimedDelivery, "store_id" | "id" | "attempts" | "lease_token">;
+  delivery: Pick<ClaimedDelivery, "store_id" | "id" | "subscription_id" | "attempts" | "lease_token">;
   startedAt: Date;
   durationMs: number;
   statusCode: number | null;
@@ -89,6 +96,25 @@ export interface Completion {
 }
 
 const pgArray = (values: readonly unknown[]) => values as unknown as string;
+
+/** A subscription whose unbroken run of failures is older than the disable window (see completeMany). */
+export interface FailingSubscription {
+  store_id: string;
+  subscription_id: string;
+  failing_since: Date;
+}
+
+/** A subscription to disable (see disableSubscriptions). */
+export interface DisableRequest {
+  store_id: string;
+  subscription_id: string;
+  /** The last error, shown as `disabledReason` and in `webhook.disabled`. */
+  reason: string;
+  /** A 410 Gone: disabled at once, whatever the run of failures. */
+  gone: boolean;
+  /** When the failed attempt that asks for it started. */
+  failedAt: Date;
+}
 
 /**
  * The delivery engine's storage: fan-out of outbox events to deliveries, claiming due deliveries
@@ -142,13 +168,14 @@ export function createDeliveryRepo(db: Db) {
         secret_ciphertext: string | null;
         previous_secret_ciphertext: string | null;
         secret_rotated_at: Date | null;
+        sub_status: SubscriptionStatus | null;
       }>`
           WITH due AS (
             SELECT seq FROM events WHERE dispatched_at IS NULL ORDER BY seq LIMIT ${limit}
           )
           SELECT e.seq, e.id, e.store_id, e.topic, e.created_at, e.payload, e.test, e.app_metadata, st.slug,
                  s.id AS sub_id, s.installation_id, s.app_id, s.target_url, s.secret_ciphertext,
-                 s.previous_secret_ciphertext, s.secret_rotated_at
+                 s.previous_secret_ciphertext, s.secret_rotated_at, s.status AS sub_status
             FROM due
             JOIN events e ON e.seq = due.seq
             JOIN stores st ON st.id = e.store_id
@@ -158,7 +185,7 @@ export function createDeliveryRepo(db: Db) {
                 ON i.store_id = s.store_id AND i.id = s.installation_id AND i.status = 'active'
             ) ON s.store_id = e.store_id
                  AND s.event_name = e.topic
-                 AND s.status = 'active'
+                 AND s.status IN ('active', 'disabled')
                  AND s.created_at <= e.created_at
                  AND (e.installation_id IS NULL OR s.installation_id = e.installation_id)
            ORDER BY e.seq, s.created_at, s.id`.execute(db);
@@ -199,7 +226,8 @@ export function createDeliveryRepo(db: Db) {
         }
         const host = new URL(r.target_url!).host;
         const hostRoom = room.get(host) ?? claim?.room.otherHosts ?? 0;
-        const leased = left > 0 && hostRoom > 0;
+        // A disabled subscription's delivery is recorded as skipped, never claimed.
+        const leased = left > 0 && hostRoom > 0 && r.sub_status === SubscriptionStatus.active;
         if (leased) {
           left--;
           room.set(host, hostRoom - 1);
@@ -232,28 +260,39 @@ export function createDeliveryRepo(db: Db) {
       // order as an uninstall locks them (stopInstallationWebhooks): an uninstall that stopped them
       // first is seen (the lock re-reads the row), one that comes later waits for this statement's
       // commit and then cancels what it inserted. Without it, a delivery read before an uninstall
-      // and inserted after it would reach the app after app/uninstalled.
-      const written = await sql<{ id: string | null; leased: boolean | null; events: number }>`
+      // and inserted after it would reach the app after app/uninstalled. The same lock decides
+      // between active and disabled: a subscription disabled meanwhile gets a skipped delivery
+      // (recorded, finished, never claimed), whatever the read above saw.
+      const written = await sql<{
+        id: string | null;
+        leased: boolean | null;
+        skipped: boolean | null;
+        events: number;
+      }>`
           WITH locked AS (
             SELECT seq FROM events
              WHERE seq = ANY(${pgArray(seqs)}::bigint[]) AND dispatched_at IS NULL
                FOR UPDATE SKIP LOCKED
           ), live AS (
-            SELECT s.store_id, s.id FROM webhook_subscriptions s
+            SELECT s.store_id, s.id, s.status = 'active' AS sends FROM webhook_subscriptions s
              WHERE (s.store_id, s.id) IN (
                      SELECT * FROM unnest(${pgArray(d.store_id)}::text[], ${pgArray(d.subscription_id)}::text[]))
-               AND s.status = 'active'
+               AND s.status IN ('active', 'disabled')
              ORDER BY s.store_id, s.id
                FOR SHARE
           ), ins AS (
             INSERT INTO webhook_deliveries
               (store_id, id, event_id, event_name, subscription_id, installation_id, app_id, target_url,
-               target_host, body, status, attempts, next_attempt_at, lease_until, lease_token, created_at, updated_at, test)
+               target_host, body, status, attempts, next_attempt_at, lease_until, lease_token, created_at, updated_at,
+               test, completed_at, last_error)
             SELECT n.store_id, n.id, n.event_id, n.event_name, n.subscription_id, n.installation_id, n.app_id,
-                   n.target_url, n.target_host, n.body, 'pending',
-                   CASE WHEN n.leased THEN 1 ELSE 0 END, ${now},
-                   CASE WHEN n.leased THEN ${leaseUntil}::timestamptz END,
-                   CASE WHEN n.leased THEN ${token} END, ${now}, ${now}, n.test
+                   n.target_url, n.target_host, n.body,
+                   CASE WHEN l.sends THEN 'pending' ELSE 'skipped' END,
+                   CASE WHEN n.leased AND l.sends THEN 1 ELSE 0 END, ${now},
+                   CASE WHEN n.leased AND l.sends THEN ${leaseUntil}::timestamptz END,
+                   CASE WHEN n.leased AND l.sends THEN ${token} END, ${now}, ${now}, n.test,
+                   CASE WHEN NOT l.sends THEN ${now}::timestamptz END,
+                   CASE WHEN NOT l.sends THEN ${SKIPPED_ERROR} END
               FROM unnest(${pgArray(d.seq)}::bigint[], ${pgArray(d.store_id)}::text[], ${pgArray(d.id)}::text[],
                           ${pgArray(d.event_id)}::text[], ${pgArray(d.event_name)}::text[],
                           ${pgArray(d.subscription_id)}::text[], ${pgArray(d.installation_id)}::text[],
@@ -262,21 +301,26 @@ export function createDeliveryRepo(db: Db) {
                           ${pgArray(d.test)}::boolean[])
                    AS n(seq, store_id, id, event_id, event_name, subscription_id, installation_id, app_id,
                         target_url, target_host, body, leased, test)
+              JOIN live l ON l.store_id = n.store_id AND l.id = n.subscription_id
              WHERE n.seq IN (SELECT seq FROM locked)
-               AND (n.store_id, n.subscription_id) IN (SELECT store_id, id FROM live)
             ON CONFLICT (store_id, subscription_id, event_id) WHERE redelivery_of IS NULL DO NOTHING
-            RETURNING id, lease_token
+            RETURNING id, lease_token, status <> 'pending' AS skipped
           ), marked AS (
             UPDATE events SET dispatched_at = ${now} WHERE seq IN (SELECT seq FROM locked) RETURNING seq
           )
-          SELECT ins.id, ins.lease_token IS NOT NULL AS leased, (SELECT count(*)::int FROM marked) AS events
+          SELECT ins.id, ins.lease_token IS NOT NULL AS leased, ins.skipped, (SELECT count(*)::int FROM marked) AS events
             FROM (SELECT 1) AS one LEFT JOIN ins ON true`.execute(db);
-      const inserted = written.rows.filter((r) => r.id !== null) as Array<{ id: string; leased: boolean }>;
+      const inserted = written.rows.filter((r) => r.id !== null) as Array<{
+        id: string;
+        leased: boolean;
+        skipped: boolean;
+      }>;
       const byIndex = new Map(d.id.map((id, i) => [id, i]));
       const unclaimedHosts = new Set<string>();
       const claimed: ClaimedDelivery[] = [];
-      for (const { id, leased } of inserted) {
+      for (const { id, leased, skipped } of inserted) {
         const i = byIndex.get(id)!;
+        if (skipped) continue;
         if (!leased) {
           unclaimedHosts.add(d.target_host[i]!);
           continue;
@@ -284,6 +328,7 @@ export function createDeliveryRepo(db: Db) {
         claimed.push({
           store_id: d.store_id[i]!,
           id,
+          webhook_id: id,
           event_name: d.event_name[i]!,
           subscription_id: d.subscription_id[i]!,
           target_url: d.target_url[i]!,
@@ -344,9 +389,9 @@ export function createDeliveryRepo(db: Db) {
           FROM due, webhook_subscriptions AS s
          WHERE d.store_id = due.store_id AND d.id = due.id
            AND s.store_id = d.store_id AND s.id = d.subscription_id
-        RETURNING d.store_id, d.id, d.event_name, d.subscription_id, d.target_url, d.target_host, d.body,
-                  d.attempts, d.lease_token, s.secret_ciphertext, s.previous_secret_ciphertext,
-                  s.secret_rotated_at, d.test`.execute(db);
+        RETURNING d.store_id, d.id, coalesce(d.webhook_id, d.id) AS webhook_id, d.event_name, d.subscription_id,
+                  d.target_url, d.target_host, d.body, d.attempts, d.lease_token, s.secret_ciphertext,
+                  s.previous_secret_ciphertext, s.secret_rotated_at, d.test`.execute(db);
       return result.rows;
     },
 
@@ -375,7 +420,13 @@ export function createDeliveryRepo(db: Db) {
      * Records finished attempts and moves their deliveries on, any number in one statement.
      * Fenced: a delivery whose lease was lost (another worker took over after it expired, or it
      * was cancelled) is left alone, though its attempt is still logged. Answers the ids whose
-     * outcome was applied.
+     * outcome was applied, and the subscriptions of the batch whose unbroken run of failures began
+     * at or before `failingBefore` (to be disabled: disableSubscriptions).
+     *
+     * The same statement keeps each subscription's run of failures (webhook_subscription_failures):
+     * a failed attempt starts a run unless one is going on, a success ends it. A batch that only
+     * succeeded for subscriptions that are not failing writes nothing there (the delete finds no
+     * row), so the healthy path pays one index probe per subscription of the batch, not a write.
      *
      * One statement, so one round trip (no BEGIN, no COMMIT of its own). The commit is
      * synchronous on purpose: with `synchronous_commit = off` a server crash (or an immediate
@@ -386,10 +437,20 @@ export function createDeliveryRepo(db: Db) {
      * has answered; outcomes are recorded in the background, the next batch collecting while one
      * is written), so its flush costs the database a WAL flush per batch, not throughput.
      */
-    async completeMany(items: readonly Completion[]): Promise<Set<string>> {
-      if (items.length === 0) return new Set();
+    async completeMany(
+      items: readonly Completion[],
+      failingBefore: Date = new Date(0),
+    ): Promise<{ applied: Set<string>; overdue: FailingSubscription[] }> {
+      if (items.length === 0) return { applied: new Set(), overdue: [] };
       const col = <T>(f: (c: Completion) => T) => pgArray(items.map(f));
-      const result = await sql<{ id: string }>`
+      const runs = runsOfFailures(items);
+      const run = <T>(f: (r: (typeof runs)[number]) => T) => pgArray(runs.map(f));
+      const result = await sql<{
+        id: string | null;
+        store_id: string | null;
+        subscription_id: string | null;
+        failing_since: Date | null;
+      }>`
         WITH input AS (
           SELECT * FROM unnest(
             ${col((c) => c.delivery.store_id)}::text[], ${col((c) => c.delivery.id)}::text[],
@@ -401,20 +462,138 @@ export function createDeliveryRepo(db: Db) {
             ${col((c) => c.now.toISOString())}::timestamptz[]
           ) AS t(store_id, id, lease_token, attempt, started_at, duration_ms, status_code, error, response_body,
                  next_status, next_at, now)
+        ), runs AS (
+          SELECT * FROM unnest(
+            ${run((r) => r.store_id)}::text[], ${run((r) => r.subscription_id)}::text[],
+            ${run((r) => r.success?.toISOString() ?? null)}::timestamptz[],
+            ${run((r) => r.failure?.toISOString() ?? null)}::timestamptz[]
+          ) AS r(store_id, subscription_id, success_at, failure_at)
         ), logged AS (
           INSERT INTO webhook_attempts
             (store_id, delivery_id, attempt, started_at, duration_ms, status_code, error, response_body)
           SELECT store_id, id, attempt, started_at, duration_ms, status_code, error, response_body FROM input
           ON CONFLICT DO NOTHING
+        ), healed AS (
+          -- A success ends the run that began before it (a run another worker saw begin after it stays).
+          DELETE FROM webhook_subscription_failures f USING runs r
+           WHERE f.store_id = r.store_id AND f.subscription_id = r.subscription_id
+             AND r.failure_at IS NULL AND f.failing_since <= r.success_at
+        ), failing AS (
+          -- A failure after this batch's last success (if any) begins a run, unless one is going on
+          -- that began after that success. The row is written on every failing batch, so that it
+          -- answers when the run began (whether the window has passed).
+          INSERT INTO webhook_subscription_failures AS f (store_id, subscription_id, failing_since)
+          SELECT store_id, subscription_id, failure_at FROM runs WHERE failure_at IS NOT NULL
+          ON CONFLICT (store_id, subscription_id) DO UPDATE
+             SET failing_since = CASE
+                   WHEN f.failing_since > coalesce(
+                          (SELECT r.success_at FROM runs r
+                            WHERE r.store_id = excluded.store_id AND r.subscription_id = excluded.subscription_id),
+                          '-infinity')
+                   THEN least(f.failing_since, excluded.failing_since)
+                   ELSE excluded.failing_since END
+          RETURNING f.store_id, f.subscription_id, f.failing_since
+        ), applied AS (
+          UPDATE webhook_deliveries AS d
+             SET status = i.next_status, next_attempt_at = i.next_at, lease_until = NULL, lease_token = NULL,
+                 last_status_code = i.status_code, last_error = i.error, updated_at = i.now,
+                 completed_at = CASE WHEN i.next_status = 'pending' THEN NULL ELSE i.now END
+            FROM input i
+           WHERE d.store_id = i.store_id AND d.id = i.id AND d.status = 'pending' AND d.lease_token = i.lease_token
+          RETURNING d.id
         )
-        UPDATE webhook_deliveries AS d
-           SET status = i.next_status, next_attempt_at = i.next_at, lease_until = NULL, lease_token = NULL,
-               last_status_code = i.status_code, last_error = i.error, updated_at = i.now,
-               completed_at = CASE WHEN i.next_status = 'pending' THEN NULL ELSE i.now END
-          FROM input i
-         WHERE d.store_id = i.store_id AND d.id = i.id AND d.status = 'pending' AND d.lease_token = i.lease_token
-        RETURNING d.id`.execute(db);
-      return new Set(result.rows.map((r) => r.id));
+        SELECT id, NULL AS store_id, NULL AS subscription_id, NULL::timestamptz AS failing_since FROM applied
+        UNION ALL
+        SELECT NULL, store_id, subscription_id, failing_since FROM failing
+         WHERE failing_since <= ${failingBefore}`.execute(db);
+      const applied = new Set<string>();
+      const overdue: FailingSubscription[] = [];
+      for (const r of result.rows) {
+        if (r.id !== null) applied.add(r.id);
+        else
+          overdue.push({
+            store_id: r.store_id!,
+            subscription_id: r.subscription_id!,
+            failing_since: r.failing_since!,
+          });
+      }
+      return { applied, overdue };
+    },
+
+    /**
+     * Disables the subscriptions asked for that are still active and still due for it: a 410
+     * Gone at once, the others only while their run of failures began at or before
+     * `failingBefore` (a success meanwhile ended it). In one statement, for each one disabled:
+     * its status, `disabled_at` and `disabled_reason`; its pending deliveries end (`skipped` if
+     * never attempted, else `failed`; an attempt in flight finds its lease gone); and a
+     * `webhook.disabled` event for its installation is recorded and announced. The update takes
+     * the subscription rows in (store_id, id) order, as an uninstall does, and only one statement
+     * can move a row from active, so the event is recorded once. Answers what it disabled.
+     */
+    async disableSubscriptions(
+      requests: readonly DisableRequest[],
+      now: Date,
+      failingBefore: Date,
+    ): Promise<Array<{ store_id: string; subscription_id: string; reason: string }>> {
+      if (requests.length === 0) return [];
+      // One request per subscription: a 410 wins, then the latest failure's reason.
+      const bySub = new Map<string, DisableRequest>();
+      for (const r of requests) {
+        const key = `${r.store_id} ${r.subscription_id}`;
+        const seen = bySub.get(key);
+        if (!seen || (r.gone && !seen.gone) || (r.gone === seen.gone && r.failedAt >= seen.failedAt))
+          bySub.set(key, r);
+      }
+      const list = [...bySub.values()];
+      const col = <T>(f: (r: DisableRequest) => T) => pgArray(list.map(f));
+      const eventIds = list.map(() => newId("event"));
+      const result = await sql<{ store_id: string; subscription_id: string; reason: string }>`
+        WITH input AS (
+          SELECT * FROM unnest(
+            ${col((r) => r.store_id)}::text[], ${col((r) => r.subscription_id)}::text[], ${col((r) => r.reason)}::text[],
+            ${col((r) => r.gone)}::boolean[], ${col((r) => r.failedAt.toISOString())}::timestamptz[],
+            ${pgArray(eventIds)}::text[]
+          ) AS i(store_id, subscription_id, reason, gone, failed_at, event_id)
+        ), target AS (
+          SELECT s.store_id, s.id, i.reason, i.event_id,
+                 least(f.failing_since, i.failed_at) AS failing_since
+            FROM webhook_subscriptions s
+            JOIN input i ON i.store_id = s.store_id AND i.subscription_id = s.id
+            LEFT JOIN webhook_subscription_failures f ON f.store_id = s.store_id AND f.subscription_id = s.id
+           WHERE s.status = 'active' AND (i.gone OR f.failing_since <= ${failingBefore})
+           ORDER BY s.store_id, s.id
+             FOR NO KEY UPDATE OF s
+        ), disabled AS (
+          UPDATE webhook_subscriptions s
+             SET status = 'disabled', disabled_at = ${now}, disabled_reason = t.reason
+            FROM target t
+           WHERE s.store_id = t.store_id AND s.id = t.id
+          RETURNING s.store_id, s.id, s.installation_id, s.event_name, s.target_url, t.reason, t.event_id, t.failing_since
+        ), parked AS (
+          UPDATE webhook_deliveries d
+             SET status = CASE WHEN d.attempts = 0 THEN 'skipped' ELSE 'failed' END,
+                 lease_until = NULL, lease_token = NULL, updated_at = ${now}, completed_at = ${now},
+                 last_error = ${SKIPPED_ERROR}
+            FROM disabled x
+           WHERE d.store_id = x.store_id AND d.subscription_id = x.id AND d.status = 'pending'
+        ), recorded AS (
+          INSERT INTO events (id, store_id, topic, resource_id, payload, created_at, installation_id)
+          SELECT x.event_id, x.store_id, ${EVENT.webhookDisabled}, x.id,
+                 jsonb_build_object(
+                   'subscriptionId', x.id, 'eventName', x.event_name, 'targetUrl', x.target_url,
+                   'reason', x.reason,
+                   'failingSince', to_char(x.failing_since AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+                   'disabledAt', ${now.toISOString()}::text),
+                 ${now}, x.installation_id
+            FROM disabled x
+        )
+        SELECT x.store_id, x.id AS subscription_id, x.reason, pg_notify(${EVENTS_CHANNEL}, x.store_id)::text AS notified
+          FROM disabled x`.execute(db);
+      return result.rows.map(({ store_id, subscription_id, reason }) => ({
+        store_id,
+        subscription_id,
+        reason,
+      }));
     },
 
     /** Deliveries whose last allowed attempt died with its worker: failed for good once the lease is over. */
@@ -491,16 +670,24 @@ export async function stopInstallationWebhooks(
   // Stop the subscriptions first, locking them in (store_id, id) order as a dispatch does: a
   // dispatch that holds them finishes first (and what it inserted is cancelled below, by a
   // statement that starts after it committed); one that comes later finds them stopped.
-  const stopped = await sql<{ id: string; app_id: string; target_url: string; event_name: string }>`
+  // Disabled subscriptions stop too; one of app/uninstalled gets its delivery recorded as skipped
+  // (nothing is sent to a disabled subscription), as any other event would.
+  const stopped = await sql<{
+    id: string;
+    app_id: string;
+    target_url: string;
+    event_name: string;
+    was_active: boolean;
+  }>`
     WITH mine AS (
-      SELECT store_id, id FROM webhook_subscriptions
-       WHERE store_id = ${storeId} AND installation_id = ${installationId} AND status = 'active'
+      SELECT store_id, id, status = 'active' AS was_active FROM webhook_subscriptions
+       WHERE store_id = ${storeId} AND installation_id = ${installationId} AND status IN ('active', 'disabled')
        ORDER BY store_id, id
          FOR NO KEY UPDATE
     )
     UPDATE webhook_subscriptions s SET status = 'stopped', stopped_at = ${now}
       FROM mine WHERE s.store_id = mine.store_id AND s.id = mine.id
-    RETURNING s.id, s.app_id, s.target_url, s.event_name`.execute(tx);
+    RETURNING s.id, s.app_id, s.target_url, s.event_name, mine.was_active`.execute(tx);
   // Attempts already in flight may still land; app/uninstalled waits until their leases are over,
   // so it is the last thing the app receives for this installation.
   const inflight = await tx
@@ -548,10 +735,11 @@ export async function stopInstallationWebhooks(
         },
         input.slug,
       ),
-      status: DeliveryStatus.pending,
+      status: s.was_active ? DeliveryStatus.pending : DeliveryStatus.skipped,
       next_attempt_at: notBefore,
       created_at: now,
       updated_at: now,
+      ...(s.was_active ? {} : { completed_at: now, last_error: SKIPPED_ERROR }),
     }));
   const created = rows.length
     ? await tx.insertInto("webhook_deliveries").values(rows).returningAll().execute()

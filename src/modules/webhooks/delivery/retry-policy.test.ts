@@ -2,7 +2,9 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import {
   classify,
+  DISABLING_STATUSES,
   decideAfterAttempt,
+  failureReason,
   MAX_ATTEMPTS,
   MAX_RETRY_AFTER_MS,
   nextAttemptDelayMs,
@@ -112,5 +114,22 @@ describe("retry policy: decision after an attempt", () => {
       decideAfterAttempt({ attempt: 3, result: {}, baseMs: 1, nowMs: NOW, maxAttempts: 3 }).outcome,
       "failed",
     );
+  });
+});
+
+describe("failure reasons and disabling answers", () => {
+  it("names the status with its phrase, or the send error", () => {
+    assert.equal(failureReason({ statusCode: 410, error: null }), "HTTP 410 Gone");
+    assert.equal(failureReason({ statusCode: 503, error: null }), "HTTP 503 Service Unavailable");
+    assert.equal(failureReason({ statusCode: 599, error: null }), "HTTP 599");
+    assert.equal(
+      failureReason({ statusCode: null, error: "network: ECONNREFUSED" }),
+      "network: ECONNREFUSED",
+    );
+    assert.equal(failureReason({ statusCode: null, error: null }), "no answer");
+  });
+
+  it("only 410 Gone disables at once", () => {
+    assert.deepEqual([...DISABLING_STATUSES], [410]);
   });
 });

@@ -1,3 +1,4 @@
+import { STATUS_CODES } from "node:http";
 import { DeliveryStatus } from "../../../contracts/index.ts";
 /**
  * Spec 6.4 retry rules, pure. 2xx delivers. 5xx, 408, 429 and every attempt that got no HTTP
@@ -27,6 +28,21 @@ export const MAX_RETRY_AFTER_MS = 24 * 3600 * 1000;
  * sender reports the header only for these, so a 500 cannot stretch the schedule.
  */
 export const RETRY_AFTER_STATUSES: ReadonlySet<number> = new Set([429, 503]);
+
+/**
+ * Answers by which the receiver says the endpoint is gone for good (Standard Webhooks'
+ * deliverability rules): the subscription is disabled at once, not after the disable window.
+ */
+export const DISABLING_STATUSES: ReadonlySet<number> = new Set([410]);
+
+/** A failed attempt in words, for `disabledReason` and `webhook.disabled`: `HTTP 503 Service Unavailable`, or the send error. */
+export function failureReason(attempt: { statusCode: number | null; error: string | null }): string {
+  if (attempt.statusCode !== null) {
+    const phrase = STATUS_CODES[attempt.statusCode];
+    return `HTTP ${attempt.statusCode}${phrase ? ` ${phrase}` : ""}`;
+  }
+  return attempt.error ?? "no answer";
+}
 
 /** Send failures that no retry can cure: the guard will refuse the same target again. */
 export const FINAL_ERROR_KINDS: ReadonlySet<string> = new Set(["blocked_address", "invalid_url"]);

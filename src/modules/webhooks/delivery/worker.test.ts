@@ -9,6 +9,7 @@ const refused = () =>
 const DELIVERY: ClaimedDelivery = {
   store_id: "store_1",
   id: "whd_1",
+  webhook_id: "whd_1",
   event_name: "product.created",
   subscription_id: "whs_1",
   target_url: "https://example.com/hook",
@@ -64,7 +65,11 @@ function setup() {
       state.completeCalls++;
       guard();
       for (const item of items) state.completed.push(item.next.status);
-      return new Set(items.map((item) => item.delivery.id));
+      return { applied: new Set(items.map((item) => item.delivery.id)), overdue: [] };
+    },
+    async disableSubscriptions() {
+      guard();
+      return [];
     },
     async nextDueAt() {
       guard();
@@ -84,6 +89,7 @@ function setup() {
       pollMs: 20,
       dispatchBatch: 10,
       backoff: { firstMs: 5, maxMs: 40, random: () => 0.5 },
+      disableAfterMs: 3_600_000,
     },
     logger: { info: log("info"), warn: log("warn"), error: log("error"), debug: log("debug") } as never,
     openSecret: () => "secret",
@@ -95,6 +101,8 @@ function setup() {
     },
     classify: (r) => (r.status === 200 ? "delivered" : "retry"),
     nextDelayMs: () => 1000,
+    disablesAtOnce: () => false,
+    failureReason: () => "HTTP 500",
   });
   return { state, logs, worker };
 }
@@ -184,7 +192,10 @@ describe("delivery worker: concurrency and claims held in memory", () => {
       },
       async completeMany(items) {
         state.completed.push(...items.map((i) => i.delivery.id));
-        return new Set(items.map((i) => i.delivery.id));
+        return { applied: new Set(items.map((i) => i.delivery.id)), overdue: [] };
+      },
+      async disableSubscriptions() {
+        return [];
       },
       async nextDueAt() {
         return null;
@@ -203,6 +214,7 @@ describe("delivery worker: concurrency and claims held in memory", () => {
         pollMs: 50,
         dispatchBatch: 10,
         backoff: { firstMs: 5, maxMs: 40 },
+        disableAfterMs: 3_600_000,
       },
       logger: { info() {}, warn() {}, error() {}, debug() {} } as never,
       openSecret: () => "secret",
@@ -217,6 +229,8 @@ describe("delivery worker: concurrency and claims held in memory", () => {
       },
       classify: () => "delivered",
       nextDelayMs: () => 1000,
+      disablesAtOnce: () => false,
+      failureReason: () => "HTTP 500",
     });
     return { state, worker, queue };
   }
@@ -247,5 +261,85 @@ describe("delivery worker: concurrency and claims held in memory", () => {
       state.released.every((id) => !attempted.has(id)),
       "only unattempted ones",
     );
+  });
+});
+
+describe("delivery worker: disabling subscriptions", () => {
+  /** One claimed delivery answered `status`; completeMany reports `overdue` subscriptions. */
+  async function run(status: number, overdue: boolean) {
+    const asked: Array<{ requests: unknown[]; failingBefore: Date }> = [];
+    const windows: Date[] = [];
+    let claims = 0;
+    const now = new Date("2026-11-26T12:00:00.000Z");
+    const worker = createDeliveryWorker({
+      repo: {
+        dispatchEvents: async () => ({ events: 0, claimed: [], unclaimedHosts: [] }),
+        failExhausted: async () => 0,
+        claim: async () => (claims++ === 0 ? [DELIVERY] : []),
+        release: async () => 0,
+        async completeMany(items, failingBefore) {
+          windows.push(failingBefore!);
+          return {
+            applied: new Set(items.map((i) => i.delivery.id)),
+            overdue: overdue ? [{ store_id: "store_1", subscription_id: "whs_1", failing_since: now }] : [],
+          };
+        },
+        async disableSubscriptions(requests, _now, failingBefore) {
+          asked.push({ requests: [...requests], failingBefore });
+          return [];
+        },
+        nextDueAt: async () => null,
+      },
+      clock: { now: () => now },
+      settings: {
+        concurrency: 1,
+        perTargetConcurrency: 1,
+        leaseMs: 60_000,
+        maxAttempts: 8,
+        timeoutMs: 1000,
+        retryBaseMs: 1000,
+        pollMs: 20,
+        dispatchBatch: 10,
+        backoff: { firstMs: 5, maxMs: 40 },
+        disableAfterMs: 5 * 86_400_000,
+      },
+      logger: { info() {}, warn() {}, error() {}, debug() {} } as never,
+      openSecret: () => "secret",
+      attempt: async () => ({ status, responseBody: "", durationMs: 1 }),
+      classify: (r) => (r.status === 200 ? "delivered" : r.status === 410 ? "failed" : "retry"),
+      nextDelayMs: () => 1000,
+      disablesAtOnce: (s) => s === 410,
+      failureReason: (a) => `HTTP ${a.statusCode}`,
+    });
+    worker.start();
+    await until(() => windows.length >= 1, "the completion recorded");
+    await new Promise((r) => setTimeout(r, 30));
+    await worker.stop();
+    return { asked, window: windows[0]! };
+  }
+
+  it("asks to disable at once on a 410 Gone, naming it", async () => {
+    const { asked, window } = await run(410, false);
+    assert.equal(window.toISOString(), "2026-11-21T12:00:00.000Z", "now minus the disable window");
+    assert.equal(asked.length, 1);
+    assert.deepEqual(asked[0]!.requests, [
+      {
+        store_id: "store_1",
+        subscription_id: "whs_1",
+        reason: "HTTP 410",
+        gone: true,
+        failedAt: new Date("2026-11-26T12:00:00.000Z"),
+      },
+    ]);
+  });
+
+  it("asks for a subscription completeMany reports past the window; nothing for one that is failing but not yet", async () => {
+    const due = await run(503, true);
+    assert.equal(due.asked.length, 1);
+    assert.equal((due.asked[0]!.requests[0] as { gone: boolean }).gone, false);
+    const young = await run(503, false);
+    assert.deepEqual(young.asked, [], "no statement at all");
+    const fine = await run(200, true);
+    assert.deepEqual(fine.asked, [], "a success asks nothing");
   });
 });

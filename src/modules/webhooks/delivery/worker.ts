@@ -30,12 +30,23 @@ export interface WorkerSettings {
   dispatchBatch: number;
   /** Pause after failed passes (database unavailable), doubling up to its cap. */
   backoff: BackoffOptions;
+  /**
+   * A subscription whose attempts have all failed for this long (from the first failure of the
+   * unbroken run) is disabled (WEBHOOK_DISABLE_AFTER_SECONDS).
+   */
+  disableAfterMs: number;
 }
 
 export interface WorkerDeps {
   repo: Pick<
     DeliveryRepo,
-    "dispatchEvents" | "failExhausted" | "claim" | "release" | "completeMany" | "nextDueAt"
+    | "dispatchEvents"
+    | "failExhausted"
+    | "claim"
+    | "release"
+    | "completeMany"
+    | "disableSubscriptions"
+    | "nextDueAt"
   >;
   clock: Clock;
   settings: WorkerSettings;
@@ -48,6 +59,10 @@ export interface WorkerDeps {
   classify(result: AttemptResult): Outcome;
   /** Delay before the next attempt after `attemptsMade` attempts. */
   nextDelayMs(attemptsMade: number, baseMs: number, retryAfter?: string): number;
+  /** Whether the receiver's status disables its subscription at once (410 Gone). */
+  disablesAtOnce(status: number): boolean;
+  /** A failed attempt in words (`disabledReason`). */
+  failureReason(attempt: { statusCode: number | null; error: string | null }): string;
   metrics?: {
     attemptFinished(outcome: Outcome, seconds: number): void;
   };
@@ -301,7 +316,11 @@ export function createDeliveryWorker(deps: WorkerDeps) {
       const batch = completions.slice(0, COMPLETION_BATCH);
       completions = completions.slice(batch.length);
       try {
-        const applied = await repo.completeMany(batch.map((b) => b.completion));
+        const failingBefore = new Date(clock.now().getTime() - settings.disableAfterMs);
+        const { applied, overdue } = await repo.completeMany(
+          batch.map((b) => b.completion),
+          failingBefore,
+        );
         failures = 0;
         for (const { completion } of batch) {
           if (!applied.has(completion.delivery.id))
@@ -318,6 +337,11 @@ export function createDeliveryWorker(deps: WorkerDeps) {
             }
           }
         }
+        await disableWhereDue(
+          batch.map((b) => b.completion),
+          overdue,
+          failingBefore,
+        );
       } catch (error) {
         failures++;
         const delayMs = backoffDelayMs(failures, settings.backoff);
@@ -342,6 +366,47 @@ export function createDeliveryWorker(deps: WorkerDeps) {
         completions = [...retry, ...completions];
         await new Promise((r) => setTimeout(r, delayMs));
       }
+    }
+  }
+
+  /**
+   * After a batch is recorded: disables the subscriptions whose receiver answered 410 Gone, and
+   * those whose run of failures has lasted the disable window (completeMany reported them). A
+   * statement only when there is one; a failure here is logged and not retried, because the next
+   * failed attempt to such a subscription asks again (and a success means it should not happen).
+   */
+  async function disableWhereDue(
+    batch: readonly Completion[],
+    overdue: ReadonlyArray<{ store_id: string; subscription_id: string }>,
+    failingBefore: Date,
+  ) {
+    const due = new Set(overdue.map((o) => `${o.store_id} ${o.subscription_id}`));
+    const requests = [];
+    for (const c of batch) {
+      if (c.next.status === DeliveryStatus.delivered) continue;
+      const gone = c.statusCode !== null && deps.disablesAtOnce(c.statusCode);
+      if (!gone && !due.has(`${c.delivery.store_id} ${c.delivery.subscription_id}`)) continue;
+      requests.push({
+        store_id: c.delivery.store_id,
+        subscription_id: c.delivery.subscription_id,
+        reason: deps.failureReason(c),
+        gone,
+        failedAt: c.startedAt,
+      });
+    }
+    if (requests.length === 0) return;
+    try {
+      const disabled = await repo.disableSubscriptions(requests, clock.now(), failingBefore);
+      for (const d of disabled)
+        logger.warn(
+          { subscription: d.subscription_id, store: d.store_id, reason: d.reason },
+          "webhook subscription disabled",
+        );
+    } catch (error) {
+      logger.warn(
+        { err: error, subscriptions: requests.length },
+        "could not disable webhook subscriptions; the next failed attempt asks again",
+      );
     }
   }
 
