@@ -268,7 +268,10 @@ export const UninstalledData = Type.Object({
 export const WebhookDisabledData = Type.Object(
   {
     subscriptionId: Id("subscription"),
-    eventName: Type.String({ description: "The event the disabled subscription receives." }),
+    eventName: Type.String({
+      description: "The event the disabled subscription receives.",
+      examples: ["order.paid"],
+    }),
     targetUrl: Type.String({
       description: "Where it was sent.",
       examples: ["https://app.example.com/hooks"],

@@ -79,7 +79,7 @@ describe("test event data", () => {
           `${event}: an example id`,
         );
       }
-      if (event !== EVENT.appUninstalled) assert.equal(resourceId, data.id);
+      if (event !== EVENT.appUninstalled) assert.equal(resourceId, data.id ?? data.subscriptionId);
     }
   });
 

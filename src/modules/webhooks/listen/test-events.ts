@@ -178,7 +178,14 @@ export function testEventData(
       .map((e) => `${e.instancePath || "/"} ${e.message}`);
     throw new Error(`test ${event} data does not fit its schema: ${errors.join("; ")}`);
   }
-  const resourceId = typeof data.id === "string" ? data.id : newId("installation");
+  // The record the event is about: its `id`, or the subscription a webhook.disabled names (as the
+  // real one records it), or a fresh installation id (app/uninstalled).
+  const resourceId =
+    typeof data.id === "string"
+      ? data.id
+      : typeof data.subscriptionId === "string"
+        ? data.subscriptionId
+        : newId("installation");
   return { resourceId, data };
 }
 
