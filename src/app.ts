@@ -21,7 +21,7 @@ import { pageSecurityHeaders } from "./lib/http/page-headers.ts";
 import { Envelope, errorResponses } from "./lib/http/schemas.ts";
 import type { App } from "./lib/http/types.ts";
 import { trackUnusedConnections } from "./lib/http/unused-connections.ts";
-import { installValidators } from "./lib/http/validation.ts";
+import { buildSerializer, installValidators } from "./lib/http/validation.ts";
 import { RedisStatusSchema } from "./lib/rate-limit/redis-window-store.ts";
 import { createAdminGuard } from "./modules/admin-api/admin-family.ts";
 import { registerDashboardRoutes } from "./modules/dashboard-routes.ts";
@@ -88,6 +88,8 @@ export async function buildApp(
       return typeof given === "string" && REQUEST_ID.test(given) ? given : randomUUID();
     },
     ajv: { customOptions: { removeAdditional: false } },
+    // Response serializers compiled on a route's first response (lib/http/validation.ts).
+    schemaController: { compilersFactory: { buildSerializer } },
     routerOptions: { maxParamLength: 200 },
     // Errors the router raises before any route runs (over-long or malformed URLs) get the envelope too.
     frameworkErrors: (_error, _request, reply) => {

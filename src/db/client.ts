@@ -41,6 +41,11 @@ export interface DatabaseOptions {
   connectTimeoutMs?: number;
   /** shared_buffers of the embedded database, in MB (default 16; see EMBEDDED_SHARED_BUFFERS_MB). */
   embeddedSharedBuffersMb?: number;
+  /**
+   * An in-memory embedded database starts as a copy of this dump (PGlite's `dumpDataDir`) instead
+   * of an empty cluster: the tests migrate once and start each database from the copy.
+   */
+  embeddedTemplate?: Blob | undefined;
 }
 
 export const DEFAULT_CONNECT_TIMEOUT_MS = 5000;
@@ -110,6 +115,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
   const pgdata = options.dataDir ? join(options.dataDir, "pgdata") : undefined;
   if (pgdata) await ensureEmbeddedDataDir(pgdata);
   const pglite = await PGlite.create(pgdata, {
+    ...(options.embeddedTemplate && !pgdata ? { loadDataDir: options.embeddedTemplate } : {}),
     // Trigram indexes serve the lists' search (migration 20261124_0010).
     extensions: { pg_trgm },
     startParams: [
