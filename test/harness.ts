@@ -1,18 +1,16 @@
-import { createHash, randomBytes } from "node:crypto";
-import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { randomBytes } from "node:crypto";
 import type { LightMyRequestResponse } from "fastify";
 import { Redis } from "ioredis";
 import pg from "pg";
 import { buildApp } from "../src/app.ts";
 import { loadConfig } from "../src/config.ts";
 import { openDatabase } from "../src/db/client.ts";
-import { listMigrations, MIGRATIONS_DIR, migrate } from "../src/db/migrate.ts";
+import { migrate } from "../src/db/migrate.ts";
 import type { Clock } from "../src/lib/clock.ts";
 import type { App } from "../src/lib/http/types.ts";
 import type { PasswordHashing } from "../src/modules/accounts/password.ts";
 import { createPlatform, type Platform } from "../src/platform.ts";
+import { embeddedTemplate } from "./db-template.ts";
 
 /**
  * Test harness: a real application on a real database. By default an in-memory embedded
@@ -87,41 +85,6 @@ export async function createTestContext(
       if (TEST_DATABASE_URL && !options.schema) await dropSchema(schema);
     },
   };
-}
-
-let template: Promise<Blob> | undefined;
-
-/**
- * The embedded database with every migration applied, dumped once and kept in the system's temp
- * directory under a hash of the migrations: every test process starts its databases from a copy
- * instead of creating a cluster and migrating it (seconds each). A new or changed migration makes
- * a new file; two processes making the same one at once both write it whole, then rename.
- */
-export function embeddedTemplate(): Promise<Blob> {
-  template ??= (async () => {
-    const hash = createHash("sha256");
-    for (const name of listMigrations()) hash.update(name).update(await readFile(join(MIGRATIONS_DIR, name)));
-    const dir = join(tmpdir(), "merchant-platform-tests");
-    const file = join(dir, `template-${hash.digest("hex").slice(0, 16)}.tar`);
-    try {
-      return new Blob([await readFile(file)]);
-    } catch {
-      const database = await openDatabase({ schema: "public" });
-      try {
-        await migrate(database);
-        if (database.kind !== "pglite") throw new Error("unreachable: no URL opens the embedded database");
-        const dump = await database.pglite.dumpDataDir("none");
-        await mkdir(dir, { recursive: true });
-        const partial = `${file}.${process.pid}.${randomBytes(4).toString("hex")}`;
-        await writeFile(partial, Buffer.from(await dump.arrayBuffer()));
-        await rename(partial, file);
-        return dump;
-      } finally {
-        await database.close();
-      }
-    }
-  })();
-  return template;
 }
 
 export async function dropSchema(schema: string): Promise<void> {
