@@ -18,7 +18,7 @@ import {
 import { installIdempotency } from "./lib/http/idempotency.ts";
 import { installJsonBody } from "./lib/http/json-body.ts";
 import { pageSecurityHeaders } from "./lib/http/page-headers.ts";
-import { installRequestLog } from "./lib/http/request-log.ts";
+import { RequestLog } from "./lib/http/request-log.ts";
 import { Envelope, errorResponses } from "./lib/http/schemas.ts";
 import type { App } from "./lib/http/types.ts";
 import { trackUnusedConnections } from "./lib/http/unused-connections.ts";
@@ -100,10 +100,9 @@ export async function buildApp(
     clientErrorHandler: answerUnreadableRequest,
     // Checked by installHostRule instead, which answers with the envelope (Node's is a bare 400).
     http: { requireHostHeader: false },
-    // One line per request instead of Fastify's two (installRequestLog).
-    disableRequestLogging: true,
+    // One line per request instead of Fastify's two (lib/http/request-log.ts).
+    logController: new RequestLog(),
   }).withTypeProvider<TypeBoxTypeProvider>();
-  installRequestLog(app);
 
   // Before the server closes: connections that never carried a request would hold it open.
   const connections = trackUnusedConnections(app.server);

@@ -1,12 +1,9 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { PGlite } from "@electric-sql/pglite";
-import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
+import type { PGlite } from "@electric-sql/pglite";
 import { Kysely, type Transaction } from "kysely";
 import pg from "pg";
 import { preparedPostgresDialect } from "./pg-dialect.ts";
-import { PGliteDialect } from "./pglite-dialect.ts";
-import { ensureEmbeddedDataDir } from "./pglite-init.ts";
 import type { DB } from "./schema.ts";
 
 export type Db = Kysely<DB>;
@@ -111,6 +108,13 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
       close: () => db.destroy(),
     };
   }
+  // Loaded only here: a process on a PostgreSQL server never holds the embedded database's code.
+  const [{ PGlite }, { pg_trgm }, { PGliteDialect }, { ensureEmbeddedDataDir }] = await Promise.all([
+    import("@electric-sql/pglite"),
+    import("@electric-sql/pglite/contrib/pg_trgm"),
+    import("./pglite-dialect.ts"),
+    import("./pglite-init.ts"),
+  ]);
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
   const pgdata = options.dataDir ? join(options.dataDir, "pgdata") : undefined;
   if (pgdata) await ensureEmbeddedDataDir(pgdata);

@@ -3,7 +3,7 @@ import { Writable } from "node:stream";
 import { describe, it } from "node:test";
 import Fastify from "fastify";
 import pino from "pino";
-import { installRequestLog } from "./request-log.ts";
+import { RequestLog } from "./request-log.ts";
 
 function appLogging(level: string) {
   const lines: Array<Record<string, unknown>> = [];
@@ -13,8 +13,7 @@ function appLogging(level: string) {
       done();
     },
   });
-  const app = Fastify({ loggerInstance: pino({ level }, sink), disableRequestLogging: true });
-  installRequestLog(app);
+  const app = Fastify({ loggerInstance: pino({ level }, sink), logController: new RequestLog() });
   app.get("/things/:id", async () => ({ ok: true }));
   return { app, lines };
 }
