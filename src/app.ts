@@ -127,7 +127,19 @@ export async function buildApp(
   });
   app.decorateRequest("account", null);
   await app.register(cookie);
-  await installDocs(app, config.PUBLIC_BASE_URL, { webhooks: webhooksDocument() });
+  await installDocs(app, config.PUBLIC_BASE_URL, {
+    webhooks: webhooksDocument({
+      timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+      maxAttempts: config.WEBHOOK_MAX_ATTEMPTS,
+      retryBaseMs: config.WEBHOOK_RETRY_BASE_MS,
+      disableAfterMs: config.WEBHOOK_DISABLE_AFTER_SECONDS * 1000,
+    }),
+    limits: {
+      requestsPerMinute: config.RATE_LIMIT_PER_MINUTE,
+      accessTokenSeconds: config.ACCESS_TOKEN_TTL_SECONDS,
+      refreshTokenSeconds: config.REFRESH_TOKEN_TTL_SECONDS,
+    },
+  });
   // Before any route: it applies itself to every create route (POST with a 201 and credentials).
   installIdempotency(app, { store: platform.idempotency, scopeOf: idempotencyScope });
 

@@ -45,7 +45,7 @@ export function registerSubscriptionRoutes(app: App, subscriptions: Subscription
       tags,
       summary: "Subscribe to an event",
       description:
-        "The token must also hold the scope the event needs (spec 6.1; `app/uninstalled` needs none). `targetUrl` must be https and must not resolve to an internal address. The answer carries the signing `secret`, shown only here. An installation may hold at most 10 active subscriptions of one event (each at another URL) and 100 in all, by default: 409 `CONFLICT` past either, as for the same event and URL twice.",
+        "The token must also hold the scope the event needs (listed with `eventName`; `app/uninstalled` needs none). `targetUrl` must be https and must not resolve to an internal address. The answer carries the signing `secret`, shown only here. An installation may hold at most 10 active subscriptions of one event (each at another URL) and 100 in all, by default: 409 `CONFLICT` past either, as for the same event and URL twice.",
       body: CreateSubscriptionBody,
       response: { 201: Envelope(SubscriptionWithSecret, "Created; store the secret now") },
       errors: ["CONFLICT"],
