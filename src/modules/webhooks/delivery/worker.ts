@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from "fastify";
 import { attemptStartWindowMs } from "../../../config.ts";
 import { DeliveryStatus } from "../../../contracts/index.ts";
-import { isDatabaseUnavailable } from "../../../db/availability.ts";
+import { isDatabaseUnavailable } from "../../../lib/availability.ts";
 import { type BackoffOptions, backoffDelayMs } from "../../../lib/backoff.ts";
 import type { Clock } from "../../../lib/clock.ts";
 import type { ClaimedDelivery, ClaimRoom, Completion, DeliveryRepo } from "./delivery-repo.ts";
