@@ -6,6 +6,8 @@ import {
   EVENT_PAYLOADS,
   EVENT_SCOPES,
   Id,
+  SubscriptionFields,
+  SubscriptionFilter,
   SubscriptionStatusSchema,
   WebhookTargetUrl,
 } from "../../contracts/index.ts";
@@ -23,6 +25,8 @@ export const SubscriptionId = Id("subscription");
 export const CreateSubscriptionBody = Body({
   eventName: EventNameSchema,
   targetUrl: WebhookTargetUrl,
+  filter: Type.Optional(SubscriptionFilter),
+  fields: Type.Optional(SubscriptionFields),
 });
 
 const subscriptionFields = {
@@ -45,6 +49,16 @@ const subscriptionFields = {
   createdAt: Timestamp,
   secretRotatedAt: Type.Union([Timestamp, Type.Null()], {
     description: "When the signing secret was last rotated (`POST /webhooks/{id}/secret`); null if never.",
+  }),
+  filter: Type.Union([SubscriptionFilter, Type.Null()], {
+    description:
+      "Only events whose `data` matches it make a delivery (see `filter` of `adminCreateWebhook`); null: every event of `eventName`.",
+    examples: ["status:paid AND total:>100"],
+  }),
+  fields: Type.Union([SubscriptionFields, Type.Null()], {
+    description:
+      "The fields of `data` its deliveries carry, `id` always (see `fields` of `adminCreateWebhook`); null: the whole of `data`.",
+    examples: [["status", "total", "currency"]],
   }),
 };
 
