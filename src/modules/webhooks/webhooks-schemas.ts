@@ -249,7 +249,7 @@ export function webhooksDocument(): Record<string, unknown> {
         summary: `${name}`,
         // Sent by the platform to the app: the signature headers authenticate it, not a scheme.
         security: [],
-        description: `Sent to subscriptions of \`${name}\`${EVENT_SCOPES[name] ? ` (scope \`${EVENT_SCOPES[name]}\`)` : ""}. Answer 2xx within 10 s. 5xx, 408, 429 and network errors are retried (8 attempts, 1 min doubling; a 429 or 503 with \`Retry-After\` delays the next attempt at least that long, at most 24 h); other statuses are final; redirects are not followed. 410 Gone disables the subscription at once; so do failures without a success for 5 days (\`webhook.disabled\` is sent).`,
+        description: `Sent to subscriptions of \`${name}\`${EVENT_SCOPES[name] ? ` (scope \`${EVENT_SCOPES[name]}\`)` : ""}. Answer 2xx within 10 s. 5xx, 408, 429 and network errors are retried (8 attempts, 1 min doubling; a 429 or 503 with \`Retry-After\` delays the next attempt at least that long, at most 24 h); other statuses are final; redirects are not followed. 410 Gone disables the subscription at once; so do failures without a success for 5 days (\`webhook.disabled\` is sent). A subscription with a \`filter\` receives only the events whose \`data\` matches it; one with \`fields\` receives only those fields of \`data\` (and \`id\`): the others are absent from the body, and the signatures cover the body as sent.`,
         parameters: Object.entries(DELIVERY_HEADERS).map(([name, h]) => ({
           in: "header",
           name,

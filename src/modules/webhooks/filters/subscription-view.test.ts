@@ -16,7 +16,7 @@ function refusal(
     assert.equal(error.code, "VALIDATION_FAILED");
     const details = error.details as Array<{ field: string; message: string }>;
     assert.equal(details.length, 1);
-    return { message: error.message, ...details[0]! };
+    return { summary: error.message, ...details[0]! };
   }
   assert.fail(`accepted ${JSON.stringify(input)}`);
 }
