@@ -46,6 +46,25 @@ describe("a subscription's filter and fields, checked against the event's data",
     assert.deepEqual(checkSubscriptionView(EVENT.orderPaid, {}), { filter: null, fields: null });
   });
 
+  it("accepts every example docs/app-developers.md gives", () => {
+    const examples: Array<[Parameters<typeof checkSubscriptionView>[0], string]> = [
+      [EVENT.orderPaid, "status:paid AND total:>100"],
+      [EVENT.orderPaid, "status:!=cancelled"],
+      [EVENT.orderPaid, "total:>=100 OR total:<10.5 OR total:<=10"],
+      [EVENT.orderPaid, "status:[paid,confirmed]"],
+      [EVENT.orderPaid, "shippingAddress.country:DE"],
+      [EVENT.orderPaid, "metadata.erpId:X1"],
+      [EVENT.orderPaid, "shippingAddress:null"],
+      [EVENT.orderPaid, "status:[shipped,delivered] AND shippingAddress.country:[DE,AT]"],
+      [EVENT.orderPaid, "currency:EUR AND total:>=50"],
+      [EVENT.customerUpdated, "phone:!=null"],
+      [EVENT.customerUpdated, 'email:"a b@example.com"'],
+      [EVENT.productUpdated, "stock:<5 AND status:active"],
+    ];
+    for (const [event, filter] of examples)
+      assert.equal(checkSubscriptionView(event, { filter }).filter, filter, filter);
+  });
+
   it("says where a filter stops making sense (1-based character)", () => {
     const r = refusal({ filter: "status:paid AND total:>x" });
     assert.equal(r.field, "filter");
