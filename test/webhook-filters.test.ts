@@ -1,9 +1,12 @@
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
+import type { AddressInfo } from "node:net";
+import { Writable } from "node:stream";
 import { after, before, describe, it } from "node:test";
 import { verifyWebhook } from "@merchant-platform/sdk";
 import { Webhook } from "standardwebhooks";
+import { run } from "../packages/cli/src/commands.ts";
 import { installedApp } from "./apps-harness.ts";
 import { errorCode, type Json } from "./harness.ts";
 import { type Received, startReceiver } from "./receiver.ts";
@@ -220,10 +223,60 @@ describe("subscription filters and field lists", () => {
     const mine = (dashboard.data as Json[]).find((s) => s.id === big.id);
     assert.equal(mine?.filter, "status:paid AND total:>100");
     assert.deepEqual(mine?.fields, FIELDS);
+    // The CLI's `webhooks` prints them under the subscription.
+    await ctx.app.listen({ host: "127.0.0.1", port: 0 });
+    let out = "";
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        out += String(chunk);
+        done();
+      },
+    });
+    const port = (ctx.app.server.address() as AddressInfo).port;
+    const code = await run(
+      ["webhooks", "--base-url", `http://127.0.0.1:${port}`, "--token", inst.tokens.accessToken as string],
+      { stdout: sink, stderr: sink, env: { HOME: "/nonexistent" } },
+    );
+    assert.equal(code, 0, out);
+    assert.match(
+      out,
+      new RegExp(
+        `${big.id} .*/big\n {4}filter: status:paid AND total:>100\n {4}fields: total, currency, customerId \\(and id\\)\n`,
+      ),
+    );
+    assert.match(out, new RegExp(`${all.id} .*/all\n(?! {4}f)`), "nothing more for an unfiltered one");
     // Deleting answers the subscription as it was, with them too.
     const removed = await inst.api.delete(`${API}/webhooks/${big.id}`);
     assert.equal(removed.status, 200);
     assert.deepEqual(removed.data.fields, FIELDS);
+  });
+
+  it("app/uninstalled, queued by the uninstall itself, takes a subscription's filter and fields too", async () => {
+    const inst = await installedApp(ctx.app, SCOPES);
+    const sub = async (path: string, extra: Json) => {
+      const res = await inst.api.post(`${API}/webhooks`, {
+        eventName: "app/uninstalled",
+        targetUrl: `${rx.url}${path}`,
+        ...extra,
+      });
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+      return res.data as { id: string; secret: string };
+    };
+    const named = await sub("/gone-named", { fields: ["appName"] });
+    const other = await sub("/gone-other", { filter: 'appName:"Another app"' });
+    const un = await inst.merchant.client.delete(`${inst.merchant.base}/installations/${inst.clientId}`);
+    assert.equal(un.status, 200, JSON.stringify(un.body));
+    await waitUntil(() => at("/gone-named").length === 1, 20_000, "app/uninstalled at /gone-named");
+    const got = at("/gone-named")[0]!;
+    assert.deepEqual((JSON.parse(got.body) as Json).data, { appName: "Test App" }, "no id in this data");
+    assertVerifies(named.secret, got, "app/uninstalled");
+    const rows = await ctx.platform.db
+      .selectFrom("webhook_deliveries")
+      .select("id")
+      .where("subscription_id", "=", other.id)
+      .execute();
+    assert.deepEqual(rows, [], "the filter left it out: no delivery");
+    assert.equal(at("/gone-other").length, 0);
   });
 
   it("refuses a filter or fields that cannot work, naming the problem (400 in the envelope)", async () => {
