@@ -232,7 +232,7 @@ export function createDeliveryRepo(db: Db) {
         // event it does not match makes no delivery, so nothing is sent, logged, skipped or
         // counted as a failure. The event is still marked dispatched below (`seqs` has it). A
         // test event is sent whatever the filter says: the developer asked for it.
-        if (!r.test && !filters.receives(r.filter, eventDataFor(r, r.app_id!))) continue;
+        if (r.filter !== null && !r.test && !filters.receives(r.filter, eventDataFor(r, r.app_id!))) continue;
         const bodyKey = `${r.seq} ${r.app_id} ${r.fields?.join(",") ?? "*"}`;
         let body = bodies.get(bodyKey);
         if (body === undefined) {
