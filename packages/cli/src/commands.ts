@@ -70,7 +70,8 @@ Commands:
                        Send once more every delivery of the subscription created since then that
                        failed (or was skipped while it was disabled), under its original
                        x-webhook-id. Each is recovered once, however often you run this.
-  webhooks             The installation's subscriptions; disabled ones with when and why.
+  webhooks             The installation's subscriptions; disabled ones with when and why, and
+                       each one's filter and field list when it has them.
   enable <subscription id> [--recover-since <2h | …>]
                        Make a disabled subscription active again (and recover since then).
 
@@ -479,11 +480,15 @@ async function webhooks(io: Io, argv: string[]) {
     line(io, "No subscriptions.");
     return EXIT.ok;
   }
-  for (const s of all)
+  for (const s of all) {
     line(
       io,
       `${s.id}  ${s.eventName.padEnd(18)} ${s.status.padEnd(8)} ${s.targetUrl}${s.disabledAt ? `  since ${s.disabledAt}: ${s.disabledReason}` : ""}`,
     );
+    // What the subscription takes of its events, when it narrows them (issue 21).
+    if (s.filter !== null) line(io, `    filter: ${s.filter}`);
+    if (s.fields !== null) line(io, `    fields: ${s.fields.join(", ")} (and id)`);
+  }
   return EXIT.ok;
 }
 

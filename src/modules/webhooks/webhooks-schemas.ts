@@ -6,6 +6,8 @@ import {
   EVENT_PAYLOADS,
   EVENT_SCOPES,
   Id,
+  SubscriptionFields,
+  SubscriptionFilter,
   SubscriptionStatusSchema,
   WebhookTargetUrl,
 } from "../../contracts/index.ts";
@@ -25,6 +27,8 @@ export const SubscriptionId = Id("subscription");
 export const CreateSubscriptionBody = Body({
   eventName: EventNameSchema,
   targetUrl: WebhookTargetUrl,
+  filter: Type.Optional(SubscriptionFilter),
+  fields: Type.Optional(SubscriptionFields),
 });
 
 const subscriptionFields = {
@@ -47,6 +51,16 @@ const subscriptionFields = {
   createdAt: Timestamp,
   secretRotatedAt: Type.Union([Timestamp, Type.Null()], {
     description: "When the signing secret was last rotated (`POST /webhooks/{id}/secret`); null if never.",
+  }),
+  filter: Type.Union([SubscriptionFilter, Type.Null()], {
+    description:
+      "Only events whose `data` matches it make a delivery (see `filter` of `adminCreateWebhook`); null: every event of `eventName`.",
+    examples: ["status:paid AND total:>100"],
+  }),
+  fields: Type.Union([SubscriptionFields, Type.Null()], {
+    description:
+      "The fields of `data` its deliveries carry, `id` always (see `fields` of `adminCreateWebhook`); null: the whole of `data`.",
+    examples: [["status", "total", "currency"]],
   }),
 };
 
@@ -243,7 +257,7 @@ export function webhooksDocument(settings: {
         summary: `${name}`,
         // Sent by the platform to the app: the signature headers authenticate it, not a scheme.
         security: [],
-        description: `Sent to subscriptions of \`${name}\`${EVENT_SCOPES[name] ? ` (scope \`${EVENT_SCOPES[name]}\`)` : ""}. Answer 2xx within ${durationInWords(settings.timeoutMs)}. 5xx, 408, 429 and network errors are retried (${retried}; a 429 or 503 with \`Retry-After\` delays the next attempt at least that long, at most ${durationInWords(MAX_RETRY_AFTER_MS)}); other statuses are final; redirects are not followed. 410 Gone disables the subscription at once; so do failures without a success for ${durationInWords(settings.disableAfterMs)} (\`webhook.disabled\` is sent).`,
+        description: `Sent to subscriptions of \`${name}\`${EVENT_SCOPES[name] ? ` (scope \`${EVENT_SCOPES[name]}\`)` : ""}. Answer 2xx within ${durationInWords(settings.timeoutMs)}. 5xx, 408, 429 and network errors are retried (${retried}; a 429 or 503 with \`Retry-After\` delays the next attempt at least that long, at most ${durationInWords(MAX_RETRY_AFTER_MS)}); other statuses are final; redirects are not followed. 410 Gone disables the subscription at once; so do failures without a success for ${durationInWords(settings.disableAfterMs)} (\`webhook.disabled\` is sent). A subscription with a \`filter\` receives only the events whose \`data\` matches it; one with \`fields\` receives only those fields of \`data\` (and \`id\`): the others are absent from the body, and the signatures cover the body as sent.`,
         parameters: Object.entries(DELIVERY_HEADERS).map(([name, h]) => ({
           in: "header",
           name,
