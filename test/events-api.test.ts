@@ -21,11 +21,11 @@ describe("events API: the store's event feed", () => {
   });
   after(() => ctx.close());
 
-  it("8 writers commit 600 events while a reader pages with `after`: every event once, in order, each resource's sequence increasing", async () => {
+  it("8 writers commit 2,000 events while a reader pages with `after`: every event once, in order, each resource's sequence increasing", async () => {
     const installed = await installedApp(ctx.app, ["read_products"]);
     const m = installed.merchant;
     const WRITERS = 8;
-    const PRODUCTS = 15; // per writer; each created, then changed 4 times: 5 events
+    const PRODUCTS = 50; // per writer; each created, then changed 4 times: 5 events
     let writing = true;
     const writer = async (w: number) => {
       for (let p = 0; p < PRODUCTS; p++) {
