@@ -6,6 +6,9 @@ import {
   EVENT_PAYLOADS,
   EVENT_SCOPES,
   Id,
+  isPrivacyEvent,
+  PRIVACY_EVENT_NAMES,
+  SUBSCRIBABLE_EVENT_NAMES,
   SubscriptionStatusSchema,
   WebhookTargetUrl,
 } from "../../contracts/index.ts";
@@ -18,16 +21,26 @@ export const EventNameSchema = Type.Enum(EVENT_NAMES, {
     .join(", ")}.`,
 });
 
+/** What a subscription may name: every event but the privacy events, which go to the app's privacy endpoint. */
+export const SubscribableEventNameSchema = Type.Enum(SUBSCRIBABLE_EVENT_NAMES, {
+  type: "string",
+  description: `One of the event names of spec 6.1. Scope needed: ${SUBSCRIBABLE_EVENT_NAMES.map(
+    (e) => `\`${e}\` ${EVENT_SCOPES[e] ?? "none"}`,
+  ).join(", ")}. The privacy events (${PRIVACY_EVENT_NAMES.map((e) => `\`${e}\``).join(
+    ", ",
+  )}) are not subscribed to: every app receives them at the privacy endpoint of its registration.`,
+});
+
 export const SubscriptionId = Id("subscription");
 
 export const CreateSubscriptionBody = Body({
-  eventName: EventNameSchema,
+  eventName: SubscribableEventNameSchema,
   targetUrl: WebhookTargetUrl,
 });
 
 const subscriptionFields = {
   id: SubscriptionId,
-  eventName: EventNameSchema,
+  eventName: SubscribableEventNameSchema,
   targetUrl: WebhookTargetUrl,
   status: SubscriptionStatusSchema,
   disabledAt: Type.Union([Timestamp, Type.Null()], {
@@ -235,7 +248,15 @@ export function webhooksDocument(): Record<string, unknown> {
         summary: `${name}`,
         // Sent by the platform to the app: the signature headers authenticate it, not a scheme.
         security: [],
-        description: `Sent to subscriptions of \`${name}\`${EVENT_SCOPES[name] ? ` (scope \`${EVENT_SCOPES[name]}\`)` : ""}. Answer 2xx within 10 s. 5xx, 408, 429 and network errors are retried (8 attempts, 1 min doubling; a 429 or 503 with \`Retry-After\` delays the next attempt at least that long, at most 24 h); other statuses are final; redirects are not followed. 410 Gone disables the subscription at once; so do failures without a success for 5 days (\`webhook.disabled\` is sent).`,
+        description: `${
+          isPrivacyEvent(name)
+            ? `Not subscribed to: sent to the privacy endpoint of the app's registration (\`privacyWebhookUrl\`), signed with the app's privacy secret (the same headers and signatures as every delivery). ${EVENT_BY_NAME[name].summary}`
+            : `Sent to subscriptions of \`${name}\`${EVENT_SCOPES[name] ? ` (scope \`${EVENT_SCOPES[name]}\`)` : ""}.`
+        } Answer 2xx within 10 s. 5xx, 408, 429 and network errors are retried (8 attempts, 1 min doubling; a 429 or 503 with \`Retry-After\` delays the next attempt at least that long, at most 24 h); other statuses are final; redirects are not followed. ${
+          isPrivacyEvent(name)
+            ? "A privacy endpoint is never disabled: every privacy event gets its attempts."
+            : "410 Gone disables the subscription at once; so do failures without a success for 5 days (`webhook.disabled` is sent)."
+        }`,
         parameters: Object.entries(DELIVERY_HEADERS).map(([name, h]) => ({
           in: "header",
           name,
