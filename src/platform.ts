@@ -275,6 +275,8 @@ export function createPlatform(input: {
     services,
     integration,
     webhooks,
+    /** The privacy webhooks (customer.redact, customer.data_request, shop.redact). */
+    privacy,
     developer,
     windowStore,
     /** Idempotency keys of create requests (the HTTP side is lib/http/idempotency.ts). */
