@@ -142,7 +142,7 @@ export function createWebhooksModule(deps: {
       privacy: deps.shopRedactions,
       everyMs: SHOP_REDACT_EVERY_MS,
       onResult: (result) => {
-        if (result.sent > 0 || result.skipped > 0) logger.info(result, "shop.redact");
+        if (result.sent > 0 || result.skipped > 0) logger.info(result, `${EVENT.shopRedact} sweep`);
       },
       onError: (error) => logger.warn({ err: error }, "shop.redact sweep failed; trying again later"),
     });

@@ -36,7 +36,15 @@ import {
   useNotify,
   useSubmit,
 } from "../components/ui.tsx";
-import { CustomerNote, Email, FirstName, LastName, MAX_CUSTOMER_ADDRESSES, Phone } from "../contract.ts";
+import {
+  CustomerNote,
+  DeliveryStatus,
+  Email,
+  FirstName,
+  LastName,
+  MAX_CUSTOMER_ADDRESSES,
+  Phone,
+} from "../contract.ts";
 import { money, personName, when } from "../lib/format.ts";
 import { searchParam, useDebounced, useIdempotencyKey, useSlug } from "../lib/hooks.ts";
 import { validate } from "../lib/validate.ts";
@@ -479,7 +487,9 @@ function DataRequestsPanel({ slug, id, anonymized }: { slug: string; id: string;
       ).data,
     // Deliveries move on by themselves: refresh while one is still pending.
     refetchInterval: (q) =>
-      q.state.data?.requests.some((r) => r.apps.some((a) => a.delivery.status === "pending")) ? 3000 : false,
+      q.state.data?.requests.some((r) => r.apps.some((a) => a.delivery.status === DeliveryStatus.pending))
+        ? 3000
+        : false,
   });
 
   async function ask() {
