@@ -16,6 +16,8 @@ export interface OutboxEvent {
   installationId?: string;
   /** Set when the caller has already created the event's deliveries itself. */
   dispatchedAt?: Date;
+  /** When it happened, if the caller already read the clock for its payload (default: now). */
+  createdAt?: Date;
   /** A test event: its body says `"test": true`, its attempts send `x-webhook-test: true`. */
   test?: boolean;
   /**
@@ -38,7 +40,7 @@ export const EVENTS_CHANNEL = "mp_events";
 export function createEventRecorder(deps: { clock: Clock }) {
   return async function recordEvent(tx: Executor, event: OutboxEvent): Promise<RecordedEvent> {
     const id = newId("event");
-    const createdAt = deps.clock.now();
+    const createdAt = event.createdAt ?? deps.clock.now();
     const row = await tx
       .insertInto("events")
       .values({

@@ -31,9 +31,16 @@ export function createPrivacyService(deps: {
   async function send(
     tx: Executor,
     store: Pick<Store, "id" | "slug">,
-    input: { topic: PrivacyEventName; resourceId: string; payload: unknown; target: PrivacyTarget },
+    input: {
+      topic: PrivacyEventName;
+      resourceId: string;
+      payload: unknown;
+      target: PrivacyTarget;
+      /** The time the payload already names (a data request's `requestedAt`): the event's too. */
+      now?: Date;
+    },
   ) {
-    const now = clock.now();
+    const now = input.now ?? clock.now();
     const event = await deps.recordEvent(tx, {
       storeId: store.id,
       topic: input.topic,
@@ -44,6 +51,7 @@ export function createPrivacyService(deps: {
       ...("installationId" in input.target ? { installationId: input.target.installationId } : {}),
       // Its deliveries are made here: dispatch never looks at it.
       dispatchedAt: now,
+      createdAt: now,
     });
     const queued = await repo.enqueue(tx, {
       storeId: store.id,
@@ -100,6 +108,7 @@ export function createPrivacyService(deps: {
           resourceId: customerId,
           payload: { customerId, orderIds, requestedAt: now.toISOString() },
           target: { scope: customerScope },
+          now,
         });
       });
       const [request] = await this.listDataRequests(store, customerId, [sent.event.id]);
