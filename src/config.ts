@@ -239,6 +239,12 @@ export const ConfigSchema = Type.Object({
     description:
       "A webhook subscription whose delivery attempts have all failed for this long, measured from the first failure of an unbroken run of failures (any success resets it), is disabled: nothing is sent to it, and each event it would have received is recorded as a skipped delivery, until the app enables it again. Default 5 days; any positive number of seconds.",
   }),
+  SHOP_REDACT_DELAY_SECONDS: Type.Integer({
+    minimum: 0,
+    default: 172_800,
+    description:
+      "How long after an app is uninstalled from a store it is sent shop.redact at its privacy endpoint (once; not if it was installed there again meanwhile). Default 48 hours. Applies to uninstalls made after a change.",
+  }),
   WEBHOOK_LOG_RETENTION_DAYS: Type.Integer({
     minimum: 0,
     default: 30,

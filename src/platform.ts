@@ -49,6 +49,9 @@ import { createOrderService } from "./modules/orders/orders-service.ts";
 import { createOverviewRepo } from "./modules/overview/overview-repo.ts";
 import { overviewRoutes } from "./modules/overview/overview-routes.ts";
 import { createOverviewService } from "./modules/overview/overview-service.ts";
+import { createPrivacyRepo } from "./modules/privacy/privacy-repo.ts";
+import { privacyRoutes } from "./modules/privacy/privacy-routes.ts";
+import { createPrivacyService } from "./modules/privacy/privacy-service.ts";
 import { createProductRepo } from "./modules/products/products-repo.ts";
 import { productRoutes } from "./modules/products/products-routes.ts";
 import { createProductService } from "./modules/products/products-service.ts";
@@ -56,6 +59,7 @@ import { createStoreRepo } from "./modules/stores/stores-repo.ts";
 import { storeRoutes } from "./modules/stores/stores-routes.ts";
 import { createStoreService } from "./modules/stores/stores-service.ts";
 import { listenForEvents } from "./modules/webhooks/delivery/notifications.ts";
+import { assertSafeTargetUrl } from "./modules/webhooks/delivery/ssrf.ts";
 import { subscriptionRoutes } from "./modules/webhooks/subscriptions-routes.ts";
 import { createWebhooksModule } from "./modules/webhooks/webhooks-module.ts";
 
@@ -118,7 +122,17 @@ export function createPlatform(input: {
     devices: createDeviceCookies({ key: deriveKey(secretsKey, "device-cookie"), clock }),
     passwords: input.passwords ?? argon2idPasswords,
   });
-  const customers = createCustomerService({ db, repo: repos.customers, recordEvent, clock });
+  // The privacy webhooks (issue 21): customer.redact from the customer service, shop.redact from
+  // the uninstall hook and the worker's sweep, data requests from the dashboard.
+  const privacyRepo = createPrivacyRepo(db);
+  const privacy = createPrivacyService({
+    db,
+    repo: privacyRepo,
+    recordEvent,
+    clock,
+    shopRedactDelaySeconds: config.SHOP_REDACT_DELAY_SECONDS,
+  });
+  const customers = createCustomerService({ db, repo: repos.customers, recordEvent, clock, privacy });
   const domain = {
     accounts,
     stores: createStoreService({ db, repo: repos.stores, recordEvent, clock }),
@@ -149,7 +163,22 @@ export function createPlatform(input: {
       secret: "random",
     },
   );
-  const apps = createAppService({ repo: appRepo, clock, guard: credentialGuard });
+  const secretBox = createSecretBox(secretsKey);
+  const apps = createAppService({
+    repo: appRepo,
+    clock,
+    guard: credentialGuard,
+    privacy: {
+      assertSafeTarget: (url) =>
+        assertSafeTargetUrl(url, {
+          allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
+          field: "privacyWebhookUrl",
+        }),
+      sealSecret: (secret) => secretBox.seal(secret),
+      syncChannels: (appId, now) => privacyRepo.syncChannels(appId, now),
+      secretOverlapSeconds: config.WEBHOOK_SECRET_OVERLAP_SECONDS,
+    },
+  });
   // One per process, shared by the token rules (which verify and revoke) and uninstall.
   const accessCache = createAccessCache<AccessContext>({ ttlMs: config.ACCESS_TOKEN_CACHE_MS });
   const tokens = createTokenService({
@@ -169,8 +198,9 @@ export function createPlatform(input: {
     db,
     config,
     clock,
-    secretBox: createSecretBox(secretsKey),
+    secretBox,
     recordEvent,
+    shopRedactions: privacy,
     registry: metrics.registry,
     feed,
     subscribeEvents: (onEvent) => listenForEvents(database, onEvent, () => {}),
@@ -178,7 +208,7 @@ export function createPlatform(input: {
     windowStore,
   });
   for (const metric of sharedCounters?.metrics ?? []) metrics.registry.registerMetric(metric);
-  const uninstallHooks: UninstallHook[] = [webhooks.onUninstall];
+  const uninstallHooks: UninstallHook[] = [webhooks.onUninstall, privacy.onUninstall];
   const developer = {
     keys: createApiKeyService({ db, repo: createApiKeyRepo(db), clock, guard: credentialGuard }),
     /** Developer API quota: RATE_LIMIT_PER_MINUTE accepted requests per key pair in any 60 s. */
@@ -223,6 +253,7 @@ export function createPlatform(input: {
     storeRoutes(services.stores),
     productRoutes(services.products),
     customerRoutes(services.customers),
+    privacyRoutes(privacy),
     orderRoutes(services.orders, webhooks.deliveriesOf, appActor),
     overviewRoutes(services.overview),
     appDataRoutes(createAppMetadataRepo(db)),
@@ -244,6 +275,8 @@ export function createPlatform(input: {
     services,
     integration,
     webhooks,
+    /** The privacy webhooks (customer.redact, customer.data_request, shop.redact). */
+    privacy,
     developer,
     windowStore,
     /** Idempotency keys of create requests (the HTTP side is lib/http/idempotency.ts). */

@@ -7,6 +7,11 @@ import type { Scope } from "./scopes.ts";
  * transaction); `app/uninstalled` is written on uninstall and `webhook.disabled` when the platform
  * disables a subscription, and each goes to that installation only.
  * The payload schemas are in resources.ts (EVENT_PAYLOADS), keyed by `data`.
+ *
+ * `privacy: true` marks the privacy events (issue 21): no app subscribes to them; every app they
+ * concern receives them at the one privacy endpoint it declares in its registration
+ * (`privacyWebhookUrl`), whatever its subscriptions. `scope` is then who they concern: an app
+ * installed with that scope (null: the app the event is about).
  */
 export const EVENTS = {
   orderCreated: {
@@ -105,22 +110,58 @@ export const EVENTS = {
     summary:
       "The platform disabled one of the installation's subscriptions (all its deliveries failed for the disable window, or its receiver answered 410 Gone): nothing is sent to it until it is enabled again. Subscribe to it at another endpoint.",
   },
+  customerRedact: {
+    name: "customer.redact",
+    scope: "read_customers",
+    data: "customerRedact",
+    privacy: true,
+    summary:
+      "The merchant deleted or anonymised a customer: erase what you keep on them and on their orders (the ids are in `data`). Sent to the privacy endpoint of every app installed in the store with `read_customers`.",
+  },
+  customerDataRequest: {
+    name: "customer.data_request",
+    scope: "read_customers",
+    data: "customerDataRequest",
+    privacy: true,
+    summary:
+      "The merchant asks what you hold on a customer (for the customer's access request): report it to the merchant. Sent to the privacy endpoint of every app installed in the store with `read_customers`.",
+  },
+  shopRedact: {
+    name: "shop.redact",
+    scope: null,
+    data: "shopRedact",
+    privacy: true,
+    summary:
+      "`SHOP_REDACT_DELAY_SECONDS` (48 hours by default) after the app was uninstalled from a store, and only if it was not installed there again meanwhile: erase what you keep on the store. Sent once to the app's privacy endpoint, though its subscriptions have stopped.",
+  },
 } as const satisfies Record<
   string,
   {
     name: string;
     scope: Scope | null;
-    data: "order" | "product" | "customer" | "store" | "uninstalled" | "webhookDisabled";
+    data:
+      | "order"
+      | "product"
+      | "customer"
+      | "store"
+      | "uninstalled"
+      | "webhookDisabled"
+      | "customerRedact"
+      | "customerDataRequest"
+      | "shopRedact";
     summary: string;
+    privacy?: true;
   }
 >;
 
 type EventKey = keyof typeof EVENTS;
 export type EventName = (typeof EVENTS)[EventKey]["name"];
-/** Events a change in the store causes; the others are about the installation itself (operational). */
+/** The privacy events: sent to each app's privacy endpoint, never subscribed to. */
+export type PrivacyEventName = Extract<(typeof EVENTS)[EventKey], { privacy: true }>["name"];
+/** Events a change in the store causes; the others are about the installation itself (operational) or privacy. */
 export type DomainEventName = Exclude<
   EventName,
-  typeof EVENTS.appUninstalled.name | typeof EVENTS.webhookDisabled.name
+  typeof EVENTS.appUninstalled.name | typeof EVENTS.webhookDisabled.name | PrivacyEventName
 >;
 export type EventDataKind = (typeof EVENTS)[EventKey]["data"];
 
@@ -139,6 +180,19 @@ export const EVENT_BY_NAME = Object.freeze(
 export function isEventName(value: string): value is EventName {
   return Object.hasOwn(EVENT_BY_NAME, value);
 }
+
+export function isPrivacyEvent(name: EventName): name is PrivacyEventName {
+  return (EVENT_BY_NAME[name] as { privacy?: true }).privacy === true;
+}
+
+/** The privacy events, in contract order. */
+export const PRIVACY_EVENT_NAMES: PrivacyEventName[] = EVENT_NAMES.filter(isPrivacyEvent);
+
+/** What an app may subscribe to (`POST /webhooks`): every event but the privacy events. */
+export type SubscribableEventName = Exclude<EventName, PrivacyEventName>;
+export const SUBSCRIBABLE_EVENT_NAMES: SubscribableEventName[] = EVENT_NAMES.filter(
+  (n): n is SubscribableEventName => !isPrivacyEvent(n),
+);
 
 /** The scope needed to subscribe to each event (null: every app may). */
 export const EVENT_SCOPES = Object.freeze(

@@ -292,6 +292,53 @@ export const WebhookDisabledData = Type.Object(
   { title: "WebhookDisabledData" },
 );
 
+export const CustomerRedactData = Type.Object(
+  {
+    customerId: Id("customer", "The customer the merchant deleted or anonymised."),
+    orderIds: Type.Array(Id("order"), {
+      description:
+        "Every order of the customer (the orders stay in the store, with the customer's details erased): erase the customer's details you keep on them. Empty for a customer without orders.",
+      examples: [[exampleId("order")]],
+    }),
+  },
+  {
+    title: "CustomerRedactData",
+    description:
+      "No name or e-mail address: the platform has erased them, and keeps no copy in its events. Find the customer by its id.",
+  },
+);
+
+export const CustomerDataRequestData = Type.Object(
+  {
+    customerId: Id("customer", "The customer whose data the merchant asks about."),
+    orderIds: Type.Array(Id("order"), {
+      description: "Every order of the customer when the request was made.",
+      examples: [[exampleId("order")]],
+    }),
+    requestedAt: Timestamp,
+  },
+  {
+    title: "CustomerDataRequestData",
+    description:
+      "Report to the merchant what you keep on this customer (read the customer's details with `read_customers` if you need them). The event `id` names the request.",
+  },
+);
+
+export const ShopRedactData = Type.Object(
+  {
+    clientId: Type.String({
+      description: "Your app's client id.",
+      examples: ["mpc_3kTMd9Qx2LwZ7bPq5RvY8nHa"],
+    }),
+    uninstalledAt: Timestamp,
+  },
+  {
+    title: "ShopRedactData",
+    description:
+      "The store is `store.slug` of the body: erase what you keep on it (its customers, orders, products and tokens).",
+  },
+);
+
 /** What each kind of event carries in `data` (events.ts names the kind per event). */
 export const EVENT_PAYLOADS: Record<EventDataKind, TSchema> = {
   order: OrderResource,
@@ -300,4 +347,7 @@ export const EVENT_PAYLOADS: Record<EventDataKind, TSchema> = {
   store: StoreResource,
   uninstalled: UninstalledData,
   webhookDisabled: WebhookDisabledData,
+  customerRedact: CustomerRedactData,
+  customerDataRequest: CustomerDataRequestData,
+  shopRedact: ShopRedactData,
 };

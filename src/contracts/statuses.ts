@@ -62,13 +62,22 @@ export const InstallationStatus = mirror(INSTALLATION_STATUS_NAMES);
  * WEBHOOK_DISABLE_AFTER_SECONDS or its receiver answered 410 Gone; the app enables it again.
  */
 export const SUBSCRIPTION_STATUSES = {
-  active: { label: "Active", listed: true },
-  disabled: { label: "Disabled", listed: true },
-  stopped: { label: "Stopped", listed: false },
+  active: { label: "Active", listed: true, sends: true },
+  disabled: { label: "Disabled", listed: true, sends: false },
+  stopped: { label: "Stopped", listed: false, sends: false },
+  // An installation's privacy channel (issue 21): the platform's own row, one per installation,
+  // that carries the privacy events to the app's privacy endpoint with the app's privacy secret.
+  // Never listed, counted, dispatched to, disabled or stopped: it outlives the uninstall, since
+  // `shop.redact` comes after it.
+  privacy: { label: "Privacy endpoint", listed: false, sends: true },
 } as const;
 export type SubscriptionStatus = keyof typeof SUBSCRIPTION_STATUSES;
 export const SUBSCRIPTION_STATUS_NAMES = keysOf(SUBSCRIPTION_STATUSES);
 export const SubscriptionStatus = mirror(SUBSCRIPTION_STATUS_NAMES);
+/** The statuses whose deliveries may be sent again (a redelivery): an active subscription, a privacy channel. */
+export const SENDING_SUBSCRIPTION_STATUS_NAMES = SUBSCRIPTION_STATUS_NAMES.filter(
+  (s) => SUBSCRIPTION_STATUSES[s].sends,
+);
 /** The statuses an app sees (`GET /webhooks`): a stopped subscription is gone for it. */
 export type ListedSubscriptionStatus = {
   [K in SubscriptionStatus]: (typeof SUBSCRIPTION_STATUSES)[K]["listed"] extends true ? K : never;

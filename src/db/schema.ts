@@ -192,6 +192,12 @@ export interface AppsTable {
   updated_at: Timestamp;
   /** Set when the developer deleted the app: hidden, and refused by every OAuth endpoint. */
   deleted_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** Where the privacy events go (migration 20261126_0080); null: none declared. */
+  privacy_webhook_url: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The privacy endpoint's signing secret, sealed; made when an endpoint is first declared. */
+  privacy_secret_ciphertext: ColumnType<string | null, string | null | undefined, string | null>;
+  privacy_previous_secret_ciphertext: ColumnType<string | null, string | null | undefined, string | null>;
+  privacy_secret_rotated_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
 export interface InstallationsTable {
@@ -204,6 +210,10 @@ export interface InstallationsTable {
   created_at: Timestamp;
   updated_at: Timestamp;
   uninstalled_at: Date | null;
+  /** When `shop.redact` is due (set at uninstall, migration 20261126_0080). */
+  shop_redact_due_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** When a worker claimed it: sent, or not sent because the app was installed again. */
+  shop_redact_done_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
 export interface AuthorizationCodesTable {

@@ -9,6 +9,7 @@ import {
   unwrap,
   type WebhookEventName,
 } from "@merchant-platform/sdk";
+import { checkPrivacyEndpoint } from "./check-privacy.ts";
 import {
   type CliConfig,
   checkBaseUrl,
@@ -33,6 +34,8 @@ export const EXIT = {
   forwardFailed: 3,
   /** The --token-command failed, or printed no access token (its output is shown). */
   tokenCommand: 4,
+  /** `check-privacy`: the endpoint accepted a bad signature, or refused a good one. */
+  checkFailed: 5,
 } as const;
 
 export interface Io {
@@ -74,11 +77,16 @@ Commands:
                        each one's filter and field list when it has them.
   enable <subscription id> [--recover-since <2h | …>]
                        Make a disabled subscription active again (and recover since then).
+  check-privacy <url> --secret <whsec_…> [--store <slug>] [--client-id <mpc_…>]
+                       Check your privacy endpoint: POSTs customer.redact, customer.data_request
+                       and shop.redact (marked test, made-up ids) signed with a wrong secret, which
+                       must be answered 401, then with --secret (or MP_PRIVACY_SECRET), which must
+                       be answered 2xx. Calls only <url>, never the platform.
 
 Options for every command: --base-url, --token, --token-command (or MP_BASE_URL, MP_ACCESS_TOKEN,
 MP_TOKEN_COMMAND; otherwise what login saved in ${configPath({})}).
 Exit codes: 0 done, 1 the platform refused or is unreachable, 2 bad usage, 3 a forward failed (--fail-on-error),
-4 the --token-command failed or printed no access token.
+4 the --token-command failed or printed no access token, 5 check-privacy found the endpoint wrong.
 `;
 
 const COMMON = {
@@ -512,6 +520,60 @@ async function enable(io: Io, argv: string[]) {
   return EXIT.ok;
 }
 
+async function checkPrivacy(io: Io, argv: string[]) {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    options: {
+      help: { type: "boolean", short: "h" },
+      secret: { type: "string" },
+      store: { type: "string" },
+      "client-id": { type: "string" },
+    },
+    allowPositionals: true,
+    strict: true,
+  });
+  const url = positionals[0];
+  if (!url || positionals.length > 1)
+    throw new UsageError(
+      "check-privacy needs your privacy endpoint's URL, e.g. check-privacy https://app.example.com/privacy",
+    );
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new UsageError(`check-privacy needs an absolute http(s) URL, got "${url}"`);
+  }
+  if (parsed.protocol !== "https:" && parsed.protocol !== "http:")
+    throw new UsageError(`check-privacy needs an http(s) URL, got "${url}"`);
+  const secret = values.secret ?? io.env.MP_PRIVACY_SECRET;
+  if (!secret || !/^whsec_[A-Za-z0-9+/]+={0,2}$/.test(secret))
+    throw new UsageError(
+      "check-privacy needs the privacy endpoint's secret (whsec_…, shown when you declared the endpoint or rotated it): --secret or MP_PRIVACY_SECRET",
+    );
+  const checks = await checkPrivacyEndpoint({
+    url,
+    secret,
+    store: values.store ?? "example-store",
+    clientId: values["client-id"] ?? "mpc_checkprivacy0000000000",
+  });
+  for (const c of checks)
+    line(
+      io,
+      `${c.ok ? "ok  " : "FAIL"} ${c.topic.padEnd(22)} ${c.signature} signature → ${c.status ?? c.error} (expected ${c.expected})`,
+    );
+  const failed = checks.filter((c) => !c.ok);
+  if (failed.length === 0) {
+    line(io, "The endpoint refuses bad signatures and accepts good ones.");
+    return EXIT.ok;
+  }
+  if (failed.some((c) => c.signature === "bad" && c.status !== null && c.status < 300))
+    io.stderr.write(
+      "The endpoint accepted a request with a wrong signature: anyone could make it erase data. Verify every request (verifyWebhook) and answer 401 when it fails.\n",
+    );
+  io.stderr.write(`${failed.length} of ${checks.length} checks failed.\n`);
+  return EXIT.checkFailed;
+}
+
 const COMMANDS: Record<string, (io: Io, argv: string[]) => Promise<number>> = {
   login,
   listen: listenCommand,
@@ -523,6 +585,7 @@ const COMMANDS: Record<string, (io: Io, argv: string[]) => Promise<number>> = {
   recover,
   webhooks,
   enable,
+  "check-privacy": checkPrivacy,
 };
 
 /** Runs one command line; answers the exit code (never throws). */

@@ -29,7 +29,14 @@ export function createAppRepo(db: Executor) {
     },
     async update(
       appId: string,
-      changes: { name?: string; redirect_uris?: string[]; scopes?: Scope[] },
+      changes: {
+        name?: string;
+        redirect_uris?: string[];
+        scopes?: Scope[];
+        privacy_webhook_url?: string | null;
+        /** Only when the app has no privacy secret yet (its first endpoint): see setPrivacySecret. */
+        privacy_secret_ciphertext?: string;
+      },
       now: Date,
       tx: Executor = db,
     ) {
@@ -41,6 +48,12 @@ export function createAppRepo(db: Executor) {
             ? { redirect_uris: JSON.stringify(changes.redirect_uris) }
             : {}),
           ...(changes.scopes !== undefined ? { scopes: JSON.stringify(changes.scopes) } : {}),
+          ...(changes.privacy_webhook_url !== undefined
+            ? { privacy_webhook_url: changes.privacy_webhook_url }
+            : {}),
+          ...(changes.privacy_secret_ciphertext !== undefined
+            ? { privacy_secret_ciphertext: changes.privacy_secret_ciphertext }
+            : {}),
           updated_at: now,
         })
         .where("id", "=", appId)
@@ -71,6 +84,25 @@ export function createAppRepo(db: Executor) {
         .orderBy("id")
         .limit(1000)
         .execute();
+    },
+    /**
+     * Puts `sealed` in force as the app's privacy secret and keeps the one it replaces as the
+     * previous one, stamped `now` (one statement: the previous is exactly the one replaced even
+     * when two rotations race). Only for an app that has a privacy secret.
+     */
+    async rotatePrivacySecret(appId: string, sealed: string, now: Date, tx: Executor = db) {
+      return tx
+        .updateTable("apps")
+        .set((eb) => ({
+          privacy_previous_secret_ciphertext: eb.ref("privacy_secret_ciphertext"),
+          privacy_secret_ciphertext: sealed,
+          privacy_secret_rotated_at: now,
+          updated_at: now,
+        }))
+        .where("id", "=", appId)
+        .where("privacy_secret_ciphertext", "is not", null)
+        .returningAll()
+        .executeTakeFirst();
     },
     async setSecretHash(appId: string, hash: string, now: Date, tx: Executor = db) {
       return tx

@@ -7,9 +7,11 @@ import type { App } from "../../lib/http/types.ts";
 import { currentAccount } from "../accounts/session-auth.ts";
 import {
   AppResource,
+  AppWithPrivacySecret,
   AppWithSecret,
   ClientId,
   CreateAppBody,
+  PrivacySecretResource,
   SecretResource,
   toAppResource,
   UpdateAppBody,
@@ -41,24 +43,33 @@ export function registerAppRoutes(
         tags,
         summary: "Register an app",
         description:
-          "Answers the client id and the client secret. The secret is shown only in this response.",
+          "Answers the client id and the client secret. The secret is shown only in this response. With `privacyWebhookUrl`, also the privacy endpoint's signing secret (`privacySecret`), shown only here too.",
         security,
         body: CreateAppBody,
         response: {
           201: Envelope(AppWithSecret, "Created; store the secret now"),
-          ...errorResponses("UNAUTHENTICATED"),
+          ...errorResponses("UNAUTHENTICATED", "VALIDATION_FAILED"),
         },
       },
     },
     async (request, reply) => {
-      const { app: row, secret } = await apps.register(currentAccount(request).id, {
+      const {
+        app: row,
+        secret,
+        privacySecret,
+      } = await apps.register(currentAccount(request).id, {
         ...request.body,
         scopes: request.body.scopes as Scope[],
       });
       reply.header("cache-control", "no-store");
-      return reply
-        .status(201)
-        .send({ success: true as const, data: { ...toAppResource(row), clientSecret: secret } });
+      return reply.status(201).send({
+        success: true as const,
+        data: {
+          ...toAppResource(row),
+          clientSecret: secret,
+          ...(privacySecret !== undefined ? { privacySecret } : {}),
+        },
+      });
     },
   );
 
@@ -108,19 +119,53 @@ export function registerAppRoutes(
         tags,
         summary: "Change an app",
         description:
-          "Name, redirect URIs and the scopes the app may ask merchants for. Installations keep the scopes their merchants granted; narrowing limits what the app can ask for from now on.",
+          "Name, redirect URIs, the scopes the app may ask merchants for, and the privacy endpoint. Installations keep the scopes their merchants granted; narrowing limits what the app can ask for from now on. The first privacy endpoint declared makes the endpoint's signing secret, answered once as `privacySecret`.",
         security,
         params: clientParams,
         body: UpdateAppBody,
-        response: { 200: Envelope(AppResource), ...errorResponses("UNAUTHENTICATED", "NOT_FOUND") },
+        response: {
+          200: Envelope(AppWithPrivacySecret),
+          ...errorResponses("UNAUTHENTICATED", "NOT_FOUND", "VALIDATION_FAILED"),
+        },
       },
     },
-    async (request) => ({
-      success: true as const,
-      data: toAppResource(
-        await apps.update(currentAccount(request).id, request.params.clientId, request.body),
-      ),
-    }),
+    async (request, reply) => {
+      const { app: row, privacySecret } = await apps.update(
+        currentAccount(request).id,
+        request.params.clientId,
+        request.body,
+      );
+      if (privacySecret !== undefined) reply.header("cache-control", "no-store");
+      return {
+        success: true as const,
+        data: { ...toAppResource(row), ...(privacySecret !== undefined ? { privacySecret } : {}) },
+      };
+    },
+  );
+
+  app.post(
+    "/apps/:clientId/privacy-secret",
+    {
+      preHandler: requireSession,
+      schema: {
+        operationId: "dashboardRotateAppPrivacySecret",
+        tags,
+        summary: "Rotate the privacy endpoint's signing secret",
+        description:
+          "Issues a new signing secret for the app's privacy endpoint, shown only in this response, and in force at once in every store. As for a subscription's rotation, `webhook-signature` carries the previous secret's signature too until `previousSecretExpiresAt`; `x-webhook-signature` uses the new one at once. 409 while the app has no privacy endpoint.",
+        security,
+        params: clientParams,
+        response: {
+          200: Envelope(PrivacySecretResource),
+          ...errorResponses("UNAUTHENTICATED", "NOT_FOUND", "CONFLICT"),
+        },
+      },
+    },
+    async (request, reply) => {
+      const data = await apps.rotatePrivacySecret(currentAccount(request).id, request.params.clientId);
+      reply.header("cache-control", "no-store");
+      return { success: true as const, data };
+    },
   );
 
   app.delete(

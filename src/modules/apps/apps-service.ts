@@ -3,7 +3,7 @@ import type { AppRow } from "../../db/schema.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { safeEqual, sha256Hex } from "../../lib/crypto.ts";
 import { AppError, notFound } from "../../lib/errors.ts";
-import { newId, newSecretOf } from "../../lib/ids.ts";
+import { newId, newSecretOf, newWebhookSecret } from "../../lib/ids.ts";
 import type { CredentialGuard } from "../../lib/rate-limit/limiters.ts";
 import type { AppRepo } from "./apps-repo.ts";
 
@@ -16,10 +16,34 @@ export function createAppService(deps: {
   clock: Clock;
   /** Failures per client id and per IP: guessing a secret is throttled (a "random" secret guard). */
   guard: CredentialGuard;
+  /** The app's privacy endpoint (issue 21): its URL is checked like a subscription's, its secret sealed like one. */
+  privacy: {
+    assertSafeTarget(url: string): Promise<void>;
+    sealSecret(secret: string): string;
+    /** Puts the app's endpoint and secrets on its installations' privacy channels. */
+    syncChannels(appId: string, now: Date): Promise<void>;
+    /** WEBHOOK_SECRET_OVERLAP_SECONDS: how long a replaced privacy secret still signs. */
+    secretOverlapSeconds: number;
+  };
 }) {
   const { repo, clock } = deps;
+  /** A new privacy secret and its sealed form. */
+  const newPrivacySecret = () => {
+    const secret = newWebhookSecret();
+    return { secret, sealed: deps.privacy.sealSecret(secret) };
+  };
   return {
-    async register(ownerId: string, input: { name: string; redirectUris: string[]; scopes: Scope[] }) {
+    async register(
+      ownerId: string,
+      input: {
+        name: string;
+        redirectUris: string[];
+        scopes: Scope[];
+        privacyWebhookUrl?: string | undefined;
+      },
+    ) {
+      if (input.privacyWebhookUrl !== undefined) await deps.privacy.assertSafeTarget(input.privacyWebhookUrl);
+      const privacy = input.privacyWebhookUrl !== undefined ? newPrivacySecret() : null;
       const secret = newSecretOf("clientSecret");
       const now = clock.now();
       const app = await repo.insert({
@@ -34,8 +58,12 @@ export function createAppService(deps: {
         created_at: now,
         updated_at: now,
         deleted_at: null,
+        privacy_webhook_url: input.privacyWebhookUrl ?? null,
+        privacy_secret_ciphertext: privacy?.sealed ?? null,
+        privacy_previous_secret_ciphertext: null,
+        privacy_secret_rotated_at: null,
       });
-      return { app, secret };
+      return { app, secret, privacySecret: privacy?.secret };
     },
 
     listOwned: (ownerId: string) => repo.listByOwner(ownerId),
@@ -54,18 +82,60 @@ export function createAppService(deps: {
     async update(
       ownerId: string,
       clientId: string,
-      input: { name?: string | undefined; redirectUris?: string[] | undefined; scopes?: Scope[] | undefined },
+      input: {
+        name?: string | undefined;
+        redirectUris?: string[] | undefined;
+        scopes?: Scope[] | undefined;
+        /** A new privacy endpoint, or null to remove it. */
+        privacyWebhookUrl?: string | null | undefined;
+      },
     ) {
       const app = await this.getOwned(ownerId, clientId);
-      return repo.update(
+      const url = input.privacyWebhookUrl;
+      if (typeof url === "string") await deps.privacy.assertSafeTarget(url);
+      // The secret is made with the first endpoint and kept: a changed URL keeps it (rotate it
+      // to change it), so an endpoint moved to a new address verifies as before.
+      const privacy =
+        typeof url === "string" && app.privacy_secret_ciphertext === null ? newPrivacySecret() : null;
+      const now = clock.now();
+      const updated = await repo.update(
         app.id,
         {
           ...(input.name !== undefined ? { name: input.name.trim() } : {}),
           ...(input.redirectUris !== undefined ? { redirect_uris: input.redirectUris } : {}),
           ...(input.scopes !== undefined ? { scopes: [...new Set(input.scopes)].sort() } : {}),
+          ...(url !== undefined ? { privacy_webhook_url: url } : {}),
+          ...(privacy ? { privacy_secret_ciphertext: privacy.sealed } : {}),
         },
-        clock.now(),
+        now,
       );
+      if (url !== undefined) await deps.privacy.syncChannels(app.id, now);
+      return { app: updated, privacySecret: privacy?.secret };
+    },
+
+    /**
+     * A new privacy secret in force at once; the one it replaces keeps signing `webhook-signature`
+     * (after the new one) for the overlap, as a subscription's does. 409 without an endpoint.
+     */
+    async rotatePrivacySecret(ownerId: string, clientId: string) {
+      const app = await this.getOwned(ownerId, clientId);
+      const { secret, sealed } = newPrivacySecret();
+      const now = clock.now();
+      const updated = await repo.rotatePrivacySecret(app.id, sealed, now);
+      if (!updated)
+        throw new AppError("CONFLICT", {
+          message:
+            "This app has no privacy endpoint yet: declare privacyWebhookUrl first (its secret is made then).",
+        });
+      await deps.privacy.syncChannels(app.id, now);
+      return {
+        clientId: updated.client_id,
+        privacySecret: secret,
+        privacySecretRotatedAt: now.toISOString(),
+        previousSecretExpiresAt: new Date(
+          now.getTime() + deps.privacy.secretOverlapSeconds * 1000,
+        ).toISOString(),
+      };
     },
 
     /**

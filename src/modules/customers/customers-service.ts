@@ -9,6 +9,7 @@ import { assertPageWindow, finishPage, type PageQuery, planPage } from "../../li
 import { sameAddress, sameTags, toAddress } from "../addresses/addresses.ts";
 import { mergeMetadata, type Viewer } from "../app-metadata/app-metadata.ts";
 import type { RecordEvent } from "../events/events-repo.ts";
+import type { PrivacyService } from "../privacy/privacy-service.ts";
 import type { CustomerChanges, CustomerRepo } from "./customers-repo.ts";
 import {
   type CreateCustomerInput,
@@ -33,6 +34,8 @@ export function createCustomerService(deps: {
   repo: CustomerRepo;
   recordEvent: RecordEvent;
   clock: Clock;
+  /** The privacy webhooks: a deleted or anonymised customer is `customer.redact` to the apps. */
+  privacy: Pick<PrivacyService, "customerRemoved" | "orderIdsOf">;
 }) {
   const { db, repo } = deps;
 
@@ -162,7 +165,8 @@ export function createCustomerService(deps: {
      * Deletes a customer. One with orders is anonymised instead: the orders keep their customer,
      * whose name, e-mail address, phone, addresses and note are overwritten (GDPR-style erasure;
      * the orders' search copy follows by trigger), and apps hear of it as `customer.updated`.
-     * Answers which of the two happened.
+     * Either way every app installed with read_customers is sent `customer.redact` (with the
+     * order ids) at its privacy endpoint, in the same transaction. Answers which of the two happened.
      */
     async remove(store: Store, id: string): Promise<{ outcome: "deleted" | "anonymized" }> {
       const now = deps.clock.now();
@@ -172,6 +176,7 @@ export function createCustomerService(deps: {
         const { orders } = await repo.orderStats(store.id, id, tx);
         if (Number(orders) === 0) {
           await repo.delete(store.id, id, tx);
+          await deps.privacy.customerRemoved(tx, store, id, []);
           return { outcome: "deleted" as const };
         }
         const updated = await repo.update(
@@ -190,6 +195,7 @@ export function createCustomerService(deps: {
           tx,
         );
         if (updated) await recordChange(tx, store, updated, false);
+        await deps.privacy.customerRemoved(tx, store, id, await deps.privacy.orderIdsOf(store.id, id, tx));
         return { outcome: "anonymized" as const };
       });
     },

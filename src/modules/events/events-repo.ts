@@ -16,6 +16,8 @@ export interface OutboxEvent {
   installationId?: string;
   /** Set when the caller has already created the event's deliveries itself. */
   dispatchedAt?: Date;
+  /** When it happened, if the caller already read the clock for its payload (default: now). */
+  createdAt?: Date;
   /** A test event: its body says `"test": true`, its attempts send `x-webhook-test: true`. */
   test?: boolean;
   /**
@@ -38,6 +40,7 @@ export const EVENTS_CHANNEL = "mp_events";
 export function createEventRecorder(deps: { clock: Clock }) {
   return async function recordEvent(tx: Executor, event: OutboxEvent): Promise<RecordedEvent> {
     const id = newId("event");
+    const createdAt = event.createdAt ?? deps.clock.now();
     const row = await tx
       .insertInto("events")
       .values({
@@ -46,7 +49,7 @@ export function createEventRecorder(deps: { clock: Clock }) {
         topic: event.topic,
         resource_id: event.resourceId,
         payload: jsonb(event.payload),
-        created_at: deps.clock.now(),
+        created_at: createdAt,
         installation_id: event.installationId ?? null,
         dispatched_at: event.dispatchedAt ?? null,
         test: event.test ?? false,
@@ -57,7 +60,7 @@ export function createEventRecorder(deps: { clock: Clock }) {
     // Sent by PostgreSQL only if and when the transaction commits; repeats within one transaction
     // (same channel and payload) are sent once.
     await sql`SELECT pg_notify(${EVENTS_CHANNEL}, ${event.storeId})`.execute(tx);
-    return { id, seq: Number(row.seq) };
+    return { id, seq: Number(row.seq), createdAt };
   };
 }
 export type RecordEvent = ReturnType<typeof createEventRecorder>;
@@ -66,4 +69,6 @@ export type RecordEvent = ReturnType<typeof createEventRecorder>;
 export interface RecordedEvent {
   id: string;
   seq: number;
+  /** Its `created_at`, as stored (the webhook body's `createdAt`). */
+  createdAt: Date;
 }

@@ -24,6 +24,9 @@ export const RESOURCE_OF_DATA = {
   store: "store",
   uninstalled: "installation",
   webhookDisabled: "subscription",
+  customerRedact: "customer",
+  customerDataRequest: "customer",
+  shopRedact: "installation",
 } as const satisfies Record<EventDataKind, string>;
 
 const FeedDelivery = Type.Object(

@@ -63,6 +63,8 @@ export function createInstallationService(deps: {
           created_at: now,
           updated_at: now,
           uninstalled_at: null,
+          shop_redact_due_at: null,
+          shop_redact_done_at: null,
         },
         tx,
       );

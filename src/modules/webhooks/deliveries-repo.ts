@@ -3,6 +3,7 @@ import {
   DeliveryStatus,
   type EventName,
   type ListedSubscriptionStatus,
+  SENDING_SUBSCRIPTION_STATUS_NAMES,
   SubscriptionStatus,
 } from "../../contracts/index.ts";
 import type { Db } from "../../db/client.ts";
@@ -126,7 +127,9 @@ export function createDeliveryLogRepo(db: Db) {
         .where("sub.app_id", "=", appId)
         // Not deleted (stopped): what still exists, whatever other state it may be in. A literal,
         // so the planner can prove the partial index's predicate from it in a generic plan too.
-        .where(sql.ref("sub.status"), "<>", sql.lit(SubscriptionStatus.stopped));
+        .where(sql.ref("sub.status"), "<>", sql.lit(SubscriptionStatus.stopped))
+        // Nor the platform's privacy channels: they are not the app's subscriptions.
+        .where(sql.ref("sub.status"), "<>", sql.lit(SubscriptionStatus.privacy));
       if (status) q = q.where("sub.status", "=", status);
       for (const w of where) q = q.where(w);
       return q
@@ -299,7 +302,8 @@ export function createDeliveryLogRepo(db: Db) {
           .select("id")
           .where("store_id", "=", original.store_id)
           .where("id", "=", original.subscription_id)
-          .where("status", "=", SubscriptionStatus.active)
+          // An active subscription, or a privacy channel (which is never stopped).
+          .where("status", "in", SENDING_SUBSCRIPTION_STATUS_NAMES)
           .forShare()
           .executeTakeFirst();
         if (!live) return null;

@@ -11,6 +11,7 @@ import {
   ListenSessionState,
   ListenSessionStateSchema,
   Scope,
+  SUBSCRIPTION_STATUSES,
   SubscriptionStatus,
   SubscriptionStatusSchema,
 } from "../../contracts/index.ts";
@@ -79,7 +80,7 @@ const DeliveryResource = Type.Object(
     subscriptionId: Type.String(),
     subscriptionActive: Type.Boolean({
       description:
-        "False once the subscription has stopped (deleted, or the app uninstalled) or while it is disabled: no redelivery then.",
+        "False once the subscription has stopped (deleted, or the app uninstalled) or while it is disabled: no redelivery then. Always true for a privacy event's delivery (its `subscriptionId` is the installation's privacy channel, which never stops).",
     }),
     targetUrl: Type.String(),
     status: DeliveryStatusSchema,
@@ -122,7 +123,7 @@ function toDeliveryResource(r: DeliveryRow, attempts: ReadonlyArray<Selectable<W
     eventName: r.event_name,
     storeSlug: r.slug,
     subscriptionId: r.subscription_id,
-    subscriptionActive: r.subscription_status === SubscriptionStatus.active,
+    subscriptionActive: SUBSCRIPTION_STATUSES[r.subscription_status].sends,
     targetUrl: r.target_url,
     status: r.status,
     attempts: r.attempts,
@@ -366,7 +367,7 @@ export function createDeliveryViews(deps: {
     async redeliver(appId: string, deliveryId: string, storeId?: string) {
       const original = await deps.log.findWithSubscription(appId, deliveryId);
       if (!original || (storeId !== undefined && original.store_id !== storeId)) throw notFound("Delivery");
-      const active = original.subscription_status === SubscriptionStatus.active;
+      const active = SUBSCRIPTION_STATUSES[original.subscription_status].sends;
       if (active) await deps.admitRedelivery(appId);
       const id = active ? await deps.log.redeliver(original, deps.clock.now()) : null;
       if (id === null) {

@@ -1,4 +1,4 @@
-import type { EventName } from "../../contracts/events.ts";
+import type { EventName, SubscribableEventName } from "../../contracts/events.ts";
 import { SubscriptionStatus } from "../../contracts/index.ts";
 import type { WebhookSubscription } from "../../db/schema.ts";
 import type { Clock } from "../../lib/clock.ts";
@@ -33,7 +33,9 @@ function refusal(
 export function toSubscriptionResource(s: WebhookSubscription & { failing_since?: Date | null }) {
   return {
     id: s.id,
-    eventName: s.event_name as EventName,
+    // Only a listed subscription (active or disabled) is made into a resource, and only those of
+    // subscribable events exist: a privacy channel is neither.
+    eventName: s.event_name as SubscribableEventName,
     targetUrl: s.target_url,
     status:
       s.status === SubscriptionStatus.disabled ? SubscriptionStatus.disabled : SubscriptionStatus.active,

@@ -10,6 +10,7 @@ import type { SecretBox } from "../../lib/secret-box.ts";
 import type { RecordEvent } from "../events/events-repo.ts";
 import { createFeedKeeper, type FeedRepo, type FeedSequencer } from "../events/feed-repo.ts";
 import type { AccessContext } from "../oauth/token-service.ts";
+import { createShopRedactSweeper, type PrivacyService } from "../privacy/privacy-service.ts";
 import { createRetention, createRetentionSweeper } from "../retention/retention-repo.ts";
 import { createDeliveryLogRepo } from "./deliveries-repo.ts";
 import { adminDeliveryRoutes, createDeliveryViews } from "./deliveries-routes.ts";
@@ -31,6 +32,8 @@ import { createWebhookLimits } from "./webhook-limits.ts";
 
 /** How often a worker prunes old rows (retention); the first run is at its start. */
 const RETENTION_EVERY_MS = 60_000;
+/** How often a worker looks for shop.redact that fell due (by the injected clock). */
+const SHOP_REDACT_EVERY_MS = 5_000;
 /** Opened subscription secrets a worker keeps (see createWorker). */
 const SECRET_CACHE_SIZE = 10_000;
 
@@ -51,6 +54,8 @@ export function createWebhooksModule(deps: {
   authenticate(token: string): Promise<Pick<AccessContext, "expiresAt">>;
   /** The platform's rate-limit windows (Redis when configured): test events and redeliveries per app. */
   windowStore: SlidingWindowStore;
+  /** The privacy webhooks' shop.redact, swept by the worker when due. */
+  shopRedactions: Pick<PrivacyService, "sweepShopRedactions">;
 }) {
   const { db, config, clock, secretBox } = deps;
   const allowPrivate = config.WEBHOOK_ALLOW_PRIVATE_TARGETS;
@@ -133,6 +138,14 @@ export function createWebhooksModule(deps: {
       },
       onError: (error) => logger.warn({ err: error }, "retention run failed; trying again later"),
     });
+    const redactor = createShopRedactSweeper({
+      privacy: deps.shopRedactions,
+      everyMs: SHOP_REDACT_EVERY_MS,
+      onResult: (result) => {
+        if (result.sent > 0 || result.skipped > 0) logger.info(result, `${EVENT.shopRedact} sweep`);
+      },
+      onError: (error) => logger.warn({ err: error }, "shop.redact sweep failed; trying again later"),
+    });
     const keeper = createFeedKeeper({
       repo: deps.feed.repo,
       sequencer: deps.feed.sequencer,
@@ -140,7 +153,16 @@ export function createWebhooksModule(deps: {
       onError: (error) => logger.warn({ err: error }, "numbering the event feed failed; trying again"),
     });
     const worker = createDeliveryWorker({
-      housekeeping: sweeper,
+      // Both run beside the deliveries, each at most once at a time; stop() waits for both.
+      housekeeping: {
+        due(now) {
+          sweeper.due(now);
+          redactor.due(now);
+        },
+        async idle() {
+          await Promise.all([sweeper.idle(), redactor.idle()]);
+        },
+      },
       repo: deliveries,
       clock,
       logger,

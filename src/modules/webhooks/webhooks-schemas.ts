@@ -6,6 +6,9 @@ import {
   EVENT_PAYLOADS,
   EVENT_SCOPES,
   Id,
+  isPrivacyEvent,
+  PRIVACY_EVENT_NAMES,
+  SUBSCRIBABLE_EVENT_NAMES,
   SubscriptionFields,
   SubscriptionFilter,
   SubscriptionStatusSchema,
@@ -22,10 +25,20 @@ export const EventNameSchema = Type.Enum(EVENT_NAMES, {
     .join(", ")}.`,
 });
 
+/** What a subscription may name: every event but the privacy events, which go to the app's privacy endpoint. */
+export const SubscribableEventNameSchema = Type.Enum(SUBSCRIBABLE_EVENT_NAMES, {
+  type: "string",
+  description: `One of the event names of spec 6.1. Scope needed: ${SUBSCRIBABLE_EVENT_NAMES.map(
+    (e) => `\`${e}\` ${EVENT_SCOPES[e] ?? "none"}`,
+  ).join(", ")}. The privacy events (${PRIVACY_EVENT_NAMES.map((e) => `\`${e}\``).join(
+    ", ",
+  )}) are not subscribed to: every app receives them at the privacy endpoint of its registration.`,
+});
+
 export const SubscriptionId = Id("subscription");
 
 export const CreateSubscriptionBody = Body({
-  eventName: EventNameSchema,
+  eventName: SubscribableEventNameSchema,
   targetUrl: WebhookTargetUrl,
   filter: Type.Optional(SubscriptionFilter),
   fields: Type.Optional(SubscriptionFields),
@@ -33,7 +46,7 @@ export const CreateSubscriptionBody = Body({
 
 const subscriptionFields = {
   id: SubscriptionId,
-  eventName: EventNameSchema,
+  eventName: SubscribableEventNameSchema,
   targetUrl: WebhookTargetUrl,
   status: SubscriptionStatusSchema,
   disabledAt: Type.Union([Timestamp, Type.Null()], {
@@ -257,7 +270,15 @@ export function webhooksDocument(settings: {
         summary: `${name}`,
         // Sent by the platform to the app: the signature headers authenticate it, not a scheme.
         security: [],
-        description: `Sent to subscriptions of \`${name}\`${EVENT_SCOPES[name] ? ` (scope \`${EVENT_SCOPES[name]}\`)` : ""}. Answer 2xx within ${durationInWords(settings.timeoutMs)}. 5xx, 408, 429 and network errors are retried (${retried}; a 429 or 503 with \`Retry-After\` delays the next attempt at least that long, at most ${durationInWords(MAX_RETRY_AFTER_MS)}); other statuses are final; redirects are not followed. 410 Gone disables the subscription at once; so do failures without a success for ${durationInWords(settings.disableAfterMs)} (\`webhook.disabled\` is sent). A subscription with a \`filter\` receives only the events whose \`data\` matches it; one with \`fields\` receives only those fields of \`data\` (and \`id\`): the others are absent from the body, and the signatures cover the body as sent.`,
+        description: `${
+          isPrivacyEvent(name)
+            ? `Not subscribed to: sent to the privacy endpoint of the app's registration (\`privacyWebhookUrl\`), signed with the app's privacy secret (the same headers and signatures as every delivery). ${EVENT_BY_NAME[name].summary}`
+            : `Sent to subscriptions of \`${name}\`${EVENT_SCOPES[name] ? ` (scope \`${EVENT_SCOPES[name]}\`)` : ""}.`
+        } Answer 2xx within ${durationInWords(settings.timeoutMs)}. 5xx, 408, 429 and network errors are retried (${retried}; a 429 or 503 with \`Retry-After\` delays the next attempt at least that long, at most ${durationInWords(MAX_RETRY_AFTER_MS)}); other statuses are final; redirects are not followed. ${
+          isPrivacyEvent(name)
+            ? "A privacy endpoint is never disabled: every privacy event gets its attempts."
+            : `410 Gone disables the subscription at once; so do failures without a success for ${durationInWords(settings.disableAfterMs)} (\`webhook.disabled\` is sent). A subscription with a \`filter\` receives only the events whose \`data\` matches it; one with \`fields\` receives only those fields of \`data\` (and \`id\`): the others are absent from the body, and the signatures cover the body as sent.`
+        }`,
         parameters: Object.entries(DELIVERY_HEADERS).map(([name, h]) => ({
           in: "header",
           name,

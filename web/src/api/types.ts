@@ -29,6 +29,10 @@ export type NewApiKey = Ok<"/api/v1/dashboard/stores/{slug}/api-keys", "post">;
 export type AppInfo = Ok<"/api/v1/dashboard/apps/{clientId}", "get">;
 export type NewApp = Ok<"/api/v1/dashboard/apps", "post">;
 export type NewSecret = Ok<"/api/v1/dashboard/apps/{clientId}/secret", "post">;
+export type ChangedApp = Ok<"/api/v1/dashboard/apps/{clientId}", "patch">;
+export type NewPrivacySecret = Ok<"/api/v1/dashboard/apps/{clientId}/privacy-secret", "post">;
+export type DataRequests = Ok<"/api/v1/dashboard/stores/{slug}/customers/{id}/data-requests", "get">;
+export type DataRequestSent = Ok<"/api/v1/dashboard/stores/{slug}/customers/{id}/data-requests", "post">;
 export type Delivery = Item<Ok<"/api/v1/dashboard/apps/{clientId}/deliveries", "get">>;
 /** An app's webhook subscription as its page lists it (the disabled banner and the subscriptions panel). */
 export type AppSubscription = Item<Ok<"/api/v1/dashboard/apps/{clientId}/webhooks", "get">>;

@@ -7,9 +7,11 @@ import { useStores } from "../api/session.ts";
 import type {
   AppInfo,
   AppSubscription,
+  ChangedApp,
   Delivery,
   ListenSession,
   NewApp,
+  NewPrivacySecret,
   NewSecret,
   StreamedEvent,
   WebhookEnabled,
@@ -46,6 +48,7 @@ import {
   SubscriptionStatus,
   WEBHOOK_CHANNELS,
   WebhookChannel,
+  WebhookTargetUrl,
 } from "../contract.ts";
 import { when } from "../lib/format.ts";
 import { useIdempotencyKey } from "../lib/hooks.ts";
@@ -72,6 +75,9 @@ export function AppsPage() {
           </p>
           <CopyBox label="Client id" value={created.clientId} />
           <CopyBox label="Client secret" value={created.clientSecret} />
+          {created.privacySecret ? (
+            <CopyBox label="Privacy endpoint secret" value={created.privacySecret} />
+          ) : null}
           <button type="button" className="secondary" onClick={() => setCreated(null)}>
             I stored it
           </button>
@@ -120,13 +126,14 @@ export function AppsPage() {
   );
 }
 
-/** Register (no `app`) or edit an app: name, redirect URIs (one a line), scopes. */
+/** Register (no `app`) or edit an app: name, redirect URIs (one a line), scopes, privacy endpoint. */
 function AppForm(props: {
   app?: AppInfo;
-  onSaved: (app: AppInfo | NewApp) => unknown;
+  onSaved: (app: ChangedApp | NewApp) => unknown;
   onCancel?: () => void;
 }) {
   const [name, setName] = useState(props.app?.name ?? "");
+  const [privacyUrl, setPrivacyUrl] = useState(props.app?.privacyWebhookUrl ?? "");
   const [uris, setUris] = useState(props.app?.redirectUris.join("\n") ?? "");
   const [scopes, setScopes] = useState<Scope[]>(props.app?.scopes ?? []);
   const notify = useNotify();
@@ -139,13 +146,17 @@ function AppForm(props: {
     .split(/\s+/)
     .map((u) => u.trim())
     .filter(Boolean);
+  const privacyWebhookUrl = privacyUrl.trim();
   const body = { name: name.trim(), redirectUris, scopes };
   const submit = handle(
     () => {
       const invalid = validate([
         ["name", AppName, body.name],
         ...redirectUris.map((u) => ["redirectUris", RedirectUri, u] as const),
+        ...(privacyWebhookUrl ? [["privacyWebhookUrl", WebhookTargetUrl, privacyWebhookUrl] as const] : []),
       ]);
+      if (privacyWebhookUrl && !privacyWebhookUrl.startsWith("https://"))
+        invalid.push({ field: "privacyWebhookUrl", message: "must be an https:// address" });
       if (redirectUris.length === 0)
         invalid.push({ field: "redirectUris", message: "add at least one redirect URI" });
       if (scopes.length === 0) invalid.push({ field: "scopes", message: "pick at least one scope" });
@@ -153,21 +164,30 @@ function AppForm(props: {
     },
     async () => {
       if (props.app) {
-        const { data } = await unwrap<AppInfo>(
+        // The endpoint only when it changed (empty: removed), so an edit never touches it by accident.
+        const privacy =
+          privacyWebhookUrl === (props.app.privacyWebhookUrl ?? "")
+            ? {}
+            : { privacyWebhookUrl: privacyWebhookUrl || null };
+        const { data } = await unwrap<ChangedApp>(
           api.PATCH("/api/v1/dashboard/apps/{clientId}", {
             params: { path: { clientId: props.app.clientId } },
-            body,
+            body: { ...body, ...privacy },
           }),
         );
         notify("Changes saved");
         await props.onSaved(data);
       } else {
         const { data } = await unwrap<NewApp>(
-          api.POST("/api/v1/dashboard/apps", { body, headers: { "idempotency-key": key } }),
+          api.POST("/api/v1/dashboard/apps", {
+            body: { ...body, ...(privacyWebhookUrl ? { privacyWebhookUrl } : {}) },
+            headers: { "idempotency-key": key },
+          }),
         );
         setName("");
         setUris("");
         setScopes([]);
+        setPrivacyUrl("");
         await props.onSaved(data);
       }
     },
@@ -209,6 +229,13 @@ function AppForm(props: {
         onChange={setScopes}
         error={errors.of("scopes")}
       />
+      <TextField
+        label="Privacy webhook URL"
+        value={privacyUrl}
+        onChange={setPrivacyUrl}
+        hint="Where customer.redact, customer.data_request and shop.redact are sent, from every store (https). Every app should have one; its signing secret is shown once."
+        error={errors.of("privacyWebhookUrl")}
+      />
       <FormActions
         busy={busy}
         label={props.app ? "Save changes" : "Register app"}
@@ -222,6 +249,7 @@ export function AppDetailPage() {
   const { clientId = "" } = useParams();
   const [editing, setEditing] = useState(false);
   const [secret, setSecret] = useState<NewSecret | null>(null);
+  const [privacySecret, setPrivacySecret] = useState<string | null>(null);
   const queryClient = useQueryClient();
   const confirm = useConfirm();
   const notify = useNotify();
@@ -266,6 +294,28 @@ export function AppDetailPage() {
     }
   }
 
+  async function rotatePrivacy() {
+    const ok = await confirm({
+      title: "Rotate the privacy endpoint's secret?",
+      message:
+        "Deliveries are signed with the new secret from now on; for a day their webhook-signature carries the old secret's signature too.",
+      confirmLabel: "Rotate privacy secret",
+    });
+    if (!ok) return;
+    try {
+      const { data } = await unwrap<NewPrivacySecret>(
+        api.POST("/api/v1/dashboard/apps/{clientId}/privacy-secret", {
+          params: { path: { clientId } },
+          body: NO_BODY,
+        }),
+      );
+      setPrivacySecret(data.privacySecret);
+      await queryClient.invalidateQueries({ queryKey: ["app", clientId] });
+    } catch (error) {
+      notify(error instanceof ApiError ? error.message : "Rotating failed.", "error");
+    }
+  }
+
   async function remove() {
     const ok = await confirm({
       title: `Delete ${a.name}?`,
@@ -305,7 +355,29 @@ export function AppDetailPage() {
           </>
         }
       />
+      {a.privacyWebhookUrl === null ? (
+        <section className="panel secret-panel" aria-label="No privacy endpoint">
+          <h2>No privacy endpoint</h2>
+          <p className="warning">
+            This app declares no privacy webhook URL, so it is sent no customer.redact, customer.data_request
+            or shop.redact: merchants cannot reach it when a customer asks to be erased or to see their data.
+            Edit the app to add one.
+          </p>
+        </section>
+      ) : null}
       <DisabledWebhooks clientId={clientId} />
+      {privacySecret ? (
+        <section className="panel secret-panel" aria-label="Privacy endpoint secret">
+          <h2>Privacy endpoint secret</h2>
+          <p className="warning">
+            This is the only time it is shown: your privacy endpoint verifies deliveries with it.
+          </p>
+          <CopyBox label="Privacy endpoint secret" value={privacySecret} />
+          <button type="button" className="secondary" onClick={() => setPrivacySecret(null)}>
+            I stored it
+          </button>
+        </section>
+      ) : null}
       {secret ? (
         <section className="panel secret-panel" aria-label="New client secret">
           <h2>New client secret</h2>
@@ -320,7 +392,8 @@ export function AppDetailPage() {
         <Panel title="Edit app">
           <AppForm
             app={a}
-            onSaved={async () => {
+            onSaved={async (changed) => {
+              if (changed.privacySecret) setPrivacySecret(changed.privacySecret);
               setEditing(false);
               await queryClient.invalidateQueries({ queryKey: ["app", clientId] });
               await queryClient.invalidateQueries({ queryKey: ["apps"] });
@@ -345,6 +418,19 @@ export function AppDetailPage() {
             <dd>{when(a.createdAt)}</dd>
             <dt>Secret rotated</dt>
             <dd>{when(a.secretRotatedAt)}</dd>
+            <dt>Privacy webhook URL</dt>
+            <dd className="mono">{a.privacyWebhookUrl ?? <span className="muted">None</span>}</dd>
+            {a.privacyWebhookUrl ? (
+              <>
+                <dt>Privacy secret rotated</dt>
+                <dd>
+                  {a.privacySecretRotatedAt ? when(a.privacySecretRotatedAt) : "Never"}{" "}
+                  <button type="button" className="secondary small" onClick={rotatePrivacy}>
+                    Rotate privacy secret
+                  </button>
+                </dd>
+              </>
+            ) : null}
           </dl>
         </Panel>
       )}

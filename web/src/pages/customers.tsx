@@ -3,7 +3,14 @@ import { useState } from "react";
 import { Link, useNavigate, useParams } from "react-router";
 import { ApiError, api, unwrap } from "../api/client.ts";
 import { useCursorList } from "../api/lists.ts";
-import type { Customer, CustomerBody, CustomerStats, Order } from "../api/types.ts";
+import type {
+  Customer,
+  CustomerBody,
+  CustomerStats,
+  DataRequestSent,
+  DataRequests,
+  Order,
+} from "../api/types.ts";
 import {
   type AddressDraft,
   AddressFieldset,
@@ -29,7 +36,15 @@ import {
   useNotify,
   useSubmit,
 } from "../components/ui.tsx";
-import { CustomerNote, Email, FirstName, LastName, MAX_CUSTOMER_ADDRESSES, Phone } from "../contract.ts";
+import {
+  CustomerNote,
+  DeliveryStatus,
+  Email,
+  FirstName,
+  LastName,
+  MAX_CUSTOMER_ADDRESSES,
+  Phone,
+} from "../contract.ts";
 import { money, personName, when } from "../lib/format.ts";
 import { searchParam, useDebounced, useIdempotencyKey, useSlug } from "../lib/hooks.ts";
 import { validate } from "../lib/validate.ts";
@@ -419,6 +434,7 @@ export function CustomerPage() {
         </div>
       )}
       <AppDataPanel slug={slug} kind="customer" id={c.id} />
+      <DataRequestsPanel slug={slug} id={c.id} anonymized={anonymized} />
       <Panel title="Orders">
         <CursorTable
           list={orders}
@@ -445,5 +461,114 @@ export function CustomerPage() {
         </CursorTable>
       </Panel>
     </>
+  );
+}
+
+/**
+ * The privacy requests about a customer: ask the installed apps (with read_customers) what they hold
+ * on them (`customer.data_request` to each app's privacy endpoint), and see whom was asked, when,
+ * and how each delivery went.
+ */
+function DataRequestsPanel({ slug, id, anonymized }: { slug: string; id: string; anonymized: boolean }) {
+  const queryClient = useQueryClient();
+  const notify = useNotify();
+  const confirm = useConfirm();
+  const [busy, setBusy] = useState(false);
+  const key = ["customer", slug, id, "data-requests"];
+  const requests = useQuery({
+    queryKey: key,
+    queryFn: async () =>
+      (
+        await unwrap<DataRequests>(
+          api.GET("/api/v1/dashboard/stores/{slug}/customers/{id}/data-requests", {
+            params: { path: { slug, id } },
+          }),
+        )
+      ).data,
+    // Deliveries move on by themselves: refresh while one is still pending.
+    refetchInterval: (q) =>
+      q.state.data?.requests.some((r) => r.apps.some((a) => a.delivery.status === DeliveryStatus.pending))
+        ? 3000
+        : false,
+  });
+
+  async function ask() {
+    const ok = await confirm({
+      title: "Ask the apps for this customer's data?",
+      message:
+        "Every installed app allowed to read customers is sent a data request at its privacy endpoint, with this customer's id and order ids. Each app reports to you what it holds.",
+      confirmLabel: "Send data request",
+    });
+    if (!ok) return;
+    setBusy(true);
+    try {
+      const { data } = await unwrap<DataRequestSent>(
+        api.POST("/api/v1/dashboard/stores/{slug}/customers/{id}/data-requests", {
+          params: { path: { slug, id } },
+        }),
+      );
+      notify(
+        data.apps.length
+          ? `Data request sent to ${data.apps.map((a) => a.app.name).join(", ")}`
+          : "No installed app has a privacy endpoint to ask",
+      );
+      await queryClient.invalidateQueries({ queryKey: key });
+    } catch (error) {
+      notify(error instanceof ApiError ? error.message : "Sending the data request failed.", "error");
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  const data = requests.data;
+  return (
+    <Panel title="Data requests">
+      <p className="muted small">
+        Ask the installed apps what they hold on this customer (for a customer's access request). Deleting the
+        customer tells them to erase it.
+      </p>
+      {anonymized ? null : (
+        <p>
+          <button type="button" className="secondary" onClick={ask} disabled={busy}>
+            Ask apps for this customer's data
+          </button>
+        </p>
+      )}
+      {data?.appsWithoutEndpoint.length ? (
+        <p className="warning small">
+          Cannot be asked (no privacy endpoint): {data.appsWithoutEndpoint.map((a) => a.name).join(", ")}.
+        </p>
+      ) : null}
+      {requests.isPending ? (
+        <Loading />
+      ) : data?.requests.length ? (
+        <ul className="app-data">
+          {data.requests.map((r) => (
+            <li key={r.id}>
+              <p className="strong">Asked {when(r.requestedAt)}</p>
+              {r.apps.length ? (
+                <ul>
+                  {r.apps.map((a) => (
+                    <li key={a.app.clientId}>
+                      {a.app.name} <Badge value={a.delivery.status} />{" "}
+                      <span className="muted small">
+                        {a.delivery.lastStatusCode
+                          ? `HTTP ${a.delivery.lastStatusCode}`
+                          : (a.delivery.lastError ?? "")}
+                        {a.delivery.completedAt ? `, ${when(a.delivery.completedAt)}` : ""}
+                      </span>
+                    </li>
+                  ))}
+                </ul>
+              ) : (
+                <p className="muted small">No app had a privacy endpoint.</p>
+              )}
+            </li>
+          ))}
+        </ul>
+      ) : (
+        <p className="muted">No data request yet.</p>
+      )}
+    </Panel>
   );
 }

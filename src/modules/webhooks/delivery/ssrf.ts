@@ -157,10 +157,10 @@ export function isBlockedAddress(address: string): boolean {
 export type Resolver = (host: string) => Promise<Array<{ address: string; family: number }>>;
 export const systemResolver: Resolver = (host) => dnsLookup(host, { all: true, verbatim: true });
 
-function invalidTarget(message: string): AppError {
+function invalidTarget(message: string, field = "targetUrl"): AppError {
   return new AppError("VALIDATION_FAILED", {
-    message: `targetUrl ${message}.`,
-    details: [{ field: "targetUrl", message }],
+    message: `${field} ${message}.`,
+    details: [{ field, message }],
   });
 }
 
@@ -179,6 +179,8 @@ export interface TargetCheckOptions {
   resolve?: Resolver | undefined;
   /** Give up on a name that does not resolve within this time (default 5 s). */
   resolveTimeoutMs?: number | undefined;
+  /** The field an error names (default `targetUrl`; an app's privacy endpoint is `privacyWebhookUrl`). */
+  field?: string | undefined;
 }
 
 /**
@@ -193,16 +195,16 @@ export async function assertSafeTargetUrl(text: string, options: TargetCheckOpti
   try {
     url = new URL(text);
   } catch {
-    throw invalidTarget("must be an absolute https URL");
+    throw invalidTarget("must be an absolute https URL", options.field);
   }
-  if (url.protocol !== "https:") throw invalidTarget("must use https");
-  if (url.username || url.password) throw invalidTarget("must not contain credentials");
-  if (url.hash) throw invalidTarget("must not contain a fragment");
+  if (url.protocol !== "https:") throw invalidTarget("must use https", options.field);
+  if (url.username || url.password) throw invalidTarget("must not contain credentials", options.field);
+  if (url.hash) throw invalidTarget("must not contain a fragment", options.field);
   if (options.allowPrivate) return;
   const host = stripBrackets(url.hostname);
   if (isIP(host)) {
     const range = blockedRange(host);
-    if (range) throw invalidTarget(`must not point to a ${range} address`);
+    if (range) throw invalidTarget(`must not point to a ${range} address`, options.field);
     return;
   }
   let addresses: Array<{ address: string }>;
@@ -212,12 +214,12 @@ export async function assertSafeTargetUrl(text: string, options: TargetCheckOpti
       options.resolveTimeoutMs ?? 5000,
     );
   } catch {
-    throw invalidTarget("host name does not resolve");
+    throw invalidTarget("host name does not resolve", options.field);
   }
-  if (addresses.length === 0) throw invalidTarget("host name does not resolve");
+  if (addresses.length === 0) throw invalidTarget("host name does not resolve", options.field);
   // ANY blocked answer refuses the name: the connection could pick that one.
   for (const { address } of addresses) {
     const range = blockedRange(address);
-    if (range) throw invalidTarget(`host name resolves to a ${range} address`);
+    if (range) throw invalidTarget(`host name resolves to a ${range} address`, options.field);
   }
 }

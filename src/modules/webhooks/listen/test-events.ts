@@ -178,14 +178,17 @@ export function testEventData(
       .map((e) => `${e.instancePath || "/"} ${e.message}`);
     throw new Error(`test ${event} data does not fit its schema: ${errors.join("; ")}`);
   }
-  // The record the event is about: its `id`, or the subscription a webhook.disabled names (as the
-  // real one records it), or a fresh installation id (app/uninstalled).
+  // The record the event is about: its `id`, or the subscription a webhook.disabled names, or the
+  // customer a privacy event names (as the real ones record it), or a fresh installation id
+  // (app/uninstalled, shop.redact).
   const resourceId =
     typeof data.id === "string"
       ? data.id
       : typeof data.subscriptionId === "string"
         ? data.subscriptionId
-        : newId("installation");
+        : typeof data.customerId === "string"
+          ? data.customerId
+          : newId("installation");
   return { resourceId, data };
 }
 
@@ -210,7 +213,26 @@ const SEEDS: Record<string, (event: EventName, sample: StoreSample, ctx: Context
     appName: sample.app.name,
     uninstalledAt: ctx.now.toISOString(),
   }),
+  // A made-up customer with one to three made-up orders: fresh ids, as every test record's.
+  customerRedact: (_event, _sample, ctx) => privacySeed(ctx),
+  customerDataRequest: (_event, _sample, ctx) => ({
+    ...privacySeed(ctx),
+    requestedAt: ctx.now.toISOString(),
+  }),
+  // shop.redact comes SHOP_REDACT_DELAY_SECONDS (48 h by default) after the uninstall.
+  shopRedact: (_event, sample, ctx) => ({
+    clientId: sample.app.clientId,
+    uninstalledAt: new Date(ctx.now.getTime() - 48 * 3600_000).toISOString(),
+  }),
 };
+
+function privacySeed(ctx: Context): Json {
+  const orders = 1 + Math.floor(ctx.random() * 3);
+  return {
+    customerId: newId("customer"),
+    orderIds: Array.from({ length: orders }, () => newId("order")),
+  };
+}
 
 /** The persona whose country uses the store's currency, else any. */
 function personaFor(currency: string, random: () => number): Persona {
