@@ -470,6 +470,8 @@ describe("rotating a subscription's secret: who may, and what answers", () => {
         failingSince: null,
         createdAt: sub.createdAt,
         secretRotatedAt: null,
+        filter: null,
+        fields: null,
       },
     ]);
     const rotated = await a.api.post(`/api/v1/apps/api/webhooks/${sub.id}/secret`, {});

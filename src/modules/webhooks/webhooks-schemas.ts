@@ -28,7 +28,7 @@ export const EventNameSchema = Type.Enum(EVENT_NAMES, {
 /** What a subscription may name: every event but the privacy events, which go to the app's privacy endpoint. */
 export const SubscribableEventNameSchema = Type.Enum(SUBSCRIBABLE_EVENT_NAMES, {
   type: "string",
-  description: `One of the event names of spec 6.1. Scope needed: ${SUBSCRIBABLE_EVENT_NAMES.map(
+  description: `One of the platform's event names. Scope needed: ${SUBSCRIBABLE_EVENT_NAMES.map(
     (e) => `\`${e}\` ${EVENT_SCOPES[e] ?? "none"}`,
   ).join(", ")}. The privacy events (${PRIVACY_EVENT_NAMES.map((e) => `\`${e}\``).join(
     ", ",
