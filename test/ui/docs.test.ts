@@ -56,6 +56,7 @@ describe("interactive API docs, offline, in a real browser", { skip: chromiumSki
 
   it("renders every tag's operations and runs one, with no request to another host and no CSP violation", async () => {
     const page = await browser.newPage();
+    page.setDefaultTimeout(60_000); // an upper bound for a loaded machine, not an expectation
     const blocked: string[] = [];
     const violations: string[] = [];
     page.on("console", (message) => {
@@ -74,7 +75,7 @@ describe("interactive API docs, offline, in a real browser", { skip: chromiumSki
       return route.abort();
     });
     await page.goto(`${base}/api/docs/ui`);
-    await page.locator(".opblock").first().waitFor({ timeout: 20_000 });
+    await page.locator(".opblock").first().waitFor({ timeout: 120_000 });
     const operations = await page.locator(".opblock").count();
     assert.ok(operations >= 40, `${operations} operations rendered`);
     assert.match(await page.locator("body").innerText(), /Admin API: products/);

@@ -37,7 +37,8 @@ export function pages(browser: () => Browser, base: () => string) {
       const context = await browser().newContext({ viewport });
       contexts.push(context);
       const page = await context.newPage();
-      page.setDefaultTimeout(15_000);
+      // An upper bound for a loaded machine (CI runs two test files at once on two cores), not an expectation.
+      page.setDefaultTimeout(60_000);
       const errors: string[] = [];
       page.on("pageerror", (e) => errors.push(e.message));
       // 4xx answers are expected in some steps; every other console error (CSP included) is a defect.
