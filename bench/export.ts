@@ -83,7 +83,12 @@ interface ClientResult {
 async function download(url: string, headers: Record<string, string>, gzip: boolean): Promise<ClientResult> {
   const { stdout } = await timed(
     process.execPath,
-    [join(ROOT, "bench", "lib", "export-client.ts"), url, JSON.stringify(headers), gzip ? "gzip" : "identity"],
+    [
+      join(ROOT, "bench", "lib", "export-client.ts"),
+      url,
+      JSON.stringify(headers),
+      gzip ? "gzip" : "identity",
+    ],
     true,
   );
   return JSON.parse(stdout) as ClientResult;
@@ -126,7 +131,11 @@ export async function benchExport(o: BenchOptions): Promise<void> {
     const smallApp = await installApp(api.url, small, [Scope.read_products]);
     await seedProducts(client, small.slug, WARM_UP_ROWS);
     const cold = memoryMb(api.pid, "VmRSS");
-    const warm = await download(exportUrl, { authorization: `Bearer ${smallApp.pairs[0]!.accessToken}` }, false);
+    const warm = await download(
+      exportUrl,
+      { authorization: `Bearer ${smallApp.pairs[0]!.accessToken}` },
+      false,
+    );
     if (warm.lines !== WARM_UP_ROWS) throw new Error(`warm-up export: ${warm.lines} lines`);
     console.log(
       `  warm-up: ${fmt(WARM_UP_ROWS)} products in ${fmt(warm.seconds, 2)} s; api VmRSS ${fmt(cold)} MB before, VmHWM ${fmt(memoryMb(api.pid, "VmHWM"))} MB after (cold growth ${fmt(memoryMb(api.pid, "VmHWM") - cold)} MB)`,
@@ -153,7 +162,8 @@ export async function benchExport(o: BenchOptions): Promise<void> {
         bytes = result.bytes;
         return rows / result.seconds;
       };
-      const measureCopy = async () => rows / (await timed("psql", [databaseUrl, "-X", "-q", "-c", copy])).seconds;
+      const measureCopy = async () =>
+        rows / (await timed("psql", [databaseUrl, "-X", "-q", "-c", copy])).seconds;
       let exported: number;
       let copied: number;
       if (r % 2) {

@@ -71,7 +71,7 @@ function exportSpec(resource: ExportResource, item: TSchema, listOperation: stri
   return {
     summary: `Export every ${NOUN[resource]} as JSON Lines`,
     description: [
-      `The store's ${resource} in one streamed response, \`${EXPORT_CONTENT_TYPE}\`: one JSON object per line, each exactly an item of \`${listOperation}\` for this caller (the same fields, metadata included), in ascending \`id\` order. \`updatedSince\` keeps only records changed at or after it. gzip when \`Accept-Encoding\` accepts it.`,
+      `The store's ${resource} in one streamed response, \`${EXPORT_CONTENT_TYPE}\`: one JSON object per line, each exactly an item of \`${listOperation}\` for this caller (the same fields; an app's own \`metadata\` too, as in its lists), in ascending \`id\` order. \`updatedSince\` keeps only records changed at or after it. gzip when \`Accept-Encoding\` accepts it.`,
       "",
       "**One consistent snapshot**: the export includes every record created at or before its snapshot time (`X-Export-As-Of`) that still exists when the export reaches it, each exactly once, in the state committed when it was read; records created after the snapshot time are left out, and a record changed while the export runs is not read again. This holds across resumes too. Not promised: one instant for all records (a record is read when the export reaches its id).",
       "",
