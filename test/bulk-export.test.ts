@@ -433,6 +433,38 @@ describe("bulk export", () => {
     running[1]!.request.destroy();
   });
 
+  it("cuts the response (never ends it cleanly) once the key pair is revoked mid-export; the resume is refused", async () => {
+    const merchant = await merchantWithStore(ctx.app);
+    await seedProducts(merchant.slug, 3000, 4000);
+    const key = await keyFor(merchant, ["read_products"]);
+    const opened = await open(`${DEV}/export/products`, key);
+    assert.equal(opened.res.statusCode, 200);
+    let received = 0;
+    let failed: unknown = null;
+    let revoked = false;
+    try {
+      for await (const chunk of opened.res) {
+        received += (chunk as Buffer).length;
+        if (!revoked && received > 200_000) {
+          revoked = true;
+          assert.equal(
+            (await merchant.client.delete(`${merchant.base}/api-keys/${key["x-api-key"]}`)).status,
+            200,
+          );
+          // The export checks its credential at most once a second.
+          await new Promise((r) => setTimeout(r, 1200));
+        }
+      }
+    } catch (error) {
+      failed = error;
+    }
+    assert.ok(revoked);
+    assert.ok(failed, "the body was cut, not ended: a client cannot take it for complete");
+    assert.ok(received < 3000 * 4000, "it stopped early");
+    const resumed = await new Client(ctx.app, key).get(`${DEV}/export/products`);
+    assert.equal(errorCode(resumed), "INVALID_CREDENTIALS");
+  });
+
   it("SDK: exportAll yields typed records and resumes a connection cut mid-stream by itself; the CLI writes JSON Lines with a progress line", async () => {
     const app = await installedApp(ctx.app, ["read_products", "read_orders"]);
     const original = await seedProducts(app.merchant.slug, 12 * BATCH);
