@@ -1,4 +1,5 @@
-import { resolve } from "node:path";
+import { existsSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { type Config, ConfigError, loadConfig } from "./config.ts";
 import { openDatabase } from "./db/client.ts";
 import { type DataDirLock, lockDataDir } from "./db/data-dir-lock.ts";
@@ -54,6 +55,11 @@ async function prepare(
 async function start(config: Config) {
   const logger = await createLogger({ level: config.LOG_LEVEL });
   const { dataDir, lock, secretsKey } = await prepare(config);
+  if (!config.DATABASE_URL && !existsSync(join(dataDir, "pgdata", "PG_VERSION")))
+    logger.info(
+      { dataDir },
+      `First start: creating the embedded database in ${dataDir} (about 20 seconds, once)`,
+    );
   const database = await openDatabase({
     url: config.DATABASE_URL,
     dataDir,
@@ -64,7 +70,7 @@ async function start(config: Config) {
   });
   // A server that is down or still starting is waited for (with back-off), not a reason to exit.
   const applied = await waitForDatabase(() => migrate(database), { logger });
-  if (applied.length) logger.info({ applied }, "migrations applied");
+  if (applied.length) logger.info({ applied }, `${applied.length} database migrations applied`);
   const stopMaintenance = startEmbeddedMaintenance(database, (error) =>
     logger.warn({ err: error }, "ANALYZE failed"),
   );
@@ -75,6 +81,7 @@ async function start(config: Config) {
 
   let demo: Awaited<ReturnType<typeof seedDemo>> | null = null;
   if (config.DEMO_SEED && config.RUN_MODE !== "worker") {
+    logger.info("Checking the demo store (made on the first start)");
     demo = await seedDemo(platform, {
       credentialsFile: config.DATABASE_URL ? undefined : demoCredentialsFile(dataDir),
     });

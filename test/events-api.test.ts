@@ -56,7 +56,8 @@ describe("events API: the store's event feed", () => {
           if (!res.body.meta.hasMore) break;
         }
         if (done) return;
-        await new Promise((r) => setImmediate(r));
+        // Polls as an app does, leaving the writers the database in between.
+        await new Promise((r) => setTimeout(r, 5));
       }
     };
     const reading = reader();

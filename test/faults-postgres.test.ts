@@ -1,8 +1,6 @@
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { createServer, type Socket } from "node:net";
-import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { buildApp } from "../src/app.ts";
 import { loadConfig } from "../src/config.ts";
@@ -11,6 +9,7 @@ import { createPlatform } from "../src/platform.ts";
 import { installedApp } from "./apps-harness.ts";
 import { createTestContext, type TestContext } from "./harness.ts";
 import { postgresBinDir, startTempPostgres, type TempPostgres } from "./pg-server.ts";
+import { type ServiceProcess, startService as startProcess } from "./processes.ts";
 import { startReceiver } from "./receiver.ts";
 import { postgresServerSkipReason } from "./requirements.ts";
 import { waitUntil } from "./webhooks-harness.ts";
@@ -22,96 +21,20 @@ import { waitUntil } from "./webhooks-harness.ts";
  * a condition with a generous upper bound; nothing depends on how fast the machine is.
  */
 const skip = postgresServerSkipReason();
-const ROOT = join(import.meta.dirname, "..");
 /** An upper bound for one request, far above any answer of a working service on a loaded machine. */
 const REQUEST_BOUND_MS = 15_000;
 const secretsKey = randomBytes(32).toString("base64");
 
-interface Service {
-  child: ChildProcess;
-  /** Parsed JSON log records (pino), in order. */
-  logs: Array<Record<string, unknown>>;
-  /** Base URL once the HTTP server listens (api mode). */
-  url(): Promise<string>;
-  /** Resolves when `check` holds; rejects at once if the process exits first, or when the bound passes. */
-  waitFor(check: () => boolean, what: string, timeoutMs?: number): Promise<void>;
-  alive(): boolean;
-  /** What the process wrote to stderr (a crash's stack). */
-  stderr(): string;
-  stop(): Promise<void>;
-}
-
-function startService(mode: "api" | "worker", env: Record<string, string>): Service {
-  const child = spawn(process.execPath, [join(ROOT, "src/main.ts")], {
-    cwd: ROOT,
-    stdio: ["ignore", "pipe", "pipe"],
-    env: {
-      ...process.env,
-      NODE_EXTRA_CA_CERTS: join(ROOT, "test/fixtures/tls/ca.pem"),
-      RUN_MODE: mode,
-      HOST: "127.0.0.1",
-      PORT: "0",
-      METRICS_PORT: "0", // several processes at once: none needs the metrics listener
-      SECRETS_KEY: secretsKey,
-      DEMO_SEED: "false",
-      LOG_LEVEL: "info",
-      WEBHOOK_ALLOW_PRIVATE_TARGETS: "true",
-      WEBHOOK_RETRY_BASE_MS: "200",
-      WEBHOOK_TIMEOUT_MS: "3000",
-      WEBHOOK_LEASE_MS: "5000",
-      ...env,
-    },
-  });
-  const logs: Array<Record<string, unknown>> = [];
-  let stderr = "";
-  let buffered = "";
-  child.stdout!.on("data", (chunk: Buffer) => {
-    buffered += chunk;
-    const lines = buffered.split("\n");
-    buffered = lines.pop() ?? "";
-    for (const line of lines) {
-      try {
-        logs.push(JSON.parse(line));
-      } catch {
-        logs.push({ msg: line });
-      }
-    }
-  });
-  child.stderr!.on("data", (chunk: Buffer) => {
-    stderr += chunk;
-  });
-  const alive = () => child.exitCode === null && child.signalCode === null;
-  const waitFor: Service["waitFor"] = async (check, what, timeoutMs = 60_000) => {
-    const deadline = Date.now() + timeoutMs;
-    while (!check()) {
-      if (!alive())
-        throw new Error(
-          `${mode} process exited (${child.exitCode ?? child.signalCode}) before ${what}: ${stderr}`,
-        );
-      if (Date.now() > deadline) throw new Error(`${mode} process: timed out waiting for ${what}`);
-      await new Promise((r) => setTimeout(r, 25));
-    }
-  };
-  return {
-    child,
-    logs,
-    alive,
-    waitFor,
-    stderr: () => stderr,
-    async url() {
-      const listening = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/;
-      await waitFor(() => logs.some((r) => listening.test(String(r.msg))), "the HTTP server to listen");
-      const record = logs.find((r) => listening.test(String(r.msg)))!;
-      return listening.exec(String(record.msg))![1]!;
-    },
-    async stop() {
-      if (!alive()) return;
-      const exited = new Promise((resolve) => child.once("exit", resolve));
-      child.kill("SIGKILL");
-      await exited;
-    },
-  };
-}
+/** What every service process of this file runs with, on top of processes.ts's defaults. */
+const SERVICE_ENV = {
+  SECRETS_KEY: secretsKey,
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: "true",
+  WEBHOOK_RETRY_BASE_MS: "200",
+  WEBHOOK_TIMEOUT_MS: "3000",
+  WEBHOOK_LEASE_MS: "5000",
+};
+const startService = (mode: "api" | "worker", env: Record<string, string>): ServiceProcess =>
+  startProcess(mode, { ...SERVICE_ENV, ...env });
 
 /** The database-unavailable warnings of a process that waits for PostgreSQL at start. */
 const startRetry = (r: Record<string, unknown>) =>
@@ -169,13 +92,14 @@ function isUnavailableAnswer(a: Answer): boolean {
 
 describe("PostgreSQL unavailable, restarting or starting", { skip }, () => {
   let server: TempPostgres;
-  const services: Service[] = [];
+  const services: ServiceProcess[] = [];
   const contexts: TestContext[] = [];
   before(async () => {
     server = await startTempPostgres(postgresBinDir()!);
   });
   after(async () => {
-    await Promise.all(services.map((s) => s.stop()));
+    // Killed, not drained: a drain may wait on a database this file has just stopped.
+    await Promise.all(services.map((s) => s.stop("SIGKILL")));
     for (const ctx of contexts) await ctx.close().catch(() => {});
     await server?.destroy();
   });
@@ -270,7 +194,7 @@ describe("PostgreSQL unavailable, restarting or starting", { skip }, () => {
     const list = await call(base, "GET", `${storePath}/products?limit=250`, undefined, cookie);
     assert.equal(list.status, 200);
     assert.ok(JSON.parse(list.body).data.length >= Math.min(created, 250));
-    await api.stop();
+    await api.stop("SIGKILL");
   });
 
   it("b) delivery running while PostgreSQL restarts (fast, then immediate): every event arrives, the worker stays up", async () => {
@@ -361,7 +285,7 @@ describe("PostgreSQL unavailable, restarting or starting", { skip }, () => {
       console.log(`b) ${eventIds.size} events, ${rx.received.length} requests received`);
       assert.equal(rx.received.length, eventIds.size, "an attempt was sent again: its outcome was lost");
       assert.equal(Number(attempts.n), eventIds.size, "every attempt is in the delivery log once");
-      await worker.stop();
+      await worker.stop("SIGKILL");
     } finally {
       await rx.close();
     }

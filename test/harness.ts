@@ -10,6 +10,7 @@ import type { Clock } from "../src/lib/clock.ts";
 import type { App } from "../src/lib/http/types.ts";
 import type { PasswordHashing } from "../src/modules/accounts/password.ts";
 import { createPlatform, type Platform } from "../src/platform.ts";
+import { embeddedTemplate } from "./db-template.ts";
 
 /**
  * Test harness: a real application on a real database. By default an in-memory embedded
@@ -61,8 +62,13 @@ export async function createTestContext(
     DATABASE_SCHEMA: schema,
     ...env,
   });
-  const database = await openDatabase({ url: config.DATABASE_URL, schema, poolSize: 5 });
-  await migrate(database);
+  const database = await openDatabase({
+    url: config.DATABASE_URL,
+    schema,
+    poolSize: 5,
+    embeddedTemplate: config.DATABASE_URL ? undefined : await embeddedTemplate(),
+  });
+  await migrate(database); // nothing left to apply when started from the template
   const clock = createTestClock({ frozen: options.frozenClock ?? false });
   const redis = options.redis ? new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: 2 }) : null;
   const platform = createPlatform({ config, database, clock, redis, passwords: options.passwords });

@@ -407,6 +407,30 @@ describe("OpenAPI document", () => {
       assert.ok((item as Json).post?.requestBody?.content?.["application/json"]?.schema, `${event}: no body`);
   });
 
+  it("states the configured limits, not numbers restated in prose, and cites no private spec", async () => {
+    const tuned = await createTestContext({
+      RATE_LIMIT_PER_MINUTE: "60",
+      ACCESS_TOKEN_TTL_SECONDS: "900",
+      WEBHOOK_MAX_ATTEMPTS: "5",
+      WEBHOOK_RETRY_BASE_MS: "30000",
+    });
+    try {
+      const text = JSON.stringify(await fetchDocument(tuned.app));
+      assert.match(text, /60 accepted requests per installation/);
+      assert.match(text, /60 requests per key pair/);
+      assert.match(text, /access token \(`mpat_…`, 15 min,/);
+      assert.match(text, /5 attempts, 30 s doubling/);
+      assert.doesNotMatch(text, /180 (accepted )?requests|8 attempts, 1 min/);
+    } finally {
+      await tuned.close();
+    }
+    assert.doesNotMatch(
+      JSON.stringify(doc),
+      /\b[Ss]pec(ification)? \d|the spec's/,
+      "the document is public; the spec is not",
+    );
+  });
+
   it("is committed up to date: openapi.json equals `node src/cli.ts openapi`", () => {
     const generated = execFileSync(process.execPath, [join(ROOT, "src/cli.ts"), "openapi"], {
       cwd: ROOT,

@@ -5,6 +5,7 @@ import { createServer, type Server, Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
+import { prepareDataDir } from "./db-template.ts";
 import { TEST_PORTS } from "./ports.ts";
 
 /**
@@ -23,6 +24,12 @@ const running = new Set<Proc>();
 function freshDir(): string {
   const dir = mkdtempSync(join(tmpdir(), "mp-ops-"));
   made.push(dir);
+  return dir;
+}
+/** A DATA_DIR holding a migrated database already (the first start is the first test's). */
+async function preparedDir(): Promise<string> {
+  const dir = freshDir();
+  await prepareDataDir(dir);
   return dir;
 }
 
@@ -268,7 +275,7 @@ describe("signals", () => {
     timeout: 300_000,
   }, async () => {
     const port = PORT_BASE + 20;
-    const dataDir = freshDir();
+    const dataDir = await preparedDir();
     const npm = await started(
       () => new Proc("npm", ["start", "--silent"], serverEnv(dataDir, port, port + 1)),
       port,
@@ -296,7 +303,7 @@ describe("signals", () => {
   }, async () => {
     const port = PORT_BASE + 30;
     // `script` runs the server on a pseudo-terminal; ^C written to it is the terminal's SIGINT.
-    const env = serverEnv(freshDir(), port, port + 1, { DEMO_SEED: "false" });
+    const env = serverEnv(await preparedDir(), port, port + 1, { DEMO_SEED: "false" });
     const tty = await started(
       () => new Proc("script", ["-qefc", `exec '${NODE}' src/main.ts`, "/dev/null"], env),
       port,
@@ -315,7 +322,7 @@ describe("metrics listener", () => {
     timeout: 300_000,
   }, async () => {
     const port = PORT_BASE + 40;
-    const dataDir = freshDir();
+    const dataDir = await preparedDir();
     const server = await started(
       () => startServer(serverEnv(dataDir, port, port + 1, { DEMO_SEED: "false" })),
       port,

@@ -22,8 +22,10 @@ describe("retention: the delivery log and the outbox", () => {
   let ctx: Awaited<ReturnType<typeof createWebhookContext>>;
   let rx: Awaited<ReturnType<typeof startReceiver>>;
   before(async () => {
-    // Retries an hour apart: a failing delivery stays pending after its first attempt.
-    ctx = await createWebhookContext({ WEBHOOK_RETRY_BASE_MS: "3600000" });
+    // Retries an hour apart: a failing delivery stays pending after its first attempt. A lease of a
+    // minute: a machine too busy to record an attempt within the harness's 5 s would otherwise see
+    // the delivery taken over and sent again, and count attempts this test does not expect.
+    ctx = await createWebhookContext({ WEBHOOK_RETRY_BASE_MS: "3600000", WEBHOOK_LEASE_MS: "60000" });
     rx = await startReceiver((r, res) => {
       res.statusCode = r.path === "/fail" ? 500 : 200;
       res.end("ok");
@@ -46,9 +48,11 @@ describe("retention: the delivery log and the outbox", () => {
       assert.equal(res.status, 201);
     }
     await waitUntil(
-      async () => (await count(ctx, "webhook_attempts")) === 10,
+      async () =>
+        (await count(ctx, "webhook_attempts")) === 10 &&
+        (await count(ctx, "webhook_deliveries", "status = 'delivered'")) === 5,
       20_000,
-      "ten attempts recorded",
+      "ten attempts recorded, five of them delivered",
     );
     await ctx.worker.stop();
     assert.equal(await count(ctx, "webhook_deliveries", "status = 'delivered'"), 5);

@@ -13,3 +13,4 @@ export * from "./locale.ts";
 export * from "./resources.ts";
 export * from "./scopes.ts";
 export * from "./statuses.ts";
+export * from "./webhook-filters.ts";

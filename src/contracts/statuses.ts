@@ -98,7 +98,7 @@ export const DELIVERY_STATUS_NAMES = keysOf(DELIVERY_STATUSES);
 export const DeliveryStatus = mirror(DELIVERY_STATUS_NAMES);
 export const DeliveryStatusSchema = enumSchema(
   DELIVERY_STATUS_NAMES,
-  "`pending` while attempts remain (see `nextAttemptAt`); `delivered`, `failed` (8 attempts, or a final answer), `skipped` (the event came while the subscription was disabled: recorded, not sent) and `cancelled` (the app was uninstalled) are final. `recover` sends `failed` and `skipped` deliveries once more.",
+  "`pending` while attempts remain (see `nextAttemptAt`); `delivered`, `failed` (its attempts ran out, or a final answer), `skipped` (the event came while the subscription was disabled: recorded, not sent) and `cancelled` (the app was uninstalled) are final. `recover` sends `failed` and `skipped` deliveries once more.",
 );
 
 /**

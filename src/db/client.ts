@@ -1,12 +1,9 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { PGlite } from "@electric-sql/pglite";
-import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
+import type { PGlite } from "@electric-sql/pglite";
 import { Kysely, type Transaction } from "kysely";
 import pg from "pg";
 import { preparedPostgresDialect } from "./pg-dialect.ts";
-import { PGliteDialect } from "./pglite-dialect.ts";
-import { ensureEmbeddedDataDir } from "./pglite-init.ts";
 import type { DB } from "./schema.ts";
 import { parseTimestamptz } from "./timestamptz.ts";
 
@@ -45,6 +42,11 @@ export interface DatabaseOptions {
   connectTimeoutMs?: number;
   /** shared_buffers of the embedded database, in MB (default 16; see EMBEDDED_SHARED_BUFFERS_MB). */
   embeddedSharedBuffersMb?: number;
+  /**
+   * An in-memory embedded database starts as a copy of this dump (PGlite's `dumpDataDir`) instead
+   * of an empty cluster: the tests migrate once and start each database from the copy.
+   */
+  embeddedTemplate?: Blob | undefined;
 }
 
 export const DEFAULT_CONNECT_TIMEOUT_MS = 5000;
@@ -113,10 +115,18 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
       close: () => db.destroy(),
     };
   }
+  // Loaded only here: a process on a PostgreSQL server never holds the embedded database's code.
+  const [{ PGlite }, { pg_trgm }, { PGliteDialect }, { ensureEmbeddedDataDir }] = await Promise.all([
+    import("@electric-sql/pglite"),
+    import("@electric-sql/pglite/contrib/pg_trgm"),
+    import("./pglite-dialect.ts"),
+    import("./pglite-init.ts"),
+  ]);
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
   const pgdata = options.dataDir ? join(options.dataDir, "pgdata") : undefined;
   if (pgdata) await ensureEmbeddedDataDir(pgdata);
   const pglite = await PGlite.create(pgdata, {
+    ...(options.embeddedTemplate && !pgdata ? { loadDataDir: options.embeddedTemplate } : {}),
     // Trigram indexes serve the lists' search (migration 20261124_0010).
     extensions: { pg_trgm },
     startParams: [

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { sql } from "kysely";
 import type { DatabaseHandle } from "./client.ts";
 
-const MIGRATIONS_DIR = join(import.meta.dirname, "migrations");
+export const MIGRATIONS_DIR = join(import.meta.dirname, "migrations");
 // Any constant shared by every instance: the advisory lock serialises concurrent starts on one server.
 const MIGRATION_LOCK_KEY = 7_231_004;
 

@@ -274,6 +274,9 @@ export interface WebhookSubscriptionsTable {
   /** Set while disabled (migration 20261126_0030): when, and the last error that caused it. */
   disabled_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   disabled_reason: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Which events it receives and which fields of their data (migration 20261126_0070); null: all. */
+  filter: ColumnType<string | null, string | null | undefined, string | null>;
+  fields: ColumnType<string[] | null, string[] | null | undefined, string[] | null>;
 }
 
 /** A subscription's unbroken run of failed attempts: a row only while it lasts (migration 20261126_0030). */

@@ -1,5 +1,5 @@
+import { isDatabaseUnavailable } from "../lib/availability.ts";
 import { type BackoffOptions, backoffDelayMs } from "../lib/backoff.ts";
-import { isDatabaseUnavailable } from "./availability.ts";
 
 export interface WaitForDatabaseOptions {
   logger: { warn(fields: Record<string, unknown>, message: string): void };

@@ -74,7 +74,8 @@ Commands:
                        Send once more every delivery of the subscription created since then that
                        failed (or was skipped while it was disabled), under its original
                        x-webhook-id. Each is recovered once, however often you run this.
-  webhooks             The installation's subscriptions; disabled ones with when and why.
+  webhooks             The installation's subscriptions; disabled ones with when and why, and
+                       each one's filter and field list when it has them.
   export <products|orders|customers> [--updated-since <2h | 2026-11-26T10:00:00Z>] > file.jsonl
                        Every record of the store as JSON Lines on stdout (an order with its line
                        items), each as the list shows it; a progress line on stderr. A dropped
@@ -568,11 +569,15 @@ async function webhooks(io: Io, argv: string[]) {
     line(io, "No subscriptions.");
     return EXIT.ok;
   }
-  for (const s of all)
+  for (const s of all) {
     line(
       io,
       `${s.id}  ${s.eventName.padEnd(18)} ${s.status.padEnd(8)} ${s.targetUrl}${s.disabledAt ? `  since ${s.disabledAt}: ${s.disabledReason}` : ""}`,
     );
+    // What the subscription takes of its events, when it narrows them (issue 21).
+    if (s.filter !== null) line(io, `    filter: ${s.filter}`);
+    if (s.fields !== null) line(io, `    fields: ${s.fields.join(", ")} (and id)`);
+  }
   return EXIT.ok;
 }
 

@@ -2,6 +2,7 @@ import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
 import type { FastifyInstance } from "fastify";
 import { GRANTABLE_SCOPES } from "../../contracts/scopes.ts";
+import { durationInWords } from "../duration-words.ts";
 import { ERROR_CODES } from "../errors.ts";
 import { finishDocument } from "./openapi-finish.ts";
 import { pageSecurityHeaders } from "./page-headers.ts";
@@ -27,8 +28,13 @@ Another tenant's resource always answers \`NOT_FOUND\`, never \`FORBIDDEN\`.`;
 export async function installDocs(
   app: FastifyInstance,
   publicBaseUrl: string,
-  extra: { webhooks?: Record<string, unknown> } = {},
+  extra: {
+    webhooks?: Record<string, unknown>;
+    /** The configured limits the document states (the committed document: the defaults). */
+    limits: { requestsPerMinute: number; accessTokenSeconds: number; refreshTokenSeconds: number };
+  },
 ): Promise<void> {
+  const { requestsPerMinute, accessTokenSeconds, refreshTokenSeconds } = extra.limits;
   app.addSchema(ErrorEnvelope);
   // The JSON body parser answers 413 and 415 before any route runs (and the dashboard's CSRF guard
   // refuses every non-JSON write), so every state-changing envelope route can answer them.
@@ -68,7 +74,7 @@ export async function installDocs(
         },
         {
           name: "App integration: tokens",
-          description: "Token exchange and refresh for apps (spec 4.1, 4.2), in the platform envelope.",
+          description: "Token exchange and refresh for apps, in the platform envelope.",
         },
         {
           name: "OAuth 2.0 (standard)",
@@ -152,13 +158,11 @@ export async function installDocs(
             type: "apiKey",
             in: "header",
             name: "x-api-secret",
-            description:
-              "Developer API key secret (`mpsk_…`), shown once at creation. Responses carry the `X-RateLimit-*` headers: 180 requests per key pair in any 60 seconds.",
+            description: `Developer API key secret (\`mpsk_…\`), shown once at creation. Responses carry the \`X-RateLimit-*\` headers: ${requestsPerMinute} requests per key pair in any 60 seconds.`,
           },
           appOAuth: {
             type: "oauth2",
-            description:
-              "OAuth 2.0 authorization code with PKCE: the merchant approves the app's scopes at the authorize URL; the app exchanges the code at the token URL for an access token (`mpat_…`, 1 hour, bound to one installation and its approved scopes), sent as `Authorization: Bearer …`, and a single-use refresh token (`mprt_…`, 30 days). Admin API responses carry `X-RateLimit-Limit`, `X-RateLimit-Remaining` and `X-RateLimit-Reset`; 180 accepted requests per installation in any 60 seconds, then 429 with `Retry-After`.",
+            description: `OAuth 2.0 authorization code with PKCE: the merchant approves the app's scopes at the authorize URL; the app exchanges the code at the token URL for an access token (\`mpat_…\`, ${durationInWords(accessTokenSeconds * 1000)}, bound to one installation and its approved scopes), sent as \`Authorization: Bearer …\`, and a single-use refresh token (\`mprt_…\`, ${durationInWords(refreshTokenSeconds * 1000)}). Admin API responses carry \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\` and \`X-RateLimit-Reset\`; ${requestsPerMinute} accepted requests per installation in any 60 seconds, then 429 with \`Retry-After\`.`,
             flows: {
               authorizationCode: {
                 authorizationUrl: `${publicBaseUrl}/api/v1/apps/authorize`,

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Duplex } from "node:stream";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { isDatabaseUnavailable } from "../../db/availability.ts";
+import { isDatabaseUnavailable } from "../availability.ts";
 import { AppError, ERROR_CODES, type ErrorCode } from "../errors.ts";
 
 /** The failure envelope of an error. */

@@ -1,5 +1,13 @@
+import type { IncomingMessage } from "node:http";
 import type { FastifyInstance } from "fastify";
 import { AppError } from "../errors.ts";
+
+/**
+ * How much of a refused request's body is read (and discarded) before its answer goes out, and for
+ * how long at most. A client that is still sending when the server closes the connection gets a
+ * reset (EPIPE) instead of the 413 or 401 it should read; past these bounds it does.
+ */
+export const UNREAD_BODY_DRAIN = { bytes: 64 * 1024 * 1024, ms: 10_000 } as const;
 
 /**
  * JSON is the only body type. An empty body with the JSON content type is accepted as "no body",
@@ -34,6 +42,39 @@ export function installJsonBody(app: FastifyInstance): void {
   });
   app.addContentTypeParser("*", (_request, _payload, done) => {
     done(new AppError("UNSUPPORTED_MEDIA_TYPE"), undefined);
+  });
+  // An answer given before the body was read (too large, wrong type, no credentials) waits until
+  // the client has finished sending it: Fastify closes such a connection after the answer, and a
+  // close with unread data in the socket is a reset the client sees instead of the answer.
+  app.addHook("onSend", async (request, _reply, payload) => {
+    if (!request.raw.complete) await drain(request.raw, UNREAD_BODY_DRAIN);
+    return payload;
+  });
+}
+
+/** Reads and discards the rest of a request's body, up to `bytes` or `ms`, whichever comes first. */
+function drain(raw: IncomingMessage, limits: { bytes: number; ms: number }): Promise<void> {
+  if (raw.readableEnded || raw.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    let read = 0;
+    const done = () => {
+      clearTimeout(timer);
+      raw.off("data", onData);
+      raw.off("end", done);
+      raw.off("close", done);
+      raw.off("error", done);
+      resolve();
+    };
+    const onData = (chunk: Buffer) => {
+      read += chunk.length;
+      if (read > limits.bytes) done();
+    };
+    const timer = setTimeout(done, limits.ms);
+    raw.on("data", onData);
+    raw.once("end", done);
+    raw.once("close", done);
+    raw.once("error", done);
+    raw.resume();
   });
 }
 

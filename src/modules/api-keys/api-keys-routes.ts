@@ -55,7 +55,9 @@ export function registerApiKeyRoutes(app: App, keys: ApiKeyService) {
       errors: ["CONFLICT", "BAD_REQUEST", "UNSUPPORTED_MEDIA_TYPE", "PAYLOAD_TOO_LARGE"],
     }),
     async (request, reply) => {
-      const { key, secret } = await keys.create(storeOf(request), currentAccount(request).id, request.body);
+      const store = storeOf(request);
+      const { key, secret } = await keys.create(store, currentAccount(request).id, request.body);
+      request.log.info({ store: store.slug, key: key.id }, "API key pair created");
       reply.header("cache-control", "no-store");
       return reply.status(201).send({ success: true as const, data: { ...toApiKeyResource(key), secret } });
     },

@@ -61,10 +61,12 @@ export function registerInstallationRoutes(app: App, installations: Installation
       },
       errors: ["NOT_FOUND"],
     }),
-    async (request) => ({
-      success: true as const,
-      data: await installations.uninstall(storeOf(request), request.params.clientId),
-    }),
+    async (request) => {
+      const store = storeOf(request);
+      const data = await installations.uninstall(store, request.params.clientId);
+      request.log.info({ store: store.slug, clientId: data.clientId }, `app ${data.name} uninstalled`);
+      return { success: true as const, data };
+    },
   );
 }
 

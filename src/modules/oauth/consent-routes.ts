@@ -238,6 +238,8 @@ export function registerConsentRoutes(
         approve: body.approve,
         accountId: account.id,
       });
+      if (body.approve)
+        request.log.info({ store: store.slug, clientId: body.clientId }, "app installed (consent given)");
       return { success: true as const, data: { redirectTo } };
     },
   );

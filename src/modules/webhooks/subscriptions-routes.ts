@@ -31,7 +31,7 @@ export function registerSubscriptionRoutes(app: App, subscriptions: Subscription
       tags,
       summary: "List this installation's webhook subscriptions",
       description:
-        "Active and disabled ones, each with its `status`; a disabled one shows when and why (`disabledAt`, `disabledReason`: the last error). Secrets are never shown again.",
+        "Active and disabled ones, each with its `status`, `filter` and `fields`; a disabled one shows when and why (`disabledAt`, `disabledReason`: the last error). Secrets are never shown again.",
       response: { 200: Envelope(Type.Array(SubscriptionResource)) },
     }),
     async (request) => ({ success: true as const, data: await subscriptions.list(access(request)) }),
@@ -45,7 +45,7 @@ export function registerSubscriptionRoutes(app: App, subscriptions: Subscription
       tags,
       summary: "Subscribe to an event",
       description:
-        "The token must also hold the scope the event needs (spec 6.1; `app/uninstalled` needs none). `targetUrl` must be https and must not resolve to an internal address. The answer carries the signing `secret`, shown only here. An installation may hold at most 10 active subscriptions of one event (each at another URL) and 100 in all, by default: 409 `CONFLICT` past either, as for the same event and URL twice.",
+        "The token must also hold the scope the event needs (listed with `eventName`; `app/uninstalled` needs none). `targetUrl` must be https and must not resolve to an internal address. The answer carries the signing `secret`, shown only here. An installation may hold at most 10 active subscriptions of one event (each at another URL) and 100 in all, by default: 409 `CONFLICT` past either, as for the same event and URL twice. Optional `filter` (only the events whose `data` matches it make a delivery; the others make none, count as no failure and stay in the event feed) and `fields` (the fields of `data` the body carries, `id` always): both checked against the event's payload schema, 400 `VALIDATION_FAILED` naming the field, a value the field never holds, or the character where the filter cannot be read.",
       body: CreateSubscriptionBody,
       response: { 201: Envelope(SubscriptionWithSecret, "Created; store the secret now") },
       errors: ["CONFLICT"],

@@ -6,6 +6,7 @@ import { AppError, notFound } from "../../lib/errors.ts";
 import { newId, newWebhookSecret } from "../../lib/ids.ts";
 import type { AccessContext } from "../oauth/token-service.ts";
 import { eventsAllowed, requireEventScope } from "./event-scope.ts";
+import { checkSubscriptionView } from "./filters/subscription-view.ts";
 import type { SubscriptionBounds, SubscriptionRepo } from "./subscriptions-repo.ts";
 
 /** The 409 for a subscription over a bound, or one that exists already. */
@@ -41,6 +42,8 @@ export function toSubscriptionResource(s: WebhookSubscription & { failing_since?
     failingSince: s.failing_since ? s.failing_since.toISOString() : null,
     createdAt: s.created_at.toISOString(),
     secretRotatedAt: s.secret_rotated_at ? s.secret_rotated_at.toISOString() : null,
+    filter: s.filter,
+    fields: s.fields,
   };
 }
 
@@ -66,9 +69,14 @@ export function createSubscriptionService(deps: {
     authorize(access: AccessContext, input: { eventName: EventName }) {
       requireEventScope(access.scopes, input.eventName, "Subscribing to");
     },
-    async create(access: AccessContext, input: { eventName: EventName; targetUrl: string }) {
+    async create(
+      access: AccessContext,
+      input: { eventName: EventName; targetUrl: string; filter?: string; fields?: string[] },
+    ) {
       // Again here, so the service never depends on its caller for it (a pure check).
       this.authorize(access, input);
+      // Against the event's payload schema: a 400 naming the field, or where the filter breaks.
+      const view = checkSubscriptionView(input.eventName, input);
       await deps.assertSafeTarget(input.targetUrl);
       const secret = newWebhookSecret();
       const result = await repo.insertWithinBounds(
@@ -87,6 +95,8 @@ export function createSubscriptionService(deps: {
           stopped_at: null,
           disabled_at: null,
           disabled_reason: null,
+          filter: view.filter,
+          fields: view.fields === null ? null : [...view.fields],
         },
         deps.bounds,
       );

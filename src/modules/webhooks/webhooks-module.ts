@@ -15,7 +15,7 @@ import { createDeliveryLogRepo } from "./deliveries-repo.ts";
 import { adminDeliveryRoutes, createDeliveryViews } from "./deliveries-routes.ts";
 import { createDeliveryRepo, stopInstallationWebhooks } from "./delivery/delivery-repo.ts";
 import { createWebhookMetrics } from "./delivery/metrics.ts";
-import { classify, DISABLING_STATUSES, failureReason, nextAttemptDelayMs } from "./delivery/retry-policy.ts";
+import { DISABLING_STATUSES, failureReason } from "./delivery/retry-policy.ts";
 import { createWebhookAgent, sendWebhook } from "./delivery/sender.ts";
 import { inRotationOverlap, webhookHeaders } from "./delivery/signing.ts";
 import { assertSafeTargetUrl } from "./delivery/ssrf.ts";
@@ -194,9 +194,6 @@ export function createWebhooksModule(deps: {
           error: result.error,
         };
       },
-      classify,
-      nextDelayMs: (made, base, retryAfter) =>
-        nextAttemptDelayMs(made, base, retryAfter, clock.now().getTime()),
       disablesAtOnce: (status) => DISABLING_STATUSES.has(status),
       failureReason,
       metrics,

@@ -6,14 +6,18 @@ import {
   EVENT_PAYLOADS,
   EVENT_SCOPES,
   Id,
+  SubscriptionFields,
+  SubscriptionFilter,
   SubscriptionStatusSchema,
   WebhookTargetUrl,
 } from "../../contracts/index.ts";
+import { durationInWords } from "../../lib/duration-words.ts";
 import { Body, Timestamp } from "../../lib/http/schemas.ts";
+import { MAX_RETRY_AFTER_MS } from "./delivery/retry-policy.ts";
 
 export const EventNameSchema = Type.Enum(EVENT_NAMES, {
   type: "string",
-  description: `One of the event names of spec 6.1. Scope needed: ${Object.entries(EVENT_SCOPES)
+  description: `One of the platform's event names. Scope needed: ${Object.entries(EVENT_SCOPES)
     .map(([e, s]) => `\`${e}\` ${s ?? "none"}`)
     .join(", ")}.`,
 });
@@ -23,6 +27,8 @@ export const SubscriptionId = Id("subscription");
 export const CreateSubscriptionBody = Body({
   eventName: EventNameSchema,
   targetUrl: WebhookTargetUrl,
+  filter: Type.Optional(SubscriptionFilter),
+  fields: Type.Optional(SubscriptionFields),
 });
 
 const subscriptionFields = {
@@ -46,13 +52,23 @@ const subscriptionFields = {
   secretRotatedAt: Type.Union([Timestamp, Type.Null()], {
     description: "When the signing secret was last rotated (`POST /webhooks/{id}/secret`); null if never.",
   }),
+  filter: Type.Union([SubscriptionFilter, Type.Null()], {
+    description:
+      "Only events whose `data` matches it make a delivery (see `filter` of `adminCreateWebhook`); null: every event of `eventName`.",
+    examples: ["status:paid AND total:>100"],
+  }),
+  fields: Type.Union([SubscriptionFields, Type.Null()], {
+    description:
+      "The fields of `data` its deliveries carry, `id` always (see `fields` of `adminCreateWebhook`); null: the whole of `data`.",
+    examples: [["status", "total", "currency"]],
+  }),
 };
 
 export const SubscriptionResource = Type.Object(subscriptionFields, { title: "WebhookSubscription" });
 
 /** How a receiver uses a subscription or listen-session secret: said once, in every place that returns one. */
 export const SECRET_USE =
-  "Verify either signature family. `webhook-signature` is Standard Webhooks: pass this string as it is to a stock verifier (`new Webhook(secret).verify(rawBody, headers)` of the npm packages `standardwebhooks` or `svix`); its HMAC key is the base64-decoded part after `whsec_`. `x-webhook-signature` is spec 6.3: lowercase hex HMAC-SHA256 of `<x-webhook-timestamp>.<raw body>` keyed with this whole string (UTF-8), compared in constant time. A secret issued before Standard Webhooks support (`whsec_` + 43 letters and digits) keeps working with both signatures and with the JavaScript libraries; Python's and Go's libraries need padded base64: rotate it once to use them.";
+  "Verify either signature family. `webhook-signature` is Standard Webhooks: pass this string as it is to a stock verifier (`new Webhook(secret).verify(rawBody, headers)` of the npm packages `standardwebhooks` or `svix`); its HMAC key is the base64-decoded part after `whsec_`. `x-webhook-signature` is the platform's own signature: lowercase hex HMAC-SHA256 of `<x-webhook-timestamp>.<raw body>` keyed with this whole string (UTF-8), compared in constant time. A secret issued before Standard Webhooks support (`whsec_` + 43 letters and digits) keeps working with both signatures and with the JavaScript libraries; Python's and Go's libraries need padded base64: rotate it once to use them.";
 
 const Secret = Type.String({
   minLength: 10,
@@ -161,7 +177,7 @@ const DELIVERY_HEADERS = {
   },
   "x-webhook-signature": {
     description:
-      "Spec 6.3: lowercase hex HMAC-SHA256 of `<timestamp>.<raw body>` keyed with the subscription secret as returned (the whole `whsec_…` string). After a rotation it is made with the new secret at once.",
+      "The platform's own signature: lowercase hex HMAC-SHA256 of `<timestamp>.<raw body>` keyed with the subscription secret as returned (the whole `whsec_…` string). After a rotation it is made with the new secret at once.",
     schema: { type: "string" },
   },
   "x-webhook-id": {
@@ -204,7 +220,13 @@ export function eventTypeName(name: string): string {
 }
 
 /** The OpenAPI 3.1 `webhooks` section: one entry per event with its body and delivery headers. */
-export function webhooksDocument(): Record<string, unknown> {
+export function webhooksDocument(settings: {
+  timeoutMs: number;
+  maxAttempts: number;
+  retryBaseMs: number;
+  disableAfterMs: number;
+}): Record<string, unknown> {
+  const retried = `${settings.maxAttempts} attempts, ${durationInWords(settings.retryBaseMs)} doubling`;
   const out: Record<string, unknown> = {};
   for (const name of EVENT_NAMES) {
     const body = Type.Object(
@@ -235,7 +257,7 @@ export function webhooksDocument(): Record<string, unknown> {
         summary: `${name}`,
         // Sent by the platform to the app: the signature headers authenticate it, not a scheme.
         security: [],
-        description: `Sent to subscriptions of \`${name}\`${EVENT_SCOPES[name] ? ` (scope \`${EVENT_SCOPES[name]}\`)` : ""}. Answer 2xx within 10 s. 5xx, 408, 429 and network errors are retried (8 attempts, 1 min doubling; a 429 or 503 with \`Retry-After\` delays the next attempt at least that long, at most 24 h); other statuses are final; redirects are not followed. 410 Gone disables the subscription at once; so do failures without a success for 5 days (\`webhook.disabled\` is sent).`,
+        description: `Sent to subscriptions of \`${name}\`${EVENT_SCOPES[name] ? ` (scope \`${EVENT_SCOPES[name]}\`)` : ""}. Answer 2xx within ${durationInWords(settings.timeoutMs)}. 5xx, 408, 429 and network errors are retried (${retried}; a 429 or 503 with \`Retry-After\` delays the next attempt at least that long, at most ${durationInWords(MAX_RETRY_AFTER_MS)}); other statuses are final; redirects are not followed. 410 Gone disables the subscription at once; so do failures without a success for ${durationInWords(settings.disableAfterMs)} (\`webhook.disabled\` is sent). A subscription with a \`filter\` receives only the events whose \`data\` matches it; one with \`fields\` receives only those fields of \`data\` (and \`id\`): the others are absent from the body, and the signatures cover the body as sent.`,
         parameters: Object.entries(DELIVERY_HEADERS).map(([name, h]) => ({
           in: "header",
           name,

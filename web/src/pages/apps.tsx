@@ -427,7 +427,7 @@ function Subscriptions({ clientId }: { clientId: string }) {
         list={list}
         noun="subscriptions"
         empty="No subscriptions yet: your app subscribes with the Admin API."
-        headers={["Event", "Store", "Target", "Subscribed", "Secret rotated"]}
+        headers={["Event", "Store", "Target", "Filter and fields", "Subscribed", "Secret rotated"]}
       >
         {(s) => (
           <tr key={s.id}>
@@ -439,6 +439,17 @@ function Subscriptions({ clientId }: { clientId: string }) {
             </td>
             <td data-label="Target" className="mono clamp" title={s.targetUrl}>
               {s.targetUrl}
+            </td>
+            <td data-label="Filter and fields" className="small">
+              {s.filter === null ? (
+                "Every event"
+              ) : (
+                <code className="clamp" title={s.filter}>
+                  {s.filter}
+                </code>
+              )}
+              <br />
+              {s.fields === null ? "All fields" : `Fields: ${s.fields.join(", ")} (and id)`}
             </td>
             <td data-label="Subscribed" className="small">
               {when(s.createdAt)}

@@ -6,6 +6,8 @@ import { randomBase62 } from "../../../lib/crypto.ts";
 import { newId } from "../../../lib/ids.ts";
 import { eventDataFor } from "../../app-metadata/app-metadata.ts";
 import { EVENTS_CHANNEL } from "../../events/events-repo.ts";
+import { projectFields } from "../filters/filter-expression.ts";
+import { createFilterCache } from "../filters/subscription-view.ts";
 import { runsOfFailures } from "./failure-runs.ts";
 
 /** `last_error` of a delivery recorded while its subscription was disabled. */
@@ -39,13 +41,15 @@ export interface ClaimedDelivery {
 }
 
 /**
-/**
  * The body of every delivery of an event to one app (spec 6.2), the same bytes on every attempt
  * and stream. `sequence` is the event's insertion number (`events.seq`): strictly increasing
  * across the events of one resource, so a receiver drops an update older than the last one it
  * applied. App metadata is per app (issue 20): the event keeps every app's pairs beside the
  * payload (`events.app_metadata`), and the body for `appId` carries that app's pairs only, as
  * `data.metadata`. Events without the column (other kinds, older events) are sent as they were.
+ * A subscription's `fields` (issue 21) keep only those fields of `data`, and `id`: the body is
+ * stored with the delivery and signed at each attempt, so the signatures cover exactly this, and
+ * a retry, redelivery or recovery sends the same bytes.
  */
 export function webhookBody(
   event: {
@@ -59,6 +63,7 @@ export function webhookBody(
   },
   slug: string,
   appId?: string,
+  fields: readonly string[] | null = null,
 ): string {
   const withOwn = eventDataFor(event, appId);
   return JSON.stringify({
@@ -67,7 +72,7 @@ export function webhookBody(
     createdAt: event.created_at.toISOString(),
     sequence: Number(event.seq),
     store: { slug },
-    data: withOwn,
+    data: fields === null ? withOwn : projectFields(withOwn, fields),
     ...(event.test ? { test: true } : {}),
   });
 }
@@ -124,6 +129,8 @@ export interface DisableRequest {
  * database, so round trips per delivery are what bound it.
  */
 export function createDeliveryRepo(db: Db) {
+  // Subscription filters, parsed once per text (each dispatch would otherwise parse every one).
+  const filters = createFilterCache();
   return {
     /**
      * Turns up to `limit` undispatched events into deliveries, one per matching active
@@ -169,13 +176,15 @@ export function createDeliveryRepo(db: Db) {
         previous_secret_ciphertext: string | null;
         secret_rotated_at: Date | null;
         sub_status: SubscriptionStatus | null;
+        filter: string | null;
+        fields: string[] | null;
       }>`
           WITH due AS (
             SELECT seq FROM events WHERE dispatched_at IS NULL ORDER BY seq LIMIT ${limit}
           )
           SELECT e.seq, e.id, e.store_id, e.topic, e.created_at, e.payload, e.test, e.app_metadata, st.slug,
                  s.id AS sub_id, s.installation_id, s.app_id, s.target_url, s.secret_ciphertext,
-                 s.previous_secret_ciphertext, s.secret_rotated_at, s.status AS sub_status
+                 s.previous_secret_ciphertext, s.secret_rotated_at, s.status AS sub_status, s.filter, s.fields
             FROM due
             JOIN events e ON e.seq = due.seq
             JOIN stores st ON st.id = e.store_id
@@ -195,7 +204,8 @@ export function createDeliveryRepo(db: Db) {
       const leaseUntil = claim ? new Date(now.getTime() + claim.leaseMs) : null;
       const room = new Map(claim?.room.hosts);
       let left = claim?.room.limit ?? 0;
-      // One body per event and app: each app's carries its own metadata (webhookBody).
+      // One body per event, app and field list: each app's carries its own metadata, each
+      // subscription's the fields it asked for (webhookBody).
       const bodies = new Map<string, string>();
       const d = {
         seq: [] as number[],
@@ -218,10 +228,15 @@ export function createDeliveryRepo(db: Db) {
       >();
       for (const r of rows.rows) {
         if (r.sub_id === null) continue;
-        const bodyKey = `${r.seq} ${r.app_id}`;
+        // The subscription's filter, over the data as its app sees it (its own metadata): an
+        // event it does not match makes no delivery, so nothing is sent, logged, skipped or
+        // counted as a failure. The event is still marked dispatched below (`seqs` has it). A
+        // test event is sent whatever the filter says: the developer asked for it.
+        if (r.filter !== null && !r.test && !filters.receives(r.filter, eventDataFor(r, r.app_id!))) continue;
+        const bodyKey = `${r.seq} ${r.app_id} ${r.fields?.join(",") ?? "*"}`;
         let body = bodies.get(bodyKey);
         if (body === undefined) {
-          body = webhookBody(r, r.slug, r.app_id!);
+          body = webhookBody(r, r.slug, r.app_id!, r.fields);
           bodies.set(bodyKey, body);
         }
         const host = new URL(r.target_url!).host;
@@ -678,6 +693,8 @@ export async function stopInstallationWebhooks(
     target_url: string;
     event_name: string;
     was_active: boolean;
+    filter: string | null;
+    fields: string[] | null;
   }>`
     WITH mine AS (
       SELECT store_id, id, status = 'active' AS was_active FROM webhook_subscriptions
@@ -687,7 +704,7 @@ export async function stopInstallationWebhooks(
     )
     UPDATE webhook_subscriptions s SET status = 'stopped', stopped_at = ${now}
       FROM mine WHERE s.store_id = mine.store_id AND s.id = mine.id
-    RETURNING s.id, s.app_id, s.target_url, s.event_name, mine.was_active`.execute(tx);
+    RETURNING s.id, s.app_id, s.target_url, s.event_name, mine.was_active, s.filter, s.fields`.execute(tx);
   // Attempts already in flight may still land; app/uninstalled waits until their leases are over,
   // so it is the last thing the app receives for this installation.
   const inflight = await tx
@@ -713,8 +730,10 @@ export async function stopInstallationWebhooks(
     .where("installation_id", "=", installationId)
     .where("status", "=", DeliveryStatus.pending)
     .execute();
+  // A filter and a field list apply to app/uninstalled as to any event (dispatchEvents).
+  const filters = createFilterCache(16);
   const rows = stopped.rows
-    .filter((s) => s.event_name === EVENT.appUninstalled)
+    .filter((s) => s.event_name === EVENT.appUninstalled && filters.receives(s.filter, input.event.payload))
     .map((s) => ({
       store_id: storeId,
       id: newDeliveryId(),
@@ -734,6 +753,8 @@ export async function stopInstallationWebhooks(
           payload: input.event.payload,
         },
         input.slug,
+        undefined,
+        s.fields,
       ),
       status: s.was_active ? DeliveryStatus.pending : DeliveryStatus.skipped,
       next_attempt_at: notBefore,

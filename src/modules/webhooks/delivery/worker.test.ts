@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import type { ClaimedDelivery } from "./delivery-repo.ts";
-import { createDeliveryWorker, type WorkerDeps } from "./worker.ts";
+import type { ClaimedDelivery, Completion } from "./delivery-repo.ts";
+import { type AttemptResult, createDeliveryWorker, type WorkerDeps } from "./worker.ts";
 
 const refused = () =>
   Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { code: "ECONNREFUSED" });
@@ -32,8 +32,15 @@ async function until(check: () => boolean, what: string, timeoutMs = 20_000) {
 }
 
 /** A worker on a fake repository whose database can be switched off; every log line recorded. */
-function setup() {
-  const state = { down: true, claims: 0, attempts: 0, completeCalls: 0, completed: [] as string[] };
+function setup(options: { result?: AttemptResult; attempts?: number; now?: Date } = {}) {
+  const state = {
+    down: true,
+    claims: 0,
+    attempts: 0,
+    completeCalls: 0,
+    completed: [] as string[],
+    next: [] as Array<Completion["next"]>,
+  };
   const logs: Array<{ level: string; fields: Record<string, unknown>; message: string }> = [];
   const log = (level: string) => (fields: Record<string, unknown> | string, message?: string) =>
     logs.push({
@@ -55,7 +62,7 @@ function setup() {
     },
     async claim() {
       guard();
-      return state.claims++ === 0 ? [DELIVERY] : [];
+      return state.claims++ === 0 ? [{ ...DELIVERY, attempts: options.attempts ?? DELIVERY.attempts }] : [];
     },
     async release() {
       guard();
@@ -64,7 +71,10 @@ function setup() {
     async completeMany(items) {
       state.completeCalls++;
       guard();
-      for (const item of items) state.completed.push(item.next.status);
+      for (const item of items) {
+        state.completed.push(item.next.status);
+        state.next.push(item.next);
+      }
       return { applied: new Set(items.map((item) => item.delivery.id)), overdue: [] };
     },
     async disableSubscriptions() {
@@ -78,7 +88,7 @@ function setup() {
   };
   const worker = createDeliveryWorker({
     repo,
-    clock: { now: () => new Date() },
+    clock: { now: () => options.now ?? new Date() },
     settings: {
       concurrency: 4,
       perTargetConcurrency: 4,
@@ -97,15 +107,53 @@ function setup() {
       state.attempts++;
       // The database goes away while the request is at the receiver.
       state.down = true;
-      return { status: 200, responseBody: "ok", durationMs: 1 };
+      return options.result ?? { status: 200, responseBody: "ok", durationMs: 1 };
     },
-    classify: (r) => (r.status === 200 ? "delivered" : "retry"),
-    nextDelayMs: () => 1000,
     disablesAtOnce: () => false,
     failureReason: () => "HTTP 500",
   });
   return { state, logs, worker };
 }
+
+describe("delivery worker: the retry policy it applies is retry-policy.ts's", () => {
+  const NOW = new Date("2026-11-26T12:00:00Z");
+  async function outcome(result: AttemptResult, attempts: number) {
+    const { state, worker } = setup({ result, attempts, now: NOW });
+    state.down = false;
+    worker.start();
+    try {
+      // attempt() turns the database off; bring it back for the recording.
+      await until(() => state.attempts === 1, "the attempt");
+      state.down = false;
+      await until(() => state.next.length === 1, "the outcome recorded");
+      return state.next[0]!;
+    } finally {
+      state.down = false;
+      await worker.stop();
+    }
+  }
+  const AT = (ms: number) => ({ status: "pending", at: new Date(NOW.getTime() + ms) });
+
+  it("a 5xx after attempt n waits base x 2^(n-1); a longer Retry-After on a 503 wins", async () => {
+    assert.deepEqual(await outcome({ status: 500, responseBody: "", durationMs: 1 }, 3), AT(4000));
+    assert.deepEqual(
+      await outcome({ status: 503, retryAfter: "7200", responseBody: "", durationMs: 1 }, 1),
+      AT(7_200_000),
+    );
+  });
+
+  it("the 8th failed attempt ends the delivery; a 400 and a refused target are final at once", async () => {
+    assert.deepEqual(await outcome({ status: 500, responseBody: "", durationMs: 1 }, 8), {
+      status: "failed",
+    });
+    assert.deepEqual(await outcome({ status: 400, responseBody: "", durationMs: 1 }, 1), {
+      status: "failed",
+    });
+    assert.deepEqual(await outcome({ errorKind: "blocked_address", responseBody: null, durationMs: 1 }, 1), {
+      status: "failed",
+    });
+  });
+});
 
 describe("delivery worker: the database goes away", () => {
   it("backs off while the database is unavailable, logging each next delay at warn, and resumes", async () => {
@@ -227,8 +275,6 @@ describe("delivery worker: concurrency and claims held in memory", () => {
         state.active.set(delivery.target_host, state.active.get(delivery.target_host)! - 1);
         return { status: 200, responseBody: "ok", durationMs: attemptMs };
       },
-      classify: () => "delivered",
-      nextDelayMs: () => 1000,
       disablesAtOnce: () => false,
       failureReason: () => "HTTP 500",
     });
@@ -306,8 +352,6 @@ describe("delivery worker: disabling subscriptions", () => {
       logger: { info() {}, warn() {}, error() {}, debug() {} } as never,
       openSecret: () => "secret",
       attempt: async () => ({ status, responseBody: "", durationMs: 1 }),
-      classify: (r) => (r.status === 200 ? "delivered" : r.status === 410 ? "failed" : "retry"),
-      nextDelayMs: () => 1000,
       disablesAtOnce: (s) => s === 410,
       failureReason: (a) => `HTTP ${a.statusCode}`,
     });

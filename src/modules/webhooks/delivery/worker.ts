@@ -1,11 +1,11 @@
 import type { FastifyBaseLogger } from "fastify";
 import { attemptStartWindowMs } from "../../../config.ts";
 import { DeliveryStatus } from "../../../contracts/index.ts";
-import { isDatabaseUnavailable } from "../../../db/availability.ts";
+import { isDatabaseUnavailable } from "../../../lib/availability.ts";
 import { type BackoffOptions, backoffDelayMs } from "../../../lib/backoff.ts";
 import type { Clock } from "../../../lib/clock.ts";
 import type { ClaimedDelivery, ClaimRoom, Completion, DeliveryRepo } from "./delivery-repo.ts";
-import type { Outcome } from "./retry-policy.ts";
+import { decideAfterAttempt, type Outcome } from "./retry-policy.ts";
 
 /** One HTTP attempt's result, as the sender reports it. */
 export interface AttemptResult {
@@ -55,10 +55,6 @@ export interface WorkerDeps {
   openSecret(ciphertext: string): string;
   /** Signs and sends one attempt. */
   attempt(input: { delivery: ClaimedDelivery; secret: string; timeoutMs: number }): Promise<AttemptResult>;
-  /** `retry` or a final outcome for an attempt's result. */
-  classify(result: AttemptResult): Outcome;
-  /** Delay before the next attempt after `attemptsMade` attempts. */
-  nextDelayMs(attemptsMade: number, baseMs: number, retryAfter?: string): number;
   /** Whether the receiver's status disables its subscription at once (410 Gone). */
   disablesAtOnce(status: number): boolean;
   /** A failed attempt in words (`disabledReason`). */
@@ -260,18 +256,20 @@ export function createDeliveryWorker(deps: WorkerDeps) {
       d.target_host,
       seen === undefined ? result.durationMs : seen * 0.8 + result.durationMs * 0.2,
     );
-    let outcome = deps.classify(result);
-    if (outcome === "retry" && d.attempts >= settings.maxAttempts) outcome = DeliveryStatus.failed;
     const now = clock.now();
+    // The retry policy, whole (retry-policy.ts): final or not, attempts left, back-off, Retry-After.
+    const decision = decideAfterAttempt({
+      attempt: d.attempts,
+      result,
+      baseMs: settings.retryBaseMs,
+      nowMs: now.getTime(),
+      maxAttempts: settings.maxAttempts,
+    });
+    const outcome: Outcome = decision.outcome;
     const next =
-      outcome === "retry"
-        ? {
-            status: DeliveryStatus.pending,
-            at: new Date(
-              now.getTime() + deps.nextDelayMs(d.attempts, settings.retryBaseMs, result.retryAfter),
-            ),
-          }
-        : { status: outcome };
+      decision.outcome === "retry"
+        ? { status: DeliveryStatus.pending, at: new Date(now.getTime() + decision.delayMs) }
+        : { status: decision.outcome };
     deps.metrics?.attemptFinished(outcome, result.durationMs / 1000);
     completions.push({
       completion: {

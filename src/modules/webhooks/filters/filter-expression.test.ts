@@ -66,11 +66,11 @@ describe("subscription filters", () => {
     refuse("status:paid;drop", /unexpected character/);
     refuse(Array.from({ length: 21 }, (_, i) => `f${i}:1`).join(" AND "), /more than 20/);
     refuse(`note:"${"x".repeat(600)}"`, /longer than 500/);
-    try {
-      parseFilter("status:paid AND total:>x");
-    } catch (e) {
-      assert.equal((e as FilterError).at, 22, "the position of the problem");
-    }
+    assert.throws(
+      () => parseFilter("status:paid AND total:>x"),
+      (e: unknown) => e instanceof FilterError && e.at === 22,
+      "the position of the problem",
+    );
   });
 
   it("lists the paths it reads, and projects a payload to the chosen fields plus id", () => {

@@ -1,3 +1,5 @@
+import { SUBSCRIPTION_FILTER_LIMITS as FILTER_LIMITS } from "../../../contracts/index.ts";
+
 /**
  * Subscription filters (issue 21): a small expression over an event's `data`, in the spirit of
  * Shopify's webhook `filter` and its search syntax.
@@ -15,11 +17,9 @@
  *   error: an event cannot make a delivery fail.
  *
  * Validated against the event's payload schema when the subscription is created: a field the
- * event does not carry is a 400 naming it. Bounded: 500 characters, 20 comparisons, paths of 4
- * steps.
+ * event does not carry is a 400 naming it (subscription-view.ts). Bounded by the contract's
+ * SUBSCRIPTION_FILTER_LIMITS: 500 characters, 20 comparisons, paths of 4 steps.
  */
-
-export const FILTER_LIMITS = { length: 500, comparisons: 20, pathDepth: 4 } as const;
 
 export type Comparison = "=" | "!=" | ">" | ">=" | "<" | "<=" | "in";
 

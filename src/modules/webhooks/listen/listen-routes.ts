@@ -136,7 +136,7 @@ export function listenRoutes(deps: {
           tags,
           summary: "Stream this installation's events as signed webhooks (Server-Sent Events)",
           description: [
-            "For local development (the CLI's `listen`): while connected, every event of the installation's store that it may see is streamed as it commits, with the exact headers and body a delivery would have, signed with this stream's own secret (`whsec_<base64>`, both signature families: the spec's `x-webhook-signature` and Standard Webhooks' `webhook-signature`, so the SDK and stock Standard Webhooks verifiers take it as sent). Forward `body` with `headers` to your local endpoint and its verification code runs unchanged.",
+            "For local development (the CLI's `listen`): while connected, every event of the installation's store that it may see is streamed as it commits, with the exact headers and body a delivery would have, signed with this stream's own secret (`whsec_<base64>`, both signature families: the platform's `x-webhook-signature` and Standard Webhooks' `webhook-signature`, so the SDK and stock Standard Webhooks verifiers take it as sent). Forward `body` with `headers` to your local endpoint and its verification code runs unchanged.",
             "",
             `Messages: first \`event: session\` with \`{ sessionId, events, resumed, secret }\` (\`secret\` only when the session is new: keep it); then \`event: webhook\` with \`{ id, event, headers, body }\` per event; \`: ping\` comments every ${HEARTBEAT_MS / 1000} s; \`event: end\` with \`{ reason }\` when the stream is over (do not reconnect with this session), and the stream closes. Reasons: ${Object.entries(
               LISTEN_END_REASONS,

@@ -1,0 +1,36 @@
+import { spawn } from "node:child_process";
+import { join } from "node:path";
+
+/**
+ * `npm test` runs every test file; `npm test -- <files or globs>` runs those only, and options
+ * for Node's test runner pass through (`npm test -- --test-name-pattern=refresh test/oauth*.ts`).
+ * Each file runs in its own process, two at a time (the CI machine has two cores).
+ */
+const EVERY_TEST = [
+  "src/**/*.test.ts",
+  "scripts/**/*.test.ts",
+  "packages/*/src/**/*.test.ts",
+  "test/**/*.test.ts",
+];
+const args = process.argv.slice(2);
+const options = args.filter((a) => a.startsWith("--"));
+const files = args.filter((a) => !a.startsWith("--"));
+const root = join(import.meta.dirname, "..");
+const child = spawn(
+  process.execPath,
+  [
+    "--test",
+    "--test-concurrency=2",
+    "--test-timeout=180000",
+    ...options,
+    ...(files.length ? files : EVERY_TEST),
+  ],
+  {
+    cwd: root,
+    stdio: "inherit",
+    // The test receivers' certificates are signed by the test CA.
+    env: { ...process.env, NODE_EXTRA_CA_CERTS: join(root, "test/fixtures/tls/ca.pem") },
+  },
+);
+for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => child.kill(signal));
+child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
