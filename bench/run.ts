@@ -23,6 +23,7 @@ import { parseArgs } from "node:util";
 import pg from "pg";
 import { benchAdmin } from "./admin.ts";
 import { benchEmbedded } from "./embedded.ts";
+import { benchExport } from "./export.ts";
 import { benchFeed } from "./feed.ts";
 import { apiPeakRss, type BenchOptions } from "./lib/options.ts";
 import { BENCH_DATABASE_URL, BENCH_REDIS_URL } from "./lib/pg.ts";
@@ -49,6 +50,7 @@ const PARTS = [
   "listen",
   "listen-load",
   "feed",
+  "export",
   "memory",
 ] as const;
 type Part = (typeof PARTS)[number];
@@ -96,7 +98,9 @@ for (const p of only ?? []) {
 }
 // The million-row parts seed for a while: only when asked for, by --million or by name.
 const selected = (p: Part) =>
-  only ? only.includes(p) : (p !== "million" && p !== "search" && p !== "feed") || values.million;
+  only
+    ? only.includes(p)
+    : (p !== "million" && p !== "search" && p !== "feed" && p !== "export") || values.million;
 
 const dir = tempDir();
 const options: BenchOptions = {
@@ -247,6 +251,7 @@ const steps: Array<[Part, () => Promise<unknown>]> = [
   ["listen", () => benchListen(options)],
   ["listen-load", () => benchListenLoad(options)],
   ["feed", () => benchFeed(options)],
+  ["export", () => benchExport(options)],
 ];
 try {
   for (const [name, step] of steps) {

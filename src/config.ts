@@ -272,6 +272,20 @@ export const ConfigSchema = Type.Object({
     description:
       "How long a disconnected listen session can still be resumed (Last-Event-ID); after that it has ended and `listen` starts a new one.",
   }),
+  EXPORT_MAX_CONCURRENT: Type.Integer({
+    minimum: 1,
+    maximum: 20,
+    default: 2,
+    description:
+      "Bulk exports (GET .../export/{resource}) one installation or key pair may run at once, over every API process; past it a new one answers 429 with Retry-After.",
+  }),
+  EXPORT_BATCH_ROWS: Type.Integer({
+    minimum: 100,
+    maximum: 10_000,
+    default: 2000,
+    description:
+      "Records a bulk export reads per statement (orders: half as many, with their line items). Memory per running export grows with it; throughput barely does past the default.",
+  }),
   CREDENTIAL_RETENTION_GRACE_SECONDS: Type.Integer({
     minimum: 0,
     default: 86_400,

@@ -31,6 +31,9 @@ import { createCustomerService } from "./modules/customers/customers-service.ts"
 import { createEventRecorder } from "./modules/events/events-repo.ts";
 import { eventRoutes } from "./modules/events/events-routes.ts";
 import { createFeedRepo, createFeedSequencer } from "./modules/events/feed-repo.ts";
+import { createExportSlotRepo } from "./modules/exports/exports-repo.ts";
+import { exportRoutes } from "./modules/exports/exports-routes.ts";
+import { createExportService } from "./modules/exports/exports-service.ts";
 import { createIdempotencyRepo } from "./modules/idempotency/idempotency-repo.ts";
 import { createIdempotencyService } from "./modules/idempotency/idempotency-service.ts";
 import { createInstallationRepo } from "./modules/installations/installations-repo.ts";
@@ -249,6 +252,15 @@ export function createPlatform(input: {
     id: access.appId,
     name: (await appRepo.findById(access.appId))?.name ?? "An app",
   });
+  /** Bulk exports (modules/exports): slots shared by every process, in the database. */
+  const exports = createExportService({
+    slots: createExportSlotRepo(db),
+    clock,
+    maxConcurrent: config.EXPORT_MAX_CONCURRENT,
+    batchRows: config.EXPORT_BATCH_ROWS,
+    onReleaseError: (error) =>
+      input.logger?.warn({ err: error }, "could not give an export slot back; its lease lapses in a minute"),
+  });
   const routes: FeatureRoutes[] = [
     storeRoutes(services.stores),
     productRoutes(services.products),
@@ -262,6 +274,16 @@ export function createPlatform(input: {
     subscriptionRoutes(webhooks.subscriptions, webhooks.recovery),
     ...webhooks.routes,
     eventRoutes({ feed: feed.repo, sequencer: feed.sequencer, retentionDays: config.EVENT_RETENTION_DAYS }),
+    exportRoutes({
+      exports,
+      maxConcurrent: config.EXPORT_MAX_CONCURRENT,
+      products: services.products,
+      orders: services.orders,
+      customers: services.customers,
+      authenticate: (token) => tokens.authenticate(token),
+      keys: developer.keys,
+      orderBatchRows: Math.max(100, Math.floor(config.EXPORT_BATCH_ROWS / 2)),
+    }),
   ];
 
   return {
@@ -278,6 +300,7 @@ export function createPlatform(input: {
     /** The privacy webhooks (customer.redact, customer.data_request, shop.redact). */
     privacy,
     developer,
+    exports,
     windowStore,
     /** Idempotency keys of create requests (the HTTP side is lib/http/idempotency.ts). */
     idempotency: createIdempotencyService({ repo: createIdempotencyRepo(db), clock, secretsKey }),

@@ -180,7 +180,10 @@ export async function startService(
     } catch (error) {
       // Other processes on the machine may take the port between the check and the service's
       // listen (the embedded start takes seconds in between): try another.
-      if (attempt >= 3 || !String((error as Error).message).includes("EADDRINUSE")) throw error;
+      // The service probes its ports before it starts ("PORT … is already in use"); a listen that
+      // loses the race after the probe says EADDRINUSE.
+      const message = String((error as Error).message);
+      if (attempt >= 3 || !/EADDRINUSE|already in use/.test(message)) throw error;
       options.beforeRetry?.();
     }
   }

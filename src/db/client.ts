@@ -5,6 +5,7 @@ import { Kysely, type Transaction } from "kysely";
 import pg from "pg";
 import { preparedPostgresDialect } from "./pg-dialect.ts";
 import type { DB } from "./schema.ts";
+import { parseTimestamptz } from "./timestamptz.ts";
 
 export type Db = Kysely<DB>;
 export type Tx = Transaction<DB>;
@@ -23,6 +24,9 @@ export type DatabaseHandle =
     };
 
 const INT8_OID = 20;
+const TIMESTAMPTZ_OID = 1184;
+const defaultTimestamptz = pg.types.getTypeParser(TIMESTAMPTZ_OID, "text") as (text: string) => unknown;
+const readTimestamptz = (text: string) => parseTimestamptz(text, defaultTimestamptz);
 
 export interface DatabaseOptions {
   /** postgres:// URL of a server; unset for the embedded PGlite. */
@@ -71,12 +75,15 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
       // TCP keep-alive, so a server that vanished without closing the socket is noticed.
       keepAlive: true,
       options: [`-c search_path=${schema}`, serverOptions].filter(Boolean).join(" "),
-      // bigint columns hold minor units and counters, all far below 2^53: read them as numbers.
+      // bigint columns hold minor units and counters, all far below 2^53: read them as numbers;
+      // timestamps without a regular expression (timestamptz.ts).
       types: {
         getTypeParser: ((oid: number, format?: "text" | "binary") =>
           oid === INT8_OID
             ? (v: string) => Number(v)
-            : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+            : oid === TIMESTAMPTZ_OID && format !== "binary"
+              ? readTimestamptz
+              : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
       },
     });
     // A client that loses its server emits 'error'; without a listener that would kill the process.

@@ -386,6 +386,16 @@ export interface StoreRowCountsTable {
   n: number;
 }
 
+/** A running bulk export's hold on one of its holder's slots (migration 20261126_0090). */
+export interface ExportSlotsTable {
+  store_id: string;
+  /** `install:<installation id>` or `apikey:<key id>`. */
+  holder: string;
+  slot: number;
+  export_id: string;
+  lease_until: Date;
+}
+
 export interface DB {
   accounts: AccountsTable;
   sessions: SessionsTable;
@@ -411,6 +421,7 @@ export interface DB {
   api_keys: ApiKeysTable;
   idempotency_keys: IdempotencyKeysTable;
   store_row_counts: StoreRowCountsTable;
+  export_slots: ExportSlotsTable;
 }
 
 export type Account = Selectable<AccountsTable>;

@@ -200,6 +200,28 @@ export function finishPage<R extends { id: string }>(rows: R[], plan: PagePlan) 
   return { items, meta: { nextCursor, limit: plan.limit } };
 }
 
+/**
+ * One batch of a bulk export (modules/exports): the store's records in ascending id order after
+ * `after`, created at or before `asOf` (the export's snapshot time), changed at or after
+ * `updatedSince` when given. Ids never change, so a record is read at most once by an export and
+ * its resumptions, whatever changes while it runs.
+ */
+export interface ExportWindow {
+  after: string | null;
+  asOf: Date;
+  updatedSince: Date | null;
+  limit: number;
+}
+
+/** The WHERE fragments of an export batch (order by id ascending, limit `window.limit`). */
+export function exportWhere(window: ExportWindow, table?: string): RawBuilder<boolean>[] {
+  const ref = (name: string) => sql.ref(table ? `${table}.${name}` : name);
+  const where = [sql<boolean>`${ref("created_at")} <= ${window.asOf}`];
+  if (window.after !== null) where.push(sql<boolean>`${ref("id")} > ${window.after}`);
+  if (window.updatedSince) where.push(sql<boolean>`${ref("updated_at")} >= ${window.updatedSince}`);
+  return where;
+}
+
 const escapeLike = (text: string) => text.trim().replace(/[\\%_]/g, (c) => `\\${c}`);
 
 /** A search text as a LIKE pattern matching it anywhere, its wildcards taken literally. */

@@ -1,6 +1,7 @@
 import createClient, { type Client, type ClientOptions } from "openapi-fetch";
 import { errorFromResponse, PlatformError } from "./errors.ts";
 import { type EventFeed, eventFeed } from "./events.ts";
+import { type ExportOptions, type ExportRecord, type ExportResource, exportRecords } from "./export.ts";
 import type { paths } from "./generated/api.ts";
 import { type Fetch, type RetryOptions, retryingFetch } from "./http.ts";
 import type { TokenManager } from "./oauth.ts";
@@ -12,9 +13,31 @@ type PathsUnder<Prefix extends string> = {
 export type AdminPaths = PathsUnder<"/api/v1/apps/api/">;
 export type DeveloperPaths = PathsUnder<"/api/v1/developer/">;
 
-/** The typed Admin API, with `events` (the event feed as iterators, events.ts). */
-export type AdminClient = Client<AdminPaths> & { events: EventFeed };
-export type DeveloperClient = Client<DeveloperPaths>;
+/**
+ * Every record of a bulk export as an async iterator (export.ts):
+ *
+ *   for await (const product of admin.exportAll("products", { updatedSince })) { ... }
+ */
+export type ExportAll = <R extends ExportResource>(
+  resource: R,
+  options?: ExportOptions,
+) => AsyncGenerator<ExportRecord<R>>;
+
+/** The typed Admin API, with `events` (the event feed as iterators, events.ts) and `exportAll`. */
+export type AdminClient = Client<AdminPaths> & { events: EventFeed; exportAll: ExportAll };
+/** The typed developer API, with `exportAll`. */
+export type DeveloperClient = Client<DeveloperPaths> & { exportAll: ExportAll };
+
+/** `exportAll` on a typed client of the family under `prefix`. */
+function exportAllOf(client: Client<AdminPaths> | Client<DeveloperPaths>, prefix: string): ExportAll {
+  // The export paths are typed by resource at the ExportAll signature; the call itself is by name.
+  const get = (path: string, init: object) =>
+    (client.GET as unknown as (p: string, i: object) => Promise<{ data?: unknown; response: Response }>)(
+      path,
+      init,
+    );
+  return (resource, options) => exportRecords(get, prefix, resource, options);
+}
 
 interface CommonOptions {
   /** The platform's origin, e.g. `https://platform.example.com`. */
@@ -66,7 +89,10 @@ export function createAdminClient(
     return send(withBearer(request, next.accessToken));
   };
   const client = createClient<AdminPaths>(options(input, authorized));
-  return Object.assign(client, { events: eventFeed(client as AdminClient) });
+  return Object.assign(client, {
+    events: eventFeed(client as AdminClient),
+    exportAll: exportAllOf(client, "/api/v1/apps/api"),
+  });
 }
 
 /** The developer API (`/api/v1/developer/...`) with a key pair from the dashboard. */
@@ -80,7 +106,8 @@ export function createDeveloperClient(
     headers.set("x-api-secret", input.apiSecret);
     return send(new Request(request, { headers }));
   };
-  return createClient<DeveloperPaths>(options(input, keyed));
+  const client = createClient<DeveloperPaths>(options(input, keyed));
+  return Object.assign(client, { exportAll: exportAllOf(client, "/api/v1/developer") });
 }
 
 function withBearer(request: Request, token: string): Request {

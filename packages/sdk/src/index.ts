@@ -5,6 +5,7 @@ export {
   createDeveloperClient,
   type DeveloperClient,
   type DeveloperPaths,
+  type ExportAll,
   paginate,
   unwrap,
 } from "./clients.ts";
@@ -16,6 +17,7 @@ export {
   eventFeed,
   type FeedEvent,
 } from "./events.ts";
+export { type ExportOptions, type ExportRecord, type ExportResource, exportRecords } from "./export.ts";
 export type { components as Components, paths as Paths } from "./generated/api.ts";
 export { type Fetch, isIdempotent, type RetryOptions, retryingFetch } from "./http.ts";
 export {

@@ -111,6 +111,11 @@ export async function installDocs(
             "Any valid access token; each event type needs its own scope, as for subscribing. The store's events in the order they became visible, to read back what webhooks carried and resume from a stored cursor.",
         },
         {
+          name: "Admin API: export",
+          description:
+            "Bulk export: every product, order or customer of the store as JSON Lines in one streamed response (the read scope of the resource), each line exactly an item of the resource's list; resumable after a dropped connection. See the operation's description.",
+        },
+        {
           name: "Dashboard: API keys",
           description:
             "Key pairs for the developer API: the secret is shown once, at creation; revoking is immediate.",
@@ -128,6 +133,11 @@ export async function installDocs(
         {
           name: "Developer API: customers",
           description: "`read_customers`: customers page by page, and one customer.",
+        },
+        {
+          name: "Developer API: export",
+          description:
+            "Bulk export with a key pair: every product, order or customer as JSON Lines (the key's read scope of the resource), as the Admin API's export.",
         },
         {
           name: "Operations",

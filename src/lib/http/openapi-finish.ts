@@ -15,7 +15,7 @@ import { exampleOf } from "./openapi-examples.ts";
  *   `X-RateLimit-*` on the rate-limited families' answers, `Retry-After` on 429, 503 and the
  *   idempotency 409, `WWW-Authenticate` on the bearer families' 401 and 403, `Location` on a 201
  *   whose resource can be read at `<path>/{id}`, `Idempotency-Replayed` on idempotent creates.
- * - An example of each operation's success and of its main error.
+ * - An example of each operation's success and of its main error (of one line, for JSON Lines).
  */
 
 type Json = Record<string, any>;
@@ -128,6 +128,10 @@ function addExamples(doc: Json, op: Json): void {
   const media = success && op.responses[success].content?.["application/json"];
   if (media && media.example === undefined && media.examples === undefined)
     media.example = exampleOf(media.schema, doc);
+  // A JSON Lines body (bulk export): its schema is one line's, and so is the example.
+  const lines = success && op.responses[success].content?.["application/x-ndjson"];
+  if (lines && lines.example === undefined && lines.examples === undefined)
+    lines.example = exampleOf(lines.schema, doc);
   const main = mainError(op);
   const errorMedia = main && op.responses[main.status].content?.["application/json"];
   if (!errorMedia || errorMedia.example !== undefined || errorMedia.examples !== undefined) return;

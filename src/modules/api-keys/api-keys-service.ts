@@ -90,6 +90,16 @@ export function createApiKeyService(deps: {
     },
 
     /**
+     * Throws the same INVALID_CREDENTIALS once a key that was valid is revoked or has expired: a
+     * long request (a bulk export) checks again while it runs, after authenticating once.
+     */
+    async assertStillUsable(keyId: string): Promise<void> {
+      const row = await repo.findWithStore(keyId);
+      const now = clock.now().getTime();
+      if (!row || row.revoked_at || (row.expires_at && row.expires_at.getTime() <= now)) throw invalid();
+    },
+
+    /**
      * Checks a key pair. Unknown key, wrong secret, revoked and expired all answer the same
      * INVALID_CREDENTIALS after the same work; failures are throttled per key id and per IP (a
      * right pair is never refused for its IP's failures; docs/developer-api.md).

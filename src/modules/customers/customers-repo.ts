@@ -3,7 +3,13 @@ import { OrderStatus } from "../../contracts/index.ts";
 import type { Executor } from "../../db/client.ts";
 import { jsonb } from "../../db/json.ts";
 import type { AddressJson, AppMetadataJson, Customer } from "../../db/schema.ts";
-import { containsPattern, keyset, type PagePlan } from "../../lib/pagination.ts";
+import {
+  containsPattern,
+  type ExportWindow,
+  exportWhere,
+  keyset,
+  type PagePlan,
+} from "../../lib/pagination.ts";
 
 /**
  * A customer whose e-mail address or full name contains `text` (case-insensitively). The name is
@@ -136,6 +142,12 @@ export function createCustomerRepo(db: Executor) {
         .orderBy(id, direction)
         .limit(plan.limit + 1)
         .execute();
+    },
+    /** A bulk export's batch (ExportWindow), in the primary key's order. */
+    async exportBatch(storeId: string, window: ExportWindow, tx: Executor = db) {
+      let q = tx.selectFrom("customers").selectAll().where("store_id", "=", storeId);
+      for (const w of exportWhere(window)) q = q.where(w);
+      return q.orderBy("id").limit(window.limit).execute();
     },
     /** The store's customers, from the counts triggers keep (migration 20261126_0042): at most 16 rows read. */
     async count(storeId: string, tx: Executor = db) {

@@ -5,7 +5,13 @@ import type { Clock } from "../../lib/clock.ts";
 import { AppError, notFound } from "../../lib/errors.ts";
 import { newId } from "../../lib/ids.ts";
 import { formatMinorUnits } from "../../lib/money.ts";
-import { assertPageWindow, finishPage, type PageQuery, planPage } from "../../lib/pagination.ts";
+import {
+  assertPageWindow,
+  type ExportWindow,
+  finishPage,
+  type PageQuery,
+  planPage,
+} from "../../lib/pagination.ts";
 import { sameAddress, sameTags, toAddress } from "../addresses/addresses.ts";
 import { mergeMetadata, type Viewer } from "../app-metadata/app-metadata.ts";
 import type { RecordEvent } from "../events/events-repo.ts";
@@ -217,6 +223,11 @@ export function createCustomerService(deps: {
       const plan = planPage(query, CUSTOMER_SORTS, filter);
       const page = finishPage(await repo.list(store.id, plan, filter), plan);
       return { items: page.items.map((c) => toCustomerResource(c, viewer)), meta: page.meta };
+    },
+    /** A bulk export's batch (modules/exports), each customer exactly as `list` shows it to `viewer`. */
+    async exportBatch(store: Store, window: ExportWindow, viewer?: Viewer) {
+      const rows = await repo.exportBatch(store.id, window);
+      return rows.map((c) => toCustomerResource(c, viewer));
     },
     /** The developer API's offset pages with the store's total (from the kept counts). */
     async listByPage(store: Store, page: number, perPage: number) {

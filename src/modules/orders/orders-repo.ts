@@ -11,7 +11,13 @@ import type {
   OrderStatus,
   Product,
 } from "../../db/schema.ts";
-import { containsPattern, keyset, type PagePlan } from "../../lib/pagination.ts";
+import {
+  containsPattern,
+  type ExportWindow,
+  exportWhere,
+  keyset,
+  type PagePlan,
+} from "../../lib/pagination.ts";
 
 /**
  * The order number a search text names ("1042", "#1042", or with the store's own prefix: "SO-1042"),
@@ -225,6 +231,12 @@ export function createOrderRepo(db: Executor) {
         .orderBy(id, direction)
         .limit(plan.limit + 1)
         .execute();
+    },
+    /** A bulk export's batch (ExportWindow), in the primary key's order. */
+    async exportBatch(storeId: string, window: ExportWindow, tx: Executor = db) {
+      let q = tx.selectFrom("orders").selectAll().where("store_id", "=", storeId);
+      for (const w of exportWhere(window)) q = q.where(w);
+      return q.orderBy("id").limit(window.limit).execute();
     },
     /** Takes `quantity` from an active product's stock; undefined when it is missing, inactive or short. */
     async takeStock(

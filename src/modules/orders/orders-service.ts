@@ -11,7 +11,13 @@ import type { AddressJson, FulfillmentJson, Order, OrderLineItem, Product, Store
 import type { Clock } from "../../lib/clock.ts";
 import { AppError, notFound } from "../../lib/errors.ts";
 import { newId } from "../../lib/ids.ts";
-import { assertPageWindow, finishPage, type PageQuery, planPage } from "../../lib/pagination.ts";
+import {
+  assertPageWindow,
+  type ExportWindow,
+  finishPage,
+  type PageQuery,
+  planPage,
+} from "../../lib/pagination.ts";
 import { sameAddress, sameTags, toAddress } from "../addresses/addresses.ts";
 import { mergeMetadata, type Viewer } from "../app-metadata/app-metadata.ts";
 import type { CustomerRepo } from "../customers/customers-repo.ts";
@@ -327,6 +333,26 @@ export function createOrderService(deps: {
         items: page.items.map((o) => toOrderResource(o, items.get(o.id) ?? [], viewer)),
         meta: page.meta,
       };
+    },
+
+    /**
+     * A bulk export's batch (modules/exports), each order with its line items exactly as `list`
+     * shows it to `viewer`. One snapshot for the orders and their items: a product's deletion
+     * updates line items (product id to null), and an order is exported in one state.
+     */
+    async exportBatch(store: Store, window: ExportWindow, viewer?: Viewer) {
+      return db
+        .transaction()
+        .setIsolationLevel("repeatable read")
+        .execute(async (tx) => {
+          const rows = await repo.exportBatch(store.id, window, tx);
+          const items = await repo.lineItems(
+            store.id,
+            rows.map((o) => o.id),
+            tx,
+          );
+          return rows.map((o) => toOrderResource(o, items.get(o.id) ?? [], viewer));
+        });
     },
 
     /** The developer API's offset pages with the store's total (from the kept counts). */

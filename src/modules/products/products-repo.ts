@@ -1,7 +1,14 @@
 import { sql } from "kysely";
 import type { Executor } from "../../db/client.ts";
 import type { NewProduct, Product, ProductUpdate } from "../../db/schema.ts";
-import { containsPattern, keyset, type PagePlan, startsWithPattern } from "../../lib/pagination.ts";
+import {
+  containsPattern,
+  type ExportWindow,
+  exportWhere,
+  keyset,
+  type PagePlan,
+  startsWithPattern,
+} from "../../lib/pagination.ts";
 
 export function createProductRepo(db: Executor) {
   return {
@@ -73,6 +80,12 @@ export function createProductRepo(db: Executor) {
         .orderBy(id, direction)
         .limit(plan.limit + 1)
         .execute();
+    },
+    /** A bulk export's batch (ExportWindow): the primary key's order, so each batch is one index range. */
+    async exportBatch(storeId: string, window: ExportWindow, tx: Executor = db) {
+      let q = tx.selectFrom("products").selectAll().where("store_id", "=", storeId);
+      for (const w of exportWhere(window)) q = q.where(w);
+      return q.orderBy("id").limit(window.limit).execute();
     },
     /**
      * The store's products, from the counts the triggers of migration 20261123_0040 keep: at most

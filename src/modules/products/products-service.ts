@@ -6,7 +6,14 @@ import type { Clock } from "../../lib/clock.ts";
 import { AppError, notFound } from "../../lib/errors.ts";
 import { newId } from "../../lib/ids.ts";
 import { toMinorUnits } from "../../lib/money.ts";
-import { assertPageWindow, finishPage, PAGE_WINDOW, type PageQuery, planPage } from "../../lib/pagination.ts";
+import {
+  assertPageWindow,
+  type ExportWindow,
+  finishPage,
+  PAGE_WINDOW,
+  type PageQuery,
+  planPage,
+} from "../../lib/pagination.ts";
 import { mergeMetadata, type Viewer } from "../app-metadata/app-metadata.ts";
 import type { RecordEvent } from "../events/events-repo.ts";
 import type { StoreRepo } from "../stores/stores-repo.ts";
@@ -165,6 +172,12 @@ export function createProductService(deps: {
         items: page.items.map((p) => toProductResource(p, store.currency, viewer)),
         meta: page.meta,
       };
+    },
+
+    /** A bulk export's batch (modules/exports), each product exactly as `list` shows it to `viewer`. */
+    async exportBatch(store: Store, window: ExportWindow, viewer?: Viewer) {
+      const rows = await repo.exportBatch(store.id, window);
+      return rows.map((p) => toProductResource(p, store.currency, viewer));
     },
 
     /** The developer API's offset pages; refuses a page that ends past the first PAGE_WINDOW products. */

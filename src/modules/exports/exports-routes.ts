@@ -1,0 +1,266 @@
+import type { FastifyReply } from "fastify";
+import Type, { type TSchema } from "typebox";
+import { CustomerResource, OrderResource, ProductResource, Scope } from "../../contracts/index.ts";
+import type { StoreScope } from "../../contracts/scopes.ts";
+import type { RouteSpec } from "../../lib/http/api-family.ts";
+import type { FeatureRoutes } from "../../lib/http/feature-routes.ts";
+import { CursorQuery, Id } from "../../lib/http/schemas.ts";
+import type { App } from "../../lib/http/types.ts";
+import type { ExportWindow } from "../../lib/pagination.ts";
+import { accessOf, adminRoute, bearerToken } from "../admin-api/admin-family.ts";
+import type { ApiKeyService } from "../api-keys/api-keys-service.ts";
+import type { CustomerService } from "../customers/customers-service.ts";
+import { developerRoute } from "../developer/developer-family.ts";
+import type { OrderService } from "../orders/orders-service.ts";
+import type { ProductService } from "../products/products-service.ts";
+import { acceptsGzip, EXPORT_RESOURCES, type ExportResource } from "./export-position.ts";
+import type { ExportRequest, ExportService } from "./exports-service.ts";
+
+export const EXPORT_CONTENT_TYPE = "application/x-ndjson";
+
+/** The response headers of an export, beside the rate limit's. */
+const EXPORT_HEADERS = {
+  "X-Export-Snapshot": {
+    type: "string",
+    description:
+      "The export's snapshot, opaque: to resume after a dropped connection, send it as `snapshot` with `after` = the `id` of the last complete line received.",
+  },
+  "X-Export-As-Of": {
+    type: "string",
+    format: "date-time",
+    description:
+      "The snapshot time: records created after it are not exported. For the next incremental sync, pass a little less (5 minutes) as `updatedSince`.",
+  },
+  "Content-Encoding": {
+    type: "string",
+    enum: ["gzip"],
+    description: "`gzip` when the request's `Accept-Encoding` accepts it; absent otherwise.",
+  },
+};
+
+function exportQuery(resource: ExportResource) {
+  return Type.Object(
+    {
+      updatedSince: CursorQuery.updatedSince,
+      snapshot: Type.Optional(
+        Type.String({
+          maxLength: 200,
+          description:
+            "Resume: the `X-Export-Snapshot` of the export to continue (it carries that export's snapshot time and `updatedSince`).",
+        }),
+      ),
+      after: Type.Optional(
+        Id(
+          EXPORT_RESOURCES[resource],
+          "Resume: the `id` of the last complete line received; the export continues with the records after it. Only with `snapshot`.",
+        ),
+      ),
+    },
+    { additionalProperties: false },
+  );
+}
+
+const NOUN: Record<ExportResource, string> = {
+  products: "product",
+  orders: "order (with its line items)",
+  customers: "customer",
+};
+
+/** What the export routes of one resource share in both families; each route states the rest. */
+function exportSpec(resource: ExportResource, item: TSchema, listOperation: string, maxConcurrent: number) {
+  return {
+    summary: `Export every ${NOUN[resource]} as JSON Lines`,
+    description: [
+      `The store's ${resource} in one streamed response, \`${EXPORT_CONTENT_TYPE}\`: one JSON object per line, each exactly an item of \`${listOperation}\` for this caller (the same fields; an app's own \`metadata\` too, as in its lists), in ascending \`id\` order. \`updatedSince\` keeps only records changed at or after it. gzip when \`Accept-Encoding\` accepts it.`,
+      "",
+      "**One consistent snapshot**: the export includes every record created at or before its snapshot time (`X-Export-As-Of`) that still exists when the export reaches it, each exactly once, in the state committed when it was read; records created after the snapshot time are left out, and a record changed while the export runs is not read again. This holds across resumes too. Not promised: one instant for all records (a record is read when the export reaches its id).",
+      "",
+      "**Resume** after a dropped connection: call again with `snapshot` (the `X-Export-Snapshot` header) and `after` (the `id` of the last complete line): the export goes on from there, nothing twice, nothing missed. A response that ends without its final chunk (the connection cut, or the server failing mid-way) is incomplete: resume it; a complete response ends normally. Errors before the first line are the usual error envelope.",
+      "",
+      `**Limits**: each request counts once against the rate limit, whatever its size; at most ${maxConcurrent} exports run at once per app installation or key pair (over every server), past it 429 \`RATE_LIMITED\` with \`Retry-After\`. The credential is checked again while the export runs: once it is revoked or expires, the response is cut.`,
+    ].join("\n"),
+    querystring: exportQuery(resource),
+    response: {
+      200: Type.Unsafe<string>({
+        description: `JSON Lines: one \`${(item as { title?: string }).title}\` per line.`,
+        content: { [EXPORT_CONTENT_TYPE]: { schema: item } },
+        headers: EXPORT_HEADERS,
+      }),
+    },
+  } satisfies Partial<RouteSpec<StoreScope>>;
+}
+
+/**
+ * Bulk export routes: `GET /export/{products,orders,customers}` on the Admin API and the developer
+ * API. One literal route per resource and family, each with its operationId and the resource's read
+ * scope, so the guard refuses a missing scope (403) before anything else, as everywhere; an unknown
+ * resource is the family's 404.
+ */
+export function exportRoutes(deps: {
+  exports: ExportService;
+  maxConcurrent: number;
+  products: Pick<ProductService, "exportBatch">;
+  orders: Pick<OrderService, "exportBatch">;
+  customers: Pick<CustomerService, "exportBatch">;
+  /** The token is still valid: through the access-token cache, so a revocation that answered ends it. */
+  authenticate(token: string): Promise<unknown>;
+  keys: Pick<ApiKeyService, "assertStillUsable">;
+  /** Records per batch of an order export (each comes with its line items). */
+  orderBatchRows: number;
+}): FeatureRoutes {
+  const { exports } = deps;
+  const spec = (resource: ExportResource, item: TSchema, list: string) =>
+    exportSpec(resource, item, list, deps.maxConcurrent);
+
+  async function stream<T extends { id: string }>(
+    reply: FastifyReply,
+    query: ExportRequest<T>["query"],
+    request: Omit<ExportRequest<T>, "gzip" | "query">,
+  ) {
+    const gzip = acceptsGzip(reply.request.headers["accept-encoding"]);
+    const started = await exports.start({ ...request, query, gzip });
+    reply
+      .header("content-type", `${EXPORT_CONTENT_TYPE}; charset=utf-8`)
+      .header("cache-control", "no-store")
+      .header("vary", "accept-encoding")
+      // Proxies must pass lines on as they come, not hold the response.
+      .header("x-accel-buffering", "no")
+      .header("x-export-snapshot", started.token)
+      .header("x-export-as-of", started.snapshot.asOf.toISOString());
+    if (gzip) reply.header("content-encoding", "gzip");
+    return reply.send(started.body);
+  }
+
+  return {
+    admin(app: App) {
+      // An export is a long request: stop them before the server closes (the client resumes).
+      app.addHook("preClose", async () => exports.closeAll());
+      const tags = ["Admin API: export"];
+      const from = (request: Parameters<typeof accessOf>[0]) => {
+        const access = accessOf(request);
+        // The guard has read it; the export checks it again while it runs.
+        const token = bearerToken(request)!;
+        return {
+          storeId: access.store.id,
+          holder: `install:${access.installationId}`,
+          viewer: { appId: access.appId },
+          store: access.store,
+          stillAllowed: async () => {
+            await deps.authenticate(token);
+          },
+        };
+      };
+      app.get(
+        "/export/products",
+        adminRoute({
+          operationId: "adminExportProducts",
+          scope: Scope.read_products,
+          tags,
+          ...spec("products", ProductResource, "adminListProducts"),
+        }),
+        async (request, reply) => {
+          const { store, viewer, ...caller } = from(request);
+          return stream(reply, request.query, {
+            resource: "products",
+            ...caller,
+            read: (window: ExportWindow) => deps.products.exportBatch(store, window, viewer),
+          });
+        },
+      );
+      app.get(
+        "/export/orders",
+        adminRoute({
+          operationId: "adminExportOrders",
+          scope: Scope.read_orders,
+          tags,
+          ...spec("orders", OrderResource, "adminListOrders"),
+        }),
+        async (request, reply) => {
+          const { store, viewer, ...caller } = from(request);
+          return stream(reply, request.query, {
+            resource: "orders",
+            ...caller,
+            batchRows: deps.orderBatchRows,
+            read: (window: ExportWindow) => deps.orders.exportBatch(store, window, viewer),
+          });
+        },
+      );
+      app.get(
+        "/export/customers",
+        adminRoute({
+          operationId: "adminExportCustomers",
+          scope: Scope.read_customers,
+          tags,
+          ...spec("customers", CustomerResource, "adminListCustomers"),
+        }),
+        async (request, reply) => {
+          const { store, viewer, ...caller } = from(request);
+          return stream(reply, request.query, {
+            resource: "customers",
+            ...caller,
+            read: (window: ExportWindow) => deps.customers.exportBatch(store, window, viewer),
+          });
+        },
+      );
+    },
+
+    developer(app: App) {
+      app.addHook("preClose", async () => exports.closeAll());
+      const tags = ["Developer API: export"];
+      const from = (request: { apiKey: { keyId: string; store: { id: string } } | null }) => {
+        const key = request.apiKey!;
+        return {
+          storeId: key.store.id,
+          holder: `apikey:${key.keyId}`,
+          stillAllowed: () => deps.keys.assertStillUsable(key.keyId),
+        };
+      };
+      app.get(
+        "/export/products",
+        developerRoute({
+          operationId: "developerExportProducts",
+          scope: Scope.read_products,
+          tags,
+          ...spec("products", ProductResource, "developerListProducts"),
+        }),
+        async (request, reply) =>
+          stream(reply, request.query, {
+            resource: "products",
+            ...from(request),
+            read: (window: ExportWindow) => deps.products.exportBatch(request.apiKey!.store, window),
+          }),
+      );
+      app.get(
+        "/export/orders",
+        developerRoute({
+          operationId: "developerExportOrders",
+          scope: Scope.read_orders,
+          tags,
+          ...spec("orders", OrderResource, "developerListOrders"),
+        }),
+        async (request, reply) =>
+          stream(reply, request.query, {
+            resource: "orders",
+            ...from(request),
+            batchRows: deps.orderBatchRows,
+            read: (window: ExportWindow) => deps.orders.exportBatch(request.apiKey!.store, window),
+          }),
+      );
+      app.get(
+        "/export/customers",
+        developerRoute({
+          operationId: "developerExportCustomers",
+          scope: Scope.read_customers,
+          tags,
+          ...spec("customers", CustomerResource, "developerListCustomers"),
+        }),
+        async (request, reply) =>
+          stream(reply, request.query, {
+            resource: "customers",
+            ...from(request),
+            read: (window: ExportWindow) => deps.customers.exportBatch(request.apiKey!.store, window),
+          }),
+      );
+    },
+  };
+}

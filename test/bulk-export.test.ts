@@ -1,0 +1,552 @@
+import assert from "node:assert/strict";
+import { randomBytes } from "node:crypto";
+import http, { type IncomingMessage } from "node:http";
+import type { AddressInfo } from "node:net";
+import { after, before, describe, it } from "node:test";
+import { gunzipSync } from "node:zlib";
+import { createAdminClient, createDeveloperClient } from "@merchant-platform/sdk";
+import { sql } from "kysely";
+import { run as runCli } from "../packages/cli/src/commands.ts";
+import { installedApp } from "./apps-harness.ts";
+import {
+  Client,
+  createTestContext,
+  errorCode,
+  type Json,
+  merchantWithStore,
+  type TestContext,
+} from "./harness.ts";
+import { openApiChecker } from "./openapi-assert.ts";
+
+/**
+ * Bulk export (issue 22 part 1) over a real port: the body is a stream, read (or left unread,
+ * or cut) as a client would. Both databases (TEST_DATABASE_URL for PostgreSQL).
+ */
+
+const API = "/api/v1/apps/api";
+const DEV = "/api/v1/developer";
+const ALL_READ = ["read_products", "read_orders", "read_customers"];
+const BATCH = 100;
+
+type Installed = Awaited<ReturnType<typeof installedApp>>;
+
+/** An open export: its response, and its lines as they come. */
+interface OpenExport {
+  res: IncomingMessage;
+  request: http.ClientRequest;
+  body(): Promise<string>;
+}
+
+describe("bulk export", () => {
+  let ctx: TestContext;
+  let base: string;
+  let spec: Awaited<ReturnType<typeof openApiChecker>>;
+
+  before(async () => {
+    ctx = await createTestContext({
+      EXPORT_BATCH_ROWS: String(BATCH),
+      RATE_LIMIT_PER_MINUTE: "1000",
+      ACCESS_TOKEN_CACHE_MS: "0",
+    });
+    await ctx.app.listen({ port: 0, host: "127.0.0.1" });
+    base = `http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}`;
+    spec = await openApiChecker(ctx.app);
+  });
+  after(() => ctx.close());
+
+  /** GET over the real port; resolves once the headers are in (the body is left to the caller). */
+  function open(path: string, headers: Record<string, string>): Promise<OpenExport> {
+    return new Promise((resolve, reject) => {
+      const request = http.get(`${base}${path}`, { headers: { "accept-encoding": "identity", ...headers } });
+      request.on("error", reject);
+      request.on("response", (res) => {
+        resolve({
+          res,
+          request,
+          body: async () => {
+            const chunks: Buffer[] = [];
+            for await (const chunk of res) chunks.push(chunk as Buffer);
+            return Buffer.concat(chunks).toString("utf8");
+          },
+        });
+      });
+    });
+  }
+
+  /** The whole export as parsed lines (asserting a 200 JSON Lines answer). */
+  async function exportAll(path: string, headers: Record<string, string>) {
+    const opened = await open(path, headers);
+    const text = await opened.body();
+    assert.equal(opened.res.statusCode, 200, text.slice(0, 300));
+    assert.match(String(opened.res.headers["content-type"]), /^application\/x-ndjson/);
+    assert.ok(text === "" || text.endsWith("\n"), "every line ends with a newline");
+    const records = text
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as Json);
+    return { records, headers: opened.res.headers };
+  }
+
+  /** Reads complete lines until at least `count`, then cuts the connection (a dropped download). */
+  async function readThenDrop(path: string, headers: Record<string, string>, count: number) {
+    const opened = await open(path, headers);
+    assert.equal(opened.res.statusCode, 200);
+    let text = "";
+    for await (const chunk of opened.res) {
+      text += String(chunk);
+      if (text.split("\n").length - 1 >= count) break;
+    }
+    opened.request.destroy();
+    const complete = text.slice(0, text.lastIndexOf("\n") + 1);
+    return {
+      records: complete
+        .split("\n")
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as Json),
+      snapshot: String(opened.res.headers["x-export-snapshot"]),
+    };
+  }
+
+  const bearer = (app: Installed) => ({ authorization: `Bearer ${app.tokens.accessToken}` });
+
+  async function storeIdOf(slug: string): Promise<string> {
+    const row = await ctx.platform.db
+      .selectFrom("stores")
+      .select("id")
+      .where("slug", "=", slug)
+      .executeTakeFirst();
+    return row!.id;
+  }
+
+  /**
+   * `n` products in one statement, created in the past (a catalogue that existed before the
+   * export), each with a description of `descriptionLength` characters; then ANALYZE, as
+   * autovacuum (or the embedded database's maintenance loop) does on a running server.
+   */
+  async function seedProducts(slug: string, n: number, descriptionLength = 20): Promise<string[]> {
+    const storeId = await storeIdOf(slug);
+    const salt = randomBytes(4).toString("hex");
+    const rows = await sql<{ id: string }>`
+      INSERT INTO products (store_id, id, title, description, price_minor, sku, stock, status, created_at, updated_at)
+      SELECT ${storeId}, 'prod_' || substr(md5(${salt} || i::text), 1, 22), 'Seeded ' || i,
+             repeat('d', ${descriptionLength}::int), 1000 + i, NULL, 5, 'active',
+             now() - interval '1 day', now() - interval '1 day'
+        FROM generate_series(1, ${n}::int) AS i
+      RETURNING id`.execute(ctx.platform.db);
+    await sql`ANALYZE products`.execute(ctx.platform.db);
+    return rows.rows.map((r) => r.id);
+  }
+
+  async function keyFor(merchant: { client: Client; base: string }, scopes: string[]) {
+    const created = await merchant.client.post(`${merchant.base}/api-keys`, { name: "Export", scopes });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    return { "x-api-key": created.data.keyId as string, "x-api-secret": created.data.secret as string };
+  }
+
+  const ids = (records: Json[]) => records.map((r) => r.id as string);
+  const sorted = (xs: string[]) => [...xs].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+
+  it("streams each record exactly as the list shows it to the caller: products, orders with line items, customers; app metadata; a key pair", async () => {
+    const app = await installedApp(ctx.app, [
+      ...ALL_READ,
+      "write_products",
+      "write_orders",
+      "write_customers",
+    ]);
+    const api = spec.watch(app.api);
+    for (let i = 0; i < 5; i++) {
+      const p = await api.post(`${API}/products`, {
+        title: `Shirt ${i}`,
+        price: "12.50",
+        stock: 50,
+        ...(i % 2 ? { metadata: { erp: `E-${i}` } } : {}),
+      });
+      assert.equal(p.status, 201, JSON.stringify(p.body));
+    }
+    const products = (await api.get(`${API}/products?limit=250`)).data as Json[];
+    for (let i = 0; i < 3; i++) {
+      const o = await api.post(`${API}/orders`, {
+        customer: { email: `buyer${i}@example.com`, firstName: "Buyer", lastName: `${i}` },
+        lineItems: [
+          { productId: products[0]!.id, quantity: 1 },
+          { productId: products[1]!.id, quantity: 2 },
+        ],
+        metadata: { channel: "web" },
+      });
+      assert.equal(o.status, 201, JSON.stringify(o.body));
+    }
+    for (const resource of ["products", "orders", "customers"]) {
+      const list = (await api.get(`${API}/${resource}?limit=250`)).data as Json[];
+      const exported = await exportAll(`${API}/export/${resource}`, bearer(app));
+      assert.ok(list.length >= 3, resource);
+      // Ascending id order, and each line is the list's item for this app (metadata included).
+      assert.deepEqual(ids(exported.records), sorted(ids(list)), resource);
+      const byId = new Map(list.map((r) => [r.id, r]));
+      for (const record of exported.records) assert.deepEqual(record, byId.get(record.id), resource);
+      assert.ok(exported.headers["x-export-snapshot"]);
+      assert.ok(!Number.isNaN(Date.parse(String(exported.headers["x-export-as-of"]))));
+      assert.ok(exported.headers["x-ratelimit-remaining"], "rate limit headers on the export");
+    }
+    const exportedOrders = (await exportAll(`${API}/export/orders`, bearer(app))).records;
+    assert.equal(exportedOrders[0]!.lineItems.length, 2);
+    assert.deepEqual(exportedOrders[0]!.metadata, { channel: "web" });
+
+    // A key pair: the developer API's items (no app metadata).
+    const key = await keyFor(app.merchant, ALL_READ);
+    const dev = spec.watch(new Client(ctx.app, key));
+    for (const resource of ["products", "orders", "customers"]) {
+      const list = (await dev.get(`${DEV}/${resource}?perPage=100`)).data as Json[];
+      const exported = await exportAll(`${DEV}/export/${resource}`, key);
+      assert.deepEqual(ids(exported.records), sorted(ids(list)), resource);
+      const byId = new Map(list.map((r) => [r.id, r]));
+      for (const record of exported.records) {
+        assert.deepEqual(record, byId.get(record.id), resource);
+        assert.equal(record.metadata, undefined);
+      }
+    }
+  });
+
+  it("is one consistent snapshot under concurrent writes: every record once, in one state, none created after it", async () => {
+    const app = await installedApp(ctx.app, ["read_products", "write_products"]);
+    const api = app.api;
+    // Large records (2 kB each, 6 MB in all), so the sockets' buffers hold a small part of the
+    // export and the slow reader below holds the server back: the writes land while it reads.
+    const original = await seedProducts(app.merchant.slug, 30 * BATCH, 2000);
+    // Each product's titles: as seeded (read back: the seed numbered them in SQL), then each update's.
+    const titles = new Map<string, Set<string>>();
+    const seeded = await ctx.platform.db
+      .selectFrom("products")
+      .select(["id", "title"])
+      .where("id", "in", original)
+      .execute();
+    for (const row of seeded) titles.set(row.id, new Set([row.title]));
+
+    const opened = await open(`${API}/export/products`, bearer(app));
+    assert.equal(opened.res.statusCode, 200);
+    const created: string[] = [];
+    const deleted = new Set<string>();
+    let changed = 0;
+    let text = "";
+    let step = 0;
+    // A slow reader that writes between chunks: updates (which move a record to the end of any
+    // updated_at order), creates and deletes, all over the id range, while the export reads on.
+    for await (const chunk of opened.res) {
+      text += String(chunk);
+      step++;
+      const target = original[(step * 7919) % original.length]!;
+      if (!deleted.has(target)) {
+        const title = `Changed ${step}`;
+        titles.get(target)!.add(title);
+        const updated = await api.patch(`${API}/products/${target}`, { title, stock: 7 });
+        assert.equal(updated.status, 200);
+        changed++;
+      }
+      const fresh = await api.post(`${API}/products`, { title: `New ${step}`, price: "1.00" });
+      assert.equal(fresh.status, 201);
+      created.push(fresh.data.id);
+      const victim = original[(step * 104_729 + 13) % original.length]!;
+      if (!deleted.has(victim) && (await api.delete(`${API}/products/${victim}`)).status === 200)
+        deleted.add(victim);
+    }
+    const records = text
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as Json);
+    const seen = ids(records);
+    assert.equal(new Set(seen).size, seen.length, "no record twice");
+    assert.deepEqual(seen, sorted(seen), "ascending id order");
+    for (const id of created) assert.ok(!seen.includes(id), "nothing created after the snapshot");
+    const present = new Set(seen);
+    for (const id of original)
+      if (!deleted.has(id)) assert.ok(present.has(id), `existing record ${id} exported`);
+    let inChangedState = 0;
+    for (const record of records) {
+      assert.ok(titles.get(record.id)?.has(record.title), `${record.id} in a state it had: ${record.title}`);
+      if (String(record.title).startsWith("Changed")) {
+        inChangedState++;
+        assert.equal(record.stock, 7, "one state: the title and stock of the same update");
+      }
+    }
+    assert.ok(changed > 5 && deleted.size > 0, "writes ran during the export");
+    assert.ok(inChangedState > 0, "some updates landed before the export reached them");
+  });
+
+  it("resumes a dropped download from its last line: every record exactly once, across two drops", async () => {
+    const app = await installedApp(ctx.app, ["read_products", "write_products"]);
+    const original = await seedProducts(app.merchant.slug, 30 * BATCH);
+    const first = await readThenDrop(`${API}/export/products`, bearer(app), 700);
+    assert.ok(first.records.length >= 700 && first.records.length < original.length);
+    // Created after the snapshot: a resume leaves it out too.
+    const later = await app.api.post(`${API}/products`, { title: "After the snapshot", price: "1.00" });
+    assert.equal(later.status, 201);
+    const resume = (last: Json[]) =>
+      `${API}/export/products?snapshot=${encodeURIComponent(first.snapshot)}&after=${last.at(-1)!.id}`;
+    const second = await readThenDrop(resume(first.records), bearer(app), 900);
+    const rest = await exportAll(resume(second.records), bearer(app));
+    assert.equal(rest.headers["x-export-snapshot"], first.snapshot, "the same snapshot");
+    const all = [...ids(first.records), ...ids(second.records), ...ids(rest.records)];
+    assert.equal(new Set(all).size, all.length, "no record twice");
+    assert.deepEqual(all, sorted(original), "every record, in id order");
+
+    // A resume position needs its snapshot; a snapshot of another resource is refused.
+    const lone = await new Client(ctx.app, bearer(app)).get(`${API}/export/products?after=${original[0]}`);
+    assert.equal(lone.status, 400);
+    assert.equal(lone.body.error.details[0].field, "after");
+    const orders = await exportAll(`${API}/export/orders`, {
+      authorization: `Bearer ${(await installedApp(ctx.app, ["read_orders"])).tokens.accessToken}`,
+    });
+    const wrong = await new Client(ctx.app, bearer(app)).get(
+      `${API}/export/products?snapshot=${encodeURIComponent(String(orders.headers["x-export-snapshot"]))}`,
+    );
+    assert.equal(wrong.status, 400);
+    assert.equal(wrong.body.error.details[0].field, "snapshot");
+  });
+
+  it("exports only the caller's store, whatever snapshot or position it sends", async () => {
+    const a = await installedApp(ctx.app, ["read_products"]);
+    const b = await installedApp(ctx.app, ["read_products"]);
+    const mine = await seedProducts(a.merchant.slug, 250);
+    const theirs = await seedProducts(b.merchant.slug, 250);
+    const exported = await exportAll(`${API}/export/products`, bearer(a));
+    assert.deepEqual(ids(exported.records), sorted(mine));
+    // B's snapshot and a position among B's ids: still A's records only.
+    const bExport = await exportAll(`${API}/export/products`, bearer(b));
+    assert.deepEqual(ids(bExport.records), sorted(theirs));
+    const token = encodeURIComponent(String(bExport.headers["x-export-snapshot"]));
+    const resumed = await exportAll(
+      `${API}/export/products?snapshot=${token}&after=${sorted(theirs)[100]}`,
+      bearer(a),
+    );
+    assert.ok(resumed.records.every((r) => mine.includes(r.id)));
+    // A key pair of store B sees B's only.
+    const key = await keyFor(b.merchant, ["read_products"]);
+    assert.deepEqual(ids((await exportAll(`${DEV}/export/products`, key)).records), sorted(theirs));
+  });
+
+  it("checks credentials and scopes first (401, 403), then the request (400); an unknown resource is 404", async () => {
+    const app = await installedApp(ctx.app, ["read_products"]);
+    const client = spec.watch(new Client(ctx.app, bearer(app)));
+    assert.equal(
+      errorCode(await spec.watch(new Client(ctx.app)).get(`${API}/export/products`)),
+      "INVALID_TOKEN",
+    );
+    const noScope = await client.get(`${API}/export/orders?updatedSince=garbage`);
+    assert.equal(noScope.status, 403);
+    assert.equal(errorCode(noScope), "INSUFFICIENT_SCOPE");
+    assert.equal(errorCode(await client.get(`${API}/export/customers`)), "INSUFFICIENT_SCOPE");
+    const bad = await client.get(`${API}/export/products?updatedSince=garbage`);
+    assert.equal(bad.status, 400);
+    assert.equal(errorCode(await client.get(`${API}/export/products?snapshot=forged`)), "VALIDATION_FAILED");
+    assert.equal((await new Client(ctx.app, bearer(app)).get(`${API}/export/widgets`)).status, 404);
+
+    const merchant = await merchantWithStore(ctx.app);
+    const key = await keyFor(merchant, ["read_products"]);
+    const dev = spec.watch(new Client(ctx.app, key));
+    assert.equal(errorCode(await dev.get(`${DEV}/export/orders`)), "INSUFFICIENT_SCOPE");
+    assert.equal(errorCode(await dev.get(`${DEV}/export/customers`)), "INSUFFICIENT_SCOPE");
+    assert.equal(
+      errorCode(
+        await spec
+          .watch(new Client(ctx.app, { "x-api-key": key["x-api-key"] }))
+          .get(`${DEV}/export/products`),
+      ),
+      "UNAUTHENTICATED",
+    );
+    assert.equal(
+      (await exportAll(`${DEV}/export/products`, key)).records.length,
+      0,
+      "an empty store: no lines",
+    );
+  });
+
+  it("keeps only records changed since updatedSince, and gzips when asked", async () => {
+    const app = await installedApp(ctx.app, ["read_products", "write_products"]);
+    const original = await seedProducts(app.merchant.slug, 300);
+    const since = new Date(Date.now() - 1000).toISOString();
+    const touched = original.slice(0, 3);
+    for (const id of touched)
+      assert.equal((await app.api.patch(`${API}/products/${id}`, { stock: 1 })).status, 200);
+    const changed = await exportAll(
+      `${API}/export/products?updatedSince=${encodeURIComponent(since)}`,
+      bearer(app),
+    );
+    assert.deepEqual(ids(changed.records), sorted(touched));
+
+    const plain = await open(`${API}/export/products`, bearer(app));
+    const plainText = await plain.body();
+    const zipped = await open(`${API}/export/products`, {
+      ...bearer(app),
+      "accept-encoding": "br;q=1, gzip;q=0.8",
+    });
+    const chunks: Buffer[] = [];
+    for await (const chunk of zipped.res) chunks.push(chunk as Buffer);
+    assert.equal(zipped.res.headers["content-encoding"], "gzip");
+    assert.equal(zipped.res.headers.vary, "accept-encoding");
+    assert.equal(plain.res.headers["content-encoding"], undefined);
+    const unzipped = gunzipSync(Buffer.concat(chunks)).toString("utf8");
+    assert.equal(unzipped, plainText);
+    assert.ok(Buffer.concat(chunks).length * 3 < plainText.length, "gzip shrinks JSON Lines");
+  });
+
+  it("runs at most two exports at once per installation or key (429 with Retry-After), counted one by one in a burst, freed when one ends or is dropped", async () => {
+    const app = await installedApp(ctx.app, ["read_products"]);
+    // 12 MB: an unread export stays running (its rows do not fit in the sockets' buffers).
+    await seedProducts(app.merchant.slug, 3000, 4000);
+    const client = new Client(ctx.app, bearer(app));
+    const before = Number((await client.get(`${API}/store`)).headers["x-ratelimit-remaining"]);
+    const burst = await Promise.all(
+      Array.from({ length: 8 }, () => open(`${API}/export/products`, bearer(app))),
+    );
+    const statuses = burst.map((o) => o.res.statusCode);
+    assert.equal(statuses.filter((s) => s === 200).length, 2, `burst: ${statuses.join(",")}`);
+    const refused = burst.filter((o) => o.res.statusCode === 429);
+    assert.equal(refused.length, 6);
+    assert.equal(ctx.platform.exports.running(), 2, "the two are still running, unread");
+    for (const o of refused) {
+      assert.ok(Number(o.res.headers["retry-after"]) >= 1);
+      assert.equal(JSON.parse(await o.body()).error.code, "RATE_LIMITED");
+    }
+    // Each export counted once against the rate limit, as every refused request did.
+    const afterBurst = Number((await client.get(`${API}/store`)).headers["x-ratelimit-remaining"]);
+    assert.equal(before - afterBurst, 9);
+    // Another installation of the same store has its own two.
+    const other = await open(`${API}/export/products`, {
+      authorization: `Bearer ${(await installedApp(ctx.app, ["read_products"])).tokens.accessToken}`,
+    });
+    assert.equal(other.res.statusCode, 200);
+    other.request.destroy();
+    const running = burst.filter((o) => o.res.statusCode === 200);
+    // Dropping one frees its slot (given back when the server sees the connection close).
+    running[0]!.request.destroy();
+    let next: OpenExport | null = null;
+    for (let attempt = 0; attempt < 50; attempt++) {
+      const tried = await open(`${API}/export/products`, bearer(app));
+      if (tried.res.statusCode === 200) {
+        next = tried;
+        break;
+      }
+      await tried.body();
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.ok(next, "a dropped export's slot is freed");
+    next.request.destroy();
+    running[1]!.request.destroy();
+  });
+
+  it("cuts the response (never ends it cleanly) once the key pair is revoked mid-export; the resume is refused", async () => {
+    const merchant = await merchantWithStore(ctx.app);
+    await seedProducts(merchant.slug, 3000, 4000);
+    const key = await keyFor(merchant, ["read_products"]);
+    const opened = await open(`${DEV}/export/products`, key);
+    assert.equal(opened.res.statusCode, 200);
+    let received = 0;
+    let failed: unknown = null;
+    let revoked = false;
+    try {
+      for await (const chunk of opened.res) {
+        received += (chunk as Buffer).length;
+        if (!revoked && received > 200_000) {
+          revoked = true;
+          assert.equal(
+            (await merchant.client.delete(`${merchant.base}/api-keys/${key["x-api-key"]}`)).status,
+            200,
+          );
+          // The export checks its credential at most once a second.
+          await new Promise((r) => setTimeout(r, 1200));
+        }
+      }
+    } catch (error) {
+      failed = error;
+    }
+    assert.ok(revoked);
+    assert.ok(failed, "the body was cut, not ended: a client cannot take it for complete");
+    assert.ok(received < 3000 * 4000, "it stopped early");
+    const resumed = await new Client(ctx.app, key).get(`${DEV}/export/products`);
+    assert.equal(errorCode(resumed), "INVALID_CREDENTIALS");
+  });
+
+  it("SDK: exportAll yields typed records and resumes a connection cut mid-stream by itself; the CLI writes JSON Lines with a progress line", async () => {
+    const app = await installedApp(ctx.app, ["read_products", "read_orders"]);
+    const original = await seedProducts(app.merchant.slug, 12 * BATCH);
+    // A transport that cuts the first export response after 100 kB, mid-line.
+    let cuts = 0;
+    const cutting = async (request: Request) => {
+      const response = await fetch(request);
+      if (!request.url.includes("/export/") || cuts > 0 || !response.body) return response;
+      cuts++;
+      let sent = 0;
+      const reader = response.body.getReader();
+      const body = new ReadableStream<Uint8Array>({
+        async pull(controller) {
+          const { done, value } = await reader.read();
+          if (done) return controller.close();
+          sent += value.length;
+          if (sent > 100_000) {
+            await reader.cancel();
+            controller.error(new TypeError("terminated"));
+            return;
+          }
+          controller.enqueue(value);
+        },
+      });
+      return new Response(body, { status: response.status, headers: response.headers });
+    };
+    const admin = createAdminClient({ baseUrl: base, accessToken: app.tokens.accessToken, fetch: cutting });
+    const seen: string[] = [];
+    let asOf = "";
+    for await (const product of admin.exportAll("products", {
+      sleep: async () => {},
+      onStart: (info) => {
+        asOf = info.asOf;
+      },
+    })) {
+      // Typed from the document: a product's fields, no casts.
+      const title: string = product.title;
+      assert.ok(title.startsWith("Seeded"));
+      seen.push(product.id);
+    }
+    assert.equal(cuts, 1, "the first response was cut");
+    assert.deepEqual(seen, sorted(original), "every record once, in order, across the cut");
+    assert.ok(Date.parse(asOf) > 0);
+    // Refusals throw the platform's error.
+    await assert.rejects(async () => {
+      for await (const _ of admin.exportAll("customers")) break;
+    }, /INSUFFICIENT_SCOPE|customers/);
+    const key = await keyFor(app.merchant, ["read_products"]);
+    const developer = createDeveloperClient({
+      baseUrl: base,
+      apiKey: key["x-api-key"],
+      apiSecret: key["x-api-secret"],
+    });
+    let count = 0;
+    for await (const _ of developer.exportAll("products", { updatedSince: new Date(Date.now() - 3_600_000) }))
+      count++;
+    assert.equal(count, 0, "updatedSince: nothing changed in the last hour (seeded a day ago)");
+
+    const out: string[] = [];
+    const err: string[] = [];
+    const sink = (to: string[]) => ({ write: (t: string) => to.push(t) }) as unknown as NodeJS.WritableStream;
+    const code = await runCli(["export", "products", "--base-url", base, "--token", app.tokens.accessToken], {
+      stdout: sink(out),
+      stderr: sink(err),
+      env: {},
+    });
+    assert.equal(code, 0, err.join(""));
+    const lines = out.join("").split("\n").filter(Boolean);
+    assert.deepEqual(
+      lines.map((l) => JSON.parse(l).id),
+      sorted(original),
+    );
+    assert.match(err.join(""), /products: 1,200 exported/);
+    assert.match(err.join(""), /--updated-since 20/);
+    const usage: string[] = [];
+    assert.equal(
+      await runCli(["export", "widgets", "--base-url", base], {
+        stdout: sink([]),
+        stderr: sink(usage),
+        env: {},
+      }),
+      2,
+    );
+  });
+});
