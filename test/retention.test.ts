@@ -51,7 +51,7 @@ describe("retention: the delivery log and the outbox", () => {
       async () =>
         (await count(ctx, "webhook_attempts")) === 10 &&
         (await count(ctx, "webhook_deliveries", "status = 'delivered'")) === 5,
-      20_000,
+      120_000,
       "ten attempts recorded, five of them delivered",
     );
     await ctx.worker.stop();

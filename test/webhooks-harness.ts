@@ -7,8 +7,10 @@ export async function createWebhookContext(env: Record<string, string> = {}) {
   const ctx = await createTestContext({
     WEBHOOK_ALLOW_PRIVATE_TARGETS: "true",
     WEBHOOK_RETRY_BASE_MS: "200",
-    WEBHOOK_TIMEOUT_MS: "1000",
-    WEBHOOK_LEASE_MS: "5000",
+    // An attempt's time-out and lease with room for a loaded machine (two test files on two
+    // cores): a TLS handshake that takes over a second there is not a receiver's failure.
+    WEBHOOK_TIMEOUT_MS: "10000",
+    WEBHOOK_LEASE_MS: "15000",
     ...env,
   });
   const worker = ctx.platform.webhooks.createWorker(pino({ level: "silent" }));

@@ -261,7 +261,7 @@ describe("webhooks: subscriptions and signed, retried deliveries to real HTTPS r
       if (r.path === "/busy")
         return busyCalls++ === 0 ? res.writeHead(429, { "retry-after": "2" }).end() : res.end("ok");
       if (r.path === "/slow") {
-        if (slowCalls++ === 0) return; // never answers: the 1 s time-out fires
+        if (slowCalls++ === 0) return; // never answers: the time-out (WEBHOOK_TIMEOUT_MS) fires
         return res.end("ok");
       }
       res.end("ok");
@@ -270,7 +270,7 @@ describe("webhooks: subscriptions and signed, retried deliveries to real HTTPS r
     const of = (p: string) => rx.received.filter((r) => r.path === p);
     await waitUntil(
       () => of("/busy").length >= 2 && of("/slow").length >= 2,
-      15_000,
+      60_000,
       "retries of /busy and /slow",
     );
     await new Promise((r) => setTimeout(r, 800));
