@@ -37,7 +37,9 @@ try {
   const merchant = await merchantWithStore(api.url);
   const seeding = Date.now();
   await seed(db.client, merchant.slug, products, people, people);
-  console.log(`seeded ${products.toLocaleString("en-US")} products in ${fmt((Date.now() - seeding) / 1000, 1)} s`);
+  console.log(
+    `seeded ${products.toLocaleString("en-US")} products in ${fmt((Date.now() - seeding) / 1000, 1)} s`,
+  );
   const headers = { cookie: merchant.client.cookie! };
   const queries = Object.entries(searchQueries(`/api/v1/dashboard/stores/${merchant.slug}`, products)).filter(
     ([name]) => name.includes(only),
@@ -45,7 +47,8 @@ try {
   for (const [name, q] of queries) {
     const res = await fetch(`${api.url}${q.path}`, { headers });
     const n = ((await res.json()) as { data?: unknown[] }).data?.length ?? -1;
-    if (res.status !== 200 || (q.rows >= 0 ? n !== q.rows : n < 1)) throw new Error(`${name}: ${res.status}, ${n} rows`);
+    if (res.status !== 200 || (q.rows >= 0 ? n !== q.rows : n < 1))
+      throw new Error(`${name}: ${res.status}, ${n} rows`);
   }
   console.log(`load average at start ${load()}; ${requests} sequential requests per run`);
   for (const [name, q] of queries) {

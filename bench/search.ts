@@ -59,7 +59,13 @@ const LAST = [
 const arr = (list: string[]) => `ARRAY[${list.map((w) => `'${w}'`).join(",")}]`;
 
 /** Catalogue, customers and orders of one store, in SQL. Titles vary: adjective, material, item, number. */
-export async function seed(client: pg.Client, slug: string, products: number, customers: number, orders: number) {
+export async function seed(
+  client: pg.Client,
+  slug: string,
+  products: number,
+  customers: number,
+  orders: number,
+) {
   const { rows } = await client.query<{ id: string }>("SELECT id FROM stores WHERE slug = $1", [slug]);
   const storeId = rows[0]!.id;
   const salt = randomBytes(4).toString("hex");
@@ -99,7 +105,10 @@ export async function seed(client: pg.Client, slug: string, products: number, cu
  * Each query with the rows it must answer: a page of 50, or the few that match a rare text (-1:
  * at least one). `base` is the store's dashboard path.
  */
-export function searchQueries(base: string, products: number): Record<string, { path: string; rows: number }> {
+export function searchQueries(
+  base: string,
+  products: number,
+): Record<string, { path: string; rows: number }> {
   const rare = Math.floor(products * 0.73);
   const sku = `SKU-${String(rare).padStart(7, "0")}`;
   return {

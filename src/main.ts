@@ -133,6 +133,18 @@ async function start(config: Config) {
     }
   }
 
+  // The demo's 90 days of orders are written behind the running service (a few seconds: the
+  // first start does not wait for them); the overview fills in as they land.
+  if (demo?.history && app) {
+    logger.info("demo store: writing 90 days of orders in the background");
+    demo
+      .history()
+      .then(({ orders, seconds }) =>
+        logger.info({ orders, seconds: Number(seconds.toFixed(1)) }, `demo store: ${orders} orders written`),
+      )
+      .catch((error) => logger.warn({ err: error }, "demo store: writing its orders failed"));
+  }
+
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;

@@ -27,6 +27,7 @@ import {
   Loading,
   PageHeader,
   Panel,
+  SecretPanel,
   TextField,
   useConfirm,
   useNotify,
@@ -49,7 +50,7 @@ import {
 } from "../contract.ts";
 import { when } from "../lib/format.ts";
 import { useIdempotencyKey } from "../lib/hooks.ts";
-import { validate } from "../lib/validate.ts";
+import { hintOf, validate } from "../lib/validate.ts";
 
 export function AppsPage() {
   const [created, setCreated] = useState<NewApp | null>(null);
@@ -65,17 +66,15 @@ export function AppsPage() {
         subtitle="Apps you build for merchants: their credentials, settings and webhook deliveries."
       />
       {created ? (
-        <section className="panel secret-panel" aria-label="New app credentials">
-          <h2>{created.name} is registered</h2>
-          <p className="warning">
-            This is the only time the client secret is shown: store it now. We keep only its hash.
-          </p>
+        <SecretPanel
+          label="New app credentials"
+          title={`${created.name} is registered`}
+          warning="This is the only time the client secret is shown: copy it now and keep it somewhere safe. We keep only its hash."
+          onDone={() => setCreated(null)}
+        >
           <CopyBox label="Client id" value={created.clientId} />
           <CopyBox label="Client secret" value={created.clientSecret} />
-          <button type="button" className="secondary" onClick={() => setCreated(null)}>
-            I stored it
-          </button>
-        </section>
+        </SecretPanel>
       ) : null}
       <Panel label="Apps">
         {apps.isPending ? (
@@ -91,7 +90,7 @@ export function AppsPage() {
                   {a.clientId}
                 </td>
                 <td data-label="Scopes">
-                  <ScopeList scopes={a.scopes} />
+                  <ScopeList scopes={a.scopes} codes />
                 </td>
                 <td data-label="Created" className="small">
                   {when(a.createdAt)}
@@ -185,7 +184,7 @@ function AppForm(props: {
       />
       <Field
         label="Redirect URIs"
-        hint="One per line; https, no #fragment. The code goes back to one of these."
+        hint={`One per line, each ${hintOf(RedirectUri)}: plain http is accepted on localhost, 127.0.0.1 and [::1] only, for development. The code goes back to one of these.`}
         error={errors.of("redirectUris")}
         className="wide"
       >
@@ -307,14 +306,14 @@ export function AppDetailPage() {
       />
       <DisabledWebhooks clientId={clientId} />
       {secret ? (
-        <section className="panel secret-panel" aria-label="New client secret">
-          <h2>New client secret</h2>
-          <p className="warning">This is the only time it is shown. The old secret no longer works.</p>
+        <SecretPanel
+          label="New client secret"
+          title="New client secret"
+          warning="This is the only time it is shown: copy it now. The old secret no longer works."
+          onDone={() => setSecret(null)}
+        >
           <CopyBox label="Client secret" value={secret.clientSecret} />
-          <button type="button" className="secondary" onClick={() => setSecret(null)}>
-            I stored it
-          </button>
-        </section>
+        </SecretPanel>
       ) : null}
       {editing ? (
         <Panel title="Edit app">
@@ -339,7 +338,7 @@ export function AppDetailPage() {
             </dd>
             <dt>Scopes</dt>
             <dd>
-              <ScopeList scopes={a.scopes} />
+              <ScopeList scopes={a.scopes} codes />
             </dd>
             <dt>Registered</dt>
             <dd>{when(a.createdAt)}</dd>

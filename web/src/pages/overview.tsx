@@ -63,7 +63,7 @@ export function OverviewPage() {
             <ul className="status-counts">
               {ORDER_STATUS_NAMES.map((s) => (
                 <li key={s}>
-                  <Link to={`/stores/${slug}/orders`}>
+                  <Link to={`/stores/${slug}/orders?status=${s}`}>
                     <Badge value={s} label={ORDER_STATUSES[s].label} />{" "}
                     <span className="strong">{o.ordersByStatus[s] ?? 0}</span>
                   </Link>
@@ -86,7 +86,7 @@ export function OverviewPage() {
                         {money(r.total, r.currency)}
                       </td>
                       <td data-label="Status">
-                        <Badge value={r.status} />
+                        <Badge value={r.status} label={ORDER_STATUSES[r.status].label} />
                       </td>
                       <td data-label="Placed" className="small">
                         {when(r.createdAt)}
