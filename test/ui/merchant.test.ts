@@ -220,6 +220,7 @@ describe("merchant pages in a real browser", { skip: chromiumSkipReason() }, () 
     const clientSecret = await reveal.getByLabel("Client secret").inputValue();
     assert.match(clientSecret, /^mpcs_/);
     await review(page, "apps");
+    await reveal.getByRole("button", { name: "I have copied it" }).click();
 
     // The developer's own store installs it (through the API) and gets one failing delivery.
     const merchant = { client: new Client(ctx.app), slug: "dev-shop" };

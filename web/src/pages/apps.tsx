@@ -50,7 +50,7 @@ import {
 } from "../contract.ts";
 import { when } from "../lib/format.ts";
 import { useIdempotencyKey } from "../lib/hooks.ts";
-import { hintOf, validate } from "../lib/validate.ts";
+import { validate } from "../lib/validate.ts";
 
 export function AppsPage() {
   const [created, setCreated] = useState<NewApp | null>(null);
@@ -184,7 +184,7 @@ function AppForm(props: {
       />
       <Field
         label="Redirect URIs"
-        hint={`One per line, each ${hintOf(RedirectUri)}: plain http is accepted on localhost, 127.0.0.1 and [::1] only, for development. The code goes back to one of these.`}
+        hint="One per line, https:// and without a #fragment; plain http:// is accepted only on localhost, 127.0.0.1 and [::1], for development. The code goes back to one of these."
         error={errors.of("redirectUris")}
         className="wide"
       >

@@ -4,6 +4,7 @@ import { api, unwrap } from "../api/client.ts";
 import { useStores } from "../api/session.ts";
 import type { Overview } from "../api/types.ts";
 import { Table } from "../components/list.tsx";
+import { SalesChart } from "../components/sales-chart.tsx";
 import { Badge, Empty, Loading, PageHeader, Panel } from "../components/ui.tsx";
 import { ORDER_STATUS_NAMES, ORDER_STATUSES } from "../contract.ts";
 import { money, when } from "../lib/format.ts";
@@ -59,6 +60,9 @@ export function OverviewPage() {
               </div>
             ))}
           </section>
+          <Panel title="Sales, last 30 days">
+            <SalesChart days={o.dailySales} currency={o.currency} />
+          </Panel>
           <Panel title="Orders by status">
             <ul className="status-counts">
               {ORDER_STATUS_NAMES.map((s) => (
