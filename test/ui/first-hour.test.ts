@@ -105,7 +105,10 @@ describe("the first hour in a real browser", { skip: chromiumSkipReason() }, () 
       await page.goto(`${base}/apps`);
       await heading(page, "My apps");
       // The form says what the contract accepts: https, and plain http on localhost.
-      assert.match(await page.locator("main").innerText(), /http:\/\/localhost[\s\S]*127\.0\.0\.1/);
+      assert.match(
+        await page.locator("main").innerText(),
+        /https:\/\/[\s\S]*http:\/\/ is accepted only on localhost, 127\.0\.0\.1/,
+      );
       await page.getByLabel("App name").fill("Stock Sync");
       await page.getByLabel("Redirect URIs").fill(`${REDIRECT}\nhttp://localhost:8080/callback`);
       const check = page.getByRole("checkbox", { name: /See your products and stock/ });
