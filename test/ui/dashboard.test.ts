@@ -357,7 +357,7 @@ describe("merchant dashboard in a real browser", { skip: chromiumSkipReason() },
     await page.getByRole("button", { name: "Create key pair" }).click();
     const reveal = page.getByRole("region", { name: "New key pair" });
     await reveal.waitFor();
-    assert.match(await reveal.innerText(), /only time it is shown/);
+    assert.match(await reveal.innerText(), /only time the secret is shown/);
     const keyId = await reveal.getByLabel("Key id (x-api-key)").inputValue();
     const secret = await reveal.getByLabel("Secret (x-api-secret)").inputValue();
     assert.match(keyId, /^mpk_/);
