@@ -133,10 +133,11 @@ async function start(config: Config) {
     }
   }
 
-  // The demo's 90 days of orders are written behind the running service (a few seconds: the
-  // first start does not wait for them); the overview fills in as they land.
+  // The demo store's catalogue, customers and 90 days of orders are written behind the running
+  // service (20,000 statements: the first start does not wait for them); its pages fill in as
+  // they land.
   if (demo?.history && app) {
-    logger.info("demo store: writing 90 days of orders in the background");
+    logger.info("demo store: writing its products, customers and 90 days of orders in the background");
     demo
       .history()
       .then(({ orders, seconds }) =>

@@ -29,7 +29,7 @@ describe("demo store", () => {
     const ready = (performance.now() - started) / 1000;
     const history = await seeded.history!();
     console.log(
-      `# demo seed: store, catalogue and customers ${ready.toFixed(1)} s; ${history.orders} orders ${history.seconds.toFixed(1)} s`,
+      `# demo seed: account and store ${ready.toFixed(1)} s; products, customers and ${history.orders} orders ${history.seconds.toFixed(1)} s`,
     );
     client = new Client(ctx.app);
     const login = await client.post("/api/v1/dashboard/auth/login", {

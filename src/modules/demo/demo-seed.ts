@@ -20,7 +20,7 @@ const DAY_MS = 24 * 3600 * 1000;
  * keep the embedded database (one connection) from requests for seconds while the history is
  * written behind a running service.
  */
-const BATCH = 40;
+const BATCH = 5;
 const HOUR_MS = 3600 * 1000;
 
 /**
@@ -255,7 +255,7 @@ function orderTimes(random: Random, count: number, start: number, now: number): 
  * run (seeded). Idempotent: does nothing once the demo account exists. The password is random,
  * kept in DATA_DIR (or returned) so the start-up log can show it.
  *
- * The account, store, catalogue and customers are there when this returns; the orders are
+ * The account and store are there when this returns; the catalogue, customers and orders are
  * written by `history()` (null when the demo existed already): about 20,000 statements, which
  * main.ts runs after the service listens, so the first start is not slower by them.
  */
@@ -276,11 +276,15 @@ export async function seedDemo(platform: Platform, options: { credentialsFile?: 
   // Thousands of service calls, a few hundred to a commit: each call's transaction becomes part
   // of its batch's (a commit each took most of the first start's time).
   const inBatches = async <T>(items: T[], write: (batch: typeof commerce, item: T) => Promise<void>) => {
-    for (let i = 0; i < items.length; i += BATCH)
+    for (let i = 0; i < items.length; i += BATCH) {
       await platform.db.transaction().execute(async (tx) => {
         const batch = platform.commerceAt(history, transactionAsDatabase(tx));
         for (const item of items.slice(i, i + BATCH)) await write(batch, item);
       });
+      // The embedded database answers in microtasks: without a turn of the event loop between
+      // batches, requests to the running service would wait for the whole history.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
   };
 
   const password = `demo-${randomBase62(12)}`;
@@ -341,72 +345,74 @@ export async function seedDemo(platform: Platform, options: { credentialsFile?: 
   const sold = new Array<number>(catalogue.length).fill(0);
   for (const plan of plans) for (const [product, quantity] of plan.lines) sold[product]! += quantity;
 
-  // Products, 91 days ago; a few are nearly sold out by now (the overview's low stock).
-  const productIds: string[] = [];
-  await inBatches([...catalogue.entries()], async (commerce, [i, p]) => {
-    at = start - DAY_MS + i * 60_000;
-    const left = i % 13 === 5 ? random.int(0, 4) : random.int(12, 140);
-    const product = await commerce.products.create(store, {
-      title: p.title,
-      price: (p.price / 100).toFixed(2),
-      sku: p.sku,
-      stock: sold[i]! + left,
-      description: p.description,
-    });
-    productIds.push(product.id);
-  });
-  at = start - DAY_MS + catalogue.length * 60_000;
-  await commerce.products.create(store, {
-    title: "Gift card",
-    price: "25.00",
-    stock: 0,
-    description: "Coming soon.",
-    status: ProductStatus.draft,
-  });
-
-  // Customers, each some days before their first order (or at some time in the quarter).
-  const firstOrder = new Map<number, number>();
-  for (const plan of plans) if (!firstOrder.has(plan.customer)) firstOrder.set(plan.customer, plan.placed);
-  const people = Array.from({ length: buyers }, (_, i) => {
-    if (i < REGULARS.length) return REGULARS[i]!;
-    const firstName = FIRST_NAMES[i % FIRST_NAMES.length]!;
-    const lastName = LAST_NAMES[Math.floor(i / FIRST_NAMES.length + i) % LAST_NAMES.length]!;
-    const place = random.pick(PLACES);
-    const local = `${firstName}.${lastName}`
-      .normalize("NFD")
-      .replace(/[^A-Za-z.]/g, "")
-      .toLowerCase();
-    return {
-      email: `${local}.${i}@example.com`,
-      firstName,
-      lastName,
-      ...(random.chance(0.4) ? { phone: `+1 555 01${String(random.int(0, 99)).padStart(2, "0")}` } : {}),
-      ...(random.chance(0.1) ? { tags: ["vip"] } : {}),
-      addresses: [
-        {
-          name: `${firstName} ${lastName}`,
-          line1: `${random.int(1, 400)} ${place.street}`,
-          city: place.city,
-          ...("region" in place ? { region: place.region } : {}),
-          postalCode: place.postalCode,
-          country: place.country,
-        },
-      ],
-    };
-  });
-  const joined = people.map((_, i) => {
-    const first = firstOrder.get(i);
-    return first === undefined
-      ? start + random.next() * (now - start - DAY_MS)
-      : first - random.int(1, 240) * HOUR_MS;
-  });
-  const customerIds: string[] = [];
-  await inBatches([...people.keys()], async (commerce, i) => {
-    at = Math.max(start - DAY_MS / 2, joined[i]!);
-    customerIds.push((await commerce.customers.create(store, people[i]!)).id);
-  });
-
   if (options.credentialsFile) writeFileSync(options.credentialsFile, `${password}\n`, { mode: 0o600 });
+
+  const productIds: string[] = [];
+  const customerIds: string[] = [];
+  const writeCatalogue = async () => {
+    // Products, 91 days ago; a few are nearly sold out by now (the overview's low stock).
+    await inBatches([...catalogue.entries()], async (commerce, [i, p]) => {
+      at = start - DAY_MS + i * 60_000;
+      const left = i % 13 === 5 ? random.int(0, 4) : random.int(12, 140);
+      const product = await commerce.products.create(store, {
+        title: p.title,
+        price: (p.price / 100).toFixed(2),
+        sku: p.sku,
+        stock: sold[i]! + left,
+        description: p.description,
+      });
+      productIds.push(product.id);
+    });
+    at = start - DAY_MS + catalogue.length * 60_000;
+    await commerce.products.create(store, {
+      title: "Gift card",
+      price: "25.00",
+      stock: 0,
+      description: "Coming soon.",
+      status: ProductStatus.draft,
+    });
+
+    // Customers, each some days before their first order (or at some time in the quarter).
+    const firstOrder = new Map<number, number>();
+    for (const plan of plans) if (!firstOrder.has(plan.customer)) firstOrder.set(plan.customer, plan.placed);
+    const people = Array.from({ length: buyers }, (_, i) => {
+      if (i < REGULARS.length) return REGULARS[i]!;
+      const firstName = FIRST_NAMES[i % FIRST_NAMES.length]!;
+      const lastName = LAST_NAMES[Math.floor(i / FIRST_NAMES.length + i) % LAST_NAMES.length]!;
+      const place = random.pick(PLACES);
+      const local = `${firstName}.${lastName}`
+        .normalize("NFD")
+        .replace(/[^A-Za-z.]/g, "")
+        .toLowerCase();
+      return {
+        email: `${local}.${i}@example.com`,
+        firstName,
+        lastName,
+        ...(random.chance(0.4) ? { phone: `+1 555 01${String(random.int(0, 99)).padStart(2, "0")}` } : {}),
+        ...(random.chance(0.1) ? { tags: ["vip"] } : {}),
+        addresses: [
+          {
+            name: `${firstName} ${lastName}`,
+            line1: `${random.int(1, 400)} ${place.street}`,
+            city: place.city,
+            ...("region" in place ? { region: place.region } : {}),
+            postalCode: place.postalCode,
+            country: place.country,
+          },
+        ],
+      };
+    });
+    const joined = people.map((_, i) => {
+      const first = firstOrder.get(i);
+      return first === undefined
+        ? start + random.next() * (now - start - DAY_MS)
+        : first - random.int(1, 240) * HOUR_MS;
+    });
+    await inBatches([...people.keys()], async (commerce, i) => {
+      at = Math.max(start - DAY_MS / 2, joined[i]!);
+      customerIds.push((await commerce.customers.create(store, people[i]!)).id);
+    });
+  };
 
   // Then the quarter as it happened, in time order: each order placed, then moved along.
   const seed = { kind: ActorKind.system, id: null, name: "Demo data" };
@@ -456,6 +462,7 @@ export async function seedDemo(platform: Platform, options: { credentialsFile?: 
     storeSlug: DEMO_STORE_SLUG,
     history: async () => {
       const started = performance.now();
+      await writeCatalogue();
       await writeHistory();
       return { orders: plans.length, seconds: (performance.now() - started) / 1000 };
     },
