@@ -59,7 +59,13 @@ const LAST = [
 const arr = (list: string[]) => `ARRAY[${list.map((w) => `'${w}'`).join(",")}]`;
 
 /** Catalogue, customers and orders of one store, in SQL. Titles vary: adjective, material, item, number. */
-async function seed(client: pg.Client, slug: string, products: number, customers: number, orders: number) {
+export async function seed(
+  client: pg.Client,
+  slug: string,
+  products: number,
+  customers: number,
+  orders: number,
+) {
   const { rows } = await client.query<{ id: string }>("SELECT id FROM stores WHERE slug = $1", [slug]);
   const storeId = rows[0]!.id;
   const salt = randomBytes(4).toString("hex");
@@ -95,6 +101,41 @@ async function seed(client: pg.Client, slug: string, products: number, customers
   await client.query("ANALYZE products; ANALYZE customers; ANALYZE orders");
 }
 
+/**
+ * Each query with the rows it must answer: a page of 50, or the few that match a rare text (-1:
+ * at least one). `base` is the store's dashboard path.
+ */
+export function searchQueries(
+  base: string,
+  products: number,
+): Record<string, { path: string; rows: number }> {
+  const rare = Math.floor(products * 0.73);
+  const sku = `SKU-${String(rare).padStart(7, "0")}`;
+  return {
+    "products: common word (q=linen)": { path: `${base}/products?q=linen`, rows: 50 },
+    "products: two words (q=linen scarf)": {
+      path: `${base}/products?q=${encodeURIComponent("linen scarf")}`,
+      rows: 50,
+    },
+    "products: rare text (q=<title number>)": { path: `${base}/products?q=${rare}`, rows: -1 },
+    "products: SKU (q=SKU-0123456)": { path: `${base}/products?q=${sku}`, rows: 1 },
+    // The middle of a SKU (trigram index on sku, migration 20261126_0095): 100 SKUs match.
+    "products: part of a SKU (q=KU-0nnnn)": { path: `${base}/products?q=${sku.slice(1, 9)}`, rows: 50 },
+    "products: end of a SKU (q=nnnnnn)": { path: `${base}/products?q=${sku.slice(5)}`, rows: -1 },
+    "products: sort=title": { path: `${base}/products?sort=title`, rows: 50 },
+    "products: sort=-price": { path: `${base}/products?sort=-price`, rows: 50 },
+    "products: q=wool, sort=stock": { path: `${base}/products?q=wool&sort=stock`, rows: 50 },
+    "customers: e-mail (q=omar.nasser.1)": { path: `${base}/customers?q=omar.nasser.1`, rows: -1 },
+    "customers: name (q=Layla Haddad)": {
+      path: `${base}/customers?q=${encodeURIComponent("Layla Haddad")}`,
+      rows: 50,
+    },
+    "orders: number (q=#1500)": { path: `${base}/orders?q=${encodeURIComponent("#1500")}`, rows: 1 },
+    "orders: customer (q=mona.saleh)": { path: `${base}/orders?q=mona.saleh`, rows: 50 },
+    "orders: sort=-total": { path: `${base}/orders?sort=-total`, rows: 50 },
+  };
+}
+
 export async function benchSearch(o: BenchOptions): Promise<void> {
   const products = o.millionRows;
   const people = Math.max(1000, Math.round(products / 5));
@@ -118,31 +159,7 @@ export async function benchSearch(o: BenchOptions): Promise<void> {
     const cookie = merchant.client.cookie!;
     if (!cookie) throw new Error("no session cookie");
     const base = `/api/v1/dashboard/stores/${merchant.slug}`;
-    const rare = Math.floor(products * 0.73);
-    // Each query with the rows it must answer: a page of 50, or the few that match a rare text.
-    const queries: Record<string, { path: string; rows: number }> = {
-      "products: common word (q=linen)": { path: `${base}/products?q=linen`, rows: 50 },
-      "products: two words (q=linen scarf)": {
-        path: `${base}/products?q=${encodeURIComponent("linen scarf")}`,
-        rows: 50,
-      },
-      "products: rare text (q=<title number>)": { path: `${base}/products?q=${rare}`, rows: -1 },
-      "products: SKU (q=SKU-0123456)": {
-        path: `${base}/products?q=SKU-0${String(rare).padStart(6, "0")}`,
-        rows: 1,
-      },
-      "products: sort=title": { path: `${base}/products?sort=title`, rows: 50 },
-      "products: sort=-price": { path: `${base}/products?sort=-price`, rows: 50 },
-      "products: q=wool, sort=stock": { path: `${base}/products?q=wool&sort=stock`, rows: 50 },
-      "customers: e-mail (q=omar.nasser.1)": { path: `${base}/customers?q=omar.nasser.1`, rows: -1 },
-      "customers: name (q=Layla Haddad)": {
-        path: `${base}/customers?q=${encodeURIComponent("Layla Haddad")}`,
-        rows: 50,
-      },
-      "orders: number (q=#1500)": { path: `${base}/orders?q=${encodeURIComponent("#1500")}`, rows: 1 },
-      "orders: customer (q=mona.saleh)": { path: `${base}/orders?q=mona.saleh`, rows: 50 },
-      "orders: sort=-total": { path: `${base}/orders?sort=-total`, rows: 50 },
-    };
+    const queries = searchQueries(base, products);
     for (const [name, qy] of Object.entries(queries)) {
       const res = await fetch(`${api.url}${qy.path}`, { headers: { cookie } });
       const body = (await res.json()) as { data?: unknown[] };

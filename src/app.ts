@@ -49,6 +49,12 @@ const DASHBOARD_PATHS = [
   "/oauth/consent",
 ];
 
+/**
+ * Paths that are never the dashboard's: an unknown one is the API's 404 envelope even for a
+ * browser (the API, its documents, the OAuth metadata, the probes).
+ */
+const NOT_PAGES = /^\/(api|\.well-known|healthz|readyz)(\/|$)/;
+
 const DASHBOARD_HEADERS = {
   // The consent page is one of these: no other site may frame it (clickjacking).
   ...pageSecurityHeaders(),
@@ -107,8 +113,24 @@ export async function buildApp(
   // Before the server closes: connections that never carried a request would hold it open.
   const connections = trackUnusedConnections(app.server);
   app.addHook("preClose", async () => connections.closeUnused());
+  // Where the merchant dashboard is built (web/dist, by `npm install`), and whether it is.
+  const dashboard = join(import.meta.dirname, "..", "web", "dist");
+  const built = existsSync(join(dashboard, "index.html"));
   installValidators(app);
-  installErrorHandling(app);
+  installErrorHandling(app, {
+    // An address typed into the browser that no page has (`/orders`, `/settings`) gets the
+    // dashboard, which shows its own "Page not found" (with the 404 status); API paths and
+    // clients that do not ask for HTML keep the envelope.
+    notFoundPage: (request, reply) => {
+      const path = request.url.split("?")[0]!;
+      const wantsPage =
+        built &&
+        (request.method === "GET" || request.method === "HEAD") &&
+        !NOT_PAGES.test(path) &&
+        /\btext\/html\b/.test(request.headers.accept ?? "");
+      return wantsPage ? reply.status(404).headers(DASHBOARD_HEADERS).sendFile("index.html") : undefined;
+    },
+  });
   installHostRule(app);
   installJsonBody(app);
   // A create whose resource is read at `<path>/:id` says where (`Location`), replays included;
@@ -237,8 +259,6 @@ export async function buildApp(
 
   // The merchant dashboard (web/, built into web/dist by `npm install`): static files, no inline
   // script or style, nothing from another origin.
-  const dashboard = join(import.meta.dirname, "..", "web", "dist");
-  const built = existsSync(join(dashboard, "index.html"));
   await app.register(fastifyStatic, {
     root: built ? dashboard : join(import.meta.dirname, "..", "web"),
     prefix: "/",
@@ -252,7 +272,7 @@ export async function buildApp(
     },
   });
   // The dashboard's own paths (it routes in the browser) all answer its page; anything else that
-  // no route knows stays a 404 envelope.
+  // no route knows is a 404: the dashboard's page for a browser, the envelope otherwise.
   for (const path of DASHBOARD_PATHS) {
     app.get(path, { schema: { hide: true } }, async (_request, reply) => {
       if (!built) {

@@ -54,13 +54,15 @@ try {
       break;
     }
     case "seed": {
-      const result = await withPlatform((platform) =>
-        seedDemo(platform, {
+      const result = await withPlatform(async (platform) => {
+        const demo = await seedDemo(platform, {
           credentialsFile: platform.config.DATABASE_URL
             ? undefined
             : demoCredentialsFile(resolve(platform.config.DATA_DIR)),
-        }),
-      );
+        });
+        await demo.history?.();
+        return demo;
+      });
       console.log(
         result.created
           ? `demo created: ${result.email} / ${result.password} (store "${result.storeSlug}")`

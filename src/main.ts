@@ -140,6 +140,19 @@ async function start(config: Config) {
     }
   }
 
+  // The demo store's catalogue, customers and 90 days of orders are written behind the running
+  // service (20,000 statements: the first start does not wait for them); its pages fill in as
+  // they land.
+  if (demo?.history && app) {
+    logger.info("demo store: writing its products, customers and 90 days of orders in the background");
+    demo
+      .history()
+      .then(({ orders, seconds }) =>
+        logger.info({ orders, seconds: Number(seconds.toFixed(1)) }, `demo store: ${orders} orders written`),
+      )
+      .catch((error) => logger.warn({ err: error }, "demo store: writing its orders failed"));
+  }
+
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;

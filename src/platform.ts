@@ -4,7 +4,7 @@ import { sql } from "kysely";
 import pino, { type Logger } from "pino";
 import type { Config } from "./config.ts";
 import { ActorKind } from "./contracts/index.ts";
-import type { DatabaseHandle } from "./db/client.ts";
+import type { DatabaseHandle, Db } from "./db/client.ts";
 import { type Clock, systemClock } from "./lib/clock.ts";
 import type { FeatureRoutes } from "./lib/http/feature-routes.ts";
 import { createMetrics } from "./lib/metrics.ts";
@@ -28,7 +28,7 @@ import { createAppService } from "./modules/apps/apps-service.ts";
 import { createCustomerRepo } from "./modules/customers/customers-repo.ts";
 import { customerRoutes } from "./modules/customers/customers-routes.ts";
 import { createCustomerService } from "./modules/customers/customers-service.ts";
-import { createEventRecorder } from "./modules/events/events-repo.ts";
+import { createEventRecorder, type RecordEvent } from "./modules/events/events-repo.ts";
 import { eventRoutes } from "./modules/events/events-routes.ts";
 import { createFeedRepo, createFeedSequencer } from "./modules/events/feed-repo.ts";
 import { createExportSlotRepo } from "./modules/exports/exports-repo.ts";
@@ -127,30 +127,48 @@ export function createPlatform(input: {
   });
   // The privacy webhooks (issue 21): customer.redact from the customer service, shop.redact from
   // the uninstall hook and the worker's sweep, data requests from the dashboard.
+  const privacyOn = (on: Clock, record: RecordEvent, onDb: Db = db) =>
+    createPrivacyService({
+      db: onDb,
+      repo: createPrivacyRepo(onDb),
+      recordEvent: record,
+      clock: on,
+      shopRedactDelaySeconds: config.SHOP_REDACT_DELAY_SECONDS,
+    });
   const privacyRepo = createPrivacyRepo(db);
-  const privacy = createPrivacyService({
-    db,
-    repo: privacyRepo,
-    recordEvent,
-    clock,
-    shopRedactDelaySeconds: config.SHOP_REDACT_DELAY_SECONDS,
-  });
-  const customers = createCustomerService({ db, repo: repos.customers, recordEvent, clock, privacy });
-  const domain = {
-    accounts,
-    stores: createStoreService({ db, repo: repos.stores, recordEvent, clock }),
-    products: createProductService({ db, repo: repos.products, stores: repos.stores, recordEvent, clock }),
-    customers,
-    orders: createOrderService({
+  const privacy = privacyOn(clock, recordEvent);
+  /** A store's commerce services (stores, products, customers, orders), their times from `on`. */
+  const commerce = (on: Clock, record: RecordEvent, db: Db = database.db) => {
+    const customers = createCustomerService({
       db,
-      repo: repos.orders,
-      customers: repos.customers,
-      customerService: customers,
-      stores: repos.stores,
-      recordEvent,
-      clock,
-    }),
+      repo: repos.customers,
+      recordEvent: record,
+      clock: on,
+      privacy:
+        on === clock && record === recordEvent && db === database.db ? privacy : privacyOn(on, record, db),
+    });
+    return {
+      stores: createStoreService({ db, repo: repos.stores, recordEvent: record, clock: on }),
+      products: createProductService({
+        db,
+        repo: repos.products,
+        stores: repos.stores,
+        recordEvent: record,
+        clock: on,
+      }),
+      customers,
+      orders: createOrderService({
+        db,
+        repo: repos.orders,
+        customers: repos.customers,
+        customerService: customers,
+        stores: repos.stores,
+        recordEvent: record,
+        clock: on,
+      }),
+    };
   };
+  const domain = { accounts, ...commerce(clock, recordEvent) };
   const services = {
     ...domain,
     overview: createOverviewService({ repo: createOverviewRepo(db), orders: domain.orders, clock }),
@@ -295,6 +313,12 @@ export function createPlatform(input: {
     redis,
     repos,
     services,
+    /**
+     * The same commerce services on another clock (events recorded at its times too), and on
+     * another database handle if given (transactionAsDatabase: a batch): the demo seed writes 90
+     * days of history through them, with the rules and events of today's.
+     */
+    commerceAt: (on: Clock, db?: Db) => commerce(on, createEventRecorder({ clock: on }), db),
     integration,
     webhooks,
     /** The privacy webhooks (customer.redact, customer.data_request, shop.redact). */

@@ -12,6 +12,23 @@ export type Tx = Transaction<DB>;
 /** Either the database or an open transaction: what repository functions run their statements on. */
 export type Executor = Kysely<DB>;
 
+/**
+ * An open transaction that services can take as their database: the transactions they open
+ * become parts of this one. For batch writers only (the demo seed writes a quarter of orders in a
+ * few commits instead of thousands); a request's service call keeps its own transaction.
+ */
+export function transactionAsDatabase(tx: Tx): Db {
+  return new Proxy(tx, {
+    get(target, property) {
+      if (property === "transaction")
+        return () => ({ execute: <T>(work: (inner: Tx) => Promise<T>) => work(target) });
+      // Kysely keeps its state in private fields: its methods run on the transaction itself.
+      const value = Reflect.get(target, property, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  }) as Db;
+}
+
 export type DatabaseHandle =
   | { kind: "pglite"; db: Db; pglite: PGlite; execScript(sql: string): Promise<void>; close(): Promise<void> }
   | {

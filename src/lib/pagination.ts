@@ -229,11 +229,6 @@ export function containsPattern(text: string): string {
   return `%${escapeLike(text)}%`;
 }
 
-/** A search text as a LIKE pattern matching what starts with it, its wildcards taken literally. */
-export function startsWithPattern(text: string): string {
-  return `${escapeLike(text)}%`;
-}
-
 /**
  * How deep the developer API's offset pages reach: page × perPage ≤ PAGE_WINDOW. An OFFSET costs
  * a walk over every row it skips, so without a bound the cost of a page grows with the list;

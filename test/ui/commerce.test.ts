@@ -312,7 +312,7 @@ describe("the commerce core in a real browser", { skip: chromiumSkipReason() }, 
     };
     const today = async () => {
       await page.goto(`${base}/stores/ship-shop`);
-      const sales = page.getByRole("region", { name: "Sales" });
+      const sales = page.getByRole("region", { name: "Sales", exact: true });
       await sales.getByText("Today").waitFor();
       await page.getByText(/Days end at midnight in/).waitFor();
       return (await sales.locator(".stat").first().innerText()).replace(/\s+/g, " ");

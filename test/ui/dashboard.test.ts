@@ -137,11 +137,15 @@ describe("merchant dashboard in a real browser", { skip: chromiumSkipReason() },
     assert.match(await order.innerText(), /40\.00 USD/);
     await order.getByText("Layla Haddad").waitFor();
     assert.match(await order.innerText(), /2 × Canvas/);
-    assert.equal(await order.locator(".badge").textContent(), "pending");
+    assert.equal(
+      await order.locator(".badge").textContent(),
+      "Pending",
+      "the contract's label, not the code",
+    );
     assert.deepEqual(await buttonsIn(order), ["Mark paid", "Cancel order"]);
 
     await order.getByRole("button", { name: "Mark paid" }).click();
-    await order.locator(".badge", { hasText: /^paid$/ }).waitFor();
+    await order.locator(".badge", { hasText: /^Paid$/ }).waitFor();
     assert.deepEqual(await buttonsIn(order), ["Mark confirmed", "Cancel order"]);
 
     await page.getByRole("button", { name: "Log out" }).click();
@@ -220,7 +224,7 @@ describe("merchant dashboard in a real browser", { skip: chromiumSkipReason() },
       await first.getByRole("button", { name: click }).waitFor({ state: "detached" });
       assert.deepEqual(await buttonsIn(first), next, `after "${click}"`);
     }
-    assert.equal(await first.locator(".badge").textContent(), "delivered");
+    assert.equal(await first.locator(".badge").textContent(), "Delivered");
 
     // The order moves elsewhere (another tab, an app) while this page still shows it pending.
     const second = row(page, "#1002");
@@ -235,15 +239,15 @@ describe("merchant dashboard in a real browser", { skip: chromiumSkipReason() },
     const conflict = page.locator("#flash").getByRole("alert");
     await conflict.waitFor();
     assert.match(await conflict.innerText(), /paid/);
-    await second.locator(".badge", { hasText: /^paid$/ }).waitFor();
+    await second.locator(".badge", { hasText: /^Paid$/ }).waitFor();
 
     await second.getByRole("button", { name: "Cancel order" }).click();
     await page.getByRole("dialog").getByRole("button", { name: "Keep it" }).click();
     await page.getByRole("dialog").waitFor({ state: "detached" });
-    assert.equal(await second.locator(".badge").textContent(), "paid", "dismissing changes nothing");
+    assert.equal(await second.locator(".badge").textContent(), "Paid", "dismissing changes nothing");
     await second.getByRole("button", { name: "Cancel order" }).click();
     await page.getByRole("dialog").getByRole("button", { name: "Cancel order" }).click();
-    await second.locator(".badge", { hasText: "cancelled" }).waitFor();
+    await second.locator(".badge", { hasText: "Cancelled" }).waitFor();
     assert.deepEqual(await buttonsIn(second), []);
 
     await page.getByLabel("Show orders with status").selectOption("cancelled");
@@ -353,7 +357,7 @@ describe("merchant dashboard in a real browser", { skip: chromiumSkipReason() },
     await page.getByRole("button", { name: "Create key pair" }).click();
     const reveal = page.getByRole("region", { name: "New key pair" });
     await reveal.waitFor();
-    assert.match(await reveal.innerText(), /only time it is shown/);
+    assert.match(await reveal.innerText(), /only time the secret is shown/);
     const keyId = await reveal.getByLabel("Key id (x-api-key)").inputValue();
     const secret = await reveal.getByLabel("Secret (x-api-secret)").inputValue();
     assert.match(keyId, /^mpk_/);
@@ -365,6 +369,8 @@ describe("merchant dashboard in a real browser", { skip: chromiumSkipReason() },
       "Copy copies the secret",
     );
 
+    await reveal.getByRole("button", { name: "I have copied it" }).click();
+    await reveal.waitFor({ state: "detached" });
     const keyRow = row(page, keyId);
     await keyRow.waitFor();
     assert.match(await keyRow.innerText(), /read_products/);
@@ -463,7 +469,8 @@ describe("merchant dashboard in a real browser", { skip: chromiumSkipReason() },
     await page.goto(`${base}/stores/consent-shop/apps`);
     const installed = row(page, "Shelf Sync");
     await installed.waitFor();
-    assert.match(await installed.innerText(), /read_products/);
+    assert.match(await installed.innerText(), /See your products and stock/);
+    assert.doesNotMatch(await installed.innerText(), /read_products/, "scope labels, not codes");
     await installed.getByRole("button", { name: "Uninstall" }).click();
     await page.getByRole("dialog").getByRole("button", { name: "Uninstall" }).click();
     await page.getByText("No app is installed").waitFor();

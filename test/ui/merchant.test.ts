@@ -82,7 +82,7 @@ describe("merchant pages in a real browser", { skip: chromiumSkipReason() }, () 
     const { first } = await stocked(context, "overview-shop");
     await page.goto(`${base}/stores/overview-shop`);
     await heading(page, "Shop overview-shop");
-    const sales = page.getByRole("region", { name: "Sales" });
+    const sales = page.getByRole("region", { name: "Sales", exact: true });
     await sales.getByText("117.00 USD").first().waitFor();
     assert.match(await sales.innerText(), /Today[\s\S]*117\.00 USD[\s\S]*2 orders/);
     await page.getByRole("region", { name: "Low stock" }).getByText("Linen scarf").waitFor();
@@ -220,6 +220,7 @@ describe("merchant pages in a real browser", { skip: chromiumSkipReason() }, () 
     const clientSecret = await reveal.getByLabel("Client secret").inputValue();
     assert.match(clientSecret, /^mpcs_/);
     await review(page, "apps");
+    await reveal.getByRole("button", { name: "I have copied it" }).click();
 
     // The developer's own store installs it (through the API) and gets one failing delivery.
     const merchant = { client: new Client(ctx.app), slug: "dev-shop" };

@@ -171,7 +171,15 @@ export function installHostRule(app: FastifyInstance): void {
   });
 }
 
-export function installErrorHandling(app: FastifyInstance): void {
+/**
+ * `notFoundPage`: answers a request no route knows with a page instead of the envelope when it
+ * returns a reply (the dashboard's, for a person who typed an address: app.ts), or declines with
+ * undefined (every API path, and clients that do not ask for HTML).
+ */
+export function installErrorHandling(
+  app: FastifyInstance,
+  options: { notFoundPage?: (request: FastifyRequest, reply: FastifyReply) => FastifyReply | undefined } = {},
+): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const appError = toAppError(error);
     if (appError.code === "SERVICE_UNAVAILABLE") {
@@ -187,10 +195,14 @@ export function installErrorHandling(app: FastifyInstance): void {
     }
     return sendError(reply, appError);
   });
-  app.setNotFoundHandler((request, reply) =>
-    sendError(
-      reply,
-      new AppError("NOT_FOUND", { message: `No route for ${request.method} ${request.url.split("?")[0]}.` }),
-    ),
+  app.setNotFoundHandler(
+    (request, reply) =>
+      options.notFoundPage?.(request, reply) ??
+      sendError(
+        reply,
+        new AppError("NOT_FOUND", {
+          message: `No route for ${request.method} ${request.url.split("?")[0]}.`,
+        }),
+      ),
   );
 }

@@ -1,40 +1,132 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ActorKind, OrderStatus, ProductStatus } from "../../contracts/index.ts";
+import { transactionAsDatabase } from "../../db/client.ts";
+import type { Clock } from "../../lib/clock.ts";
 import { randomBase62 } from "../../lib/crypto.ts";
 import type { Platform } from "../../platform.ts";
 
 export const DEMO_EMAIL = "demo@example.com";
 export const DEMO_STORE_SLUG = "demo-store";
 
-const PRODUCTS = [
-  {
-    title: "Linen shirt",
-    price: "39.00",
-    sku: "SHIRT-LIN",
-    stock: 40,
-    description: "Pre-washed linen, relaxed fit.",
-  },
-  { title: "Canvas tote", price: "18.50", sku: "TOTE-CNV", stock: 120, description: "Heavy cotton canvas." },
-  { title: "Ceramic mug", price: "12.00", sku: "MUG-CER", stock: 65, description: "Stoneware, 350 ml." },
-  {
-    title: "Leather wallet",
-    price: "54.90",
-    sku: "WAL-LTH",
-    stock: 15,
-    description: "Vegetable-tanned leather.",
-  },
-  {
-    title: "Gift card",
-    price: "25.00",
-    sku: null,
-    stock: 0,
-    description: "Coming soon.",
-    status: ProductStatus.draft,
-  },
-];
+/** Days of history the demo store has: enough for the overview's 30 days and a quarter of orders. */
+export const DEMO_HISTORY_DAYS = 90;
+export const DEMO_ORDERS = 600;
+export const DEMO_CUSTOMERS = 150;
 
-const CUSTOMERS = [
+const DAY_MS = 24 * 3600 * 1000;
+/**
+ * Service calls per commit while seeding: a commit each would cost a quarter more; hundreds would
+ * keep the embedded database (one connection) from requests for seconds while the history is
+ * written behind a running service.
+ */
+const BATCH = 5;
+const HOUR_MS = 3600 * 1000;
+
+/**
+ * A small seeded pseudo-random generator (mulberry32): the same demo store on every first start,
+ * so a screenshot, a support question and a test all see the same data.
+ */
+export function seededRandom(seed: number) {
+  let state = seed >>> 0;
+  const next = () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  return {
+    next,
+    /** An integer in [min, max]. */
+    int: (min: number, max: number) => min + Math.floor(next() * (max - min + 1)),
+    pick: <T>(list: readonly T[]): T => list[Math.floor(next() * list.length)]!,
+    chance: (p: number) => next() < p,
+  };
+}
+type Random = ReturnType<typeof seededRandom>;
+
+/** The first products, as the demo always had them (searching "lth" finds the wallet by its SKU). */
+const CLASSICS = [
+  { title: "Linen shirt", price: 3900, sku: "SHIRT-LIN", description: "Pre-washed linen, relaxed fit." },
+  { title: "Canvas tote", price: 1850, sku: "TOTE-CNV", description: "Heavy cotton canvas." },
+  { title: "Ceramic mug", price: 1200, sku: "MUG-CER", description: "Stoneware, 350 ml." },
+  { title: "Leather wallet", price: 5490, sku: "WAL-LTH", description: "Vegetable-tanned leather." },
+];
+const LINES = [
+  { title: "Cotton tee", price: 2200, sku: "TEE-COT", description: "Heavyweight organic cotton." },
+  { title: "Wool scarf", price: 3400, sku: "SCARF-WL", description: "Merino wool, 180 × 30 cm." },
+  { title: "Canvas cap", price: 1900, sku: "CAP-CNV", description: "Six panels, adjustable strap." },
+  { title: "Beeswax candle", price: 1650, sku: "CNDL-BW", description: "Hand-poured, 40 hours." },
+  { title: "Linen apron", price: 2800, sku: "APRN-LIN", description: "Cross-back straps, one pocket." },
+  { title: "Stoneware bowl", price: 1400, sku: "BOWL-STN", description: "Dishwasher safe, 15 cm." },
+  { title: "Leather belt", price: 4500, sku: "BELT-LTH", description: "Solid brass buckle." },
+  { title: "Cotton socks", price: 950, sku: "SOCK-COT", description: "Ribbed, reinforced heel." },
+  { title: "Dot-grid notebook", price: 1250, sku: "NOTE-DOT", description: "A5, 160 numbered pages." },
+];
+const COLOURS = [
+  ["Sand", "SND"],
+  ["Indigo", "IND"],
+  ["Olive", "OLV"],
+  ["Charcoal", "CHR"],
+  ["Rust", "RST"],
+] as const;
+
+const FIRST_NAMES = [
+  "Amira",
+  "Ben",
+  "Chloé",
+  "Daniel",
+  "Elif",
+  "Farah",
+  "George",
+  "Hiro",
+  "Ines",
+  "Jonas",
+  "Karim",
+  "Lucía",
+  "Maya",
+  "Noah",
+  "Olga",
+  "Priya",
+  "Rami",
+  "Sofia",
+  "Tomás",
+  "Yara",
+];
+const LAST_NAMES = [
+  "Abbott",
+  "Bauer",
+  "Costa",
+  "Dubois",
+  "Evans",
+  "Fischer",
+  "García",
+  "Hassan",
+  "Ito",
+  "Jensen",
+  "Kowalski",
+  "Larsen",
+  "Moreau",
+  "Novak",
+  "Okafor",
+  "Patel",
+];
+const PLACES = [
+  { city: "New York", region: "NY", postalCode: "10001", country: "US", street: "Broadway" },
+  { city: "Brooklyn", region: "NY", postalCode: "11201", country: "US", street: "Court Street" },
+  { city: "Boston", region: "MA", postalCode: "02108", country: "US", street: "Beacon Street" },
+  { city: "Chicago", region: "IL", postalCode: "60601", country: "US", street: "Michigan Avenue" },
+  { city: "Austin", region: "TX", postalCode: "73301", country: "US", street: "Congress Avenue" },
+  { city: "Seattle", region: "WA", postalCode: "98101", country: "US", street: "Pike Street" },
+  { city: "Toronto", region: "ON", postalCode: "M5H 2N2", country: "CA", street: "Queen Street West" },
+  { city: "London", postalCode: "EC1A 1BB", country: "GB", street: "Exmouth Market" },
+  { city: "Berlin", postalCode: "10119", country: "DE", street: "Torstraße" },
+  { city: "Riyadh", postalCode: "12271", country: "SA", street: "King Fahd Road" },
+] as const;
+
+/** The first customers, as the demo always had them. */
+const REGULARS = [
   {
     email: "layla@example.com",
     firstName: "Layla",
@@ -64,6 +156,7 @@ const CUSTOMERS = [
     email: "omar@example.com",
     firstName: "Omar",
     lastName: "Nasser",
+    tags: ["wholesale"],
     addresses: [
       { name: "Omar Nasser", line1: "Torstraße 1", city: "Berlin", postalCode: "10119", country: "DE" },
     ],
@@ -86,10 +179,85 @@ const CUSTOMERS = [
   },
 ];
 
+const CARRIERS = [
+  { carrier: "UPS", prefix: "1Z999AA1", url: "https://www.ups.com/track?tracknum=" },
+  {
+    carrier: "DHL Express",
+    prefix: "JD0146000",
+    url: "https://www.dhl.com/global-en/home/tracking.html?tracking-id=",
+  },
+  { carrier: "USPS", prefix: "9400111", url: "https://tools.usps.com/go/TrackConfirmAction?tLabels=" },
+];
+const NOTES = [
+  "Gift: no invoice in the parcel.",
+  "Deliver to the office reception.",
+  "Leave with the neighbour if nobody answers.",
+  "Please wrap each item separately.",
+];
+const TAGS = ["gift", "wholesale", "priority", "repeat"];
+
+type Step = { status: OrderStatus; at: number };
+
 /**
- * Creates the demo merchant, store, products, customers and orders through the same services as
- * the API (so the outbox holds their events too). Idempotent: does nothing once the demo account
- * exists. The password is random, kept in DATA_DIR (or returned) so the start-up log can show it.
+ * What happened to an order placed at `placed` by `now`: the steps of the life cycle, each some
+ * hours or days after the one before, as far as they have happened; some orders are cancelled
+ * before they ship. Older orders have mostly arrived; the newest wait to be paid.
+ */
+function lifeOf(random: Random, placed: number, now: number): Step[] {
+  const steps: Step[] = [];
+  let at = placed;
+  const step = (status: OrderStatus, after: number) => {
+    at += after;
+    if (at >= now) return false;
+    steps.push({ status, at });
+    return true;
+  };
+  const cancelled = random.chance(0.07);
+  if (!step(OrderStatus.paid, random.int(5, 180) * 60_000)) return steps;
+  if (cancelled) {
+    step(OrderStatus.cancelled, random.int(2, 30) * HOUR_MS);
+    return steps;
+  }
+  if (!step(OrderStatus.confirmed, random.int(2, 20) * HOUR_MS)) return steps;
+  if (!step(OrderStatus.shipped, random.int(12, 48) * HOUR_MS)) return steps;
+  step(OrderStatus.delivered, random.int(48, 120) * HOUR_MS);
+  return steps;
+}
+
+/** When each of `count` orders was placed, oldest first: more lately, more on weekends, in the day. */
+function orderTimes(random: Random, count: number, start: number, now: number): number[] {
+  const days = Math.ceil((now - start) / DAY_MS);
+  const weights = Array.from({ length: days }, (_, d) => {
+    const weekday = new Date(start + d * DAY_MS).getUTCDay();
+    return (1 + (0.8 * d) / days) * (weekday === 0 || weekday === 6 ? 1.35 : 1);
+  });
+  const total = weights.reduce((a, b) => a + b, 0);
+  const times: number[] = [];
+  // The last few within the hour, so "today" has orders whatever the time of day.
+  const recent = 4;
+  for (let i = 0; i < count - recent; i++) {
+    let r = random.next() * total;
+    let d = 0;
+    while (d < days - 1 && r >= weights[d]!) r -= weights[d++]!;
+    // 13:00-03:00 UTC: the store's day in New York.
+    const at = start + d * DAY_MS + (13 + random.next() * 14) * HOUR_MS;
+    times.push(Math.min(at, now - 2 * HOUR_MS - random.int(0, 600) * 60_000));
+  }
+  for (let i = 0; i < recent; i++) times.push(now - random.int(2, 55) * 60_000);
+  return times.sort((a, b) => a - b);
+}
+
+/**
+ * Creates the demo merchant and store with 90 days of history (50 products, 150 customers, 600
+ * orders across every status, the shipped ones with tracking) through the same services as the
+ * API, so the rules hold and the outbox holds their events. The history is written on a clock the
+ * seed moves (`platform.commerceAt`), from the injected clock's now back; it is the same on every
+ * run (seeded). Idempotent: does nothing once the demo account exists. The password is random,
+ * kept in DATA_DIR (or returned) so the start-up log can show it.
+ *
+ * The account and store are there when this returns; the catalogue, customers and orders are
+ * written by `history()` (null when the demo existed already): about 20,000 statements, which
+ * main.ts runs after the service listens, so the first start is not slower by them.
  */
 export async function seedDemo(platform: Platform, options: { credentialsFile?: string | undefined } = {}) {
   const { services, repos } = platform;
@@ -97,16 +265,36 @@ export async function seedDemo(platform: Platform, options: { credentialsFile?: 
   if (existing) {
     const file = options.credentialsFile;
     const password = file && existsSync(file) ? readFileSync(file, "utf8").trim() : null;
-    return { created: false, email: DEMO_EMAIL, password, storeSlug: DEMO_STORE_SLUG };
+    return { created: false, email: DEMO_EMAIL, password, storeSlug: DEMO_STORE_SLUG, history: null };
   }
+  const random = seededRandom(20261126);
+  const now = platform.clock.now().getTime();
+  const start = now - DEMO_HISTORY_DAYS * DAY_MS;
+  let at = start - 2 * DAY_MS;
+  const history: Clock = { now: () => new Date(at) };
+  const commerce = platform.commerceAt(history);
+  // Thousands of service calls, a few hundred to a commit: each call's transaction becomes part
+  // of its batch's (a commit each took most of the first start's time).
+  const inBatches = async <T>(items: T[], write: (batch: typeof commerce, item: T) => Promise<void>) => {
+    for (let i = 0; i < items.length; i += BATCH) {
+      await platform.db.transaction().execute(async (tx) => {
+        const batch = platform.commerceAt(history, transactionAsDatabase(tx));
+        for (const item of items.slice(i, i + BATCH)) await write(batch, item);
+      });
+      // The embedded database answers in microtasks: without a turn of the event loop between
+      // batches, requests to the running service would wait for the whole history.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  };
+
   const password = `demo-${randomBase62(12)}`;
   const { account } = await services.accounts.signup({ email: DEMO_EMAIL, password, name: "Demo Merchant" });
-  const created = await services.stores.create(account.id, {
+  const created = await commerce.stores.create(account.id, {
     name: "Demo Store",
     slug: DEMO_STORE_SLUG,
     currency: "USD",
   });
-  await services.stores.updateSettings(created, {
+  await commerce.stores.updateSettings(created, {
     contactEmail: "hello@demo-store.example",
     timeZone: "America/New_York",
     orderNumberPrefix: "#",
@@ -121,85 +309,164 @@ export async function seedDemo(platform: Platform, options: { credentialsFile?: 
     },
   });
   const store = await services.stores.current(created.id);
-  const products = [];
-  for (const p of PRODUCTS) products.push(await services.products.create(store, p));
-  const customers = [];
-  for (const c of CUSTOMERS) customers.push(await services.customers.create(store, c));
-  const [shirt, tote, mug, wallet] = products;
-  const [layla, omar, grace] = customers;
-  // The demo's orders are the platform's doing, and their history says so.
-  const seed = { kind: ActorKind.system, id: null, name: "Demo data" };
-  const move = async (
-    id: string,
-    to: OrderStatus[],
-    fulfillment?: { carrier: string; trackingNumber: string; trackingUrl: string },
-  ) => {
-    for (const status of to)
-      await services.orders.setStatus(
-        store,
-        id,
-        status,
-        seed,
-        status === OrderStatus.shipped ? fulfillment : undefined,
-      );
-  };
-  // Delivered, with the tracking it shipped with.
-  const delivered = await services.orders.create(
-    store,
-    {
-      customerId: grace!.id,
-      lineItems: [{ productId: wallet!.id, quantity: 1 }],
-      note: "Gift: no invoice in the parcel.",
-      tags: ["gift"],
-    },
-    seed,
-  );
-  await move(
-    delivered.id,
-    [OrderStatus.paid, OrderStatus.confirmed, OrderStatus.shipped, OrderStatus.delivered],
-    {
-      carrier: "UPS",
-      trackingNumber: "1Z999AA10123456784",
-      trackingUrl: "https://www.ups.com/track?tracknum=1Z999AA10123456784",
-    },
-  );
-  // Shipped to the customer's default address, on its way.
-  const first = await services.orders.create(
-    store,
-    {
-      customerId: layla!.id,
-      lineItems: [
-        { productId: shirt!.id, quantity: 1 },
-        { productId: mug!.id, quantity: 2 },
-      ],
-    },
-    seed,
-  );
-  await move(first.id, [OrderStatus.paid, OrderStatus.confirmed, OrderStatus.shipped], {
-    carrier: "DHL Express",
-    trackingNumber: "JD014600006281230512",
-    trackingUrl: "https://www.dhl.com/global-en/home/tracking.html?tracking-id=JD014600006281230512",
+
+  // The orders first (on paper): what each buys decides how much stock its products start with.
+  const catalogue = [
+    ...CLASSICS,
+    ...LINES.flatMap((line) =>
+      COLOURS.map(([colour, code]) => ({
+        title: `${line.title}, ${colour}`,
+        price: line.price,
+        sku: `${line.sku}-${code}`,
+        description: line.description,
+      })),
+    ),
+  ];
+  const times = orderTimes(random, DEMO_ORDERS, start, now);
+  const buyers = DEMO_CUSTOMERS;
+  const plans = times.map((placed) => {
+    const lines = new Map<number, number>();
+    const count = random.chance(0.6) ? 1 : random.int(2, 3);
+    while (lines.size < count) {
+      // Some products sell far better than others.
+      const product = Math.floor(catalogue.length * random.next() ** 1.7);
+      lines.set(product, random.chance(0.8) ? 1 : random.int(2, 3));
+    }
+    return {
+      placed,
+      // Repeat buyers: the first customers buy most.
+      customer: Math.floor(buyers * random.next() ** 1.5),
+      lines: [...lines],
+      note: random.chance(0.05) ? random.pick(NOTES) : undefined,
+      tags: random.chance(0.08) ? [random.pick(TAGS)] : undefined,
+      life: lifeOf(random, placed, now),
+    };
   });
-  // Paid, waiting to be shipped to the customer's second address.
-  const paid = await services.orders.create(
-    store,
-    {
-      customerId: layla!.id,
-      lineItems: [{ productId: tote!.id, quantity: 2 }],
-      shippingAddress: layla!.addresses[1],
-      note: "Deliver to the office reception.",
-    },
-    seed,
-  );
-  await move(paid.id, [OrderStatus.paid]);
-  // Just placed.
-  await services.orders.create(
-    store,
-    { customerId: omar!.id, lineItems: [{ productId: tote!.id, quantity: 3 }], tags: ["wholesale"] },
-    seed,
-  );
+  const sold = new Array<number>(catalogue.length).fill(0);
+  for (const plan of plans) for (const [product, quantity] of plan.lines) sold[product]! += quantity;
+
   if (options.credentialsFile) writeFileSync(options.credentialsFile, `${password}\n`, { mode: 0o600 });
-  return { created: true, email: DEMO_EMAIL, password, storeSlug: DEMO_STORE_SLUG };
+
+  const productIds: string[] = [];
+  const customerIds: string[] = [];
+  const writeCatalogue = async () => {
+    // Products, 91 days ago; a few are nearly sold out by now (the overview's low stock).
+    await inBatches([...catalogue.entries()], async (commerce, [i, p]) => {
+      at = start - DAY_MS + i * 60_000;
+      const left = i % 13 === 5 ? random.int(0, 4) : random.int(12, 140);
+      const product = await commerce.products.create(store, {
+        title: p.title,
+        price: (p.price / 100).toFixed(2),
+        sku: p.sku,
+        stock: sold[i]! + left,
+        description: p.description,
+      });
+      productIds.push(product.id);
+    });
+    at = start - DAY_MS + catalogue.length * 60_000;
+    await commerce.products.create(store, {
+      title: "Gift card",
+      price: "25.00",
+      stock: 0,
+      description: "Coming soon.",
+      status: ProductStatus.draft,
+    });
+
+    // Customers, each some days before their first order (or at some time in the quarter).
+    const firstOrder = new Map<number, number>();
+    for (const plan of plans) if (!firstOrder.has(plan.customer)) firstOrder.set(plan.customer, plan.placed);
+    const people = Array.from({ length: buyers }, (_, i) => {
+      if (i < REGULARS.length) return REGULARS[i]!;
+      const firstName = FIRST_NAMES[i % FIRST_NAMES.length]!;
+      const lastName = LAST_NAMES[Math.floor(i / FIRST_NAMES.length + i) % LAST_NAMES.length]!;
+      const place = random.pick(PLACES);
+      const local = `${firstName}.${lastName}`
+        .normalize("NFD")
+        .replace(/[^A-Za-z.]/g, "")
+        .toLowerCase();
+      return {
+        email: `${local}.${i}@example.com`,
+        firstName,
+        lastName,
+        ...(random.chance(0.4) ? { phone: `+1 555 01${String(random.int(0, 99)).padStart(2, "0")}` } : {}),
+        ...(random.chance(0.1) ? { tags: ["vip"] } : {}),
+        addresses: [
+          {
+            name: `${firstName} ${lastName}`,
+            line1: `${random.int(1, 400)} ${place.street}`,
+            city: place.city,
+            ...("region" in place ? { region: place.region } : {}),
+            postalCode: place.postalCode,
+            country: place.country,
+          },
+        ],
+      };
+    });
+    const joined = people.map((_, i) => {
+      const first = firstOrder.get(i);
+      return first === undefined
+        ? start + random.next() * (now - start - DAY_MS)
+        : first - random.int(1, 240) * HOUR_MS;
+    });
+    await inBatches([...people.keys()], async (commerce, i) => {
+      at = Math.max(start - DAY_MS / 2, joined[i]!);
+      customerIds.push((await commerce.customers.create(store, people[i]!)).id);
+    });
+  };
+
+  // Then the quarter as it happened, in time order: each order placed, then moved along.
+  const seed = { kind: ActorKind.system, id: null, name: "Demo data" };
+  const events = plans.flatMap((plan, i) => [
+    { at: plan.placed, order: i, status: null as OrderStatus | null },
+    ...plan.life.map((s) => ({ at: s.at, order: i, status: s.status as OrderStatus | null })),
+  ]);
+  events.sort((a, b) => a.at - b.at || a.order - b.order);
+  const orderIds: string[] = [];
+  const writeHistory = () =>
+    inBatches(events, async (commerce, event) => {
+      at = event.at;
+      const plan = plans[event.order]!;
+      if (event.status === null) {
+        const order = await commerce.orders.create(
+          store,
+          {
+            customerId: customerIds[plan.customer]!,
+            lineItems: plan.lines.map(([product, quantity]) => ({
+              productId: productIds[product]!,
+              quantity,
+            })),
+            ...(plan.note ? { note: plan.note } : {}),
+            ...(plan.tags ? { tags: plan.tags } : {}),
+          },
+          seed,
+        );
+        orderIds[event.order] = order.id;
+      } else {
+        const carrier = CARRIERS[event.order % CARRIERS.length]!;
+        const tracking = `${carrier.prefix}${String(100000000 + event.order * 7919).slice(-9)}`;
+        await commerce.orders.setStatus(
+          store,
+          orderIds[event.order]!,
+          event.status,
+          seed,
+          event.status === OrderStatus.shipped
+            ? { carrier: carrier.carrier, trackingNumber: tracking, trackingUrl: `${carrier.url}${tracking}` }
+            : undefined,
+        );
+      }
+    });
+  return {
+    created: true,
+    email: DEMO_EMAIL,
+    password,
+    storeSlug: DEMO_STORE_SLUG,
+    history: async () => {
+      const started = performance.now();
+      await writeCatalogue();
+      await writeHistory();
+      return { orders: plans.length, seconds: (performance.now() - started) / 1000 };
+    },
+  };
 }
 
 export function demoCredentialsFile(dataDir: string): string {

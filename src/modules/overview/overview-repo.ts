@@ -27,6 +27,29 @@ export function createOverviewRepo(db: Executor) {
         .where("created_at", ">=", since.month)
         .executeTakeFirstOrThrow();
     },
+    /**
+     * Orders and sales (cancelled orders aside) per day of `timeZone`, for the `days` days that
+     * end with the one `today` starts: every day present, the empty ones with zeros. One range of
+     * the store's creation index, grouped by the day in the store's time zone.
+     */
+    async daily(storeId: string, today: Date, days: number, timeZone: string) {
+      const { rows } = await sql<{ day: string; orders: number; sales: number }>`
+        WITH last_day AS (SELECT (${today}::timestamptz AT TIME ZONE ${timeZone})::date AS day),
+        per_day AS (
+          SELECT (created_at AT TIME ZONE ${timeZone})::date AS day,
+                 count(*) AS orders,
+                 coalesce(sum(total_minor) FILTER (WHERE status <> ${OrderStatus.cancelled}), 0) AS sales
+            FROM orders
+           WHERE store_id = ${storeId}
+             AND created_at >= ((SELECT day FROM last_day) - ${days - 1}::int)::timestamp AT TIME ZONE ${timeZone}
+           GROUP BY 1
+        )
+        SELECT to_char(d.day, 'YYYY-MM-DD') AS day, coalesce(p.orders, 0) AS orders, coalesce(p.sales, 0) AS sales
+          FROM (SELECT (SELECT day FROM last_day) - n AS day FROM generate_series(0, ${days - 1}::int) AS n) d
+          LEFT JOIN per_day p ON p.day = d.day
+         ORDER BY d.day`.execute(db);
+      return rows;
+    },
     async ordersByStatus(storeId: string) {
       return db
         .selectFrom("orders")

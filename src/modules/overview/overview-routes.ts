@@ -5,7 +5,7 @@ import type { FeatureRoutes } from "../../lib/http/feature-routes.ts";
 import { Envelope, Timestamp } from "../../lib/http/schemas.ts";
 import type { App } from "../../lib/http/types.ts";
 import { dashboardRoute, StoreParams } from "../dashboard-family.ts";
-import type { OverviewService } from "./overview-service.ts";
+import { DAILY_SALES_DAYS, type OverviewService } from "./overview-service.ts";
 
 const Window = Type.Object({
   orders: Type.Integer({ description: "Orders created in the window, cancelled ones included." }),
@@ -13,11 +13,21 @@ const Window = Type.Object({
   since: Timestamp,
 });
 
+const Day = Type.Object({
+  date: Type.String({ format: "date", description: "The day, in the overview's time zone." }),
+  orders: Type.Integer({ description: "Orders created that day, cancelled ones included." }),
+  total: Type.String({ description: "Their total, cancelled orders aside, in the store's currency." }),
+});
+
 const Overview = Type.Object(
   {
     currency: Type.String(),
     timeZone: Type.String(),
     sales: Type.Object({ today: Window, last7Days: Window, last30Days: Window }),
+    dailySales: Type.Array(Day, {
+      maxItems: DAILY_SALES_DAYS,
+      description: `Each of the last ${DAILY_SALES_DAYS} days, oldest first and today last, days without orders included.`,
+    }),
     ordersByStatus: Type.Object(Object.fromEntries(ORDER_STATUS_NAMES.map((s) => [s, Type.Integer()]))),
     recentOrders: Type.Array(OrderResource, { description: "The five newest orders." }),
     lowStockThreshold: Type.Integer(),
@@ -37,7 +47,7 @@ export function registerOverviewRoutes(app: App, overview: OverviewService) {
       tags: ["Dashboard: stores"],
       summary: "A store at a glance",
       description:
-        "Sales today and over the last 7 and 30 days, orders by status, the newest orders and the products running out of stock. Days are counted in the store's time zone (its settings), or in `timeZone` when given.",
+        "Sales today and over the last 7 and 30 days, sales per day over the last 30, orders by status, the newest orders and the products running out of stock. Days are counted in the store's time zone (its settings), or in `timeZone` when given.",
       params: StoreParams,
       querystring: Type.Object(
         {

@@ -9,6 +9,8 @@ import type { OverviewRepo } from "./overview-repo.ts";
 
 /** Products at or below this stock are "low" on the overview. */
 export const LOW_STOCK_THRESHOLD = 5;
+/** Days of the overview's daily sales (its chart): the last 30, today included. */
+export const DAILY_SALES_DAYS = 30;
 const DAY_MS = 24 * 3600 * 1000;
 
 /**
@@ -37,8 +39,9 @@ export function createOverviewService(deps: {
       // "Last 7 days" is today and the six days before (by the clock; a DST change moves it an hour).
       const week = new Date(today.getTime() - 6 * DAY_MS);
       const month = new Date(today.getTime() - 29 * DAY_MS);
-      const [sales, byStatus, recent, low] = await Promise.all([
+      const [sales, daily, byStatus, recent, low] = await Promise.all([
         deps.repo.sales(store.id, { today, week, month }),
+        deps.repo.daily(store.id, today, DAILY_SALES_DAYS, timeZone),
         deps.repo.ordersByStatus(store.id),
         deps.orders.list(store, { limit: 5 }),
         deps.repo.lowStock(store.id, LOW_STOCK_THRESHOLD, 5),
@@ -66,6 +69,7 @@ export function createOverviewService(deps: {
             since: month.toISOString(),
           },
         },
+        dailySales: daily.map((d) => ({ date: d.day, orders: Number(d.orders), total: money(d.sales) })),
         ordersByStatus: counts,
         recentOrders: recent.items,
         lowStockThreshold: LOW_STOCK_THRESHOLD,

@@ -7,7 +7,6 @@ import {
   exportWhere,
   keyset,
   type PagePlan,
-  startsWithPattern,
 } from "../../lib/pagination.ts";
 
 export function createProductRepo(db: Executor) {
@@ -68,11 +67,10 @@ export function createProductRepo(db: Executor) {
       let q = tx.selectFrom("products").selectAll().where("store_id", "=", storeId);
       if (filter.status) q = q.where("status", "=", filter.status);
       if (filter.q) {
-        // The title contains the text (trigram index), or the SKU starts with it (prefix index on
-        // upper(sku)): migration 20261124_0010.
+        // The title or the SKU contains the text, case-insensitively: a trigram index each
+        // (migrations 20261124_0010 and 20261126_0095).
         const like = containsPattern(filter.q);
-        const prefix = startsWithPattern(filter.q.toUpperCase());
-        q = q.where((eb) => eb.or([eb("title", "ilike", like), sql<boolean>`upper(sku) LIKE ${prefix}`]));
+        q = q.where((eb) => eb.or([eb("title", "ilike", like), eb("sku", "ilike", like)]));
       }
       for (const w of where) q = q.where(w);
       return q

@@ -1,14 +1,16 @@
 import { keepPreviousData, useInfiniteQuery } from "@tanstack/react-query";
+import { useEffect } from "react";
 import type { ApiError } from "./client.ts";
 
 /**
  * A cursor list with "Load more": pages of the list endpoints (`meta.nextCursor`), kept in the
- * query cache under `key`. `fetchPage` asks for one page after `cursor`.
+ * query cache under `key`. `fetchPage` asks for one page after `cursor`. `pages` is how many to
+ * show (from the address, useListState): after a reload the list loads that many again.
  */
 export function useCursorList<T>(
   key: readonly unknown[],
   fetchPage: (cursor: string | undefined) => Promise<{ data: T[]; meta: { nextCursor: string | null } }>,
-  enabled = true,
+  options: { enabled?: boolean; pages?: number; onPages?: (pages: number) => void } = {},
 ) {
   const query = useInfiniteQuery({
     queryKey: key,
@@ -18,8 +20,23 @@ export function useCursorList<T>(
     // A new search or sort keeps showing the last answer until its own arrives (no flash of
     // "Loading" at every keystroke); `isPlaceholderData` says the rows are the previous query's.
     placeholderData: keepPreviousData,
-    enabled,
+    enabled: options.enabled ?? true,
   });
+  const loaded = query.isPlaceholderData ? 0 : (query.data?.pages.length ?? 0);
+  const wanted = options.pages ?? 1;
+  const { hasNextPage, isFetching, fetchNextPage } = query;
+  useEffect(() => {
+    if (loaded > 0 && loaded < wanted && hasNextPage && !isFetching) void fetchNextPage();
+  }, [loaded, wanted, hasNextPage, isFetching, fetchNextPage]);
   const items = query.data?.pages.flatMap((p) => p.data) ?? [];
-  return { ...query, items, error: query.error as ApiError | null };
+  return {
+    ...query,
+    items,
+    error: query.error as ApiError | null,
+    /** "Load more": one page further, and the address says so. */
+    fetchNextPage: () => {
+      options.onPages?.(loaded + 1);
+      return fetchNextPage();
+    },
+  };
 }

@@ -1,4 +1,4 @@
-import { GRANTABLE_SCOPES, type Scope } from "../contract.ts";
+import { GRANTABLE_SCOPES, type Scope, type StoreScope, scopeLabel } from "../contract.ts";
 
 /** Checkboxes of scopes, each with its plain-language label from the contract. */
 export function ScopeChecks(props: {
@@ -14,7 +14,7 @@ export function ScopeChecks(props: {
       <legend>{props.legend}</legend>
       {props.hint ? <p className="hint">{props.hint}</p> : null}
       {props.scopes.map((s) => (
-        <label key={s} className="check-text">
+        <label key={s} className="check">
           <input
             type="checkbox"
             checked={props.checked.includes(s)}
@@ -22,8 +22,8 @@ export function ScopeChecks(props: {
               props.onChange(e.target.checked ? [...props.checked, s] : props.checked.filter((x) => x !== s))
             }
           />
-          <span>
-            {GRANTABLE_SCOPES[s].label} <code>{s}</code>
+          <span className="check-text">
+            {GRANTABLE_SCOPES[s].label} <code className="small muted">{s}</code>
           </span>
         </label>
       ))}
@@ -32,14 +32,21 @@ export function ScopeChecks(props: {
   );
 }
 
-export function ScopeList({ scopes }: { scopes: readonly string[] }) {
+/** Granted scopes in the contract's words (the code beside each is for developers: `codes`). */
+export function ScopeList({ scopes, codes = false }: { scopes: readonly StoreScope[]; codes?: boolean }) {
   return (
-    <span className="small">
+    <ul className="scope-list small">
       {scopes.map((s) => (
-        <code key={s} className="scope">
-          {s}
-        </code>
+        <li key={s}>
+          {scopeLabel(s)}
+          {codes ? (
+            <>
+              {" "}
+              <code className="muted">{s}</code>
+            </>
+          ) : null}
+        </li>
       ))}
-    </span>
+    </ul>
   );
 }

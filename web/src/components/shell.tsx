@@ -6,7 +6,7 @@ import { useForget, useMe, useStores } from "../api/session.ts";
 import { Loading } from "./ui.tsx";
 
 /** A store's sections: each a sidebar link and a route /stores/{slug}/{path}. */
-const STORE_SECTIONS = [
+export const STORE_SECTIONS = [
   { path: "", label: "Overview" },
   { path: "orders", label: "Orders" },
   { path: "products", label: "Products" },

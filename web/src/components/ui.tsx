@@ -9,6 +9,7 @@ import {
   useRef,
   useState,
 } from "react";
+import { useBlocker } from "react-router";
 import { ApiError, type FieldError } from "../api/client.ts";
 
 /** A labelled control with its hint and its error beside it (announced, and tied by aria). */
@@ -161,8 +162,9 @@ export function FormAlert({ message }: { message: string | null }) {
   );
 }
 
-export function Badge({ value, label }: { value: string; label?: string }) {
-  return <span className={`badge badge-${value}`}>{label ?? value}</span>;
+/** A status as a coloured badge: `value` picks the colour, `label` is the contract's word for it. */
+export function Badge({ value, label }: { value: string; label: string }) {
+  return <span className={`badge badge-${value}`}>{label}</span>;
 }
 
 export function Loading({ what = "Loading" }: { what?: string }) {
@@ -214,6 +216,56 @@ export function Panel(props: { title?: string; children: ReactNode; className?: 
 
 export function Empty({ children }: { children: ReactNode }) {
   return <div className="empty">{children}</div>;
+}
+
+/**
+ * A secret shown once (an app's client secret, a key pair's secret): brought into view and
+ * focused when it appears, wherever the form that made it was, and kept until the person says
+ * they copied it. Leaving the page before that asks first; so does closing or reloading the tab.
+ */
+export function SecretPanel(props: {
+  title: string;
+  /** The panel's name for assistive technology (its region). */
+  label: string;
+  warning: ReactNode;
+  onDone: () => void;
+  children: ReactNode;
+}) {
+  const ref = useRef<HTMLElement>(null);
+  useEffect(() => {
+    const panel = ref.current;
+    if (!panel) return;
+    // Focus first (without its own jump), then scroll: the panel's top below any sticky bar.
+    panel.focus({ preventScroll: true });
+    panel.scrollIntoView({ block: "start" });
+  }, []);
+  const confirm = useConfirm();
+  const blocker = useBlocker(
+    ({ currentLocation, nextLocation }) => currentLocation.pathname !== nextLocation.pathname,
+  );
+  useEffect(() => {
+    if (blocker.state !== "blocked") return;
+    confirm({
+      title: "Leave without the secret?",
+      message: "It is shown only this once. If you have not copied it, you will have to make a new one.",
+      confirmLabel: "Leave the page",
+    }).then((leave) => (leave ? blocker.proceed() : blocker.reset()));
+  }, [blocker, confirm]);
+  useEffect(() => {
+    const ask = (event: BeforeUnloadEvent) => event.preventDefault();
+    addEventListener("beforeunload", ask);
+    return () => removeEventListener("beforeunload", ask);
+  }, []);
+  return (
+    <section ref={ref} tabIndex={-1} className="panel secret-panel" aria-label={props.label}>
+      <h2>{props.title}</h2>
+      <p className="warning">{props.warning}</p>
+      {props.children}
+      <button type="button" className="primary" onClick={props.onDone}>
+        I have copied it
+      </button>
+    </section>
+  );
 }
 
 /** A read-only value with a Copy button, for credentials shown once. */

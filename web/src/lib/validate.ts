@@ -7,11 +7,16 @@ import type { FieldError } from "../api/client.ts";
  * lengths and bounds are spelled out, a failed pattern or format uses the field's `x-hint`, never
  * the regular expression.
  */
+/** A field's rule in words (`x-hint`), for the hint under a field and its errors. */
+export function hintOf(schema: TSchema): string | undefined {
+  return (schema as { "x-hint"?: string })["x-hint"];
+}
+
 export function fieldError(schema: TSchema, value: unknown): string | null {
   const [first] = Value.Errors(schema, value);
   if (!first) return null;
   const params = first.params as { limit?: number; format?: string };
-  const hint = (schema as { "x-hint"?: string })["x-hint"];
+  const hint = hintOf(schema);
   switch (first.keyword) {
     case "minLength":
       return params.limit === 1 ? "is required" : `must be at least ${params.limit} characters`;

@@ -29,6 +29,7 @@ import {
   Loading,
   PageHeader,
   Panel,
+  SecretPanel,
   TextField,
   useConfirm,
   useNotify,
@@ -68,20 +69,18 @@ export function AppsPage() {
         subtitle="Apps you build for merchants: their credentials, settings and webhook deliveries."
       />
       {created ? (
-        <section className="panel secret-panel" aria-label="New app credentials">
-          <h2>{created.name} is registered</h2>
-          <p className="warning">
-            This is the only time the client secret is shown: store it now. We keep only its hash.
-          </p>
+        <SecretPanel
+          label="New app credentials"
+          title={`${created.name} is registered`}
+          warning="This is the only time the client secret is shown: copy it now and keep it somewhere safe. We keep only its hash."
+          onDone={() => setCreated(null)}
+        >
           <CopyBox label="Client id" value={created.clientId} />
           <CopyBox label="Client secret" value={created.clientSecret} />
           {created.privacySecret ? (
             <CopyBox label="Privacy endpoint secret" value={created.privacySecret} />
           ) : null}
-          <button type="button" className="secondary" onClick={() => setCreated(null)}>
-            I stored it
-          </button>
-        </section>
+        </SecretPanel>
       ) : null}
       <Panel label="Apps">
         {apps.isPending ? (
@@ -97,7 +96,7 @@ export function AppsPage() {
                   {a.clientId}
                 </td>
                 <td data-label="Scopes">
-                  <ScopeList scopes={a.scopes} />
+                  <ScopeList scopes={a.scopes} codes />
                 </td>
                 <td data-label="Created" className="small">
                   {when(a.createdAt)}
@@ -205,7 +204,7 @@ function AppForm(props: {
       />
       <Field
         label="Redirect URIs"
-        hint="One per line; https, no #fragment. The code goes back to one of these."
+        hint="One per line, https:// and without a #fragment; plain http:// is accepted only on localhost, 127.0.0.1 and [::1], for development. The code goes back to one of these."
         error={errors.of("redirectUris")}
         className="wide"
       >
@@ -367,26 +366,24 @@ export function AppDetailPage() {
       ) : null}
       <DisabledWebhooks clientId={clientId} />
       {privacySecret ? (
-        <section className="panel secret-panel" aria-label="Privacy endpoint secret">
-          <h2>Privacy endpoint secret</h2>
-          <p className="warning">
-            This is the only time it is shown: your privacy endpoint verifies deliveries with it.
-          </p>
+        <SecretPanel
+          label="Privacy endpoint secret"
+          title="Privacy endpoint secret"
+          warning="This is the only time it is shown: your privacy endpoint verifies deliveries with it."
+          onDone={() => setPrivacySecret(null)}
+        >
           <CopyBox label="Privacy endpoint secret" value={privacySecret} />
-          <button type="button" className="secondary" onClick={() => setPrivacySecret(null)}>
-            I stored it
-          </button>
-        </section>
+        </SecretPanel>
       ) : null}
       {secret ? (
-        <section className="panel secret-panel" aria-label="New client secret">
-          <h2>New client secret</h2>
-          <p className="warning">This is the only time it is shown. The old secret no longer works.</p>
+        <SecretPanel
+          label="New client secret"
+          title="New client secret"
+          warning="This is the only time it is shown: copy it now. The old secret no longer works."
+          onDone={() => setSecret(null)}
+        >
           <CopyBox label="Client secret" value={secret.clientSecret} />
-          <button type="button" className="secondary" onClick={() => setSecret(null)}>
-            I stored it
-          </button>
-        </section>
+        </SecretPanel>
       ) : null}
       {editing ? (
         <Panel title="Edit app">
@@ -412,7 +409,7 @@ export function AppDetailPage() {
             </dd>
             <dt>Scopes</dt>
             <dd>
-              <ScopeList scopes={a.scopes} />
+              <ScopeList scopes={a.scopes} codes />
             </dd>
             <dt>Registered</dt>
             <dd>{when(a.createdAt)}</dd>

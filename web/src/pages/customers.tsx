@@ -43,10 +43,12 @@ import {
   FirstName,
   LastName,
   MAX_CUSTOMER_ADDRESSES,
+  ORDER_STATUSES,
   Phone,
 } from "../contract.ts";
 import { money, personName, when } from "../lib/format.ts";
-import { searchParam, useDebounced, useIdempotencyKey, useSlug } from "../lib/hooks.ts";
+import { searchParam, useIdempotencyKey, useSlug } from "../lib/hooks.ts";
+import { useListState } from "../lib/list-state.ts";
 import { validate } from "../lib/validate.ts";
 
 const SORTS: Array<[string, string]> = [
@@ -59,16 +61,19 @@ const SORTS: Array<[string, string]> = [
 
 export function CustomersPage() {
   const slug = useSlug();
-  const [search, setSearch] = useState("");
-  const [sort, setSort] = useState("-createdAt");
-  const q = searchParam(useDebounced(search));
+  const state = useListState({ sorts: SORTS, defaultSort: "-createdAt" });
+  const { search, setSearch, sort, setSort } = state;
+  const q = searchParam(state.q);
   const queryClient = useQueryClient();
-  const list = useCursorList<Customer>(["customers", slug, q, sort], (cursor) =>
-    unwrap<Customer[], { nextCursor: string | null }>(
-      api.GET("/api/v1/dashboard/stores/{slug}/customers", {
-        params: { path: { slug }, query: { limit: 20, cursor, q, sort: sort as never } },
-      }),
-    ),
+  const list = useCursorList<Customer>(
+    ["customers", slug, q, sort],
+    (cursor) =>
+      unwrap<Customer[], { nextCursor: string | null }>(
+        api.GET("/api/v1/dashboard/stores/{slug}/customers", {
+          params: { path: { slug }, query: { limit: 20, cursor, q, sort: sort as never } },
+        }),
+      ),
+    { pages: state.pages, onPages: state.setPages },
   );
   return (
     <>
@@ -451,7 +456,7 @@ export function CustomerPage() {
                 {money(o.total, o.currency)}
               </td>
               <td data-label="Status">
-                <Badge value={o.status} />
+                <Badge value={o.status} label={ORDER_STATUSES[o.status].label} />
               </td>
               <td data-label="Placed" className="small">
                 {when(o.createdAt)}

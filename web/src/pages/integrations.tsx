@@ -13,6 +13,7 @@ import {
   Loading,
   PageHeader,
   Panel,
+  SecretPanel,
   TextField,
   useConfirm,
   useNotify,
@@ -137,17 +138,15 @@ export function ApiKeysPage() {
         subtitle="Key pairs for your own integrations with the developer API (x-api-key and x-api-secret)."
       />
       {created ? (
-        <section className="panel secret-panel" aria-label="New key pair">
-          <h2>Your new key pair</h2>
-          <p className="warning">
-            This is the only time it is shown: store the secret now. We keep only its hash.
-          </p>
+        <SecretPanel
+          label="New key pair"
+          title="Your new key pair"
+          warning="This is the only time the secret is shown: copy it now and keep it somewhere safe. We keep only its hash."
+          onDone={() => setCreated(null)}
+        >
           <CopyBox label="Key id (x-api-key)" value={created.keyId} />
           <CopyBox label="Secret (x-api-secret)" value={created.secret} />
-          <button type="button" className="secondary" onClick={() => setCreated(null)}>
-            I stored it
-          </button>
-        </section>
+        </SecretPanel>
       ) : null}
       <Panel label="Key pairs">
         {keys.isPending ? (
@@ -166,7 +165,7 @@ export function ApiKeysPage() {
                     {k.keyId}
                   </td>
                   <td data-label="Scopes">
-                    <ScopeList scopes={k.scopes} />
+                    <ScopeList scopes={k.scopes} codes />
                   </td>
                   <td data-label="Last used" className="small">
                     {when(k.lastUsedAt)}

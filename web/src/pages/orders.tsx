@@ -40,7 +40,8 @@ import {
   WebhookChannel,
 } from "../contract.ts";
 import { money, personName, when } from "../lib/format.ts";
-import { useDebounced, useSlug } from "../lib/hooks.ts";
+import { useSlug } from "../lib/hooks.ts";
+import { useListState } from "../lib/list-state.ts";
 import { validate } from "../lib/validate.ts";
 
 const SORTS: Array<[string, string]> = [
@@ -79,19 +80,26 @@ function useCustomerNames(slug: string, ids: string[]) {
 
 export function OrdersPage() {
   const slug = useSlug();
-  const [search, setSearch] = useState("");
-  const [sort, setSort] = useState("-createdAt");
-  const [status, setStatus] = useState<OrderStatus | "">("");
-  const q = orderSearch(useDebounced(search));
-  const list = useCursorList<Order>(["orders", slug, q, sort, status], (cursor) =>
-    unwrap<Order[], { nextCursor: string | null }>(
-      api.GET("/api/v1/dashboard/stores/{slug}/orders", {
-        params: {
-          path: { slug },
-          query: { limit: 20, cursor, q, sort: sort as never, status: status || undefined },
-        },
-      }),
-    ),
+  const state = useListState({
+    sorts: SORTS,
+    defaultSort: "-createdAt",
+    filters: { status: ORDER_STATUS_NAMES },
+  });
+  const { search, setSearch, sort, setSort } = state;
+  const status = state.filter("status") as OrderStatus | "";
+  const q = orderSearch(state.q);
+  const list = useCursorList<Order>(
+    ["orders", slug, q, sort, status],
+    (cursor) =>
+      unwrap<Order[], { nextCursor: string | null }>(
+        api.GET("/api/v1/dashboard/stores/{slug}/orders", {
+          params: {
+            path: { slug },
+            query: { limit: 20, cursor, q, sort: sort as never, status: status || undefined },
+          },
+        }),
+      ),
+    { pages: state.pages, onPages: state.setPages },
   );
   const names = useCustomerNames(
     slug,
@@ -123,7 +131,7 @@ export function OrdersPage() {
             <select
               id="order-status-filter"
               value={status}
-              onChange={(e) => setStatus(e.target.value as OrderStatus | "")}
+              onChange={(e) => state.setFilter("status", e.target.value)}
             >
               <option value="">Any status</option>
               {ORDER_STATUS_NAMES.map((s) => (
@@ -163,7 +171,7 @@ export function OrdersPage() {
                 {money(o.total, o.currency)}
               </td>
               <td data-label="Status">
-                <Badge value={o.status} />
+                <Badge value={o.status} label={ORDER_STATUSES[o.status].label} />
               </td>
               <td data-label="Placed" className="small">
                 {when(o.createdAt)}

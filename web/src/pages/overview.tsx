@@ -4,6 +4,7 @@ import { api, unwrap } from "../api/client.ts";
 import { useStores } from "../api/session.ts";
 import type { Overview } from "../api/types.ts";
 import { Table } from "../components/list.tsx";
+import { SalesChart } from "../components/sales-chart.tsx";
 import { Badge, Empty, Loading, PageHeader, Panel } from "../components/ui.tsx";
 import { ORDER_STATUS_NAMES, ORDER_STATUSES } from "../contract.ts";
 import { money, when } from "../lib/format.ts";
@@ -59,11 +60,14 @@ export function OverviewPage() {
               </div>
             ))}
           </section>
+          <Panel title="Sales, last 30 days">
+            <SalesChart days={o.dailySales} currency={o.currency} />
+          </Panel>
           <Panel title="Orders by status">
             <ul className="status-counts">
               {ORDER_STATUS_NAMES.map((s) => (
                 <li key={s}>
-                  <Link to={`/stores/${slug}/orders`}>
+                  <Link to={`/stores/${slug}/orders?status=${s}`}>
                     <Badge value={s} label={ORDER_STATUSES[s].label} />{" "}
                     <span className="strong">{o.ordersByStatus[s] ?? 0}</span>
                   </Link>
@@ -86,7 +90,7 @@ export function OverviewPage() {
                         {money(r.total, r.currency)}
                       </td>
                       <td data-label="Status">
-                        <Badge value={r.status} />
+                        <Badge value={r.status} label={ORDER_STATUSES[r.status].label} />
                       </td>
                       <td data-label="Placed" className="small">
                         {when(r.createdAt)}

@@ -30,7 +30,8 @@ import {
   Stock,
 } from "../contract.ts";
 import { money } from "../lib/format.ts";
-import { searchParam, useDebounced, useIdempotencyKey, useSlug } from "../lib/hooks.ts";
+import { searchParam, useIdempotencyKey, useSlug } from "../lib/hooks.ts";
+import { useListState } from "../lib/list-state.ts";
 import { validate } from "../lib/validate.ts";
 
 const SORTS: Array<[string, string]> = [
@@ -47,21 +48,23 @@ const SORTS: Array<[string, string]> = [
 export function ProductsPage() {
   const slug = useSlug();
   const store = useStores().data?.find((s) => s.slug === slug);
-  const [search, setSearch] = useState("");
-  const [sort, setSort] = useState("-createdAt");
-  const q = searchParam(useDebounced(search));
+  const state = useListState({ sorts: SORTS, defaultSort: "-createdAt" });
+  const { search, setSearch, sort, setSort } = state;
+  const q = searchParam(state.q);
   const [editing, setEditing] = useState<Product | null>(null);
   const queryClient = useQueryClient();
   const confirm = useConfirm();
   const notify = useNotify();
-  const list = useCursorList<Product>(["products", slug, q, sort], async (cursor) => {
-    const res = await unwrap<Product[], { nextCursor: string | null }>(
-      api.GET("/api/v1/dashboard/stores/{slug}/products", {
-        params: { path: { slug }, query: { limit: 20, cursor, q, sort: sort as never } },
-      }),
-    );
-    return res;
-  });
+  const list = useCursorList<Product>(
+    ["products", slug, q, sort],
+    (cursor) =>
+      unwrap<Product[], { nextCursor: string | null }>(
+        api.GET("/api/v1/dashboard/stores/{slug}/products", {
+          params: { path: { slug }, query: { limit: 20, cursor, q, sort: sort as never } },
+        }),
+      ),
+    { pages: state.pages, onPages: state.setPages },
+  );
   const refresh = () => queryClient.invalidateQueries({ queryKey: ["products", slug] });
 
   async function remove(p: Product) {
@@ -126,7 +129,7 @@ export function ProductsPage() {
                 {p.stock}
               </td>
               <td data-label="Status">
-                <Badge value={p.status} />
+                <Badge value={p.status} label={PRODUCT_STATUSES[p.status].label} />
               </td>
               <td className="cell-actions">
                 <button type="button" className="secondary" onClick={() => setEditing(p)}>

@@ -1,0 +1,122 @@
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { ORDER_STATUS_NAMES, OrderStatus } from "../src/contracts/index.ts";
+import {
+  DEMO_CUSTOMERS,
+  DEMO_HISTORY_DAYS,
+  DEMO_ORDERS,
+  DEMO_STORE_SLUG,
+  seedDemo,
+  seededRandom,
+} from "../src/modules/demo/demo-seed.ts";
+import { Client, createTestContext, type Json, type TestContext } from "./harness.ts";
+
+/**
+ * The demo store (issue 23): 90 days of history made through the services, on the injected
+ * clock, so the overview's today, 7 and 30 days differ and its daily sales have a shape; the
+ * lists have pages to turn and SKUs to search.
+ */
+describe("demo store", () => {
+  let ctx: TestContext;
+  let client: Client;
+  let seeded: Awaited<ReturnType<typeof seedDemo>>;
+  const base = `/api/v1/dashboard/stores/${DEMO_STORE_SLUG}`;
+
+  before(async () => {
+    ctx = await createTestContext();
+    const started = performance.now();
+    seeded = await seedDemo(ctx.platform);
+    const ready = (performance.now() - started) / 1000;
+    const history = await seeded.history!();
+    console.log(
+      `# demo seed: account and store ${ready.toFixed(1)} s; products, customers and ${history.orders} orders ${history.seconds.toFixed(1)} s`,
+    );
+    client = new Client(ctx.app);
+    const login = await client.post("/api/v1/dashboard/auth/login", {
+      email: seeded.email,
+      password: seeded.password,
+    });
+    assert.equal(login.status, 200, JSON.stringify(login.body));
+  });
+  after(async () => ctx?.close());
+
+  async function all(path: string): Promise<Json[]> {
+    const out: Json[] = [];
+    let cursor: string | null = null;
+    do {
+      const sep = path.includes("?") ? "&" : "?";
+      const res = await client.get(
+        `${base}${path}${sep}limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
+      );
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      out.push(...(res.data as Json[]));
+      cursor = res.body.meta.nextCursor;
+    } while (cursor);
+    return out;
+  }
+
+  it("has about 50 products, 150 customers and 600 orders over 90 days, in every status", async () => {
+    assert.equal(seeded.created, true);
+    const products = await all("/products");
+    assert.ok(products.length >= 45 && products.length <= 55, `${products.length} products`);
+    assert.equal((await all("/customers")).length, DEMO_CUSTOMERS);
+    const orders = await all("/orders");
+    assert.equal(orders.length, DEMO_ORDERS);
+    const counts = Object.fromEntries(ORDER_STATUS_NAMES.map((s) => [s, 0]));
+    for (const o of orders) counts[o.status]!++;
+    for (const s of ORDER_STATUS_NAMES) assert.ok(counts[s]! > 0, `no ${s} order: ${JSON.stringify(counts)}`);
+    const now = ctx.clock.now().getTime();
+    const placed = orders.map((o) => Date.parse(o.createdAt));
+    const days = (now - Math.min(...placed)) / 86_400_000;
+    assert.ok(days > DEMO_HISTORY_DAYS - 3 && days <= DEMO_HISTORY_DAYS, `oldest order ${days} days ago`);
+    assert.ok(Math.max(...placed) <= now);
+    // Numbers follow the time they were placed in.
+    const byNumber = [...orders].sort((a, b) => a.number - b.number).map((o) => Date.parse(o.createdAt));
+    assert.deepEqual(
+      byNumber,
+      [...byNumber].sort((a, b) => a - b),
+    );
+    const shipped = orders.filter(
+      (o) => o.status === OrderStatus.shipped || o.status === OrderStatus.delivered,
+    );
+    assert.ok(
+      shipped.every((o) => o.fulfillment?.trackingNumber && o.fulfillment?.carrier),
+      "every fulfilled order has its tracking",
+    );
+  });
+
+  it("shows different figures for today, 7 and 30 days, and daily sales over 30 days", async () => {
+    const res = await client.get(`${base}/overview`);
+    assert.equal(res.status, 200);
+    const { sales, dailySales, lowStock } = res.data;
+    assert.ok(sales.today.orders > 0, "orders today");
+    assert.ok(sales.today.orders < sales.last7Days.orders, JSON.stringify(sales));
+    assert.ok(sales.last7Days.orders < sales.last30Days.orders, JSON.stringify(sales));
+    assert.equal(dailySales.length, 30);
+    assert.equal(dailySales.at(-1).orders, sales.today.orders, "today is the last day");
+    assert.equal(
+      dailySales.reduce((n: number, d: Json) => n + d.orders, 0),
+      sales.last30Days.orders,
+      "the days add up to the 30 days",
+    );
+    assert.ok(new Set(dailySales.map((d: Json) => d.total)).size > 10, "the days differ");
+    assert.ok(lowStock.length > 0, "some products run low");
+  });
+
+  it("finds a product by a part of its SKU", async () => {
+    const found = await all("/products?q=lth");
+    assert.ok(found.some((p) => p.sku === "WAL-LTH"));
+  });
+
+  it("is the same on every run (seeded), and does nothing the second time", async () => {
+    const a = seededRandom(7);
+    const b = seededRandom(7);
+    const xs = Array.from({ length: 5 }, () => a.next());
+    assert.deepEqual(
+      xs,
+      Array.from({ length: 5 }, () => b.next()),
+    );
+    assert.ok(xs.every((x) => x >= 0 && x < 1));
+    assert.equal((await seedDemo(ctx.platform)).created, false);
+  });
+});
