@@ -38,6 +38,7 @@ import {
 } from "../components/ui.tsx";
 import {
   CustomerNote,
+  DELIVERY_STATUSES,
   DeliveryStatus,
   Email,
   FirstName,
@@ -555,7 +556,8 @@ function DataRequestsPanel({ slug, id, anonymized }: { slug: string; id: string;
                 <ul>
                   {r.apps.map((a) => (
                     <li key={a.app.clientId}>
-                      {a.app.name} <Badge value={a.delivery.status} />{" "}
+                      {a.app.name}{" "}
+                      <Badge value={a.delivery.status} label={DELIVERY_STATUSES[a.delivery.status].label} />{" "}
                       <span className="muted small">
                         {a.delivery.lastStatusCode
                           ? `HTTP ${a.delivery.lastStatusCode}`
