@@ -17,6 +17,7 @@ import {
   type TestContext,
 } from "./harness.ts";
 import { redisSkipReason } from "./requirements.ts";
+import { waitUntil } from "./webhooks-harness.ts";
 
 /**
  * Security review, issue 18 item 8: what one app can make the platform send. One installation could
@@ -152,7 +153,16 @@ describe("webhook amplification: test events and redeliveries are budgeted per a
     assert.equal(stream.statusCode, 200);
     for (let i = 0; i < 5; i++) assert.equal((await test()).status, 202, `after the window, ${i + 1}`);
     assertBudgetRefusal(await test(), 60, 11);
-    await ctx.platform.webhooks.deliveries.dispatchEvents(ctx.clock.now(), 100);
+    // Dispatched until the five are (one PostgreSQL run under load saw 90 after a single pass;
+    // not explained yet, see the closing note of issue 23).
+    await waitUntil(
+      async () => {
+        await ctx.platform.webhooks.deliveries.dispatchEvents(ctx.clock.now(), 100);
+        return (await testDeliveries(ctx, installationId)) >= 110;
+      },
+      20_000,
+      "the five test events' deliveries",
+    );
     assert.equal(await testDeliveries(ctx, installationId), 110);
   });
 

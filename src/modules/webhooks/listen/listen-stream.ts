@@ -63,7 +63,7 @@ export function createListenStreamer(deps: {
   feed: Pick<FeedRepo, "readForInstallation" | "uninstalledAfter">;
   sequencer: Pick<FeedSequencer, "sequence">;
   repo: Pick<ListenRepo, "advance">;
-  wakeups: Pick<Wakeups, "wait" | "closed">;
+  wakeups: Pick<Wakeups, "wait" | "closed" | "ready" | "generation">;
   clock: Clock;
   /** The token's expiry (ms) while it is valid; throws once it is not (expired, revoked, uninstalled). */
   tokenExpiry(token: string): Promise<number>;
@@ -158,6 +158,8 @@ export function createListenStreamer(deps: {
     let position = Number(session.position);
     let expiresAt = 0;
     let heartbeatDue = false;
+    // Notifications flow before the first read: an event committed right after it wakes the stream.
+    await deps.wakeups.ready();
     while (!stopping()) {
       // Before every write: nothing leaves once the token that opened the stream is refused.
       const token = await checkToken(input.token, expiresAt);
@@ -196,6 +198,7 @@ export function createListenStreamer(deps: {
         if (!(await drained(raw, storeId, signal))) heartbeatDue = true;
         continue;
       }
+      const seen = deps.wakeups.generation(storeId);
       await deps.sequencer.sequence(storeId);
       const { events, readTo, more } = await deps.feed.readForInstallation({
         storeId,
@@ -232,7 +235,7 @@ export function createListenStreamer(deps: {
       if (more || raw.writableNeedDrain) continue;
       // Until the store's next event, the heartbeat, or the token's expiry, whichever is first.
       const wait = Math.min(HEARTBEAT_MS, Math.max(0, expiresAt - clock.now().getTime()));
-      const woken = await deps.wakeups.wait(storeId, wait, signal);
+      const woken = await deps.wakeups.wait(storeId, wait, signal, seen);
       if (!woken) heartbeatDue = true;
     }
     return "closed";

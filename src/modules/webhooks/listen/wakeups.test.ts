@@ -91,4 +91,24 @@ describe("listen wake-ups", () => {
     assert.equal(await wakeups.wait("store_a", 60_000), true);
     assert.deepEqual(s.counts, { subscribed: 1, stopped: 1 });
   });
+
+  it("an event between a stream's read and its wait wakes it at once; ready() resolves once listening", async () => {
+    const s = counting();
+    const wakeups = createWakeups(s.subscribe);
+    await wakeups.ready();
+    assert.equal(s.counts.subscribed, 1);
+    const seen = wakeups.generation("store_a"); // noted before the read
+    s.notify("store_a"); // committed while the stream was reading
+    assert.equal(await wakeups.wait("store_a", 60_000, undefined, seen), true);
+    assert.equal(wakeups.waiting, 0, "no waiter or timer left behind");
+    // Another store's event, or none, leaves the wait to its timer.
+    const quiet = wakeups.generation("store_a");
+    s.notify("store_b");
+    assert.equal(await wakeups.wait("store_a", 10, undefined, quiet), false);
+    // A notification for every store counts for each.
+    const before = wakeups.generation("store_a");
+    s.notify("");
+    assert.equal(await wakeups.wait("store_a", 60_000, undefined, before), true);
+    await wakeups.close();
+  });
 });
