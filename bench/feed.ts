@@ -6,12 +6,11 @@
  * and customers) are seeded in SQL already numbered, as the sequencer leaves them, and ANALYZEd.
  * Target: p50 under 10 ms, first page and deep cursor.
  */
-import { randomBytes } from "node:crypto";
 import { EVENT, Scope } from "../src/contracts/index.ts";
 import type { BenchOptions } from "./lib/options.ts";
-import { BENCH_DATABASE_URL, benchSchema } from "./lib/pg.ts";
+import { benchSchema } from "./lib/pg.ts";
 import { addFigure, part, printRuns } from "./lib/report.ts";
-import { type Proc, startService } from "./lib/service.ts";
+import { type Proc, startApiOnSchema } from "./lib/service.ts";
 import { installApp, merchantWithStore } from "./lib/setup.ts";
 import { fmt, load, median } from "./lib/stats.ts";
 import { wrk } from "./lib/wrk.ts";
@@ -26,13 +25,7 @@ export async function benchFeed(o: BenchOptions): Promise<void> {
   const db = await benchSchema("bench_feed");
   let api: Proc | null = null;
   try {
-    api = await startService("api", {
-      RUN_MODE: "api",
-      DATABASE_URL: BENCH_DATABASE_URL,
-      DATABASE_SCHEMA: db.schema,
-      SECRETS_KEY: randomBytes(32).toString("base64"),
-      DEMO_SEED: "false",
-    });
+    api = await startApiOnSchema(db.schema);
     const merchant = await merchantWithStore(api.url);
     const app = await installApp(api.url, merchant, [
       Scope.read_orders,

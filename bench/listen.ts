@@ -6,15 +6,14 @@
  * Orders are placed one at a time at a steady rate, on PostgreSQL; three runs, medians.
  */
 import { spawn } from "node:child_process";
-import { randomBytes } from "node:crypto";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { EVENT, Scope } from "../src/contracts/index.ts";
 import type { BenchOptions } from "./lib/options.ts";
-import { BENCH_DATABASE_URL, benchSchema } from "./lib/pg.ts";
+import { benchSchema } from "./lib/pg.ts";
 import { addFigure, part, printRuns } from "./lib/report.ts";
-import { type Proc, ROOT, startService } from "./lib/service.ts";
+import { type Proc, ROOT, startApiOnSchema } from "./lib/service.ts";
 import { installApp, merchantWithStore } from "./lib/setup.ts";
 import { fmt, median, percentile } from "./lib/stats.ts";
 
@@ -46,13 +45,7 @@ export async function benchListen(o: BenchOptions): Promise<void> {
   const target = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
   let cli: ReturnType<typeof spawn> | null = null;
   try {
-    api = await startService("api", {
-      RUN_MODE: "api",
-      DATABASE_URL: BENCH_DATABASE_URL,
-      DATABASE_SCHEMA: db.schema,
-      SECRETS_KEY: randomBytes(32).toString("base64"),
-      DEMO_SEED: "false",
-    });
+    api = await startApiOnSchema(db.schema);
     const merchant = await merchantWithStore(api.url);
     const app = await installApp(api.url, merchant, [Scope.read_orders, Scope.manage_webhooks]);
     const base = `/api/v1/dashboard/stores/${merchant.slug}`;

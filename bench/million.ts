@@ -5,13 +5,12 @@
  * answers 100 rows, so the three compare the same work. Measured with few connections
  * (--latency-connections), so what is compared is the request, not the queue in front of it.
  */
-import { randomBytes } from "node:crypto";
 import { Scope } from "../src/contracts/index.ts";
 import { DEFAULT_SORT, encodeCursor } from "../src/lib/pagination.ts";
 import { apiPeakRss, type BenchOptions } from "./lib/options.ts";
-import { BENCH_DATABASE_URL, benchSchema, seedProducts } from "./lib/pg.ts";
+import { benchSchema, seedProducts } from "./lib/pg.ts";
 import { addFigure, part, printRuns } from "./lib/report.ts";
-import { type Proc, startService } from "./lib/service.ts";
+import { type Proc, startApiOnSchema } from "./lib/service.ts";
 import { createApiKey, installApp, merchantWithStore } from "./lib/setup.ts";
 import { fmt, median } from "./lib/stats.ts";
 import { type HttpRequest, wrk } from "./lib/wrk.ts";
@@ -26,13 +25,7 @@ export async function benchMillion(o: BenchOptions): Promise<void> {
   const db = await benchSchema("bench_million");
   let api: Proc | null = null;
   try {
-    api = await startService("api", {
-      RUN_MODE: "api",
-      DATABASE_URL: BENCH_DATABASE_URL,
-      DATABASE_SCHEMA: db.schema,
-      SECRETS_KEY: randomBytes(32).toString("base64"),
-      DEMO_SEED: "false",
-    });
+    api = await startApiOnSchema(db.schema);
     const merchant = await merchantWithStore(api.url);
     const { pairs } = await installApp(api.url, merchant, [Scope.read_products], 4);
     const key = await createApiKey(merchant, [Scope.read_products]);

@@ -4,13 +4,12 @@
  * PostgreSQL. The load is a separate Node.js process (bench/lib/refresh-client.ts).
  */
 import { fork } from "node:child_process";
-import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { Scope } from "../src/contracts/index.ts";
 import { apiPeakRss, type BenchOptions } from "./lib/options.ts";
-import { BENCH_DATABASE_URL, benchSchema } from "./lib/pg.ts";
+import { benchSchema } from "./lib/pg.ts";
 import { addFigure, part, printRuns } from "./lib/report.ts";
-import { type Proc, startService } from "./lib/service.ts";
+import { type Proc, startApiOnSchema } from "./lib/service.ts";
 import { installApp, merchantWithStore } from "./lib/setup.ts";
 import { fmt } from "./lib/stats.ts";
 
@@ -44,13 +43,7 @@ export async function benchRefresh(o: BenchOptions): Promise<void> {
   const db = await benchSchema("bench_refresh");
   let api: Proc | null = null;
   try {
-    api = await startService("api", {
-      RUN_MODE: "api",
-      DATABASE_URL: BENCH_DATABASE_URL,
-      DATABASE_SCHEMA: db.schema,
-      SECRETS_KEY: randomBytes(32).toString("base64"),
-      DEMO_SEED: "false",
-    });
+    api = await startApiOnSchema(db.schema);
     const merchant = await merchantWithStore(api.url);
     const installed = await installApp(api.url, merchant, [Scope.read_products], o.refreshChains);
     let refreshTokens = installed.pairs.map((p) => p.refreshToken);

@@ -7,10 +7,9 @@
  *
  *   node bench/search-quick.ts [products=1000000] [requests per run=100] [filter]
  */
-import { randomBytes } from "node:crypto";
 import { loadavg } from "node:os";
-import { BENCH_DATABASE_URL, benchSchema } from "./lib/pg.ts";
-import { type Proc, startService } from "./lib/service.ts";
+import { benchSchema } from "./lib/pg.ts";
+import { type Proc, startApiOnSchema } from "./lib/service.ts";
 import { merchantWithStore } from "./lib/setup.ts";
 import { fmt, median, percentile } from "./lib/stats.ts";
 import { searchQueries, seed } from "./search.ts";
@@ -27,13 +26,7 @@ const load = () =>
 const db = await benchSchema("bench_search_quick");
 let api: Proc | null = null;
 try {
-  api = await startService("api", {
-    RUN_MODE: "api",
-    DATABASE_URL: BENCH_DATABASE_URL,
-    DATABASE_SCHEMA: db.schema,
-    SECRETS_KEY: randomBytes(32).toString("base64"),
-    DEMO_SEED: "false",
-  });
+  api = await startApiOnSchema(db.schema);
   const merchant = await merchantWithStore(api.url);
   const seeding = Date.now();
   await seed(db.client, merchant.slug, products, people, people);

@@ -10,9 +10,9 @@ import { randomBytes } from "node:crypto";
 import { loadavg } from "node:os";
 import type pg from "pg";
 import type { BenchOptions } from "./lib/options.ts";
-import { BENCH_DATABASE_URL, benchSchema } from "./lib/pg.ts";
+import { benchSchema } from "./lib/pg.ts";
 import { addFigure, part, printRuns } from "./lib/report.ts";
-import { type Proc, startService } from "./lib/service.ts";
+import { type Proc, startApiOnSchema } from "./lib/service.ts";
 import { merchantWithStore } from "./lib/setup.ts";
 import { fmt, median } from "./lib/stats.ts";
 import { type HttpRequest, wrk } from "./lib/wrk.ts";
@@ -145,13 +145,7 @@ export async function benchSearch(o: BenchOptions): Promise<void> {
   const db = await benchSchema("bench_search");
   let api: Proc | null = null;
   try {
-    api = await startService("api", {
-      RUN_MODE: "api",
-      DATABASE_URL: BENCH_DATABASE_URL,
-      DATABASE_SCHEMA: db.schema,
-      SECRETS_KEY: randomBytes(32).toString("base64"),
-      DEMO_SEED: "false",
-    });
+    api = await startApiOnSchema(db.schema);
     const merchant = await merchantWithStore(api.url);
     const seeding = Date.now();
     await seed(db.client, merchant.slug, products, people, people);

@@ -1,8 +1,10 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { BENCH_DATABASE_URL } from "./pg.ts";
 import { sleep } from "./stats.ts";
 
 export const ROOT = join(import.meta.dirname, "..", "..");
@@ -201,5 +203,16 @@ export async function startFloor(env: Record<string, string>): Promise<Proc> {
     nodeArgs: startCommand().nodeArgs,
     port,
     env: { PORT: String(port), ...env },
+  });
+}
+
+/** An API process on the benchmark's PostgreSQL, in its own schema, with no demo store. */
+export function startApiOnSchema(schema: string): Promise<Proc> {
+  return startService("api", {
+    RUN_MODE: "api",
+    DATABASE_URL: BENCH_DATABASE_URL,
+    DATABASE_SCHEMA: schema,
+    SECRETS_KEY: randomBytes(32).toString("base64"),
+    DEMO_SEED: "false",
   });
 }

@@ -198,33 +198,3 @@ export function createPrivacyService(deps: {
   };
 }
 export type PrivacyService = ReturnType<typeof createPrivacyService>;
-
-/**
- * The worker's periodic shop.redact sweep, offered a turn with every poll of the delivery worker
- * (like the retention sweeper): runs at most every `everyMs` by the injected clock, one run at a
- * time.
- */
-export function createShopRedactSweeper(deps: {
-  privacy: Pick<PrivacyService, "sweepShopRedactions">;
-  everyMs: number;
-  onResult(result: { sent: number; skipped: number }): void;
-  onError(error: unknown): void;
-}) {
-  let last = Number.NEGATIVE_INFINITY;
-  let running: Promise<void> | null = null;
-  return {
-    due(now: Date) {
-      if (running || now.getTime() - last < deps.everyMs) return;
-      last = now.getTime();
-      running = deps.privacy
-        .sweepShopRedactions()
-        .then(deps.onResult, deps.onError)
-        .finally(() => {
-          running = null;
-        });
-    },
-    async idle() {
-      await running;
-    },
-  };
-}

@@ -198,33 +198,3 @@ export function createRetention(db: Db, settings: RetentionSettings) {
   };
 }
 export type Retention = ReturnType<typeof createRetention>;
-
-/**
- * Runs `retention` in the background at most every `everyMs`, one run at a time; the delivery
- * worker calls `due` from its housekeeping, so pruning never holds up deliveries.
- */
-export function createRetentionSweeper(deps: {
-  retention: Pick<Retention, "run">;
-  everyMs: number;
-  onResult(counts: PruneCounts | null): void;
-  onError(error: unknown): void;
-}) {
-  let last = Number.NEGATIVE_INFINITY;
-  let running: Promise<void> | null = null;
-  return {
-    due(now: Date) {
-      if (running || now.getTime() - last < deps.everyMs) return;
-      last = now.getTime();
-      running = deps.retention
-        .run(now)
-        .then(deps.onResult, deps.onError)
-        .finally(() => {
-          running = null;
-        });
-    },
-    /** Resolves when no run is in progress (for a clean stop). */
-    async idle() {
-      await running;
-    },
-  };
-}

@@ -5,13 +5,14 @@ import { DeliveryStatus, EVENT, WebhookChannel } from "../../contracts/index.ts"
 import type { Db, Executor } from "../../db/client.ts";
 import type { Installation, Store } from "../../db/schema.ts";
 import type { Clock } from "../../lib/clock.ts";
+import { createPeriodicTask } from "../../lib/periodic-task.ts";
 import type { SlidingWindowStore } from "../../lib/rate-limit/sliding-window.ts";
 import type { SecretBox } from "../../lib/secret-box.ts";
 import type { RecordEvent } from "../events/events-repo.ts";
 import { createFeedKeeper, type FeedRepo, type FeedSequencer } from "../events/feed-repo.ts";
 import type { AccessContext } from "../oauth/token-service.ts";
-import { createShopRedactSweeper, type PrivacyService } from "../privacy/privacy-service.ts";
-import { createRetention, createRetentionSweeper } from "../retention/retention-repo.ts";
+import type { PrivacyService } from "../privacy/privacy-service.ts";
+import { createRetention } from "../retention/retention-repo.ts";
 import { createDeliveryLogRepo } from "./deliveries-repo.ts";
 import { adminDeliveryRoutes, createDeliveryViews } from "./deliveries-routes.ts";
 import { createDeliveryRepo, stopInstallationWebhooks } from "./delivery/delivery-repo.ts";
@@ -130,17 +131,17 @@ export function createWebhooksModule(deps: {
       }
       return secret;
     }
-    const sweeper = createRetentionSweeper({
-      retention,
+    const sweeper = createPeriodicTask({
       everyMs: RETENTION_EVERY_MS,
+      run: (now) => retention.run(now),
       onResult: (counts) => {
         if (counts && Object.values(counts).some((n) => n > 0)) logger.info({ deleted: counts }, "retention");
       },
       onError: (error) => logger.warn({ err: error }, "retention run failed; trying again later"),
     });
-    const redactor = createShopRedactSweeper({
-      privacy: deps.shopRedactions,
+    const redactor = createPeriodicTask({
       everyMs: SHOP_REDACT_EVERY_MS,
+      run: () => deps.shopRedactions.sweepShopRedactions(),
       onResult: (result) => {
         if (result.sent > 0 || result.skipped > 0) logger.info(result, `${EVENT.shopRedact} sweep`);
       },
