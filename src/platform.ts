@@ -144,8 +144,8 @@ export function createPlatform(input: {
       repo: repos.customers,
       recordEvent: record,
       clock: on,
-      privacy:
-        on === clock && record === recordEvent && db === database.db ? privacy : privacyOn(on, record, db),
+      // Stateless: the customers service's own, on the same clock, recorder and database.
+      privacy: privacyOn(on, record, db),
     });
     return {
       stores: createStoreService({ db, repo: repos.stores, recordEvent: record, clock: on }),
