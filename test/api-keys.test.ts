@@ -3,7 +3,7 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { after, before, describe, it } from "node:test";
 import { sql } from "kysely";
-import { MAX_ACTIVE_KEYS_PER_STORE } from "../src/modules/api-keys/api-keys-service.ts";
+import { MAX_ACTIVE_KEYS_PER_STORE } from "../src/contracts/limits.ts";
 import {
   Client,
   createTestContext,

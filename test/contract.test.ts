@@ -9,8 +9,10 @@ import { fetchDocument, operationsOf } from "./openapi-doc.ts";
 
 /**
  * The contract (src/contracts/) is what the database and the code say too: the migrations' CHECK
- * constraints allow exactly the contract's values, and every operation of the served document is
- * declared by a literal operationId in the source (searchable, never built from strings).
+ * constraints allow exactly the contract's values, every status the SQL compares (in the code's
+ * SQL texts and in the live schema's index predicates, functions and views) is one the contract
+ * declares for that column, and every operation of the served document is declared by a literal
+ * operationId in the source (searchable, never built from strings).
  */
 const ROOT = join(import.meta.dirname, "..");
 
@@ -20,6 +22,47 @@ function* sources(dir: string): Generator<string> {
     if (statSync(path).isDirectory()) yield* sources(path);
     else if (entry.endsWith(".ts") && !entry.endsWith(".test.ts")) yield path;
   }
+}
+
+/** The SQL texts of a source file: its template literals that hold SQL (tagged `sql` or not). */
+function sqlTexts(source: string): string[] {
+  return [...source.matchAll(/`([^`]*)`/g)]
+    .map((m) => m[1]!)
+    .filter((t) => /\b(SELECT|UPDATE|INSERT|DELETE|WHERE|CASE)\b/.test(t));
+}
+
+const STATUS_TABLES = Object.keys(STATUS_COLUMNS).map((c) => c.split(".") as [string, string]);
+
+/**
+ * Each status literal `text` compares with a contract column (`status = 'x'`, `<>`, `IN (…)`,
+ * PostgreSQL's `= ANY (ARRAY[…])`) that the contract does not allow for that column in any of the
+ * tables `text` names. A column no named table has in the contract is reported too: the check must
+ * know what it is comparing.
+ */
+export function unknownStatuses(text: string, where: string): string[] {
+  const named = STATUS_TABLES.filter(([table]) => new RegExp(`\\b${table}\\b`).test(text));
+  const columns = new Set(STATUS_TABLES.map(([, column]) => column));
+  const problems: string[] = [];
+  const comparison =
+    /\b(?:\w+\.)?(\w+)\)?\s*(?:=|<>|!=|\bNOT IN\b|\bIN\b|= ANY|<> ALL)\s*\(?\s*(?:ARRAY\s*\[)?((?:'[^']*'(?:::\w+)?\s*,?\s*)+)/gi;
+  for (const m of text.matchAll(comparison)) {
+    const column = m[1]!;
+    if (!columns.has(column)) continue;
+    const literals = [...m[2]!.matchAll(/'([^']*)'/g)].map((l) => l[1]!);
+    const allowed = new Set(
+      named
+        .filter(([, c]) => c === column)
+        .flatMap(([t, c]) => STATUS_COLUMNS[`${t}.${c}` as keyof typeof STATUS_COLUMNS] as readonly string[]),
+    );
+    if (allowed.size === 0) {
+      problems.push(`${where}: compares ${column} with ${literals.join(", ")} but names no table with it`);
+      continue;
+    }
+    for (const literal of literals) {
+      if (!allowed.has(literal)) problems.push(`${where}: ${column} = '${literal}' is not a contract value`);
+    }
+  }
+  return problems;
 }
 
 describe("the contract", () => {
@@ -41,6 +84,56 @@ describe("the contract", () => {
       const allowed = [...checks[0]!.matchAll(/'([^']*)'/g)].map((m) => m[1]).sort();
       assert.deepEqual(allowed, [...values].sort(), `${column}: ${checks[0]}`);
     }
+  });
+
+  it("every status compared in the code's SQL is one the contract declares for its column", () => {
+    const problems: string[] = [];
+    let compared = 0;
+    for (const file of sources(join(ROOT, "src"))) {
+      for (const text of sqlTexts(readFileSync(file, "utf8"))) {
+        if (/status\w*\s*(=|<>|IN)/i.test(text)) compared++;
+        problems.push(...unknownStatuses(text, file.slice(ROOT.length + 1)));
+      }
+    }
+    assert.ok(compared > 5, `the scan finds the SQL that compares statuses (${compared} texts)`);
+    assert.deepEqual(problems, []);
+  });
+
+  it("every status compared in the live schema (index predicates, functions, views) is the contract's", async () => {
+    const { rows } = await sql<{ kind: string; name: string; text: string }>`
+      SELECT 'index' AS kind, indexname AS name, indexdef AS text FROM pg_indexes
+       WHERE schemaname = current_schema() AND indexdef LIKE '%WHERE%'
+      UNION ALL
+      SELECT 'function', p.proname, p.prosrc FROM pg_proc p
+       WHERE p.pronamespace = current_schema()::regnamespace
+      UNION ALL
+      SELECT 'view', viewname, definition FROM pg_views WHERE schemaname = current_schema()`.execute(
+      ctx.platform.db,
+    );
+    const withStatus = rows.filter((r) => /status/.test(r.text));
+    assert.ok(withStatus.length > 3, `the schema compares statuses somewhere (${withStatus.length})`);
+    assert.deepEqual(
+      rows.flatMap((r) => unknownStatuses(r.text, `${r.kind} ${r.name}`)),
+      [],
+    );
+  });
+
+  it("the status check catches a value the contract lacks, and a comparison on a table it cannot place", () => {
+    assert.deepEqual(
+      unknownStatuses("UPDATE webhook_deliveries SET x = 1 WHERE status = 'pending'", "t"),
+      [],
+    );
+    assert.equal(
+      unknownStatuses("SELECT 1 FROM webhook_deliveries WHERE status IN ('pending', 'sent')", "t").length,
+      1,
+    );
+    assert.equal(
+      unknownStatuses("SELECT 1 FROM orders WHERE (status = ANY (ARRAY['paid'::text, 'lost'::text]))", "t")
+        .length,
+      1,
+    );
+    assert.equal(unknownStatuses("SELECT 1 FROM orders o WHERE o.status <> 'pending'", "t").length, 0);
+    assert.equal(unknownStatuses("SELECT 1 FROM elsewhere WHERE status = 'pending'", "t").length, 1);
   });
 
   it("every operationId of the served document is a literal in src/", async () => {

@@ -9,6 +9,7 @@ export * from "./credentials.ts";
 export * from "./date-time.ts";
 export * from "./events.ts";
 export * from "./fields.ts";
+export * from "./limits.ts";
 export * from "./locale.ts";
 export * from "./resources.ts";
 export * from "./scopes.ts";

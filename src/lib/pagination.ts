@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { type RawBuilder, sql } from "kysely";
 import Type from "typebox";
 import { isStorableInstant, parseDateTime } from "../contracts/date-time.ts";
+import { PAGE_WINDOW } from "../contracts/limits.ts";
 import { AppError } from "./errors.ts";
 
 /**
@@ -228,13 +229,6 @@ const escapeLike = (text: string) => text.trim().replace(/[\\%_]/g, (c) => `\\${
 export function containsPattern(text: string): string {
   return `%${escapeLike(text)}%`;
 }
-
-/**
- * How deep the developer API's offset pages reach: page × perPage ≤ PAGE_WINDOW. An OFFSET costs
- * a walk over every row it skips, so without a bound the cost of a page grows with the list;
- * within it, a page costs at most 10,000 index entries (issue 10).
- */
-export const PAGE_WINDOW = 10_000;
 
 /** Refuses an offset page that ends past the first PAGE_WINDOW `noun` (400 naming `page`). */
 export function assertPageWindow(page: number, perPage: number, noun: string): void {

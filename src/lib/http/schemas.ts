@@ -1,5 +1,6 @@
 import Type, { type TObject, type TProperties, type TSchema } from "typebox";
 import { DateTimeInput, StoreSlug, Timestamp } from "../../contracts/fields.ts";
+import { PAGE_SIZE } from "../../contracts/limits.ts";
 import { Id } from "../../contracts/resources.ts";
 import { ERROR_CODES, type ErrorCode } from "../errors.ts";
 
@@ -74,8 +75,18 @@ export function CursorPage<T extends TSchema>(item: T, description = "One page o
   );
 }
 
+/** A list's page size parameter, from its size in the contract. */
+export function PageLimit(size: { default: number; max: number }) {
+  return Type.Integer({
+    minimum: 1,
+    maximum: size.max,
+    default: size.default,
+    description: `Page size, 1 to ${size.max} (default ${size.default}).`,
+  });
+}
+
 export const CursorQuery = {
-  limit: Type.Integer({ minimum: 1, maximum: 250, default: 50, description: "Page size, 1 to 250." }),
+  limit: PageLimit(PAGE_SIZE.cursor),
   cursor: Type.Optional(
     Type.String({
       maxLength: 512,

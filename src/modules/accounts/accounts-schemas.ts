@@ -1,4 +1,4 @@
-import Type from "typebox";
+import Type, { type Static } from "typebox";
 import { Email, Password, PersonName } from "../../contracts/index.ts";
 import { Body, Id, Timestamp } from "../../lib/http/schemas.ts";
 
@@ -25,6 +25,11 @@ export const UpdateAccountBody = Type.Object(
   { additionalProperties: false, minProperties: 1 },
 );
 export const LoginBody = Body({ email: Email, password: Type.String({ minLength: 1, maxLength: 200 }) });
+
+export type SignupInput = Static<typeof SignupBody>;
+export type LoginInput = Static<typeof LoginBody>;
+export type ChangePasswordInput = Static<typeof ChangePasswordBody>;
+export type UpdateAccountInput = Static<typeof UpdateAccountBody>;
 
 export const AccountResource = Type.Object(
   { id: Id("account"), email: Type.String(), name: Type.String(), createdAt: Timestamp },

@@ -5,6 +5,7 @@ import { AppError } from "../../lib/errors.ts";
 import { newId, newSecretOf } from "../../lib/ids.ts";
 import type { CredentialGuard } from "../../lib/rate-limit/limiters.ts";
 import type { AccountRepo } from "./accounts-repo.ts";
+import type { ChangePasswordInput, LoginInput, SignupInput, UpdateAccountInput } from "./accounts-schemas.ts";
 import type { DeviceCookies } from "./device-cookie.ts";
 import type { PasswordHashing } from "./password.ts";
 
@@ -32,7 +33,7 @@ export function createAccountService(deps: {
   }
 
   return {
-    async signup(input: { email: string; password: string; name: string }) {
+    async signup(input: SignupInput) {
       if (await repo.findByEmail(input.email)) {
         throw new AppError("CONFLICT", {
           message: "An account with this e-mail address already exists.",
@@ -55,7 +56,7 @@ export function createAccountService(deps: {
      * IP lockout), so guessing against the e-mail elsewhere never locks the merchant out of a
      * browser they have used before. Every success issues a new device cookie.
      */
-    async login(input: { email: string; password: string }, ip: string, deviceCookie?: string) {
+    async login(input: LoginInput, ip: string, deviceCookie?: string) {
       const account = await repo.findByEmail(input.email);
       const device = account ? deps.devices.trustedDevice(deviceCookie, account) : null;
       // A success does not clear the e-mail's failures (no clearOnSuccess): that would hand whoever
@@ -98,11 +99,7 @@ export function createAccountService(deps: {
      * just proved the password, gets a fresh one. The session that asked stays signed in. Answers
      * how many other sessions ended, and the new device cookie.
      */
-    async changePassword(
-      accountId: string,
-      input: { currentPassword: string; newPassword: string },
-      sessionToken: string,
-    ) {
+    async changePassword(accountId: string, input: ChangePasswordInput, sessionToken: string) {
       const account = await repo.findById(accountId);
       if (!account) throw new AppError("UNAUTHENTICATED");
       await deps.guard.verify(
@@ -135,10 +132,7 @@ export function createAccountService(deps: {
      * session left open on a shared computer must not be enough to take the account over. Another
      * account's address is a 409. Sessions and trusted browsers stay: the password did not change.
      */
-    async updateProfile(
-      accountId: string,
-      input: { name?: string; email?: string; currentPassword?: string },
-    ) {
+    async updateProfile(accountId: string, input: UpdateAccountInput) {
       const account = await repo.findById(accountId);
       if (!account) throw new AppError("UNAUTHENTICATED");
       const changes: { name?: string; email?: string } = {};

@@ -1,5 +1,5 @@
 import Type from "typebox";
-import { Scope } from "../../contracts/index.ts";
+import { MAX_ACTIVE_KEYS_PER_STORE, Scope } from "../../contracts/index.ts";
 import { storeOf } from "../../lib/http/api-family.ts";
 import type { FeatureRoutes } from "../../lib/http/feature-routes.ts";
 import { Envelope } from "../../lib/http/schemas.ts";
@@ -13,7 +13,7 @@ import {
   KeyId,
   toApiKeyResource,
 } from "./api-keys-schemas.ts";
-import { type ApiKeyService, MAX_ACTIVE_KEYS_PER_STORE } from "./api-keys-service.ts";
+import type { ApiKeyService } from "./api-keys-service.ts";
 
 /** Dashboard management of a store's developer key pairs (scope manage_api_keys). */
 export function registerApiKeyRoutes(app: App, keys: ApiKeyService) {

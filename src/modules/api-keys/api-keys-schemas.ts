@@ -1,4 +1,4 @@
-import Type from "typebox";
+import Type, { type Static } from "typebox";
 import {
   DateTimeInput,
   idPattern,
@@ -65,3 +65,5 @@ export function toApiKeyResource(k: ApiKey) {
     revokedAt: k.revoked_at ? k.revoked_at.toISOString() : null,
   };
 }
+
+export type CreateApiKeyInput = Static<typeof CreateApiKeyBody>;

@@ -1,4 +1,5 @@
 import { parseDateTime } from "../../contracts/date-time.ts";
+import { MAX_ACTIVE_KEYS_PER_STORE } from "../../contracts/limits.ts";
 import type { Scope } from "../../contracts/scopes.ts";
 import type { Db } from "../../db/client.ts";
 import type { Store } from "../../db/schema.ts";
@@ -9,12 +10,11 @@ import { newId, newSecretOf } from "../../lib/ids.ts";
 import type { CredentialGuard } from "../../lib/rate-limit/limiters.ts";
 import { pickStore } from "../stores/stores-repo.ts";
 import type { ApiKeyRepo } from "./api-keys-repo.ts";
+import type { CreateApiKeyInput } from "./api-keys-schemas.ts";
 
 // Compared against when the key id is unknown, so that answer costs the same as a wrong secret.
 const UNKNOWN_KEY_HASH = sha256Hex(newSecretOf("apiKeySecret"));
 const TOUCH_INTERVAL_MS = 60_000;
-/** Usable (unrevoked, unexpired) key pairs per store: enough for one per integration, bounded for the list. */
-export const MAX_ACTIVE_KEYS_PER_STORE = 100;
 
 export interface KeyContext {
   store: Store;
@@ -35,11 +35,7 @@ export function createApiKeyService(deps: {
     new AppError("INVALID_CREDENTIALS", { message: "The API key pair is invalid, revoked or expired." });
 
   return {
-    async create(
-      store: Store,
-      accountId: string,
-      input: { name: string; scopes: Scope[]; expiresAt?: string | undefined },
-    ) {
+    async create(store: Store, accountId: string, input: CreateApiKeyInput) {
       const now = clock.now();
       // The route's schema refuses what this cannot read (a date outside years 1-9999 included).
       const expiresAt = input.expiresAt ? parseDateTime(input.expiresAt) : null;

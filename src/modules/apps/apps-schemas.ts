@@ -1,4 +1,4 @@
-import Type from "typebox";
+import Type, { type Static } from "typebox";
 import {
   AppName,
   idPattern,
@@ -141,3 +141,6 @@ export function toAppResource(app: AppRow) {
       : null,
   };
 }
+
+export type CreateAppInput = Static<typeof CreateAppBody>;
+export type UpdateAppInput = Static<typeof UpdateAppBody>;

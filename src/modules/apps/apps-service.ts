@@ -1,4 +1,3 @@
-import type { Scope } from "../../contracts/scopes.ts";
 import type { AppRow } from "../../db/schema.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { safeEqual, sha256Hex } from "../../lib/crypto.ts";
@@ -6,6 +5,7 @@ import { AppError, notFound } from "../../lib/errors.ts";
 import { newId, newSecretOf, newWebhookSecret } from "../../lib/ids.ts";
 import type { CredentialGuard } from "../../lib/rate-limit/limiters.ts";
 import type { AppRepo } from "./apps-repo.ts";
+import type { CreateAppInput, UpdateAppInput } from "./apps-schemas.ts";
 
 // Compared against when the client id is unknown, so that answer takes as long as a wrong secret.
 const UNKNOWN_CLIENT_HASH = sha256Hex(newSecretOf("clientSecret"));
@@ -33,15 +33,7 @@ export function createAppService(deps: {
     return { secret, sealed: deps.privacy.sealSecret(secret) };
   };
   return {
-    async register(
-      ownerId: string,
-      input: {
-        name: string;
-        redirectUris: string[];
-        scopes: Scope[];
-        privacyWebhookUrl?: string | undefined;
-      },
-    ) {
+    async register(ownerId: string, input: CreateAppInput) {
       if (input.privacyWebhookUrl !== undefined) await deps.privacy.assertSafeTarget(input.privacyWebhookUrl);
       const privacy = input.privacyWebhookUrl !== undefined ? newPrivacySecret() : null;
       const secret = newSecretOf("clientSecret");
@@ -79,17 +71,7 @@ export function createAppService(deps: {
      * scopes their merchants granted: narrowing the app's scopes limits what it can ask for from
      * now on; to give up a granted scope the app narrows its own tokens (refresh with `scope`).
      */
-    async update(
-      ownerId: string,
-      clientId: string,
-      input: {
-        name?: string | undefined;
-        redirectUris?: string[] | undefined;
-        scopes?: Scope[] | undefined;
-        /** A new privacy endpoint, or null to remove it. */
-        privacyWebhookUrl?: string | null | undefined;
-      },
-    ) {
+    async update(ownerId: string, clientId: string, input: UpdateAppInput) {
       const app = await this.getOwned(ownerId, clientId);
       const url = input.privacyWebhookUrl;
       if (typeof url === "string") await deps.privacy.assertSafeTarget(url);

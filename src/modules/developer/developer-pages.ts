@@ -1,5 +1,5 @@
 import Type, { type TSchema } from "typebox";
-import { PAGE_WINDOW } from "../../lib/pagination.ts";
+import { PAGE_SIZE, PAGE_WINDOW } from "../../contracts/limits.ts";
 
 /**
  * The developer API's page-numbered lists (spec 4.4: `page`, `perPage`, and `meta` with the
@@ -9,7 +9,7 @@ import { PAGE_WINDOW } from "../../lib/pagination.ts";
 export function PageMeta(noun: string) {
   return Type.Object({
     page: Type.Integer({ minimum: 1, description: "The page asked for (may be past `totalPages`)." }),
-    perPage: Type.Integer({ minimum: 1, maximum: 100 }),
+    perPage: Type.Integer({ minimum: 1, maximum: PAGE_SIZE.numbered.max }),
     total: Type.Integer({ minimum: 0, description: `${noun} in the store.` }),
     totalPages: Type.Integer({ minimum: 0, description: "ceil(total / perPage); 0 for an empty store." }),
   });
@@ -25,9 +25,9 @@ export const PageQuery = Type.Object(
     }),
     perPage: Type.Integer({
       minimum: 1,
-      maximum: 100,
-      default: 20,
-      description: "Items per page, 1 to 100.",
+      maximum: PAGE_SIZE.numbered.max,
+      default: PAGE_SIZE.numbered.default,
+      description: `Items per page, 1 to ${PAGE_SIZE.numbered.max}.`,
     }),
   },
   { additionalProperties: false },
@@ -35,7 +35,7 @@ export const PageQuery = Type.Object(
 
 /** What a page-numbered list's description says, for `noun` ("orders"). */
 export function pageDescription(noun: string): string {
-  return `Newest first (creation time, then id). \`page\` from 1 (default 1), \`perPage\` 1-100 (default 20); other values, or unknown parameters, answer 400 \`VALIDATION_FAILED\` naming the parameter. Pages reach the first ${PAGE_WINDOW.toLocaleString("en")} ${noun}: \`page × perPage\` above ${PAGE_WINDOW.toLocaleString("en")} answers 400 \`VALIDATION_FAILED\` with \`details[0].field\` \`page\` (at \`perPage=100\`, the last page is ${PAGE_WINDOW / 100}). A page past the end answers an empty \`data\` with the true totals in \`meta\`. Offsets shift when ${noun} are created or deleted between calls.`;
+  return `Newest first (creation time, then id). \`page\` from 1 (default 1), \`perPage\` 1-${PAGE_SIZE.numbered.max} (default ${PAGE_SIZE.numbered.default}); other values, or unknown parameters, answer 400 \`VALIDATION_FAILED\` naming the parameter. Pages reach the first ${PAGE_WINDOW.toLocaleString("en")} ${noun}: \`page × perPage\` above ${PAGE_WINDOW.toLocaleString("en")} answers 400 \`VALIDATION_FAILED\` with \`details[0].field\` \`page\` (at \`perPage=${PAGE_SIZE.numbered.max}\`, the last page is ${PAGE_WINDOW / PAGE_SIZE.numbered.max}). A page past the end answers an empty \`data\` with the true totals in \`meta\`. Offsets shift when ${noun} are created or deleted between calls.`;
 }
 
 /** A page of `item`s in the envelope with `meta`. */

@@ -9,12 +9,11 @@ import {
   type EventDataKind,
   type EventName,
   Id,
+  PAGE_SIZE,
   Timestamp,
 } from "../../contracts/index.ts";
 import { keysOf } from "../../contracts/mirror.ts";
-
-/** Page size of the events API. */
-export const EVENTS_PAGE = { default: 100, max: 250 } as const;
+import { PageLimit } from "../../lib/http/schemas.ts";
 
 /** The kind of record an event is about, by what its `data` carries (contracts/events.ts). */
 export const RESOURCE_OF_DATA = {
@@ -101,12 +100,7 @@ export const EventsQuery = Type.Object(
           "Where to continue: the `meta.nextCursor` of the previous page (store it to resume later). Omitted: from the oldest event kept.",
       }),
     ),
-    limit: Type.Integer({
-      minimum: 1,
-      maximum: EVENTS_PAGE.max,
-      default: EVENTS_PAGE.default,
-      description: `Page size, 1 to ${EVENTS_PAGE.max}.`,
-    }),
+    limit: PageLimit(PAGE_SIZE.events),
     types: Type.Optional(
       Type.String({
         maxLength: 1000,

@@ -10,7 +10,6 @@ import {
   assertPageWindow,
   type ExportWindow,
   finishPage,
-  PAGE_WINDOW,
   type PageQuery,
   planPage,
 } from "../../lib/pagination.ts";
@@ -18,22 +17,14 @@ import { mergeMetadata, type Viewer } from "../app-metadata/app-metadata.ts";
 import type { RecordEvent } from "../events/events-repo.ts";
 import type { StoreRepo } from "../stores/stores-repo.ts";
 import type { ProductRepo } from "./products-repo.ts";
-import { PRODUCT_SORTS, toProductResource } from "./products-schemas.ts";
-
-export { PAGE_WINDOW };
+import {
+  type CreateProductInput,
+  PRODUCT_SORTS,
+  toProductResource,
+  type UpdateProductInput,
+} from "./products-schemas.ts";
 
 type ProductTopic = typeof EVENT.productCreated | typeof EVENT.productUpdated | typeof EVENT.productDeleted;
-
-export interface ProductInput {
-  title?: string | undefined;
-  description?: string | undefined;
-  price?: string | undefined;
-  sku?: string | null | undefined;
-  stock?: number | undefined;
-  status?: Product["status"] | undefined;
-  /** An app's own pairs (Admin API only; see app-metadata.ts). */
-  metadata?: Record<string, string | null> | undefined;
-}
 
 function priceOrThrow(price: string, currency: string): number {
   const minor = toMinorUnits(price, currency);
@@ -82,7 +73,7 @@ export function createProductService(deps: {
     });
 
   return {
-    async create(store: Store, input: ProductInput & { title: string; price: string }, viewer?: Viewer) {
+    async create(store: Store, input: CreateProductInput, viewer?: Viewer) {
       const now = deps.clock.now();
       return db.transaction().execute(async (tx) => {
         const currency = await deps.stores.currencyForWrite(store.id, tx);
@@ -109,7 +100,7 @@ export function createProductService(deps: {
       });
     },
 
-    async update(store: Store, id: string, input: ProductInput, viewer?: Viewer) {
+    async update(store: Store, id: string, input: UpdateProductInput, viewer?: Viewer) {
       return db.transaction().execute(async (tx) => {
         const currency = await deps.stores.currencyForWrite(store.id, tx);
         const changes: ProductUpdate = {};

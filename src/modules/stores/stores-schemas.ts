@@ -1,4 +1,4 @@
-import Type from "typebox";
+import Type, { type Static } from "typebox";
 import {
   AddressInput,
   ContactEmail,
@@ -54,3 +54,6 @@ export function toStoreResource(s: Store) {
 }
 
 export const SlugParams = Type.Object({ slug: StoreSlug }, { additionalProperties: false });
+
+export type CreateStoreInput = Static<typeof CreateStoreBody>;
+export type UpdateStoreInput = Static<typeof UpdateStoreBody>;

@@ -1,4 +1,3 @@
-import type { Static } from "typebox";
 import { EVENT, isCurrencyCode, isTimeZone } from "../../contracts/index.ts";
 import type { Db } from "../../db/client.ts";
 import type { Store } from "../../db/schema.ts";
@@ -9,9 +8,7 @@ import { currencyExponent } from "../../lib/money.ts";
 import { sameAddress, toAddress } from "../addresses/addresses.ts";
 import type { RecordEvent } from "../events/events-repo.ts";
 import type { StoreRepo, StoreSettingsChange } from "./stores-repo.ts";
-import { toStoreResource, type UpdateStoreBody } from "./stores-schemas.ts";
-
-export type UpdateStoreInput = Static<typeof UpdateStoreBody>;
+import { type CreateStoreInput, toStoreResource, type UpdateStoreInput } from "./stores-schemas.ts";
 
 /** Slugs that would read as platform pages in URLs or support conversations. */
 const RESERVED_SLUGS = new Set([
@@ -40,7 +37,7 @@ export function createStoreService(deps: {
   clock: Clock;
 }) {
   return {
-    async create(ownerId: string, input: { name: string; slug: string; currency?: string | undefined }) {
+    async create(ownerId: string, input: CreateStoreInput) {
       const taken = () =>
         new AppError("CONFLICT", {
           message: "This store slug is already taken.",

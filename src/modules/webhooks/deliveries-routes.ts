@@ -10,6 +10,7 @@ import {
   type ListedSubscriptionStatus,
   ListenSessionState,
   ListenSessionStateSchema,
+  PAGE_SIZE,
   Scope,
   SUBSCRIPTION_STATUSES,
   SubscriptionStatus,
@@ -23,6 +24,7 @@ import {
   CursorMeta,
   Envelope,
   errorResponses,
+  PageLimit,
   Params,
   StoreSlug,
   Timestamp,
@@ -219,13 +221,13 @@ const StreamedEventPage = Type.Object({
 });
 const ListenSessionListQuery = {
   event: Type.Optional(EventNameSchema),
-  limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+  limit: PageLimit(PAGE_SIZE.log),
   cursor: Type.Optional(Type.String({ maxLength: 200 })),
 };
 const StreamedEventListQuery = Type.Object(
   {
     event: Type.Optional(EventNameSchema),
-    limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+    limit: PageLimit(PAGE_SIZE.log),
     cursor: Type.Optional(FeedCursor),
   },
   { additionalProperties: false },
@@ -247,7 +249,7 @@ function toStreamedEvent(e: StreamedEventRow) {
 const DeliveryListQuery = {
   status: Type.Optional(DeliveryStatusSchema),
   event: Type.Optional(EventNameSchema),
-  limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+  limit: PageLimit(PAGE_SIZE.log),
   cursor: Type.Optional(Type.String({ maxLength: 200 })),
 };
 const DeliveryPage = Type.Object({
@@ -463,7 +465,7 @@ export function registerDeliveryRoutes(
         querystring: Type.Object(
           {
             status: Type.Optional(SubscriptionStatusSchema),
-            limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+            limit: PageLimit(PAGE_SIZE.log),
             cursor: Type.Optional(Type.String({ maxLength: 200 })),
           },
           { additionalProperties: false },

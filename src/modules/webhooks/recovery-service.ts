@@ -1,4 +1,3 @@
-import type { Static } from "typebox";
 import { parseDateTime, SubscriptionStatus } from "../../contracts/index.ts";
 import type { WebhookSubscription } from "../../db/schema.ts";
 import type { Clock } from "../../lib/clock.ts";
@@ -7,7 +6,7 @@ import type { AccessContext } from "../oauth/token-service.ts";
 import type { DeliveryLogRepo, RecoverPosition } from "./deliveries-repo.ts";
 import type { SubscriptionRepo } from "./subscriptions-repo.ts";
 import { toSubscriptionResource } from "./subscriptions-service.ts";
-import type { EnableBody, RecoverBody } from "./webhooks-schemas.ts";
+import type { AppRecoverInput, EnableInput, RecoverInput } from "./webhooks-schemas.ts";
 
 /**
  * Deliveries recover takes per statement: a first small chunk (most recovers are a handful of
@@ -46,7 +45,7 @@ export function createRecoveryService(deps: {
 }) {
   const { clock } = deps;
 
-  function window(input: { since: string; until?: string | undefined }, now: Date) {
+  function window(input: RecoverInput, now: Date) {
     const since = instant(input.since, "since");
     const until = input.until === undefined ? now : instant(input.until, "until");
     if (until.getTime() <= since.getTime())
@@ -84,7 +83,7 @@ export function createRecoveryService(deps: {
 
   async function recover(
     sub: WebhookSubscription | undefined,
-    input: Static<typeof RecoverBody>,
+    input: RecoverInput,
   ): Promise<{ queued: number; since: string; until: string }> {
     if (!sub) throw notFound("Subscription");
     if (sub.status === SubscriptionStatus.disabled) throw disabledConflict();
@@ -93,7 +92,7 @@ export function createRecoveryService(deps: {
     return { queued, since: since.toISOString(), until: until.toISOString() };
   }
 
-  async function enable(sub: WebhookSubscription | undefined, input: Static<typeof EnableBody>) {
+  async function enable(sub: WebhookSubscription | undefined, input: EnableInput) {
     if (!sub) throw notFound("Subscription");
     const now = clock.now();
     // Checked before enabling, so that a bad date changes nothing.
@@ -107,15 +106,15 @@ export function createRecoveryService(deps: {
 
   return {
     /** Admin API: one of the installation's subscriptions; 404 for another's, 409 while disabled. */
-    recover: async (access: AccessContext, id: string, input: Static<typeof RecoverBody>) =>
+    recover: async (access: AccessContext, id: string, input: RecoverInput) =>
       recover(await deps.subscriptions.findListed(access.store.id, access.installationId, id), input),
 
     /** Admin API: active again (from disabled), and with `recoverSince` recovered from then. */
-    enable: async (access: AccessContext, id: string, input: Static<typeof EnableBody>) =>
+    enable: async (access: AccessContext, id: string, input: EnableInput) =>
       enable(await deps.subscriptions.findListed(access.store.id, access.installationId, id), input),
 
     /** Dashboard: one of the app's subscriptions in any store. */
-    enableForApp: async (appId: string, id: string, input: Static<typeof EnableBody>) =>
+    enableForApp: async (appId: string, id: string, input: EnableInput) =>
       enable(await deps.subscriptions.findForApp(appId, id), input),
 
     /**
@@ -124,7 +123,7 @@ export function createRecoveryService(deps: {
      */
     async recoverForApp(
       appId: string,
-      input: Static<typeof RecoverBody> & { subscriptionId?: string | undefined },
+      input: AppRecoverInput,
     ): Promise<{ queued: number; since: string; until: string }> {
       if (input.subscriptionId !== undefined)
         return recover(await deps.subscriptions.findForApp(appId, input.subscriptionId), input);

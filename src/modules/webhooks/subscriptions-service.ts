@@ -8,6 +8,7 @@ import type { AccessContext } from "../oauth/token-service.ts";
 import { eventsAllowed, requireEventScope } from "./event-scope.ts";
 import { checkSubscriptionView } from "./filters/subscription-view.ts";
 import type { SubscriptionBounds, SubscriptionRepo } from "./subscriptions-repo.ts";
+import type { CreateSubscriptionInput } from "./webhooks-schemas.ts";
 
 /** The 409 for a subscription over a bound, or one that exists already. */
 function refusal(
@@ -71,10 +72,7 @@ export function createSubscriptionService(deps: {
     authorize(access: AccessContext, input: { eventName: EventName }) {
       requireEventScope(access.scopes, input.eventName, "Subscribing to");
     },
-    async create(
-      access: AccessContext,
-      input: { eventName: EventName; targetUrl: string; filter?: string; fields?: string[] },
-    ) {
+    async create(access: AccessContext, input: CreateSubscriptionInput) {
       // Again here, so the service never depends on its caller for it (a pure check).
       this.authorize(access, input);
       // Against the event's payload schema: a 400 naming the field, or where the filter breaks.

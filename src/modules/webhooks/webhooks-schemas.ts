@@ -1,4 +1,4 @@
-import Type from "typebox";
+import Type, { type Static } from "typebox";
 import {
   DateTimeInput,
   EVENT_BY_NAME,
@@ -295,3 +295,8 @@ export function webhooksDocument(settings: {
   }
   return out;
 }
+
+export type CreateSubscriptionInput = Static<typeof CreateSubscriptionBody>;
+export type RecoverInput = Static<typeof RecoverBody>;
+export type AppRecoverInput = Static<typeof AppRecoverBody>;
+export type EnableInput = Static<typeof EnableBody>;

@@ -16,6 +16,19 @@ type Ok<P extends keyof paths, M extends keyof paths[P]> = paths[P][M] extends {
 
 type Item<T> = T extends Array<infer I> ? I : never;
 
+/** The sort keys a list operation accepts, from its generated query type. */
+type SortOf<P extends keyof paths> = paths[P] extends {
+  get: { parameters: { query?: infer Q } };
+}
+  ? NonNullable<NonNullable<Q> extends { sort?: infer S } ? S : never>
+  : never;
+
+export type ProductSort = SortOf<"/api/v1/dashboard/stores/{slug}/products">;
+export type CustomerSort = SortOf<"/api/v1/dashboard/stores/{slug}/customers">;
+export type OrderSort = SortOf<"/api/v1/dashboard/stores/{slug}/orders">;
+/** A label for each sort a list offers: every key the API accepts, and only those. */
+export type SortLabels<S extends string> = Readonly<Record<S, string>>;
+
 export type Product = Ok<"/api/v1/dashboard/stores/{slug}/products/{id}", "get">;
 export type Customer = Ok<"/api/v1/dashboard/stores/{slug}/customers/{id}", "get">;
 export type CustomerStats = Ok<"/api/v1/dashboard/stores/{slug}/customers/{id}/stats", "get">;

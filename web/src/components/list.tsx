@@ -59,7 +59,7 @@ export function ListTools(props: {
   searchLabel: string;
   sort: string;
   onSort: (sort: string) => void;
-  sorts: Array<[value: string, label: string]>;
+  sorts: Readonly<Record<string, string>>;
   children?: ReactNode;
 }) {
   return (
@@ -77,7 +77,7 @@ export function ListTools(props: {
       <div className="field">
         <label htmlFor="list-sort">Sort by</label>
         <select id="list-sort" value={props.sort} onChange={(e) => props.onSort(e.target.value)}>
-          {props.sorts.map(([value, label]) => (
+          {Object.entries(props.sorts).map(([value, label]) => (
             <option key={value} value={value}>
               {label}
             </option>

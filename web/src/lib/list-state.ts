@@ -9,9 +9,10 @@ import { useDebounced } from "./hooks.ts";
  * freely; the address follows it once typing pauses, replacing its entry (one history entry per
  * list, not one per keystroke); a sort or filter chosen is an entry of its own, so Back undoes it.
  */
-export function useListState<F extends string>(config: {
-  sorts: ReadonlyArray<readonly [value: string, label: string]>;
-  defaultSort: string;
+export function useListState<S extends string, F extends string = never>(config: {
+  /** The list's sorts and their labels (an address naming another reads as the default). */
+  sorts: Readonly<Record<S, string>>;
+  defaultSort: NoInfer<S>;
   /** Each filter's allowed values ("" is "any"). */
   filters?: Record<F, readonly string[]>;
 }) {
@@ -45,7 +46,8 @@ export function useListState<F extends string>(config: {
   }, [urlSearch]);
 
   const sortParam = params.get("sort") ?? "";
-  const sort = config.sorts.some(([value]) => value === sortParam) ? sortParam : config.defaultSort;
+  const isSort = (value: string): value is S => Object.hasOwn(config.sorts, value);
+  const sort: S = isSort(sortParam) ? sortParam : config.defaultSort;
   const filter = (name: F): string => {
     const value = params.get(name) ?? "";
     return config.filters?.[name].includes(value) ? value : "";

@@ -43,6 +43,7 @@ import {
   EVENT_NAMES,
   type EventName,
   LISTEN_SESSION_STATES,
+  PAGE_SIZE,
   RedirectUri,
   SCOPE_NAMES,
   type Scope,
@@ -494,7 +495,7 @@ function Subscriptions({ clientId }: { clientId: string }) {
   const list = useCursorList<AppSubscription>(["app-webhooks", clientId], (cursor) =>
     unwrap<AppSubscription[], { nextCursor: string | null }>(
       api.GET("/api/v1/dashboard/apps/{clientId}/webhooks", {
-        params: { path: { clientId }, query: { limit: 20, cursor } },
+        params: { path: { clientId }, query: { limit: PAGE_SIZE.dashboard, cursor } },
       }),
     ),
   );
@@ -703,7 +704,12 @@ function Deliveries({ clientId }: { clientId: string }) {
       api.GET("/api/v1/dashboard/apps/{clientId}/deliveries", {
         params: {
           path: { clientId },
-          query: { limit: 20, cursor, status: status || undefined, event: event || undefined },
+          query: {
+            limit: PAGE_SIZE.dashboard,
+            cursor,
+            status: status || undefined,
+            event: event || undefined,
+          },
         },
       }),
     ),
@@ -855,7 +861,7 @@ function ListenSessions({ clientId }: { clientId: string }) {
   const list = useCursorList<ListenSession>(["listen-sessions", clientId], (cursor) =>
     unwrap<ListenSession[], { nextCursor: string | null }>(
       api.GET("/api/v1/dashboard/apps/{clientId}/listen-sessions", {
-        params: { path: { clientId }, query: { limit: 20, cursor } },
+        params: { path: { clientId }, query: { limit: PAGE_SIZE.dashboard, cursor } },
       }),
     ),
   );

@@ -6,10 +6,12 @@ import { useCursorList } from "../api/lists.ts";
 import type {
   Customer,
   CustomerBody,
+  CustomerSort,
   CustomerStats,
   DataRequestSent,
   DataRequests,
   Order,
+  SortLabels,
 } from "../api/types.ts";
 import {
   type AddressDraft,
@@ -45,6 +47,7 @@ import {
   LastName,
   MAX_CUSTOMER_ADDRESSES,
   ORDER_STATUSES,
+  PAGE_SIZE,
   Phone,
 } from "../contract.ts";
 import { money, personName, when } from "../lib/format.ts";
@@ -52,13 +55,16 @@ import { searchParam, useIdempotencyKey, useSlug } from "../lib/hooks.ts";
 import { useListState } from "../lib/list-state.ts";
 import { validate } from "../lib/validate.ts";
 
-const SORTS: Array<[string, string]> = [
-  ["-createdAt", "Newest first"],
-  ["createdAt", "Oldest first"],
-  ["lastName", "Last name, A to Z"],
-  ["-lastName", "Last name, Z to A"],
-  ["email", "E-mail, A to Z"],
-];
+const SORTS: SortLabels<CustomerSort> = {
+  "-createdAt": "Newest first",
+  createdAt: "Oldest first",
+  "-updatedAt": "Recently changed first",
+  updatedAt: "Least recently changed first",
+  lastName: "Last name, A to Z",
+  "-lastName": "Last name, Z to A",
+  email: "E-mail, A to Z",
+  "-email": "E-mail, Z to A",
+};
 
 export function CustomersPage() {
   const slug = useSlug();
@@ -71,7 +77,7 @@ export function CustomersPage() {
     (cursor) =>
       unwrap<Customer[], { nextCursor: string | null }>(
         api.GET("/api/v1/dashboard/stores/{slug}/customers", {
-          params: { path: { slug }, query: { limit: 20, cursor, q, sort: sort as never } },
+          params: { path: { slug }, query: { limit: PAGE_SIZE.dashboard, cursor, q, sort } },
         }),
       ),
     { pages: state.pages, onPages: state.setPages },
@@ -319,7 +325,7 @@ export function CustomerPage() {
   const orders = useCursorList<Order>(["orders", slug, "customer", id], (cursor) =>
     unwrap<Order[], { nextCursor: string | null }>(
       api.GET("/api/v1/dashboard/stores/{slug}/orders", {
-        params: { path: { slug }, query: { limit: 20, cursor, customerId: id } },
+        params: { path: { slug }, query: { limit: PAGE_SIZE.dashboard, cursor, customerId: id } },
       }),
     ),
   );

@@ -3,7 +3,15 @@ import { useState } from "react";
 import { Link, useParams } from "react-router";
 import { api, unwrap } from "../api/client.ts";
 import { useCursorList } from "../api/lists.ts";
-import type { Customer, Order, OrderHistoryEntry, OrderUpdateBody, OrderWebhook } from "../api/types.ts";
+import type {
+  Customer,
+  Order,
+  OrderHistoryEntry,
+  OrderSort,
+  OrderUpdateBody,
+  OrderWebhook,
+  SortLabels,
+} from "../api/types.ts";
 import {
   type AddressDraft,
   AddressFieldset,
@@ -36,6 +44,7 @@ import {
   ORDER_STATUSES,
   OrderNote,
   OrderStatus,
+  PAGE_SIZE,
   WEBHOOK_CHANNELS,
   WebhookChannel,
 } from "../contract.ts";
@@ -44,14 +53,16 @@ import { useSlug } from "../lib/hooks.ts";
 import { useListState } from "../lib/list-state.ts";
 import { validate } from "../lib/validate.ts";
 
-const SORTS: Array<[string, string]> = [
-  ["-createdAt", "Newest first"],
-  ["createdAt", "Oldest first"],
-  ["-total", "Total, highest first"],
-  ["total", "Total, lowest first"],
-  ["-number", "Number, highest first"],
-  ["number", "Number, lowest first"],
-];
+const SORTS: SortLabels<OrderSort> = {
+  "-createdAt": "Newest first",
+  createdAt: "Oldest first",
+  "-updatedAt": "Recently changed first",
+  updatedAt: "Least recently changed first",
+  "-total": "Total, highest first",
+  total: "Total, lowest first",
+  "-number": "Number, highest first",
+  number: "Number, lowest first",
+};
 
 /** An order number or at least 3 characters of the customer's name or e-mail. */
 function orderSearch(text: string): string | undefined {
@@ -95,7 +106,7 @@ export function OrdersPage() {
         api.GET("/api/v1/dashboard/stores/{slug}/orders", {
           params: {
             path: { slug },
-            query: { limit: 20, cursor, q, sort: sort as never, status: status || undefined },
+            query: { limit: PAGE_SIZE.dashboard, cursor, q, sort, status: status || undefined },
           },
         }),
       ),

@@ -3,7 +3,7 @@ import { useState } from "react";
 import { ApiError, api, unwrap } from "../api/client.ts";
 import { useCursorList } from "../api/lists.ts";
 import { useStores } from "../api/session.ts";
-import type { Product } from "../api/types.ts";
+import type { Product, ProductSort, SortLabels } from "../api/types.ts";
 import { AppDataList } from "../components/app-data.tsx";
 import { CursorTable, ListTools } from "../components/list.tsx";
 import {
@@ -21,6 +21,7 @@ import {
 } from "../components/ui.tsx";
 import {
   Money,
+  PAGE_SIZE,
   PRODUCT_STATUS_NAMES,
   PRODUCT_STATUSES,
   ProductDescription,
@@ -34,16 +35,18 @@ import { searchParam, useIdempotencyKey, useSlug } from "../lib/hooks.ts";
 import { useListState } from "../lib/list-state.ts";
 import { validate } from "../lib/validate.ts";
 
-const SORTS: Array<[string, string]> = [
-  ["-createdAt", "Newest first"],
-  ["createdAt", "Oldest first"],
-  ["title", "Title, A to Z"],
-  ["-title", "Title, Z to A"],
-  ["price", "Price, lowest first"],
-  ["-price", "Price, highest first"],
-  ["stock", "Stock, lowest first"],
-  ["-stock", "Stock, highest first"],
-];
+const SORTS: SortLabels<ProductSort> = {
+  "-createdAt": "Newest first",
+  createdAt: "Oldest first",
+  "-updatedAt": "Recently changed first",
+  updatedAt: "Least recently changed first",
+  title: "Title, A to Z",
+  "-title": "Title, Z to A",
+  price: "Price, lowest first",
+  "-price": "Price, highest first",
+  stock: "Stock, lowest first",
+  "-stock": "Stock, highest first",
+};
 
 export function ProductsPage() {
   const slug = useSlug();
@@ -60,7 +63,7 @@ export function ProductsPage() {
     (cursor) =>
       unwrap<Product[], { nextCursor: string | null }>(
         api.GET("/api/v1/dashboard/stores/{slug}/products", {
-          params: { path: { slug }, query: { limit: 20, cursor, q, sort: sort as never } },
+          params: { path: { slug }, query: { limit: PAGE_SIZE.dashboard, cursor, q, sort } },
         }),
       ),
     { pages: state.pages, onPages: state.setPages },

@@ -1,0 +1,32 @@
+/**
+ * The sizes and bounds a client meets, declared once: every list's page size (what a client may
+ * ask for, and what it gets without asking) and the other bounds the document states. Route
+ * schemas, services and the dashboard read them from here.
+ */
+
+/** Page sizes, per kind of list. */
+export const PAGE_SIZE = {
+  /** Keyset lists of the Admin API and the dashboard (`limit`, `cursor`). */
+  cursor: { default: 50, max: 250 },
+  /** The developer API's page-numbered lists (`page`, `perPage`). */
+  numbered: { default: 20, max: 100 },
+  /** The events feed (`GET /events`). */
+  events: { default: 100, max: 250 },
+  /** Delivery logs, subscriptions and listen sessions in the dashboard. */
+  log: { default: 20, max: 100 },
+  /** What a dashboard list page asks for at a time. */
+  dashboard: 20,
+} as const;
+
+/**
+ * How deep the developer API's offset pages reach: page × perPage ≤ PAGE_WINDOW. An OFFSET costs
+ * a walk over every row it skips, so without a bound the cost of a page grows with the list;
+ * within it, a page costs at most 10,000 index entries.
+ */
+export const PAGE_WINDOW = 10_000;
+
+/** Usable (unrevoked, unexpired) key pairs per store: enough for one per integration, bounded for the list. */
+export const MAX_ACTIVE_KEYS_PER_STORE = 100;
+
+/** How many of the store's events a listen session's resume may go back. */
+export const LISTEN_RESUME_WINDOW = 1000;
