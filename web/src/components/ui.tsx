@@ -55,9 +55,11 @@ export function TextField(props: {
   inputMode?: "decimal" | "numeric" | "email" | "text";
   placeholder?: string;
   maxLength?: number;
+  /** `wide`: the whole row of a grid form (a URL, a long text). */
+  className?: string;
 }) {
   return (
-    <Field label={props.label} error={props.error} hint={props.hint}>
+    <Field label={props.label} error={props.error} hint={props.hint} className={props.className}>
       {({ id, describedBy, invalid }) => (
         <input
           id={id}

@@ -1,6 +1,12 @@
-/** Amounts come as decimal strings in the store's currency; shown with the code, e.g. "18.50 USD". */
+/**
+ * Amounts come as decimal strings in the store's currency; shown exactly, with thousands grouped and
+ * the code, e.g. "3,585.80 USD" (the string's digits are never turned into a float).
+ */
 export function money(amount: string, currency: string): string {
-  return `${amount} ${currency}`;
+  const match = /^(-?)(\d+)(\.\d+)?$/.exec(amount);
+  if (!match) return `${amount} ${currency}`;
+  const [, sign, whole, fraction = ""] = match;
+  return `${sign}${BigInt(whole!).toLocaleString("en")}${fraction} ${currency}`;
 }
 
 const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });

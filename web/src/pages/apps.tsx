@@ -235,6 +235,7 @@ function AppForm(props: {
         onChange={setPrivacyUrl}
         hint="Where customer.redact, customer.data_request and shop.redact are sent, from every store (https). Every app should have one; its signing secret is shown once."
         error={errors.of("privacyWebhookUrl")}
+        className="wide"
       />
       <FormActions
         busy={busy}
