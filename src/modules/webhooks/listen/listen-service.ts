@@ -48,8 +48,36 @@ function tooManyStreams(what: string): AppError {
   });
 }
 
+/**
+ * The session and feed position a Last-Event-ID names; null when none was sent. Anything else is
+ * refused (it is not an id a stream sent).
+ */
+export function parseLastEventId(last: string | undefined): { sessionId: string; from: number } | null {
+  if (!last) return null;
+  const match = LAST_EVENT_ID.exec(last);
+  if (!match)
+    throw new AppError("VALIDATION_FAILED", {
+      message: "Last-Event-ID must be an id this stream sent (`<sessionId>.<n>`).",
+      details: [{ field: "last-event-id", message: "is not a stream position" }],
+    });
+  return { sessionId: match[1]!, from: Number(match[2]) };
+}
+
+/**
+ * Where a resume starts: after `from`, yet never before where the session began, never more than
+ * RESUME_WINDOW back, never past what it streamed.
+ */
+export function resumePosition(
+  from: number,
+  session: Pick<ListenSession, "position" | "start_position">,
+): number {
+  // Number(): a bigint column may arrive as a string.
+  const position = Number(session.position);
+  return Math.min(position, Math.max(from, Number(session.start_position), position - RESUME_WINDOW));
+}
+
 /** The events a stream carries: the ones asked for (all it may see by default), each within the scopes. */
-function chooseEvents(asked: string | undefined, access: AccessContext): EventName[] {
+export function chooseEvents(asked: string | undefined, access: Pick<AccessContext, "scopes">): EventName[] {
   const allowed = (e: EventName) => mayStream(e, access.scopes);
   if (!asked) return EVENT_NAMES.filter(allowed);
   const names = [
@@ -141,18 +169,13 @@ export function createListenService(deps: ListenServiceDeps) {
       },
       hijack: () => { raw: ServerResponse; headers: Record<string, string> },
     ): Promise<void> {
-      const { access, token, lastEventId: last } = input;
+      const { access, token } = input;
       const storeId = access.store.id;
       const now = clock.now();
-      const match = last ? LAST_EVENT_ID.exec(last) : null;
-      if (last && !match)
-        throw new AppError("VALIDATION_FAILED", {
-          message: "Last-Event-ID must be an id this stream sent (`<sessionId>.<n>`).",
-          details: [{ field: "last-event-id", message: "is not a stream position" }],
-        });
-      const asked = match ? null : chooseEvents(input.events, access);
+      const resume = parseLastEventId(input.lastEventId);
+      const asked = resume ? null : chooseEvents(input.events, access);
       // Reserved before anything else, so a burst is counted one request at a time.
-      const slot = streams.reserve(access.installationId, match?.[1] ?? null);
+      const slot = streams.reserve(access.installationId, resume?.sessionId ?? null);
       if (!slot) throw tooManyStreams(`${streams.max} listen streams of this app are open on this server`);
       let session: ListenSession | null = null;
       const connection = randomBase62(16);
@@ -160,19 +183,12 @@ export function createListenService(deps: ListenServiceDeps) {
         let newSecret: string | null = null;
         let topics: EventName[];
         const liveAfter = new Date(now.getTime() - idleMs);
-        if (match) {
-          const from = Number(match[2]);
+        if (resume) {
           session = await repo.resume({
             storeId,
             installationId: access.installationId,
-            sessionId: match[1]!,
-            // Never before where the session began, never more than RESUME_WINDOW back, never
-            // past what it streamed.
-            position: (s) =>
-              Math.min(
-                Number(s.position),
-                Math.max(from, Number(s.start_position), Number(s.position) - RESUME_WINDOW),
-              ),
+            sessionId: resume.sessionId,
+            position: (s) => resumePosition(resume.from, s),
             connection,
             now,
             liveAfter,
