@@ -16,7 +16,7 @@ export interface RefreshSpend {
   scopes: Scope[] | null;
   access: { hash: string; expiresAt: Date };
   refresh: { hash: string; expiresAt: Date };
-  /** The issued pair, sealed under a key derived from the presented token, for a replay (token-service.ts). */
+  /** The issued pair, sealed under a key derived from the presented token, for a replay (refresh-rotation.ts). */
   replay: { ciphertext: string };
 }
 

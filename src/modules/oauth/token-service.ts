@@ -1,4 +1,3 @@
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from "node:crypto";
 import { InstallationStatus, SECRET_PREFIX } from "../../contracts/index.ts";
 import { parseScopeParam, type Scope } from "../../contracts/scopes.ts";
 import type { Db, Executor } from "../../db/client.ts";
@@ -12,6 +11,7 @@ import { pickStore } from "../stores/stores-repo.ts";
 import type { AccessCache } from "./access-cache.ts";
 import type { OAuthRepo } from "./oauth-repo.ts";
 import { verifyPkce } from "./pkce.ts";
+import { afterRefusedSpend, REUSE_MESSAGE, rotate, type SealedTokens } from "./refresh-rotation.ts";
 
 export interface TokenPair {
   accessToken: string;
@@ -45,53 +45,13 @@ export interface TokenTtls {
 }
 
 const invalidGrant = (message: string) => new AppError("INVALID_GRANT", { message });
-const sameScopes = (a: readonly string[], b: readonly string[]) =>
-  a.length === b.length && a.every((s) => b.includes(s));
-
-/** The secrets of a pair: what a refresh seals for its idempotent retry. */
-interface SealedTokens {
-  accessToken: string;
-  refreshToken: string;
-}
-/**
- * The two tokens a refresh issued are encrypted under a key only the refresher can derive (from
- * the refresh token it presented, which is stored only as a hash), so presenting that token again
- * after a lost response can be answered with the very same pair. The rest of the answer (scopes,
- * slug) is read again from the database: the statement that issues the pair learns it only then.
- */
-function replayKey(refreshToken: string): Buffer {
-  return Buffer.from(hkdfSync("sha256", refreshToken, "", "mp-refresh-replay-v2", 32));
-}
-/** The key of pairs sealed before replays needed no Idempotency-Key (rows of the last 2 minutes at the upgrade). */
-function legacyRetryKey(refreshToken: string, idempotencyKey: string): Buffer {
-  return Buffer.from(hkdfSync("sha256", refreshToken, idempotencyKey, "mp-refresh-retry-v1", 32));
-}
-function sealTokens(key: Buffer, tokens: SealedTokens): string {
-  const iv = randomBytes(12);
-  const cipher = createCipheriv("aes-256-gcm", key, iv);
-  const plain = JSON.stringify({ accessToken: tokens.accessToken, refreshToken: tokens.refreshToken });
-  const body = Buffer.concat([cipher.update(plain, "utf8"), cipher.final()]);
-  return [iv, cipher.getAuthTag(), body].map((b) => b.toString("base64url")).join(".");
-}
-/** The sealed tokens; null if the key does not open them. (Rows sealed before hold the whole pair: its tokens are read the same way.) */
-function openTokens(key: Buffer, sealed: string): SealedTokens | null {
-  try {
-    const [iv, tag, body] = sealed.split(".").map((p) => Buffer.from(p, "base64url"));
-    const decipher = createDecipheriv("aes-256-gcm", key, iv!);
-    decipher.setAuthTag(tag!);
-    const opened = JSON.parse(Buffer.concat([decipher.update(body!), decipher.final()]).toString("utf8"));
-    return typeof opened?.accessToken === "string" && typeof opened?.refreshToken === "string"
-      ? { accessToken: opened.accessToken, refreshToken: opened.refreshToken }
-      : null;
-  } catch {
-    return null;
-  }
-}
 
 /**
  * The token rules: authorization codes (10 minutes, single use, bound to client, store, redirect
  * URI, scopes and PKCE challenge), access tokens (1 hour) and single-use refresh tokens (30 days)
- * in families, reuse detection that revokes a family, and access-token authentication.
+ * in families, reuse detection that revokes a family, and access-token authentication. The
+ * refresh-token rule itself (rotation, reuse, replay, why a refresh was refused) is
+ * refresh-rotation.ts; this service composes it with client authentication and the statements.
  */
 export function createTokenService(deps: {
   db: Db;
@@ -288,10 +248,7 @@ export function createTokenService(deps: {
         await deps.clients.authenticateClient(client.clientId, client.clientSecret, client.ip);
         throw new AppError("INVALID_SCOPE", { message: "The scope parameter names an unknown scope." });
       }
-      const tokens: SealedTokens = {
-        accessToken: newSecretOf("accessToken"),
-        refreshToken: newSecretOf("refreshToken"),
-      };
+      const rotation = rotate(input.refreshToken, now, ttl);
       const { app, result: issued } = await deps.clients.authenticateClientWith(
         client.clientId,
         client.clientSecret,
@@ -304,81 +261,33 @@ export function createTokenService(deps: {
             now,
             slug: input.slug ?? null,
             scopes: requested,
-            access: {
-              hash: sha256Hex(tokens.accessToken),
-              expiresAt: new Date(now.getTime() + ttl.accessSeconds * 1000),
-            },
-            refresh: {
-              hash: sha256Hex(tokens.refreshToken),
-              expiresAt: new Date(now.getTime() + ttl.refreshSeconds * 1000),
-            },
-            // Every refresh keeps its pair sealed for a replay (see below).
-            replay: { ciphertext: sealTokens(replayKey(input.refreshToken), tokens) },
+            access: rotation.access,
+            refresh: rotation.refresh,
+            replay: rotation.replay,
           });
           return { app, result: issued };
         },
       );
       if (issued) {
         // RFC 6749 5.1: `scope` is the access token's. The refresh token keeps the grant's (section 6).
-        return pairOf(tokens, issued.accessScopes ?? issued.grantScopes, issued.slug);
+        return pairOf(rotation.tokens, issued.accessScopes ?? issued.grantScopes, issued.slug);
       }
 
       // Not spent: say why, from a fresh read (the statement's snapshot may predate a concurrent winner).
-      const token = await repo.findRefreshTokenState(tokenHash);
-      if (token && !token.used_at && token.expires_at.getTime() > now.getTime()) {
-        // Unused: a wrong binding. Nothing was spent, so a wrong client or slug cannot burn the token.
-        if (token.app_id !== app.id) throw invalidGrant("The refresh token was not issued to this client.");
-        if (token.grant_revoked_at) throw invalidGrant("The refresh token has been revoked.");
-        if (token.installation_status !== InstallationStatus.active)
-          throw invalidGrant("The app is no longer installed in this store.");
-        if (input.slug !== undefined && token.slug !== input.slug)
-          throw invalidGrant("The store slug does not match the token.");
-        const granted = token.grant_scopes as Scope[];
-        const beyond = (requested ?? []).filter((s) => !granted.includes(s));
-        if (beyond.length) {
-          throw new AppError("INVALID_SCOPE", {
-            message: `The grant does not include: ${beyond.join(", ")}.`,
-          });
-        }
-        // Every rule holds now, yet the statement spent nothing: a token's state only ever moves
-        // towards unusable (slugs never change), so this cannot happen; refuse rather than guess.
-        throw invalidGrant("The refresh token is invalid.");
-      }
-      if (!token || token.app_id !== app.id) throw invalidGrant("The refresh token is invalid.");
-      if (!token.used_at) throw invalidGrant("The refresh token has expired.");
-      if (token.grant_revoked_at) throw invalidGrant("The refresh token has been revoked.");
-      const pairUnused =
-        token.successor_access_found !== null &&
-        token.successor_access_used_at === null &&
-        token.successor_access_revoked_at === null &&
-        token.successor_refresh_found !== null &&
-        token.successor_refresh_used_at === null;
-      // A replay: the same token, client and store again while the pair it was exchanged for is
-      // completely unused (neither token presented yet) and no later than replaySeconds: the
-      // answer to the first presentation was lost (a time-out, a crash before saving, two of the
-      // app's workers racing). It gets that same pair; nothing new is issued.
-      const replayable =
-        token.retry_ciphertext !== null &&
-        now.getTime() - token.used_at.getTime() <= ttl.replaySeconds * 1000 &&
-        pairUnused;
-      if (replayable) {
-        const legacy = token.retry_idempotency_hash !== null;
-        const sealed = legacy
-          ? input.idempotencyKey !== undefined &&
-            token.retry_idempotency_hash === sha256Hex(input.idempotencyKey)
-            ? openTokens(legacyRetryKey(input.refreshToken, input.idempotencyKey), token.retry_ciphertext!)
-            : null
-          : openTokens(replayKey(input.refreshToken), token.retry_ciphertext!);
-        const scopes = (token.successor_access_scopes ?? token.grant_scopes) as Scope[];
-        const sameRequest =
-          sealed &&
-          (input.slug === undefined || token.slug === input.slug) &&
-          sameScopes(scopes, requested ?? (token.grant_scopes as Scope[]));
-        if (sameRequest) return pairOf(sealed, scopes, token.slug);
-      }
-      await repo.revokeGrant(token.store_id, token.grant_id, "refresh_token_reuse", now);
+      const refused = afterRefusedSpend(await repo.findRefreshTokenState(tokenHash), {
+        appId: app.id,
+        now,
+        refreshToken: input.refreshToken,
+        slug: input.slug,
+        requested,
+        idempotencyKey: input.idempotencyKey,
+        replaySeconds: ttl.replaySeconds,
+      });
+      if (refused.kind === "refused") throw refused.error;
+      if (refused.kind === "replay") return pairOf(refused.tokens, refused.scopes, refused.slug);
+      await repo.revokeGrant(refused.storeId, refused.grantId, "refresh_token_reuse", now);
       await cache.revoked();
-      throw invalidGrant("The refresh token was already used; its token family is revoked.");
+      throw invalidGrant(REUSE_MESSAGE);
     },
 
     /** RFC 7009: revokes a refresh token's family, or one access token. Unknown tokens are ignored. */

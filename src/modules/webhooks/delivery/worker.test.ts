@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { ClaimedDelivery, Completion } from "./delivery-repo.ts";
+import { decideAfterAttempt } from "./retry-policy.ts";
 import { type AttemptResult, createDeliveryWorker, type WorkerDeps } from "./worker.ts";
 
 const refused = () =>
@@ -32,7 +33,9 @@ async function until(check: () => boolean, what: string, timeoutMs = 20_000) {
 }
 
 /** A worker on a fake repository whose database can be switched off; every log line recorded. */
-function setup(options: { result?: AttemptResult; attempts?: number; now?: Date } = {}) {
+function setup(
+  options: { result?: AttemptResult; attempts?: number; now?: Date; maxAttempts?: number } = {},
+) {
   const state = {
     down: true,
     claims: 0,
@@ -93,7 +96,7 @@ function setup(options: { result?: AttemptResult; attempts?: number; now?: Date 
       concurrency: 4,
       perTargetConcurrency: 4,
       leaseMs: 60_000,
-      maxAttempts: 8,
+      maxAttempts: options.maxAttempts ?? 8,
       timeoutMs: 1000,
       retryBaseMs: 1000,
       pollMs: 20,
@@ -117,8 +120,8 @@ function setup(options: { result?: AttemptResult; attempts?: number; now?: Date 
 
 describe("delivery worker: the retry policy it applies is retry-policy.ts's", () => {
   const NOW = new Date("2026-11-26T12:00:00Z");
-  async function outcome(result: AttemptResult, attempts: number) {
-    const { state, worker } = setup({ result, attempts, now: NOW });
+  async function outcome(result: AttemptResult, attempts: number, maxAttempts?: number) {
+    const { state, worker } = setup({ result, attempts, now: NOW, ...(maxAttempts ? { maxAttempts } : {}) });
     state.down = false;
     worker.start();
     try {
@@ -152,6 +155,38 @@ describe("delivery worker: the retry policy it applies is retry-policy.ts's", ()
     assert.deepEqual(await outcome({ errorKind: "blocked_address", responseBody: null, durationMs: 1 }, 1), {
       status: "failed",
     });
+  });
+
+  // What the worker records is decideAfterAttempt's answer, whatever it is: a worker with its own
+  // copy of the rules (or one that ignores the configured attempt limit) fails here.
+  it("records decideAfterAttempt's decision for every attempt number and kind of answer, with the configured limit", async () => {
+    const maxAttempts = 3;
+    const results: AttemptResult[] = [
+      { status: 200, responseBody: "", durationMs: 1 },
+      { status: 301, responseBody: "", durationMs: 1 },
+      { status: 410, responseBody: "", durationMs: 1 },
+      { status: 429, retryAfter: "30", responseBody: "", durationMs: 1 },
+      { status: 500, responseBody: "", durationMs: 1 },
+      { status: 503, retryAfter: "Thu, 26 Nov 2026 14:00:00 GMT", responseBody: "", durationMs: 1 },
+      { errorKind: "timeout", responseBody: null, durationMs: 1 },
+      { errorKind: "invalid_url", responseBody: null, durationMs: 1 },
+    ];
+    for (let attempts = 1; attempts <= maxAttempts + 1; attempts++) {
+      for (const result of results) {
+        const decision = decideAfterAttempt({
+          attempt: attempts,
+          result,
+          baseMs: 1000,
+          nowMs: NOW.getTime(),
+          maxAttempts,
+        });
+        assert.deepEqual(
+          await outcome(result, attempts, maxAttempts),
+          decision.outcome === "retry" ? AT(decision.delayMs) : { status: decision.outcome },
+          `attempt ${attempts} of ${maxAttempts}: ${JSON.stringify(result)}`,
+        );
+      }
+    }
   });
 });
 

@@ -1,22 +1,17 @@
 import type { FastifyBaseLogger } from "fastify";
 import { attemptStartWindowMs } from "../../../config.ts";
-import { DeliveryStatus } from "../../../contracts/index.ts";
 import { isDatabaseUnavailable } from "../../../lib/availability.ts";
 import { type BackoffOptions, backoffDelayMs } from "../../../lib/backoff.ts";
 import type { Clock } from "../../../lib/clock.ts";
-import type { ClaimedDelivery, ClaimRoom, Completion, DeliveryRepo } from "./delivery-repo.ts";
-import { decideAfterAttempt, type Outcome } from "./retry-policy.ts";
+import { type AttemptResult, attemptOutcome } from "./attempt-outcome.ts";
+import { createClaimSchedule } from "./claim-schedule.ts";
+import { createCompletionBatcher } from "./completion-batcher.ts";
+import { createCompletionRecorder } from "./completion-recorder.ts";
+import type { ClaimedDelivery, DeliveryRepo } from "./delivery-repo.ts";
+import { createHostQueues, type Held } from "./host-queues.ts";
+import type { Outcome } from "./retry-policy.ts";
 
-/** One HTTP attempt's result, as the sender reports it. */
-export interface AttemptResult {
-  status?: number | undefined;
-  retryAfter?: string | undefined;
-  responseBody: string | null;
-  durationMs: number;
-  /** Why no answer arrived (the sender's SendErrorKind); decides whether a retry can help. */
-  errorKind?: string | undefined;
-  error?: string | undefined;
-}
+export type { AttemptResult } from "./attempt-outcome.ts";
 
 export interface WorkerSettings {
   concurrency: number;
@@ -67,167 +62,79 @@ export interface WorkerDeps {
 }
 
 /**
- * Claimed deliveries may wait in memory for a free slot to their host, so that a finished attempt
- * is followed by the next at once instead of after a claim's round trip. How many: what the host's
- * slots get through in about this long, judged by its recent attempt durations; at least
- * `perTargetConcurrency`, at most MAX_QUEUED. A fast receiver gets large claims (one claim
- * statement per few hundred attempts instead of per few); a slow one (seconds per attempt) gets no
- * more queued than it has slots. Far below the attempt start window (leaseMs - timeoutMs - a
- * tenth), so a queued delivery is started long before it would have to be given back.
- */
-const QUEUE_BUDGET_MS = 250;
-/** Deliveries queued for one host at most, and (beyond the attempts in flight) for all hosts. */
-const MAX_QUEUED = 512;
-/** Completions recorded per statement at most. */
-const COMPLETION_BATCH = 500;
-
-interface Held {
-  delivery: ClaimedDelivery;
-  /** When the lease began (the claim's `now`). */
-  claimedAt: number;
-}
-
-/**
  * The delivery loop of one worker process: dispatch new events (claiming their first attempts on
  * the way), claim due deliveries (bounded overall and per target host), attempt them, record
- * outcomes in batches, sleep until there is work.
+ * outcomes in batches, sleep until there is work. This file wires the parts:
+ * - claim-schedule.ts: when to dispatch, sweep and claim, and how long to sleep;
+ * - host-queues.ts: what is held per host, how much a claim may take, which delivery starts next;
+ * - attempt-outcome.ts: an attempt's result as the completion to record (the retry policy's call);
+ * - completion-batcher.ts and completion-recorder.ts: outcomes written many per statement, kept
+ *   through a database outage, and the subscriptions to disable.
  *
  * Concurrency: at most `concurrency` attempts in flight, at most `perTargetConcurrency` to one
  * host. A slot is free again as soon as the receiver has answered; recording the outcome does not
  * hold it (outcomes are written in the background, many per statement).
- *
- * Statements per delivery are what bound the engine (it waits on the database, and on a small
- * machine the database's CPU is the worker's too), so the loop asks only what it has reason to:
- * - a notification dispatches at once (its first attempts are claimed by the dispatch itself) and
- *   claims nothing more unless the dispatch found no new event (a redelivery, an uninstall);
- * - a claim runs when one may find something: a host whose last claim or dispatch left due
- *   deliveries behind (its room was full) has room again, a retry this worker recorded falls due,
- *   something was given back, or the poll interval passed (leases that ended, other workers'
- *   retries: the safety net that makes every other signal an optimisation).
  */
 export function createDeliveryWorker(deps: WorkerDeps) {
   const { repo, clock, settings, logger } = deps;
-  const perTarget = settings.perTargetConcurrency;
-  // In flight plus waiting, over all hosts.
-  const totalHold = settings.concurrency + MAX_QUEUED;
-  const startWindowMs = attemptStartWindowMs(settings.leaseMs, settings.timeoutMs);
-  /** Recent attempt duration per host (ms, moving average): how much may queue for it. */
-  const durations = new Map<string, number>();
-  const queueRoom = (host: string) => {
-    const ms = durations.get(host);
-    if (ms === undefined) return perTarget;
-    const fits = Math.floor((perTarget * QUEUE_BUDGET_MS) / Math.max(ms, 1));
-    return Math.max(perTarget, Math.min(MAX_QUEUED, fits));
-  };
-  /** Claimed deliveries per host, attempts in flight included. */
-  const held = new Map<string, number>();
-  /** Attempts in flight per host. */
-  const active = new Map<string, number>();
-  /** Claimed, waiting for a slot: per host, oldest first. */
-  const queues = new Map<string, Held[]>();
-  let heldTotal = 0;
-  let running = 0;
-  let stopped = true;
-  /** New events were announced (or a dispatch came back full): dispatch on the next pass. */
-  let dispatchDue = true;
-  /** A claim may find something whatever the hosts' queues: set by the signals listed above. */
-  let claimDue = true;
-  /** Hosts whose last claim or dispatch left due deliveries behind: claimed again when their queue runs low. */
-  const backlog = new Set<string>();
-  /** The earliest retry this worker recorded (ms), or Infinity. */
-  let retryDueAt = Number.POSITIVE_INFINITY;
-  /** When the next delivery no worker holds falls due, as last asked (ms), or Infinity. */
-  let nextDueAt = Number.POSITIVE_INFINITY;
-  let lastDispatch = 0;
-  let lastClaim = Number.NEGATIVE_INFINITY;
-  let lastSweep = Number.NEGATIVE_INFINITY;
-  let wake: (() => void) | null = null;
-  let wakeOnSlot: (() => void) | null = null;
-  let loop: Promise<void> | null = null;
-  const attempts = new Set<Promise<void>>();
-  let completions: Array<{ completion: Completion; claimedAt: number }> = [];
-  let flushing: Promise<void> | null = null;
+  const hosts = createHostQueues({
+    concurrency: settings.concurrency,
+    perTargetConcurrency: settings.perTargetConcurrency,
+    startWindowMs: attemptStartWindowMs(settings.leaseMs, settings.timeoutMs),
+  });
+  const schedule = createClaimSchedule({ pollMs: settings.pollMs, dispatchBatch: settings.dispatchBatch });
+  const recorder = createCompletionRecorder({
+    repo,
+    clock,
+    disableAfterMs: settings.disableAfterMs,
+    logger,
+    disablesAtOnce: deps.disablesAtOnce,
+    failureReason: deps.failureReason,
+    onRetry(atMs) {
+      if (schedule.retryRecorded(atMs)) wakeOnSlot?.();
+    },
+  });
+  const completions = createCompletionBatcher({
+    record: recorder.record,
+    clock,
+    leaseMs: settings.leaseMs,
+    backoff: settings.backoff,
+    retrying: () => !stopped,
+    logger,
+  });
+  /** Claimed but given back unattempted (they waited past the start window): released on the next pass. */
   const toRelease: Held[] = [];
-
-  const add = (map: Map<string, number>, host: string, n: number) => {
-    const next = (map.get(host) ?? 0) + n;
-    if (next <= 0) map.delete(host);
-    else map.set(host, next);
-  };
+  const attempts = new Set<Promise<void>>();
+  let stopped = true;
+  let loop: Promise<void> | null = null;
+  /** Ends the current sleep (set while sleeping). */
+  let wake: (() => void) | null = null;
+  /** Ends the current sleep when a slot or a retry makes a claim worth it; null while backing off. */
+  let wakeOnSlot: (() => void) | null = null;
 
   /** A new event was committed: dispatch it and attempt its deliveries now. */
   function poke() {
-    dispatchDue = true;
+    schedule.announce();
     wake?.();
   }
 
-  /** What the next claim may take: what this worker can hold, per host and in all. */
-  function room(): ClaimRoom {
-    const hosts = new Map<string, number>();
-    for (const [host, n] of held) hosts.set(host, perTarget + queueRoom(host) - n);
-    return { limit: totalHold - heldTotal, hosts, otherHosts: perTarget * 2 };
-  }
-
-  const queued = (host: string) => queues.get(host)?.length ?? 0;
-  /** A host with due deliveries left behind whose queue is low enough to claim for it again. */
-  const backlogLow = () => {
-    for (const host of backlog) if (queued(host) <= Math.floor(queueRoom(host) / 2)) return true;
-    return false;
-  };
-
-  function take(claimed: ClaimedDelivery[], claimedAt: number) {
-    for (const delivery of claimed) {
-      const host = delivery.target_host;
-      const q = queues.get(host);
-      if (q) q.push({ delivery, claimedAt });
-      else queues.set(host, [{ delivery, claimedAt }]);
-      add(held, host, 1);
-      heldTotal++;
-    }
-    pump();
-  }
-
-  /**
-   * Starts waiting deliveries while slots are free, the oldest claim first. One that waited so
-   * long that its attempt might outlive its lease is given back unattempted (its attempt count
-   * restored), so that no other worker can take it while it is in flight here.
-   */
+  /** Starts waiting deliveries while slots are free; gives back those that waited too long. */
   function pump() {
-    if (queues.size === 0) return;
-    const nowMs = clock.now().getTime();
-    for (const [host, q] of queues) {
-      let expired = 0;
-      while (expired < q.length && nowMs - q[expired]!.claimedAt > startWindowMs) expired++;
-      if (expired) {
-        for (const h of q.splice(0, expired)) toRelease.push(h);
-        add(held, host, -expired);
-        heldTotal -= expired;
-      }
-      if (q.length === 0) queues.delete(host);
-    }
-    while (!stopped && running < settings.concurrency) {
-      let next: Held[] | undefined;
-      for (const [host, q] of queues)
-        if ((active.get(host) ?? 0) < perTarget && (!next || q[0]!.claimedAt < next[0]!.claimedAt)) next = q;
-      if (!next) break;
-      const h = next.shift()!;
-      if (next.length === 0) queues.delete(h.delivery.target_host);
-      start(h);
+    if (hosts.empty) return;
+    for (const h of hosts.expire(clock.now().getTime())) toRelease.push(h);
+    while (!stopped) {
+      const h = hosts.startNext();
+      if (!h) break;
+      const p = attempt(h)
+        .catch((error) => logger.error({ err: error, delivery: h.delivery.id }, "delivery attempt failed"))
+        .finally(() => attempts.delete(p));
+      attempts.add(p);
     }
     if (toRelease.length) wake?.();
   }
 
-  function start(h: Held) {
-    const host = h.delivery.target_host;
-    running++;
-    add(active, host, 1);
-    const p = runOne(h)
-      .catch((error) => logger.error({ err: error, delivery: h.delivery.id }, "delivery attempt failed"))
-      .finally(() => attempts.delete(p));
-    attempts.add(p);
-  }
-
-  async function runOne({ delivery: d, claimedAt }: Held) {
+  /** Sends one attempt, frees its slot, queues its outcome for recording, and starts the next. */
+  async function attempt({ delivery: d, claimedAt }: Held) {
     const startedAt = clock.now();
     let result: AttemptResult;
     try {
@@ -242,239 +149,102 @@ export function createDeliveryWorker(deps: WorkerDeps) {
         durationMs: clock.now().getTime() - startedAt.getTime(),
         error: `internal: ${(error as Error).message}`,
       };
-    } finally {
-      // The receiver has answered (or not): the slot is free for the next attempt to this host.
-      running--;
-      add(active, d.target_host, -1);
-      add(held, d.target_host, -1);
-      heldTotal--;
     }
-    const seen = durations.get(d.target_host);
-    // Bounded: a worker that has talked to very many hosts forgets and starts over.
-    if (seen === undefined && durations.size >= 10_000) durations.clear();
-    durations.set(
-      d.target_host,
-      seen === undefined ? result.durationMs : seen * 0.8 + result.durationMs * 0.2,
-    );
-    const now = clock.now();
-    // The retry policy, whole (retry-policy.ts): final or not, attempts left, back-off, Retry-After.
-    const decision = decideAfterAttempt({
-      attempt: d.attempts,
+    // The receiver has answered (or not): the slot is free for the next attempt to this host.
+    hosts.finished(d.target_host, result.durationMs);
+    const { outcome, completion } = attemptOutcome({
+      delivery: d,
       result,
-      baseMs: settings.retryBaseMs,
-      nowMs: now.getTime(),
+      startedAt,
+      now: clock.now(),
+      retryBaseMs: settings.retryBaseMs,
       maxAttempts: settings.maxAttempts,
     });
-    const outcome: Outcome = decision.outcome;
-    const next =
-      decision.outcome === "retry"
-        ? { status: DeliveryStatus.pending, at: new Date(now.getTime() + decision.delayMs) }
-        : { status: decision.outcome };
     deps.metrics?.attemptFinished(outcome, result.durationMs / 1000);
-    completions.push({
-      completion: {
-        delivery: d,
-        startedAt,
-        durationMs: result.durationMs,
-        statusCode: result.status ?? null,
-        error: result.error ?? null,
-        responseBody: result.responseBody,
-        next,
-        now,
-      },
-      claimedAt,
-    });
-    flushSoon();
+    completions.add({ completion, claimedAt });
     pump();
     // Claim more once this host's queue runs low, so its slots never wait for a claim.
-    if (backlog.has(d.target_host) && queued(d.target_host) <= Math.floor(queueRoom(d.target_host) / 2))
-      wakeOnSlot?.();
+    if (hosts.wantsMore(d.target_host)) wakeOnSlot?.();
     // A claim is owed but everything this worker may hold was held: claim once half is free.
-    else if (claimDue && heldTotal <= totalHold / 2) wakeOnSlot?.();
-  }
-
-  function flushSoon() {
-    if (flushing) return;
-    flushing = flush().finally(() => {
-      flushing = null;
-      if (completions.length) flushSoon();
-    });
+    else if (schedule.claimDue && hosts.heldTotal <= hosts.totalHold / 2) wakeOnSlot?.();
   }
 
   /**
-   * Records finished attempts, all that are waiting in one statement. An outcome is worth keeping
-   * through a database outage (else the delivery is sent again when its lease ends, and the
-   * attempt log misses it): a batch is retried while the database is unavailable and its leases
-   * last; after that another worker may own the delivery and the fenced update would be refused
-   * anyway.
+   * release: gives back the deliveries that waited past their start window, so that another
+   * worker (or this one) may claim them now rather than when their leases end.
    */
-  async function flush() {
-    let failures = 0;
-    while (completions.length) {
-      const batch = completions.slice(0, COMPLETION_BATCH);
-      completions = completions.slice(batch.length);
-      try {
-        const failingBefore = new Date(clock.now().getTime() - settings.disableAfterMs);
-        const { applied, overdue } = await repo.completeMany(
-          batch.map((b) => b.completion),
-          failingBefore,
-        );
-        failures = 0;
-        for (const { completion } of batch) {
-          if (!applied.has(completion.delivery.id))
-            logger.warn(
-              { delivery: completion.delivery.id },
-              "delivery lease lost before completion; outcome not applied",
-            );
-          // A retry of ours: claimed when it falls due, not at the next poll.
-          else if (completion.next.status === DeliveryStatus.pending) {
-            const at = completion.next.at.getTime();
-            if (at < retryDueAt) {
-              retryDueAt = at;
-              wakeOnSlot?.();
-            }
-          }
-        }
-        await disableWhereDue(
-          batch.map((b) => b.completion),
-          overdue,
-          failingBefore,
-        );
-      } catch (error) {
-        failures++;
-        const delayMs = backoffDelayMs(failures, settings.backoff);
-        const nowMs = clock.now().getTime();
-        const retry =
-          isDatabaseUnavailable(error) && !stopped
-            ? batch.filter((b) => b.claimedAt + settings.leaseMs - nowMs > delayMs)
-            : [];
-        if (retry.length < batch.length)
-          logger.error(
-            {
-              err: error,
-              deliveries: batch.filter((b) => !retry.includes(b)).map((b) => b.completion.delivery.id),
-            },
-            "delivery attempt failed to record; it is attempted again when its lease ends",
-          );
-        if (retry.length === 0) continue;
-        logger.warn(
-          { deliveries: retry.length, retryInMs: delayMs, error: (error as Error).message },
-          "database unavailable; recording the delivery attempts again later",
-        );
-        completions = [...retry, ...completions];
-        await new Promise((r) => setTimeout(r, delayMs));
-      }
-    }
-  }
-
-  /**
-   * After a batch is recorded: disables the subscriptions whose receiver answered 410 Gone, and
-   * those whose run of failures has lasted the disable window (completeMany reported them). A
-   * statement only when there is one; a failure here is logged and not retried, because the next
-   * failed attempt to such a subscription asks again (and a success means it should not happen).
-   */
-  async function disableWhereDue(
-    batch: readonly Completion[],
-    overdue: ReadonlyArray<{ store_id: string; subscription_id: string }>,
-    failingBefore: Date,
-  ) {
-    const due = new Set(overdue.map((o) => `${o.store_id} ${o.subscription_id}`));
-    const requests = [];
-    for (const c of batch) {
-      if (c.next.status === DeliveryStatus.delivered) continue;
-      const gone = c.statusCode !== null && deps.disablesAtOnce(c.statusCode);
-      if (!gone && !due.has(`${c.delivery.store_id} ${c.delivery.subscription_id}`)) continue;
-      requests.push({
-        store_id: c.delivery.store_id,
-        subscription_id: c.delivery.subscription_id,
-        reason: deps.failureReason(c),
-        gone,
-        failedAt: c.startedAt,
-      });
-    }
-    if (requests.length === 0) return;
+  async function giveBack(now: Date) {
+    if (!toRelease.length) return;
+    const batch = toRelease.splice(0);
     try {
-      const disabled = await repo.disableSubscriptions(requests, clock.now(), failingBefore);
-      for (const d of disabled)
-        logger.warn(
-          { subscription: d.subscription_id, store: d.store_id, reason: d.reason },
-          "webhook subscription disabled",
-        );
-    } catch (error) {
-      logger.warn(
-        { err: error, subscriptions: requests.length },
-        "could not disable webhook subscriptions; the next failed attempt asks again",
+      await repo.release(
+        batch.map((h) => h.delivery),
+        now,
       );
+      schedule.claimOwed();
+    } catch (error) {
+      // Not given back: their leases end by themselves (and the attempt counts, as after a crash).
+      logger.warn({ err: error, deliveries: batch.length }, "could not give back unattempted deliveries");
     }
   }
 
+  /**
+   * dispatchEvents: fans new events out to deliveries and claims their first attempts in the
+   * same statement, within the room this worker has, so a new event's attempts need no claim.
+   */
+  async function dispatch(now: Date): Promise<number> {
+    const due = schedule.dispatchNow(now.getTime());
+    if (!due) return 0;
+    const dispatched = await repo.dispatchEvents(now, settings.dispatchBatch, {
+      room: hosts.room(),
+      leaseMs: settings.leaseMs,
+    });
+    hosts.hold(dispatched.claimed, now.getTime());
+    pump();
+    // Deliveries the dispatch could not claim (their host's room was full) are due now.
+    hosts.leftBehind(dispatched.unclaimedHosts);
+    schedule.dispatched(due.announced, dispatched.events);
+    return dispatched.claimed.length;
+  }
+
+  /**
+   * failExhausted: ends deliveries that have used every attempt without an outcome (their last
+   * attempt's worker died); and offers housekeeping its turn. Once per poll interval.
+   */
+  async function sweep(now: Date) {
+    if (!schedule.sweepNow(now.getTime())) return;
+    await repo.failExhausted(now, settings.maxAttempts);
+    deps.housekeeping?.due(now);
+  }
+
+  /**
+   * claim: takes due deliveries within the room this worker has, per host and in all, when the
+   * schedule says one may find something. When it comes back short and nothing is held,
+   * nextDueAt asks when the next delivery falls due, so the worker sleeps until then instead of
+   * the whole poll interval.
+   */
+  async function claim(now: Date): Promise<number> {
+    const nowMs = now.getTime();
+    const room = hosts.room();
+    if (!schedule.claimNow(nowMs, room.limit > 0, hosts.backlogLow)) return 0;
+    const rows = await repo.claim(now, room, settings.leaseMs, settings.maxAttempts);
+    hosts.hold(rows, nowMs);
+    pump();
+    const full = hosts.claimed(room, rows);
+    if (!full && hosts.idle) {
+      const next = await repo.nextDueAt(now);
+      schedule.nextDue(next ? next.getTime() : null);
+    }
+    return rows.length;
+  }
+
+  /** One pass: each statement that has a reason to run, in this order. Answers how many it claimed. */
   async function tick(): Promise<number> {
     const now = clock.now();
-    const nowMs = now.getTime();
-    let claimed = 0;
-    if (toRelease.length) {
-      const batch = toRelease.splice(0);
-      try {
-        await repo.release(
-          batch.map((h) => h.delivery),
-          now,
-        );
-        claimDue = true;
-      } catch (error) {
-        // Not given back: their leases end by themselves (and the attempt counts, as after a crash).
-        logger.warn({ err: error, deliveries: batch.length }, "could not give back unattempted deliveries");
-      }
-    }
-    if (dispatchDue || nowMs - lastDispatch >= settings.pollMs) {
-      const announced = dispatchDue;
-      dispatchDue = false;
-      lastDispatch = nowMs;
-      const dispatched = await repo.dispatchEvents(now, settings.dispatchBatch, {
-        room: room(),
-        leaseMs: settings.leaseMs,
-      });
-      take(dispatched.claimed, nowMs);
-      claimed += dispatched.claimed.length;
-      // Deliveries the dispatch could not claim (their host's room was full) are due now.
-      for (const host of dispatched.unclaimedHosts) backlog.add(host);
-      // A full batch means more events may be waiting: keep dispatching on the next pass.
-      if (dispatched.events >= settings.dispatchBatch) dispatchDue = true;
-      // Announced, yet no new event: a redelivery or an uninstall's delivery, or another worker's events.
-      if (announced && dispatched.events === 0) claimDue = true;
-    }
-    if (nowMs - lastSweep >= settings.pollMs) {
-      lastSweep = nowMs;
-      await repo.failExhausted(now, settings.maxAttempts);
-      deps.housekeeping?.due(now);
-    }
-    if (nowMs >= retryDueAt || nowMs >= nextDueAt) {
-      retryDueAt = nextDueAt = Number.POSITIVE_INFINITY;
-      claimDue = true;
-    }
-    if (nowMs - lastClaim >= settings.pollMs) claimDue = true;
-    const r = room();
-    if (r.limit > 0 && (claimDue || backlogLow())) {
-      claimDue = false;
-      lastClaim = nowMs;
-      const rows = await repo.claim(now, r, settings.leaseMs, settings.maxAttempts);
-      take(rows, nowMs);
-      claimed += rows.length;
-      // A host that got all its room may have more due; one that got less has nothing more due now.
-      const got = new Map<string, number>();
-      for (const row of rows) got.set(row.target_host, (got.get(row.target_host) ?? 0) + 1);
-      for (const host of backlog)
-        if (!got.has(host) && (r.hosts.get(host) ?? r.otherHosts) > 0) backlog.delete(host);
-      for (const [host, n] of got) {
-        if (n >= (r.hosts.get(host) ?? r.otherHosts)) backlog.add(host);
-        else backlog.delete(host);
-      }
-      if (rows.length >= r.limit) for (const host of got.keys()) backlog.add(host);
-      else if (heldTotal === 0 && backlog.size === 0) {
-        // Idle: sleep until the next due delivery instead of the whole poll interval.
-        const next = await repo.nextDueAt(now);
-        nextDueAt = next ? next.getTime() : Number.POSITIVE_INFINITY;
-      }
-    }
+    await giveBack(now);
+    let claimed = await dispatch(now);
+    await sweep(now);
+    claimed += await claim(now);
     return claimed;
   }
 
@@ -487,14 +257,14 @@ export function createDeliveryWorker(deps: WorkerDeps) {
   async function sleep(backoffMs?: number) {
     let ms = backoffMs;
     if (ms === undefined) {
-      if (dispatchDue || toRelease.length) return;
-      if (heldTotal < totalHold && (claimDue || backlogLow())) return;
-      const nowMs = clock.now().getTime();
-      // Full (nothing more may be held): a claim that is owed waits for room, not a timer.
-      ms =
-        heldTotal >= totalHold
-          ? settings.pollMs
-          : Math.max(1, Math.min(lastClaim + settings.pollMs, retryDueAt, nextDueAt) - nowMs);
+      if (toRelease.length) return;
+      const until = schedule.sleepMs(
+        clock.now().getTime(),
+        hosts.heldTotal >= hosts.totalHold,
+        hosts.backlogLow,
+      );
+      if (until === null) return;
+      ms = until;
     }
     await new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, ms);
@@ -549,12 +319,7 @@ export function createDeliveryWorker(deps: WorkerDeps) {
       stopped = true;
       poke();
       await loop;
-      const unstarted = [...toRelease.splice(0), ...[...queues.values()].flat()];
-      queues.clear();
-      for (const h of unstarted) {
-        add(held, h.delivery.target_host, -1);
-        heldTotal--;
-      }
+      const unstarted = [...toRelease.splice(0), ...hosts.drain()];
       if (unstarted.length)
         await repo
           .release(
@@ -568,13 +333,13 @@ export function createDeliveryWorker(deps: WorkerDeps) {
             ),
           );
       await Promise.allSettled([...attempts]);
-      while (flushing) await flushing;
+      await completions.idle();
       await deps.housekeeping?.idle();
     },
     /** One pass of dispatch + claim, for operators' tools and tests that step the engine. */
     tick,
     get inFlight() {
-      return running;
+      return hosts.running;
     },
   };
 }

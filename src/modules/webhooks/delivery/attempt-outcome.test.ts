@@ -1,0 +1,101 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { DeliveryStatus } from "../../../contracts/index.ts";
+import { type AttemptResult, attemptOutcome } from "./attempt-outcome.ts";
+import { decideAfterAttempt } from "./retry-policy.ts";
+
+const NOW = new Date("2026-11-26T12:00:00.000Z");
+const STARTED = new Date(NOW.getTime() - 250);
+const delivery = (attempts: number) => ({
+  store_id: "store_1",
+  id: "whd_1",
+  subscription_id: "whs_1",
+  attempts,
+  lease_token: "lease",
+});
+
+describe("attemptOutcome: the completion recorded after an attempt", () => {
+  it("carries the attempt as it happened", () => {
+    const result: AttemptResult = {
+      status: 502,
+      responseBody: "bad gateway",
+      durationMs: 250,
+      error: undefined,
+    };
+    const { completion } = attemptOutcome({
+      delivery: delivery(1),
+      result,
+      startedAt: STARTED,
+      now: NOW,
+      retryBaseMs: 60_000,
+      maxAttempts: 8,
+    });
+    assert.deepEqual(completion, {
+      delivery: delivery(1),
+      startedAt: STARTED,
+      durationMs: 250,
+      statusCode: 502,
+      error: null,
+      responseBody: "bad gateway",
+      next: { status: DeliveryStatus.pending, at: new Date(NOW.getTime() + 60_000) },
+      now: NOW,
+    });
+    const noAnswer = attemptOutcome({
+      delivery: delivery(1),
+      result: { responseBody: null, durationMs: 10_000, errorKind: "timeout", error: "timed out" },
+      startedAt: STARTED,
+      now: NOW,
+      retryBaseMs: 60_000,
+      maxAttempts: 8,
+    }).completion;
+    assert.equal(noAnswer.statusCode, null);
+    assert.equal(noAnswer.error, "timed out");
+  });
+
+  it("decides exactly as decideAfterAttempt does, for every attempt number and kind of answer", () => {
+    const results: AttemptResult[] = [
+      { status: 200, responseBody: "", durationMs: 1 },
+      { status: 204, responseBody: "", durationMs: 1 },
+      { status: 301, responseBody: "", durationMs: 1 },
+      { status: 400, responseBody: "", durationMs: 1 },
+      { status: 408, responseBody: "", durationMs: 1 },
+      { status: 410, responseBody: "", durationMs: 1 },
+      { status: 429, retryAfter: "30", responseBody: "", durationMs: 1 },
+      { status: 500, responseBody: "", durationMs: 1 },
+      { status: 503, retryAfter: "Thu, 26 Nov 2026 14:00:00 GMT", responseBody: "", durationMs: 1 },
+      { responseBody: null, durationMs: 1, errorKind: "timeout" },
+      { responseBody: null, durationMs: 1, errorKind: "blocked_address" },
+      { responseBody: null, durationMs: 1, errorKind: "invalid_url" },
+    ];
+    for (const maxAttempts of [3, 8]) {
+      for (let attempts = 1; attempts <= maxAttempts + 1; attempts++) {
+        for (const result of results) {
+          const decision = decideAfterAttempt({
+            attempt: attempts,
+            result,
+            baseMs: 1000,
+            nowMs: NOW.getTime(),
+            maxAttempts,
+          });
+          const { outcome, completion } = attemptOutcome({
+            delivery: delivery(attempts),
+            result,
+            startedAt: STARTED,
+            now: NOW,
+            retryBaseMs: 1000,
+            maxAttempts,
+          });
+          const what = `attempt ${attempts}/${maxAttempts}, ${JSON.stringify(result)}`;
+          assert.equal(outcome, decision.outcome, what);
+          assert.deepEqual(
+            completion.next,
+            decision.outcome === "retry"
+              ? { status: DeliveryStatus.pending, at: new Date(NOW.getTime() + decision.delayMs) }
+              : { status: decision.outcome },
+            what,
+          );
+        }
+      }
+    }
+  });
+});
