@@ -28,8 +28,14 @@ const child = spawn(
   {
     cwd: root,
     stdio: "inherit",
-    // The test receivers' certificates are signed by the test CA.
-    env: { ...process.env, NODE_EXTRA_CA_CERTS: join(root, "test/fixtures/tls/ca.pem") },
+    env: {
+      ...process.env,
+      // The test receivers' certificates are signed by the test CA.
+      NODE_EXTRA_CA_CERTS: join(root, "test/fixtures/tls/ca.pem"),
+      // Each file is a process that imports the application: V8's compiled code is kept between
+      // them (as the start script does), about a second less per file.
+      NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE ?? join(root, "node_modules/.cache/node-compile"),
+    },
   },
 );
 for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => child.kill(signal));

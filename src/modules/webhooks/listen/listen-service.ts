@@ -8,6 +8,7 @@ import {
   ID_PREFIX,
   isEventName,
 } from "../../../contracts/index.ts";
+import { LISTEN_RESUME_WINDOW } from "../../../contracts/limits.ts";
 import type { Db } from "../../../db/client.ts";
 import type { Clock } from "../../../lib/clock.ts";
 import { randomBase62 } from "../../../lib/crypto.ts";
@@ -27,12 +28,12 @@ import { createWakeups } from "./wakeups.ts";
 /** The SSE id of the last item a client saw: `<session id>.<feed position>`. */
 const LAST_EVENT_ID = new RegExp(`^(${ID_PREFIX.listenSession}_[0-9A-Za-z]{22})\\.(\\d{1,15})$`);
 /**
- * How far back a resume may go: the store's last RESUME_WINDOW feed positions before what the
- * session had streamed. A client resumes from the last item it received, which is at most what
- * was still in its socket behind it; anything further back (`<session>.0`) would stream again
- * what it already had, at every request.
+ * How far back a resume may go (the contract's LISTEN_RESUME_WINDOW): the store's last feed
+ * positions before what the session had streamed. A client resumes from the last item it
+ * received, which is at most what was still in its socket behind it; anything further back
+ * (`<session>.0`) would stream again what it already had, at every request.
  */
-export const RESUME_WINDOW = 1000;
+export const RESUME_WINDOW = LISTEN_RESUME_WINDOW;
 
 /** Whether a token with `scopes` may see `event` (app/uninstalled needs none). */
 function mayStream(event: EventName, scopes: readonly string[]): boolean {
