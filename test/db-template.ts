@@ -1,12 +1,25 @@
 import { createHash, randomBytes } from "node:crypto";
-import { cpSync, mkdtempSync, rmSync } from "node:fs";
+import { cpSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
+import { loadConfig } from "../src/config.ts";
 import { openDatabase } from "../src/db/client.ts";
 import { listMigrations, MIGRATIONS_DIR, migrate } from "../src/db/migrate.ts";
+import { seedDemo } from "../src/modules/demo/demo-seed.ts";
+import { createPlatform } from "../src/platform.ts";
+
+const TEMPLATES = join(tmpdir(), "merchant-platform-tests");
+
+/** Writes `data` to `file` whole: two processes making the same file at once both write, then rename. */
+async function writeWhole(file: string, data: Buffer | string): Promise<void> {
+  await mkdir(TEMPLATES, { recursive: true });
+  const partial = `${file}.${process.pid}.${randomBytes(4).toString("hex")}`;
+  await writeFile(partial, data);
+  await rename(partial, file);
+}
 
 let template: Promise<Blob> | undefined;
 
@@ -20,8 +33,7 @@ export function embeddedTemplate(): Promise<Blob> {
   template ??= (async () => {
     const hash = createHash("sha256");
     for (const name of listMigrations()) hash.update(name).update(await readFile(join(MIGRATIONS_DIR, name)));
-    const dir = join(tmpdir(), "merchant-platform-tests");
-    const file = join(dir, `template-${hash.digest("hex").slice(0, 16)}.tar`);
+    const file = join(TEMPLATES, `template-${hash.digest("hex").slice(0, 16)}.tar`);
     try {
       return new Blob([await readFile(file)]);
     } catch {
@@ -30,10 +42,7 @@ export function embeddedTemplate(): Promise<Blob> {
         await migrate(database);
         if (database.kind !== "pglite") throw new Error("unreachable: no URL opens the embedded database");
         const dump = await database.pglite.dumpDataDir("none");
-        await mkdir(dir, { recursive: true });
-        const partial = `${file}.${process.pid}.${randomBytes(4).toString("hex")}`;
-        await writeFile(partial, Buffer.from(await dump.arrayBuffer()));
-        await rename(partial, file);
+        await writeWhole(file, Buffer.from(await dump.arrayBuffer()));
         return dump;
       } finally {
         await database.close();
@@ -41,6 +50,64 @@ export function embeddedTemplate(): Promise<Blob> {
     }
   })();
   return template;
+}
+
+/** The demo store made by the real seed, and what a test needs to use it. */
+export interface DemoTemplate {
+  dump: Blob;
+  /** The instant the seed ran at: a test's clock starts there, so "today" is the seed's today. */
+  seededAt: number;
+  email: string;
+  password: string;
+}
+
+let demo: Promise<DemoTemplate> | undefined;
+
+function* sourceFiles(dir: string): Generator<string> {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) yield* sourceFiles(path);
+    else if (/\.(ts|sql)$/.test(entry.name) && !entry.name.endsWith(".test.ts")) yield path;
+  }
+}
+
+/**
+ * The migrated template with the demo store seeded by `seedDemo` (90 days of history through the
+ * services: about 20,000 statements, a minute on a busy machine), made once and kept like the
+ * template, under a hash of every source file of the service (a change to a service the seed
+ * goes through makes a new one). The demo's own test and the browser tests start from a copy.
+ */
+export function demoTemplate(): Promise<DemoTemplate> {
+  demo ??= (async () => {
+    const hash = createHash("sha256");
+    for (const file of [...sourceFiles(join(import.meta.dirname, "..", "src"))].sort()) {
+      hash.update(file).update(await readFile(file));
+    }
+    const file = join(TEMPLATES, `demo-${hash.digest("hex").slice(0, 16)}`);
+    try {
+      const about = JSON.parse(await readFile(`${file}.json`, "utf8")) as Omit<DemoTemplate, "dump">;
+      return { ...about, dump: new Blob([await readFile(`${file}.tar`)]) };
+    } catch {
+      const database = await openDatabase({ schema: "public", embeddedTemplate: await embeddedTemplate() });
+      const seededAt = Date.now();
+      const config = loadConfig({ LOG_LEVEL: "silent", DEMO_SEED: "false", DATABASE_SCHEMA: "public" });
+      // The real clock, as a first start has: the seed writes its history back from now.
+      const platform = createPlatform({ config, database });
+      try {
+        const seeded = await seedDemo(platform);
+        await seeded.history!();
+        if (database.kind !== "pglite") throw new Error("unreachable: no URL opens the embedded database");
+        const dump = await database.pglite.dumpDataDir("none");
+        const about = { seededAt, email: seeded.email, password: seeded.password! };
+        await writeWhole(`${file}.tar`, Buffer.from(await dump.arrayBuffer()));
+        await writeWhole(`${file}.json`, JSON.stringify(about));
+        return { ...about, dump };
+      } finally {
+        await platform.close();
+      }
+    }
+  })();
+  return demo;
 }
 
 let templateDir: Promise<string> | undefined;

@@ -9,8 +9,9 @@ import { migrate } from "../src/db/migrate.ts";
 import type { Clock } from "../src/lib/clock.ts";
 import type { App } from "../src/lib/http/types.ts";
 import type { PasswordHashing } from "../src/modules/accounts/password.ts";
+import { seedDemo } from "../src/modules/demo/demo-seed.ts";
 import { createPlatform, type Platform } from "../src/platform.ts";
-import { embeddedTemplate } from "./db-template.ts";
+import { demoTemplate, embeddedTemplate } from "./db-template.ts";
 
 /**
  * Test harness: a real application on a real database. By default an in-memory embedded
@@ -25,9 +26,11 @@ export const TEST_REDIS_URL = process.env.TEST_REDIS_URL || "redis://127.0.0.1:6
  * long the machine takes to send the requests (a burst of 181 requests may take seconds on a
  * busy machine).
  */
-export function createTestClock(options: { frozen?: boolean } = {}): Clock & { advance(ms: number): void } {
-  let offset = 0;
+export function createTestClock(
+  options: { frozen?: boolean; startAt?: number } = {},
+): Clock & { advance(ms: number): void } {
   const start = Date.now();
+  let offset = (options.startAt ?? start) - start;
   return {
     now: () => new Date((options.frozen ? start : Date.now()) + offset),
     advance: (ms: number) => {
@@ -41,6 +44,8 @@ export interface TestContext {
   platform: Platform;
   clock: ReturnType<typeof createTestClock>;
   schema: string;
+  /** The demo merchant's sign-in, with `{ demo: true }`. */
+  demo?: { email: string; password: string };
   close(): Promise<void>;
 }
 
@@ -52,6 +57,12 @@ export async function createTestContext(
     frozenClock?: boolean;
     /** Password hashing to use instead of argon2id (to count verifications, for example). */
     passwords?: PasswordHashing;
+    /**
+     * With the demo store (`seedDemo`, 90 days of history). Embedded: from a template the seed made
+     * once (test/db-template.ts), the clock starting at the instant it was seeded; PostgreSQL: seeded
+     * here.
+     */
+    demo?: boolean;
   } = {},
 ): Promise<TestContext> {
   const schema = options.schema ?? (TEST_DATABASE_URL ? `test_${randomBytes(6).toString("hex")}` : "public");
@@ -62,16 +73,23 @@ export async function createTestContext(
     DATABASE_SCHEMA: schema,
     ...env,
   });
+  const demo = options.demo && !config.DATABASE_URL ? await demoTemplate() : undefined;
   const database = await openDatabase({
     url: config.DATABASE_URL,
     schema,
     poolSize: 5,
-    embeddedTemplate: config.DATABASE_URL ? undefined : await embeddedTemplate(),
+    embeddedTemplate: config.DATABASE_URL ? undefined : (demo?.dump ?? (await embeddedTemplate())),
   });
   await migrate(database); // nothing left to apply when started from the template
-  const clock = createTestClock({ frozen: options.frozenClock ?? false });
+  const clock = createTestClock({ frozen: options.frozenClock ?? false, startAt: demo?.seededAt });
   const redis = options.redis ? new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: 2 }) : null;
   const platform = createPlatform({ config, database, clock, redis, passwords: options.passwords });
+  let signIn = demo && { email: demo.email, password: demo.password };
+  if (options.demo && !demo) {
+    const seeded = await seedDemo(platform);
+    await seeded.history!();
+    signIn = { email: seeded.email, password: seeded.password! };
+  }
   const app = await buildApp(platform);
   await app.ready();
   return {
@@ -79,6 +97,7 @@ export async function createTestContext(
     platform,
     clock,
     schema,
+    ...(signIn ? { demo: signIn } : {}),
     async close() {
       await app.close();
       await platform.close();

@@ -2,7 +2,6 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { Browser, Locator, Page } from "playwright-core";
 import { GRANTABLE_SCOPES, ORDER_STATUSES } from "../../src/contracts/index.ts";
-import { seedDemo } from "../../src/modules/demo/demo-seed.ts";
 import { REDIRECT } from "../apps-harness.ts";
 import { createTestContext, type TestContext } from "../harness.ts";
 import { chromiumSkipReason } from "../requirements.ts";
@@ -75,10 +74,8 @@ describe("the first hour in a real browser", { skip: chromiumSkipReason() }, () 
   );
 
   before(async () => {
-    ctx = await createTestContext();
-    const seeded = await seedDemo(ctx.platform);
-    await seeded.history!();
-    demo = { email: seeded.email, password: seeded.password! };
+    ctx = await createTestContext({}, { demo: true });
+    demo = ctx.demo!;
     base = await ctx.app.listen({ port: 0, host: "127.0.0.1" });
     browser = await launchChromium();
   });
