@@ -5,7 +5,6 @@ import cookie from "@fastify/cookie";
 import fastifyStatic from "@fastify/static";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import Fastify, { type FastifyBaseLogger, type FastifyRequest, type FastifyServerOptions } from "fastify";
-import Type from "typebox";
 import { AppError } from "./lib/errors.ts";
 import { installFamilyGuard } from "./lib/http/api-family.ts";
 import { installDocs } from "./lib/http/docs.ts";
@@ -15,22 +14,17 @@ import {
   installHostRule,
   sendError,
 } from "./lib/http/error-handler.ts";
+import { tagDescriptions } from "./lib/http/feature-routes.ts";
 import { installIdempotency } from "./lib/http/idempotency.ts";
 import { installJsonBody } from "./lib/http/json-body.ts";
 import { pageSecurityHeaders } from "./lib/http/page-headers.ts";
 import { RequestLog } from "./lib/http/request-log.ts";
-import { Envelope, errorResponses } from "./lib/http/schemas.ts";
 import type { App } from "./lib/http/types.ts";
 import { trackUnusedConnections } from "./lib/http/unused-connections.ts";
 import { buildSerializer, installValidators } from "./lib/http/validation.ts";
-import { RedisStatusSchema } from "./lib/rate-limit/redis-window-store.ts";
 import { createAdminGuard } from "./modules/admin-api/admin-family.ts";
-import { registerDashboardRoutes } from "./modules/dashboard-routes.ts";
+import { createDashboardGuard, requireJsonWrites } from "./modules/dashboard-family.ts";
 import { createDeveloperGuard } from "./modules/developer/developer-family.ts";
-import { registerDeveloperRoutes } from "./modules/developer/developer-routes.ts";
-import { registerConsentRoutes } from "./modules/oauth/consent-routes.ts";
-import { registerTokenRoutes } from "./modules/oauth/oauth-routes.ts";
-import { registerDeliveryRoutes } from "./modules/webhooks/deliveries-routes.ts";
 import { webhooksDocument } from "./modules/webhooks/webhooks-schemas.ts";
 import type { Platform } from "./platform.ts";
 
@@ -150,6 +144,7 @@ export async function buildApp(
   app.decorateRequest("account", null);
   await app.register(cookie);
   await installDocs(app, config.PUBLIC_BASE_URL, {
+    tags: tagDescriptions(platform.routes),
     webhooks: webhooksDocument({
       timeoutMs: config.WEBHOOK_TIMEOUT_MS,
       maxAttempts: config.WEBHOOK_MAX_ATTEMPTS,
@@ -165,57 +160,10 @@ export async function buildApp(
   // Before any route: it applies itself to every create route (POST with a 201 and credentials).
   installIdempotency(app, { store: platform.idempotency, scopeOf: idempotencyScope });
 
-  app.get(
-    "/healthz",
-    {
-      schema: {
-        operationId: "healthz",
-        security: [],
-        tags: ["Operations"],
-        summary: "Liveness: the process is serving",
-        response: { 200: Envelope(Type.Object({ status: Type.Literal("ok") })), ...errorResponses() },
-      },
-    },
-    async () => ({ success: true as const, data: { status: "ok" as const } }),
-  );
-  app.get(
-    "/readyz",
-    {
-      schema: {
-        operationId: "readyz",
-        security: [],
-        tags: ["Operations"],
-        summary: "Readiness: the database answers (503 otherwise); says whether Redis is ok or degraded",
-        response: {
-          200: Envelope(Type.Object({ status: Type.Literal("ready"), redis: RedisStatusSchema })),
-          ...errorResponses("SERVICE_UNAVAILABLE"),
-        },
-      },
-    },
-    async () => {
-      let readiness: Awaited<ReturnType<Platform["ping"]>>;
-      try {
-        readiness = await platform.ping();
-      } catch {
-        throw new AppError("SERVICE_UNAVAILABLE");
-      }
-      // Still ready with Redis degraded: the service serves, with per-instance limits meanwhile.
-      return { success: true as const, data: { status: "ready" as const, ...readiness } };
-    },
-  );
-
+  // The route table (platform.routes), family by family: each family's scope and guard, then
+  // every feature's routes of that family, in the table's order.
   const { integration } = platform;
-  registerTokenRoutes(app, {
-    apps: integration.apps,
-    tokens: integration.tokens,
-    issuer: config.PUBLIC_BASE_URL,
-  });
-  registerConsentRoutes(app, {
-    consent: integration.consent,
-    stores: platform.services.stores,
-    requireSession: platform.requireSession,
-    issuer: config.PUBLIC_BASE_URL,
-  });
+  for (const feature of platform.routes) feature.public?.(app);
   app.decorateRequest("access", null);
   app.decorateRequest("apiKey", null);
   // Both token families check credentials and the route's scope in onRequest: a request without
@@ -228,7 +176,6 @@ export async function buildApp(
         developer,
         createDeveloperGuard({ keys: platform.developer.keys, limiter: platform.developer.limiter }),
       );
-      registerDeveloperRoutes(developer, platform.services.products);
       for (const feature of platform.routes) feature.developer?.(developer);
     },
     { prefix: "/api/v1/developer" },
@@ -244,14 +191,21 @@ export async function buildApp(
     },
     { prefix: "/api/v1/apps/api" },
   );
+  // The dashboard API, authenticated by the session cookie: outside a store each route checks the
+  // session itself; a store's routes (`/stores/:slug/...`) are in their own scope, so that the
+  // guard (session, a store the account owns, the route's scope) runs on each of them.
   await app.register(
     async (scope) => {
-      registerDashboardRoutes(scope, platform);
-      registerDeliveryRoutes(scope.withTypeProvider<TypeBoxTypeProvider>(), {
-        views: platform.webhooks.deliveryViews,
-        recovery: platform.webhooks.recovery,
-        apps: integration.apps,
-        requireSession: platform.requireSession,
+      const account = scope.withTypeProvider<TypeBoxTypeProvider>();
+      requireJsonWrites(account);
+      for (const feature of platform.routes) feature.account?.(account);
+      await account.register(async (storeScope) => {
+        const store = storeScope.withTypeProvider<TypeBoxTypeProvider>();
+        installFamilyGuard(
+          store,
+          createDashboardGuard({ requireSession: platform.requireSession, stores: platform.services.stores }),
+        );
+        for (const feature of platform.routes) feature.store?.(store);
       });
     },
     { prefix: "/api/v1/dashboard" },

@@ -258,6 +258,12 @@ export function registerDeveloperCustomerRoutes(app: App, customers: CustomerSer
 /** The customer routes of every family (platform.ts lists them). */
 export function customerRoutes(customers: CustomerService): FeatureRoutes {
   return {
+    tags: {
+      "Dashboard: customers": "A store's customers.",
+      "Admin API: customers":
+        "Bearer token with `read_customers` to read; `write_customers` to create customers and change them, addresses and the app's own `metadata` included.",
+      "Developer API: customers": "`read_customers`: customers page by page, and one customer.",
+    },
     store: (app) => registerDashboardCustomerRoutes(app, customers),
     admin: (app) => registerAdminCustomerRoutes(app, customers),
     developer: (app) => registerDeveloperCustomerRoutes(app, customers),

@@ -389,6 +389,12 @@ export function orderRoutes(
   appActor: AppActor,
 ): FeatureRoutes {
   return {
+    tags: {
+      "Dashboard: orders": "A store's orders and their status.",
+      "Admin API: orders":
+        "Bearer token with `read_orders` to read; `write_orders` to create orders, move them along their statuses (with the carrier and tracking number when shipped) and change their note, tags, shipping address and the app's own `metadata`.",
+      "Developer API: orders": "`read_orders`: orders page by page, and one order.",
+    },
     store: (app) => registerDashboardOrderRoutes(app, orders, webhooksOf),
     admin: (app) => registerAdminOrderRoutes(app, orders, appActor),
     developer: (app) => registerDeveloperOrderRoutes(app, orders),

@@ -271,6 +271,12 @@ export function registerDeveloperProductRoutes(app: App, products: ProductServic
 /** The product routes of every family (platform.ts lists them). */
 export function productRoutes(products: ProductService): FeatureRoutes {
   return {
+    tags: {
+      "Dashboard: products": "A store's catalogue.",
+      "Admin API: products":
+        "Bearer token with `read_products` / `write_products`. Each app reads and writes its own `metadata` on a product, and only its own.",
+      "Developer API: products": "`read_products` to read; `write_products` to create, change and delete.",
+    },
     store: (app) => registerDashboardProductRoutes(app, products),
     admin: (app) => registerAdminProductRoutes(app, products),
     developer: (app) => registerDeveloperProductRoutes(app, products),
