@@ -38,7 +38,9 @@ describe("the OpenAPI tag list, derived from the routes", () => {
 
   it("stops the app when a described tag is used by no route", async () => {
     const app = await appWith({ A: "first", Orphan: "nobody uses it" }, [["A"]]);
-    await assert.rejects(app.ready(), /used by no route: Orphan/);
+    await assert.rejects(async () => {
+      await app.ready();
+    }, /used by no route: Orphan/);
   });
 
   it("refuses a tag described by two features", () => {
