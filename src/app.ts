@@ -1,10 +1,15 @@
 import { randomUUID } from "node:crypto";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join, sep } from "node:path";
 import cookie from "@fastify/cookie";
 import fastifyStatic from "@fastify/static";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
-import Fastify, { type FastifyBaseLogger, type FastifyRequest, type FastifyServerOptions } from "fastify";
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyReply,
+  type FastifyRequest,
+  type FastifyServerOptions,
+} from "fastify";
 import { AppError } from "./lib/errors.ts";
 import { installFamilyGuard } from "./lib/http/api-family.ts";
 import { installDocs } from "./lib/http/docs.ts";
@@ -30,24 +35,19 @@ import type { Platform } from "./platform.ts";
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-/** Paths of the dashboard's pages (web/src/main.tsx routes them in the browser). */
-const DASHBOARD_PATHS = [
-  "/",
-  "/login",
-  "/signup",
-  "/account",
-  "/apps",
-  "/apps/*",
-  "/stores",
-  "/stores/*",
-  "/oauth/consent",
-];
-
 /**
  * Paths that are never the dashboard's: an unknown one is the API's 404 envelope even for a
- * browser (the API, its documents, the OAuth metadata, the probes).
+ * browser (the API, its documents, the OAuth metadata, the probes, the dashboard's built files).
  */
-const NOT_PAGES = /^\/(api|\.well-known|healthz|readyz)(\/|$)/;
+const NOT_PAGES = /^\/(api|\.well-known|healthz|readyz|assets)(\/|$)/;
+
+/** The dashboard's page paths, which its build writes (web/vite.config.ts) from the page modules' own. */
+function readPagePaths(dashboard: string): string[] | null {
+  const file = join(dashboard, "pages.json");
+  return existsSync(join(dashboard, "index.html")) && existsSync(file)
+    ? (JSON.parse(readFileSync(file, "utf8")) as string[])
+    : null;
+}
 
 const DASHBOARD_HEADERS = {
   // The consent page is one of these: no other site may frame it (clickjacking).
@@ -69,6 +69,14 @@ function idempotencyScope(request: FastifyRequest): string | null {
       ? `account:${request.account.id}:store:${request.store.id}`
       : `account:${request.account.id}`;
   return null;
+}
+
+/** What a browser gets for a page while the dashboard is not built. */
+function notBuilt(reply: FastifyReply) {
+  return reply
+    .status(503)
+    .type("text/plain; charset=utf-8")
+    .send("The dashboard is not built: run `npm install` (or `npm run build:web`).");
 }
 
 /** Builds the HTTP application on already-open dependencies. No I/O happens here beyond registering routes. */
@@ -107,9 +115,10 @@ export async function buildApp(
   // Before the server closes: connections that never carried a request would hold it open.
   const connections = trackUnusedConnections(app.server);
   app.addHook("preClose", async () => connections.closeUnused());
-  // Where the merchant dashboard is built (web/dist, by `npm install`), and whether it is.
+  // Where the merchant dashboard is built (web/dist, by `npm install`), whether it is, and its pages.
   const dashboard = join(import.meta.dirname, "..", "web", "dist");
-  const built = existsSync(join(dashboard, "index.html"));
+  const pagePaths = readPagePaths(dashboard);
+  const built = pagePaths !== null;
   installValidators(app);
   installErrorHandling(app, {
     // An address typed into the browser that no page has (`/orders`, `/settings`) gets the
@@ -118,11 +127,11 @@ export async function buildApp(
     notFoundPage: (request, reply) => {
       const path = request.url.split("?")[0]!;
       const wantsPage =
-        built &&
         (request.method === "GET" || request.method === "HEAD") &&
         !NOT_PAGES.test(path) &&
         /\btext\/html\b/.test(request.headers.accept ?? "");
-      return wantsPage ? reply.status(404).headers(DASHBOARD_HEADERS).sendFile("index.html") : undefined;
+      if (!wantsPage) return undefined;
+      return built ? reply.status(404).headers(DASHBOARD_HEADERS).sendFile("index.html") : notBuilt(reply);
     },
   });
   installHostRule(app);
@@ -225,18 +234,13 @@ export async function buildApp(
         res.header("cache-control", "public, max-age=31536000, immutable");
     },
   });
-  // The dashboard's own paths (it routes in the browser) all answer its page; anything else that
-  // no route knows is a 404: the dashboard's page for a browser, the envelope otherwise.
-  for (const path of DASHBOARD_PATHS) {
-    app.get(path, { schema: { hide: true } }, async (_request, reply) => {
-      if (!built) {
-        return reply
-          .status(503)
-          .type("text/plain; charset=utf-8")
-          .send("The dashboard is not built: run `npm install` (or `npm run build:web`).");
-      }
-      return reply.headers(DASHBOARD_HEADERS).sendFile("index.html");
-    });
+  // The dashboard's pages (it routes in the browser; each page module declares its path, and the
+  // build lists them) all answer its page; anything else that no route knows is a 404: the
+  // dashboard's page for a browser, the envelope otherwise.
+  for (const path of pagePaths ?? []) {
+    app.get(path, { schema: { hide: true } }, async (_request, reply) =>
+      reply.headers(DASHBOARD_HEADERS).sendFile("index.html"),
+    );
   }
   // No /metrics here: Prometheus data is served on its own listener (src/lib/metrics.ts, METRICS_PORT).
   return app;
