@@ -1,7 +1,8 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import Type from "typebox";
-import { Scope } from "../../contracts/index.ts";
+import { EVENT, Scope } from "../../contracts/index.ts";
 import { storeOf } from "../../lib/http/api-family.ts";
+import { eventName } from "../../lib/http/event-docs.ts";
 import type { FeatureRoutes } from "../../lib/http/feature-routes.ts";
 import { Envelope, errorResponses } from "../../lib/http/schemas.ts";
 import type { App } from "../../lib/http/types.ts";
@@ -95,8 +96,7 @@ export function registerDashboardStoreRoutes(app: App, stores: StoreService) {
       scope: Scope.manage_store,
       tags,
       summary: "Change the store's settings",
-      description:
-        "Send only what changes: name, contact e-mail, address, currency, time zone, order number prefix. Emits `shop.updated` when something changed; a change to nothing emits nothing. The currency changes only while the store has no orders (409 `CONFLICT` after): every order stays in the currency it was placed in. New orders take the prefix in force when they are placed.",
+      description: `Send only what changes: name, contact e-mail, address, currency, time zone, order number prefix. Emits ${eventName(EVENT.shopUpdated)} when something changed; a change to nothing emits nothing. The currency changes only while the store has no orders (409 \`CONFLICT\` after): every order stays in the currency it was placed in. New orders take the prefix in force when they are placed.`,
       params: SlugParams,
       body: UpdateStoreBody,
       response: { 200: Envelope(StoreResource) },
@@ -119,8 +119,7 @@ export function registerAdminStoreRoutes(app: App, stores: StoreService) {
       scope: "authenticated",
       tags: ["Admin API: store"],
       summary: "The store the app is installed in",
-      description:
-        "Its name, contact e-mail, address, currency, time zone and order number prefix. `shop.updated` says when they change (every app may subscribe to it).",
+      description: `Its name, contact e-mail, address, currency, time zone and order number prefix. ${eventName(EVENT.shopUpdated)} says when they change (every app may subscribe to it).`,
       response: { 200: Envelope(StoreResource) },
     }),
     async (request) => ({
