@@ -1,11 +1,15 @@
 import { randomUUID } from "node:crypto";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join, sep } from "node:path";
 import cookie from "@fastify/cookie";
 import fastifyStatic from "@fastify/static";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
-import Fastify, { type FastifyBaseLogger, type FastifyRequest, type FastifyServerOptions } from "fastify";
-import Type from "typebox";
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyReply,
+  type FastifyRequest,
+  type FastifyServerOptions,
+} from "fastify";
 import { AppError } from "./lib/errors.ts";
 import { installFamilyGuard } from "./lib/http/api-family.ts";
 import { installDocs } from "./lib/http/docs.ts";
@@ -15,45 +19,35 @@ import {
   installHostRule,
   sendError,
 } from "./lib/http/error-handler.ts";
+import { tagDescriptions } from "./lib/http/feature-routes.ts";
 import { installIdempotency } from "./lib/http/idempotency.ts";
 import { installJsonBody } from "./lib/http/json-body.ts";
 import { pageSecurityHeaders } from "./lib/http/page-headers.ts";
 import { RequestLog } from "./lib/http/request-log.ts";
-import { Envelope, errorResponses } from "./lib/http/schemas.ts";
 import type { App } from "./lib/http/types.ts";
 import { trackUnusedConnections } from "./lib/http/unused-connections.ts";
 import { buildSerializer, installValidators } from "./lib/http/validation.ts";
-import { RedisStatusSchema } from "./lib/rate-limit/redis-window-store.ts";
 import { createAdminGuard } from "./modules/admin-api/admin-family.ts";
-import { registerDashboardRoutes } from "./modules/dashboard-routes.ts";
+import { createDashboardGuard, requireJsonWrites } from "./modules/dashboard-family.ts";
 import { createDeveloperGuard } from "./modules/developer/developer-family.ts";
-import { registerDeveloperRoutes } from "./modules/developer/developer-routes.ts";
-import { registerConsentRoutes } from "./modules/oauth/consent-routes.ts";
-import { registerTokenRoutes } from "./modules/oauth/oauth-routes.ts";
-import { registerDeliveryRoutes } from "./modules/webhooks/deliveries-routes.ts";
 import { webhooksDocument } from "./modules/webhooks/webhooks-schemas.ts";
 import type { Platform } from "./platform.ts";
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-/** Paths of the dashboard's pages (web/src/main.tsx routes them in the browser). */
-const DASHBOARD_PATHS = [
-  "/",
-  "/login",
-  "/signup",
-  "/account",
-  "/apps",
-  "/apps/*",
-  "/stores",
-  "/stores/*",
-  "/oauth/consent",
-];
-
 /**
  * Paths that are never the dashboard's: an unknown one is the API's 404 envelope even for a
- * browser (the API, its documents, the OAuth metadata, the probes).
+ * browser (the API, its documents, the OAuth metadata, the probes, the dashboard's built files).
  */
-const NOT_PAGES = /^\/(api|\.well-known|healthz|readyz)(\/|$)/;
+const NOT_PAGES = /^\/(api|\.well-known|healthz|readyz|assets)(\/|$)/;
+
+/** The dashboard's page paths, which its build writes (web/vite.config.ts) from the page modules' own. */
+function readPagePaths(dashboard: string): string[] | null {
+  const file = join(dashboard, "pages.json");
+  return existsSync(join(dashboard, "index.html")) && existsSync(file)
+    ? (JSON.parse(readFileSync(file, "utf8")) as string[])
+    : null;
+}
 
 const DASHBOARD_HEADERS = {
   // The consent page is one of these: no other site may frame it (clickjacking).
@@ -75,6 +69,14 @@ function idempotencyScope(request: FastifyRequest): string | null {
       ? `account:${request.account.id}:store:${request.store.id}`
       : `account:${request.account.id}`;
   return null;
+}
+
+/** What a browser gets for a page while the dashboard is not built. */
+function notBuilt(reply: FastifyReply) {
+  return reply
+    .status(503)
+    .type("text/plain; charset=utf-8")
+    .send("The dashboard is not built: run `npm install` (or `npm run build:web`).");
 }
 
 /** Builds the HTTP application on already-open dependencies. No I/O happens here beyond registering routes. */
@@ -113,9 +115,10 @@ export async function buildApp(
   // Before the server closes: connections that never carried a request would hold it open.
   const connections = trackUnusedConnections(app.server);
   app.addHook("preClose", async () => connections.closeUnused());
-  // Where the merchant dashboard is built (web/dist, by `npm install`), and whether it is.
+  // Where the merchant dashboard is built (web/dist, by `npm install`), whether it is, and its pages.
   const dashboard = join(import.meta.dirname, "..", "web", "dist");
-  const built = existsSync(join(dashboard, "index.html"));
+  const pagePaths = readPagePaths(dashboard);
+  const built = pagePaths !== null;
   installValidators(app);
   installErrorHandling(app, {
     // An address typed into the browser that no page has (`/orders`, `/settings`) gets the
@@ -124,11 +127,11 @@ export async function buildApp(
     notFoundPage: (request, reply) => {
       const path = request.url.split("?")[0]!;
       const wantsPage =
-        built &&
         (request.method === "GET" || request.method === "HEAD") &&
         !NOT_PAGES.test(path) &&
         /\btext\/html\b/.test(request.headers.accept ?? "");
-      return wantsPage ? reply.status(404).headers(DASHBOARD_HEADERS).sendFile("index.html") : undefined;
+      if (!wantsPage) return undefined;
+      return built ? reply.status(404).headers(DASHBOARD_HEADERS).sendFile("index.html") : notBuilt(reply);
     },
   });
   installHostRule(app);
@@ -150,6 +153,7 @@ export async function buildApp(
   app.decorateRequest("account", null);
   await app.register(cookie);
   await installDocs(app, config.PUBLIC_BASE_URL, {
+    tags: tagDescriptions(platform.routes),
     webhooks: webhooksDocument({
       timeoutMs: config.WEBHOOK_TIMEOUT_MS,
       maxAttempts: config.WEBHOOK_MAX_ATTEMPTS,
@@ -165,57 +169,10 @@ export async function buildApp(
   // Before any route: it applies itself to every create route (POST with a 201 and credentials).
   installIdempotency(app, { store: platform.idempotency, scopeOf: idempotencyScope });
 
-  app.get(
-    "/healthz",
-    {
-      schema: {
-        operationId: "healthz",
-        security: [],
-        tags: ["Operations"],
-        summary: "Liveness: the process is serving",
-        response: { 200: Envelope(Type.Object({ status: Type.Literal("ok") })), ...errorResponses() },
-      },
-    },
-    async () => ({ success: true as const, data: { status: "ok" as const } }),
-  );
-  app.get(
-    "/readyz",
-    {
-      schema: {
-        operationId: "readyz",
-        security: [],
-        tags: ["Operations"],
-        summary: "Readiness: the database answers (503 otherwise); says whether Redis is ok or degraded",
-        response: {
-          200: Envelope(Type.Object({ status: Type.Literal("ready"), redis: RedisStatusSchema })),
-          ...errorResponses("SERVICE_UNAVAILABLE"),
-        },
-      },
-    },
-    async () => {
-      let readiness: Awaited<ReturnType<Platform["ping"]>>;
-      try {
-        readiness = await platform.ping();
-      } catch {
-        throw new AppError("SERVICE_UNAVAILABLE");
-      }
-      // Still ready with Redis degraded: the service serves, with per-instance limits meanwhile.
-      return { success: true as const, data: { status: "ready" as const, ...readiness } };
-    },
-  );
-
+  // The route table (platform.routes), family by family: each family's scope and guard, then
+  // every feature's routes of that family, in the table's order.
   const { integration } = platform;
-  registerTokenRoutes(app, {
-    apps: integration.apps,
-    tokens: integration.tokens,
-    issuer: config.PUBLIC_BASE_URL,
-  });
-  registerConsentRoutes(app, {
-    consent: integration.consent,
-    stores: platform.services.stores,
-    requireSession: platform.requireSession,
-    issuer: config.PUBLIC_BASE_URL,
-  });
+  for (const feature of platform.routes) feature.public?.(app);
   app.decorateRequest("access", null);
   app.decorateRequest("apiKey", null);
   // Both token families check credentials and the route's scope in onRequest: a request without
@@ -228,7 +185,6 @@ export async function buildApp(
         developer,
         createDeveloperGuard({ keys: platform.developer.keys, limiter: platform.developer.limiter }),
       );
-      registerDeveloperRoutes(developer, platform.services.products);
       for (const feature of platform.routes) feature.developer?.(developer);
     },
     { prefix: "/api/v1/developer" },
@@ -244,14 +200,21 @@ export async function buildApp(
     },
     { prefix: "/api/v1/apps/api" },
   );
+  // The dashboard API, authenticated by the session cookie: outside a store each route checks the
+  // session itself; a store's routes (`/stores/:slug/...`) are in their own scope, so that the
+  // guard (session, a store the account owns, the route's scope) runs on each of them.
   await app.register(
     async (scope) => {
-      registerDashboardRoutes(scope, platform);
-      registerDeliveryRoutes(scope.withTypeProvider<TypeBoxTypeProvider>(), {
-        views: platform.webhooks.deliveryViews,
-        recovery: platform.webhooks.recovery,
-        apps: integration.apps,
-        requireSession: platform.requireSession,
+      const account = scope.withTypeProvider<TypeBoxTypeProvider>();
+      requireJsonWrites(account);
+      for (const feature of platform.routes) feature.account?.(account);
+      await account.register(async (storeScope) => {
+        const store = storeScope.withTypeProvider<TypeBoxTypeProvider>();
+        installFamilyGuard(
+          store,
+          createDashboardGuard({ requireSession: platform.requireSession, stores: platform.services.stores }),
+        );
+        for (const feature of platform.routes) feature.store?.(store);
       });
     },
     { prefix: "/api/v1/dashboard" },
@@ -271,18 +234,13 @@ export async function buildApp(
         res.header("cache-control", "public, max-age=31536000, immutable");
     },
   });
-  // The dashboard's own paths (it routes in the browser) all answer its page; anything else that
-  // no route knows is a 404: the dashboard's page for a browser, the envelope otherwise.
-  for (const path of DASHBOARD_PATHS) {
-    app.get(path, { schema: { hide: true } }, async (_request, reply) => {
-      if (!built) {
-        return reply
-          .status(503)
-          .type("text/plain; charset=utf-8")
-          .send("The dashboard is not built: run `npm install` (or `npm run build:web`).");
-      }
-      return reply.headers(DASHBOARD_HEADERS).sendFile("index.html");
-    });
+  // The dashboard's pages (it routes in the browser; each page module declares its path, and the
+  // build lists them) all answer its page; anything else that no route knows is a 404: the
+  // dashboard's page for a browser, the envelope otherwise.
+  for (const path of pagePaths ?? []) {
+    app.get(path, { schema: { hide: true } }, async (_request, reply) =>
+      reply.headers(DASHBOARD_HEADERS).sendFile("index.html"),
+    );
   }
   // No /metrics here: Prometheus data is served on its own listener (src/lib/metrics.ts, METRICS_PORT).
   return app;

@@ -14,6 +14,7 @@ import { createMemoryWindowStore, type SlidingWindowStore } from "./lib/rate-lim
 import { createSecretBox, parseSecretsKey } from "./lib/secret-box.ts";
 import { deriveKey } from "./lib/secrets-key.ts";
 import { createAccountRepo } from "./modules/accounts/accounts-repo.ts";
+import { accountRoutes } from "./modules/accounts/accounts-routes.ts";
 import { createAccountService } from "./modules/accounts/accounts-service.ts";
 import { createDeviceCookies } from "./modules/accounts/device-cookie.ts";
 import { argon2idPasswords, type PasswordHashing } from "./modules/accounts/password.ts";
@@ -24,10 +25,12 @@ import { createApiKeyService } from "./modules/api-keys/api-keys-service.ts";
 import { createAppMetadataRepo } from "./modules/app-metadata/app-metadata-repo.ts";
 import { appDataRoutes } from "./modules/app-metadata/app-metadata-routes.ts";
 import { createAppRepo } from "./modules/apps/apps-repo.ts";
+import { appRoutes } from "./modules/apps/apps-routes.ts";
 import { createAppService } from "./modules/apps/apps-service.ts";
 import { createCustomerRepo } from "./modules/customers/customers-repo.ts";
 import { customerRoutes } from "./modules/customers/customers-routes.ts";
 import { createCustomerService } from "./modules/customers/customers-service.ts";
+import { developerRoutes } from "./modules/developer/developer-routes.ts";
 import { createEventRecorder, type RecordEvent } from "./modules/events/events-repo.ts";
 import { eventRoutes } from "./modules/events/events-routes.ts";
 import { createFeedRepo, createFeedSequencer } from "./modules/events/feed-repo.ts";
@@ -43,8 +46,10 @@ import {
   type UninstallHook,
 } from "./modules/installations/installations-service.ts";
 import { createAccessCache } from "./modules/oauth/access-cache.ts";
+import { consentRoutes } from "./modules/oauth/consent-routes.ts";
 import { createConsentService } from "./modules/oauth/consent-service.ts";
 import { createOAuthRepo } from "./modules/oauth/oauth-repo.ts";
+import { tokenRoutes } from "./modules/oauth/oauth-routes.ts";
 import { type AccessContext, createTokenService } from "./modules/oauth/token-service.ts";
 import { createOrderRepo } from "./modules/orders/orders-repo.ts";
 import { orderRoutes } from "./modules/orders/orders-routes.ts";
@@ -55,12 +60,14 @@ import { createOverviewService } from "./modules/overview/overview-service.ts";
 import { createPrivacyRepo } from "./modules/privacy/privacy-repo.ts";
 import { privacyRoutes } from "./modules/privacy/privacy-routes.ts";
 import { createPrivacyService } from "./modules/privacy/privacy-service.ts";
+import { probeRoutes } from "./modules/probes/probes-routes.ts";
 import { createProductRepo } from "./modules/products/products-repo.ts";
 import { productRoutes } from "./modules/products/products-routes.ts";
 import { createProductService } from "./modules/products/products-service.ts";
 import { createStoreRepo } from "./modules/stores/stores-repo.ts";
 import { storeRoutes } from "./modules/stores/stores-routes.ts";
 import { createStoreService } from "./modules/stores/stores-service.ts";
+import { appDeliveryRoutes } from "./modules/webhooks/deliveries-routes.ts";
 import { listenForEvents } from "./modules/webhooks/delivery/notifications.ts";
 import { assertSafeTargetUrl } from "./modules/webhooks/delivery/ssrf.ts";
 import { subscriptionRoutes } from "./modules/webhooks/subscriptions-routes.ts";
@@ -260,10 +267,6 @@ export function createPlatform(input: {
     uninstallHooks,
   };
 
-  /**
-   * Every feature's routes, per API family (app.ts registers them inside each family's guarded
-   * scope). A new resource is one entry here, beside the line that builds its service.
-   */
   /** An app in an order's history: its name as it is when it acts. */
   const appActor = async (access: AccessContext) => ({
     kind: ActorKind.app,
@@ -279,8 +282,39 @@ export function createPlatform(input: {
     onReleaseError: (error) =>
       input.logger?.warn({ err: error }, "could not give an export slot back; its lease lapses in a minute"),
   });
+  const requireSession = createSessionGuard(accounts);
+  /**
+   * Readiness: throws unless the database answers. Redis is reported, not required: while it is
+   * down the service still serves, with per-instance limits. Answers at once while degraded.
+   */
+  const ping = async (): Promise<{ redis: RedisStatus }> => {
+    await sql`SELECT 1`.execute(db);
+    return { redis: sharedCounters ? await sharedCounters.status() : "not_configured" };
+  };
+  const issuer = config.PUBLIC_BASE_URL;
+  /**
+   * The service's route table: every route of every feature, per API family (FeatureRoutes). app.ts
+   * installs each family's scope and guard and registers these into it, in this order. A new
+   * resource is one entry here, beside the line that builds its service.
+   */
   const routes: FeatureRoutes[] = [
-    storeRoutes(services.stores),
+    probeRoutes(ping),
+    tokenRoutes({ apps, tokens, issuer }),
+    consentRoutes({ consent: integration.consent, stores: services.stores, requireSession, issuer }),
+    accountRoutes({
+      accounts,
+      requireSession,
+      secureCookies: config.PUBLIC_BASE_URL.startsWith("https://"),
+    }),
+    developerRoutes(services.products),
+    storeRoutes(services.stores, requireSession),
+    appRoutes({ apps, uninstallEverywhere: installations.uninstallEverywhere, requireSession }),
+    appDeliveryRoutes({
+      views: webhooks.deliveryViews,
+      recovery: webhooks.recovery,
+      apps,
+      requireSession,
+    }),
     productRoutes(services.products),
     customerRoutes(services.customers),
     privacyRoutes(privacy),
@@ -330,15 +364,8 @@ export function createPlatform(input: {
     idempotency: createIdempotencyService({ repo: createIdempotencyRepo(db), clock, secretsKey }),
     sharedCounters,
     metrics,
-    requireSession: createSessionGuard(accounts),
-    /**
-     * Readiness: throws unless the database answers. Redis is reported, not required: while it is
-     * down the service still serves, with per-instance limits. Answers at once while degraded.
-     */
-    async ping(): Promise<{ redis: RedisStatus }> {
-      await sql`SELECT 1`.execute(db);
-      return { redis: sharedCounters ? await sharedCounters.status() : "not_configured" };
-    },
+    requireSession,
+    ping,
     async close() {
       sharedCounters?.close();
       if (redis) redis.disconnect();

@@ -1,5 +1,55 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import react from "@vitejs/plugin-react";
-import { defineConfig } from "vite";
+import ts from "typescript";
+import { defineConfig, type Plugin } from "vite";
+
+/**
+ * Every page's path, read from the `definePage({ path: "…" })` calls of `src/pages/*.tsx` (the
+ * same literals the router uses, lib/page.ts), without `*` (every other address).
+ */
+function readPagePaths(dir: string): string[] {
+  const paths: string[] = [];
+  for (const name of readdirSync(dir)
+    .filter((n) => n.endsWith(".tsx"))
+    .sort()) {
+    const file = join(dir, name);
+    const source = ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.Latest, true);
+    const visit = (node: ts.Node) => {
+      if (
+        ts.isCallExpression(node) &&
+        ts.isIdentifier(node.expression) &&
+        node.expression.text === "definePage"
+      ) {
+        const [page] = node.arguments;
+        const path =
+          page && ts.isObjectLiteralExpression(page)
+            ? page.properties.find(
+                (p): p is ts.PropertyAssignment =>
+                  ts.isPropertyAssignment(p) && ts.isIdentifier(p.name) && p.name.text === "path",
+              )?.initializer
+            : undefined;
+        if (!path || !ts.isStringLiteralLike(path))
+          throw new Error(`${file}: definePage needs its path as a string literal (the build reads it)`);
+        if (path.text !== "*") paths.push(path.text);
+      }
+      ts.forEachChild(node, visit);
+    };
+    visit(source);
+  }
+  return paths;
+}
+
+/** Writes `dist/pages.json`, the page paths: the server answers the dashboard on them (src/app.ts). */
+function pagePaths(): Plugin {
+  return {
+    name: "page-paths",
+    generateBundle() {
+      const paths = readPagePaths(join(import.meta.dirname, "src", "pages"));
+      this.emitFile({ type: "asset", fileName: "pages.json", source: `${JSON.stringify(paths, null, 2)}\n` });
+    },
+  };
+}
 
 /**
  * The dashboard is served by the service itself from web/dist (same origin, same session cookie,
@@ -7,7 +57,7 @@ import { defineConfig } from "vite";
  * the service running on :3000 (`npm start` in another terminal).
  */
 export default defineConfig({
-  plugins: [react()],
+  plugins: [react(), pagePaths()],
   build: {
     outDir: "dist",
     emptyOutDir: true,

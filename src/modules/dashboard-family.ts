@@ -1,8 +1,10 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { TProperties } from "typebox";
 import { STORE_SCOPE_NAMES, type StoreScope } from "../contracts/scopes.ts";
+import { AppError } from "../lib/errors.ts";
 import { type FamilyGuard, familyRoute } from "../lib/http/api-family.ts";
 import { Params, StoreSlug } from "../lib/http/schemas.ts";
+import type { App } from "../lib/http/types.ts";
 import { currentAccount } from "./accounts/session-auth.ts";
 import type { StoreService } from "./stores/stores-service.ts";
 
@@ -47,4 +49,23 @@ export function createDashboardGuard(deps: {
     granted: () => STORE_SCOPE_NAMES,
     refusal: (scope) => ({ message: `This needs the ${scope} scope on this store.` }),
   };
+}
+
+const STATE_CHANGING = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+
+/**
+ * The dashboard's CSRF rule, on its whole scope (`/api/v1/dashboard`, a store's routes included):
+ * with SameSite=Lax cookies, a cross-site page can still POST a form; it cannot send
+ * application/json without a CORS preflight, which this service never grants.
+ */
+export function requireJsonWrites(app: App) {
+  app.addHook("onRequest", async (request) => {
+    if (!STATE_CHANGING.has(request.method)) return;
+    const type = request.headers["content-type"] ?? "";
+    if (!/^application\/json\s*(;|$)/i.test(type)) {
+      throw new AppError("UNSUPPORTED_MEDIA_TYPE", {
+        message: "State-changing dashboard requests must send Content-Type: application/json.",
+      });
+    }
+  });
 }

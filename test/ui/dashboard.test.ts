@@ -50,6 +50,15 @@ describe("merchant dashboard in a real browser", { skip: chromiumSkipReason() },
     assert.doesNotMatch(html, /<script(?![^>]*\bsrc=)[^>]*>/, "no inline script in the page");
     assert.doesNotMatch(html, /<style|style="/, "no inline style");
     assert.equal((await fetch(`${base}/nothing-here`)).status, 404, "other paths stay 404 envelopes");
+    // A path under a page that is no page itself: the dashboard's not-found page for a browser;
+    // a missing built file stays the envelope, even for a browser.
+    const asBrowser = { accept: "text/html" };
+    const noPage = await fetch(`${base}/stores/x/nothing-here`, { headers: asBrowser });
+    assert.equal(noPage.status, 404);
+    assert.match(noPage.headers.get("content-type") ?? "", /html/);
+    const noFile = await fetch(`${base}/assets/nothing-here.js`, { headers: asBrowser });
+    assert.equal(noFile.status, 404);
+    assert.equal(((await noFile.json()) as { success: boolean }).success, false);
     const doc = (await (await fetch(`${base}/api/docs/openapi.json`)).json()) as { paths: object };
     assert.ok(
       !Object.keys(doc.paths).some((p) => p === "/" || p.includes("*") || p.startsWith("/stores")),

@@ -29,6 +29,8 @@ export async function installDocs(
   app: FastifyInstance,
   publicBaseUrl: string,
   extra: {
+    /** What each tag means, by name (FeatureRoutes.tags): the document lists the tags the routes use. */
+    tags: ReadonlyMap<string, string>;
     webhooks?: Record<string, unknown>;
     /** The configured limits the document states (the committed document: the defaults). */
     limits: { requestsPerMinute: number; accessTokenSeconds: number; refreshTokenSeconds: number };
@@ -47,12 +49,34 @@ export async function installDocs(
       ...response,
     };
   });
+  // The document's tag list is derived from the routes: the tags they use, in the order they are
+  // first used, each with its feature's description. A tag nobody describes stops the app here;
+  // one described and never used, when the app is ready.
+  const usedTags = new Set<string>();
+  app.addHook("onRoute", (route) => {
+    if (route.schema?.hide) return;
+    for (const tag of (route.schema?.tags as string[] | undefined) ?? []) {
+      if (!extra.tags.has(tag))
+        throw new Error(
+          `${route.method} ${route.url}: no feature describes the tag "${tag}" (FeatureRoutes.tags).`,
+        );
+      usedTags.add(tag);
+    }
+  });
+  app.addHook("onReady", async () => {
+    const unused = [...extra.tags.keys()].filter((tag) => !usedTags.has(tag));
+    if (unused.length > 0) throw new Error(`Tags described but used by no route: ${unused.join(", ")}.`);
+  });
   const appScopes = Object.fromEntries(
     Object.entries(GRANTABLE_SCOPES).map(([scope, { description }]) => [scope, description]),
   );
   await app.register(swagger, {
     // Named components, response headers, examples, the security rule: see openapi-finish.ts.
-    transformObject: (document) => finishDocument("openapiObject" in document ? document.openapiObject : {}),
+    transformObject: (document) =>
+      finishDocument({
+        ...("openapiObject" in document ? document.openapiObject : {}),
+        tags: [...usedTags].map((name) => ({ name, description: extra.tags.get(name) })),
+      }),
     // Shared schemas keep their own names in components.schemas.
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
     openapi: {
@@ -60,91 +84,8 @@ export async function installDocs(
       info: { title: "Merchant Platform API", version: "1.0.0", description: API_DESCRIPTION },
       servers: [{ url: publicBaseUrl }],
       ...(extra.webhooks ? { webhooks: extra.webhooks } : {}),
-      tags: [
-        { name: "Dashboard: account", description: "Merchant sign-up and sessions (cookie `mp_session`)." },
-        { name: "Dashboard: stores", description: "The merchant's stores." },
-        { name: "Dashboard: products", description: "A store's catalogue." },
-        { name: "Dashboard: customers", description: "A store's customers." },
-        { name: "Dashboard: orders", description: "A store's orders and their status." },
-        { name: "Dashboard: apps", description: "Register apps and rotate their client secrets." },
-        { name: "Dashboard: installed apps", description: "Apps installed in a store; uninstall." },
-        {
-          name: "App integration: consent",
-          description: "The authorization code flow's merchant side: consent page and decision.",
-        },
-        {
-          name: "App integration: tokens",
-          description: "Token exchange and refresh for apps, in the platform envelope.",
-        },
-        {
-          name: "OAuth 2.0 (standard)",
-          description:
-            "RFC 6749 / 7636 / 7009 / 8414 endpoints for off-the-shelf OAuth clients. They answer RFC shapes, not the envelope.",
-        },
-        {
-          name: "Admin API: store",
-          description: "Any valid bearer token: the store the app is installed in, with its settings.",
-        },
-        {
-          name: "Admin API: products",
-          description:
-            "Bearer token with `read_products` / `write_products`. Each app reads and writes its own `metadata` on a product, and only its own.",
-        },
-        {
-          name: "Admin API: orders",
-          description:
-            "Bearer token with `read_orders` to read; `write_orders` to create orders, move them along their statuses (with the carrier and tracking number when shipped) and change their note, tags, shipping address and the app's own `metadata`.",
-        },
-        {
-          name: "Admin API: customers",
-          description:
-            "Bearer token with `read_customers` to read; `write_customers` to create customers and change them, addresses and the app's own `metadata` included.",
-        },
-        {
-          name: "Admin API: webhooks",
-          description:
-            "Bearer token with `manage_webhooks` (and the event's own scope). The deliveries themselves are described in the `webhooks` section.",
-        },
-        {
-          name: "Admin API: events",
-          description:
-            "Any valid access token; each event type needs its own scope, as for subscribing. The store's events in the order they became visible, to read back what webhooks carried and resume from a stored cursor.",
-        },
-        {
-          name: "Admin API: export",
-          description:
-            "Bulk export: every product, order or customer of the store as JSON Lines in one streamed response (the read scope of the resource), each line exactly an item of the resource's list; resumable after a dropped connection. See the operation's description.",
-        },
-        {
-          name: "Dashboard: API keys",
-          description:
-            "Key pairs for the developer API: the secret is shown once, at creation; revoking is immediate.",
-        },
-        {
-          name: "Developer API: store",
-          description:
-            "The developer API (`/api/v1/developer`). Send `x-api-key` and `x-api-secret` on every request. Checks, in order: both headers (401 `UNAUTHENTICATED`); the key pair (401 `INVALID_CREDENTIALS`, the same answer for an unknown key, a wrong secret, a revoked or an expired key; repeated failures per key id or IP answer 429); the key's rate limit (429, `X-RateLimit-*` headers on every authenticated answer); the key's scope for the operation (403 `INSUFFICIENT_SCOPE` with `details.requiredScope`; each operation names its scope); the request (400).",
-        },
-        {
-          name: "Developer API: products",
-          description: "`read_products` to read; `write_products` to create, change and delete.",
-        },
-        { name: "Developer API: orders", description: "`read_orders`: orders page by page, and one order." },
-        {
-          name: "Developer API: customers",
-          description: "`read_customers`: customers page by page, and one customer.",
-        },
-        {
-          name: "Developer API: export",
-          description:
-            "Bulk export with a key pair: every product, order or customer as JSON Lines (the key's read scope of the resource), as the Admin API's export.",
-        },
-        {
-          name: "Operations",
-          description:
-            "Health and readiness probes. Prometheus metrics are not on this port: they are served at `/metrics` on the metrics listener (`METRICS_HOST:METRICS_PORT`, loopback by default).",
-        },
-      ],
+      // Filled in from the routes when the document is made (transformObject, above).
+      tags: [],
       components: {
         securitySchemes: {
           developerKey: {

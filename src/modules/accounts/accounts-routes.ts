@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import Type from "typebox";
+import type { FeatureRoutes } from "../../lib/http/feature-routes.ts";
 import { Envelope, errorResponses } from "../../lib/http/schemas.ts";
 import type { App } from "../../lib/http/types.ts";
 import {
@@ -206,4 +207,12 @@ export function registerAccountRoutes(
     },
     async (request) => ({ success: true as const, data: toAccountResource(currentAccount(request)) }),
   );
+}
+
+/** Sign-up, sessions and the account, in the dashboard outside any store (platform.ts lists them). */
+export function accountRoutes(deps: Parameters<typeof registerAccountRoutes>[1]): FeatureRoutes {
+  return {
+    tags: { "Dashboard: account": "Merchant sign-up and sessions (cookie `mp_session`)." },
+    account: (app) => registerAccountRoutes(app, deps),
+  };
 }

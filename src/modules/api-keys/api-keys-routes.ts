@@ -102,5 +102,11 @@ export function registerApiKeyRoutes(app: App, keys: ApiKeyService) {
 }
 
 export function apiKeyRoutes(keys: ApiKeyService): FeatureRoutes {
-  return { store: (app) => registerApiKeyRoutes(app, keys) };
+  return {
+    tags: {
+      "Dashboard: API keys":
+        "Key pairs for the developer API: the secret is shown once, at creation; revoking is immediate.",
+    },
+    store: (app) => registerApiKeyRoutes(app, keys),
+  };
 }

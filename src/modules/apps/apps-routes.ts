@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import Type from "typebox";
 import type { Scope } from "../../contracts/scopes.ts";
 import type { AppRow } from "../../db/schema.ts";
+import type { FeatureRoutes } from "../../lib/http/feature-routes.ts";
 import { Envelope, errorResponses, Params } from "../../lib/http/schemas.ts";
 import type { App } from "../../lib/http/types.ts";
 import { currentAccount } from "../accounts/session-auth.ts";
@@ -227,4 +228,12 @@ export function registerAppRoutes(
       };
     },
   );
+}
+
+/** A developer's apps, in the dashboard outside any store (platform.ts lists them). */
+export function appRoutes(deps: Parameters<typeof registerAppRoutes>[1]): FeatureRoutes {
+  return {
+    tags: { "Dashboard: apps": "Register apps and rotate their client secrets." },
+    account: (app) => registerAppRoutes(app, deps),
+  };
 }

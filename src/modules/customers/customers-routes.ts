@@ -1,7 +1,8 @@
 import Type from "typebox";
-import { METADATA_LIMITS, Scope } from "../../contracts/index.ts";
+import { EVENT, METADATA_LIMITS, Scope } from "../../contracts/index.ts";
 import type { StoreScope } from "../../contracts/scopes.ts";
 import { type RouteSpec, storeOf } from "../../lib/http/api-family.ts";
+import { eventName } from "../../lib/http/event-docs.ts";
 import type { FeatureRoutes } from "../../lib/http/feature-routes.ts";
 import { CursorPage, Envelope, Params } from "../../lib/http/schemas.ts";
 import type { App } from "../../lib/http/types.ts";
@@ -51,10 +52,8 @@ const CUSTOMER = {
   },
 } satisfies Record<string, Partial<RouteSpec<StoreScope>>>;
 
-const CREATE_RULES =
-  "E-mail addresses are unique per store, case-insensitively (409). `addresses`: the first is the default shipping address. Emits `customer.created`.";
-const UPDATE_RULES =
-  "Send only what changes; `addresses` and `tags` replace the lists. E-mail addresses stay unique per store (409). A deleted (anonymised) customer cannot change (409). Emits `customer.updated` when something changed; an update that changes nothing emits nothing.";
+const CREATE_RULES = `E-mail addresses are unique per store, case-insensitively (409). \`addresses\`: the first is the default shipping address. Emits ${eventName(EVENT.customerCreated)}.`;
+const UPDATE_RULES = `Send only what changes; \`addresses\` and \`tags\` replace the lists. E-mail addresses stay unique per store (409). A deleted (anonymised) customer cannot change (409). Emits ${eventName(EVENT.customerUpdated)} when something changed; an update that changes nothing emits nothing.`;
 const METADATA_RULES = `\`metadata\` is your app's own (at most ${METADATA_LIMITS.keys} keys): merged into the pairs it keeps on the customer, \`null\` removes a key; other apps never see it.`;
 
 export function registerDashboardCustomerRoutes(app: App, customers: CustomerService) {
@@ -128,8 +127,7 @@ export function registerDashboardCustomerRoutes(app: App, customers: CustomerSer
       scope: Scope.write_customers,
       tags,
       summary: "Delete a customer",
-      description:
-        "A customer without orders is removed (no event). One with orders is anonymised instead: the orders stay, with a customer whose name, e-mail address, phone, addresses and note are erased (`anonymizedAt` is set); emits `customer.updated`.",
+      description: `A customer without orders is removed (no event). One with orders is anonymised instead: the orders stay, with a customer whose name, e-mail address, phone, addresses and note are erased (\`anonymizedAt\` is set); emits ${eventName(EVENT.customerUpdated)}.`,
       params: storeParams(CustomerIdParam),
       response: {
         200: Envelope(
@@ -258,6 +256,12 @@ export function registerDeveloperCustomerRoutes(app: App, customers: CustomerSer
 /** The customer routes of every family (platform.ts lists them). */
 export function customerRoutes(customers: CustomerService): FeatureRoutes {
   return {
+    tags: {
+      "Dashboard: customers": "A store's customers.",
+      "Admin API: customers":
+        "Bearer token with `read_customers` to read; `write_customers` to create customers and change them, addresses and the app's own `metadata` included.",
+      "Developer API: customers": "`read_customers`: customers page by page, and one customer.",
+    },
     store: (app) => registerDashboardCustomerRoutes(app, customers),
     admin: (app) => registerAdminCustomerRoutes(app, customers),
     developer: (app) => registerDeveloperCustomerRoutes(app, customers),

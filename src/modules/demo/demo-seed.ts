@@ -1,10 +1,15 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ActorKind, OrderStatus, ProductStatus } from "../../contracts/index.ts";
-import { transactionAsDatabase } from "../../db/client.ts";
+import { type Db, transactionAsDatabase } from "../../db/client.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { randomBase62 } from "../../lib/crypto.ts";
-import type { Platform } from "../../platform.ts";
+import type { AccountRepo } from "../accounts/accounts-repo.ts";
+import type { AccountService } from "../accounts/accounts-service.ts";
+import type { CustomerService } from "../customers/customers-service.ts";
+import type { OrderService } from "../orders/orders-service.ts";
+import type { ProductService } from "../products/products-service.ts";
+import type { StoreService } from "../stores/stores-service.ts";
 
 export const DEMO_EMAIL = "demo@example.com";
 export const DEMO_STORE_SLUG = "demo-store";
@@ -247,6 +252,24 @@ function orderTimes(random: Random, count: number, start: number, now: number): 
   return times.sort((a, b) => a - b);
 }
 
+/** What the seed needs of the platform (platform.ts passes itself). */
+export interface DemoSeedDeps {
+  db: Db;
+  clock: Clock;
+  repos: { accounts: Pick<AccountRepo, "findByEmail"> };
+  services: { accounts: Pick<AccountService, "signup">; stores: Pick<StoreService, "current"> };
+  /** The commerce services on another clock, and on another database handle if given (a batch). */
+  commerceAt: (
+    on: Clock,
+    db?: Db,
+  ) => {
+    stores: Pick<StoreService, "create" | "updateSettings">;
+    products: Pick<ProductService, "create">;
+    customers: Pick<CustomerService, "create">;
+    orders: Pick<OrderService, "create" | "setStatus">;
+  };
+}
+
 /**
  * Creates the demo merchant and store with 90 days of history (50 products, 150 customers, 600
  * orders across every status, the shipped ones with tracking) through the same services as the
@@ -259,7 +282,10 @@ function orderTimes(random: Random, count: number, start: number, now: number): 
  * written by `history()` (null when the demo existed already): about 20,000 statements, which
  * main.ts runs after the service listens, so the first start is not slower by them.
  */
-export async function seedDemo(platform: Platform, options: { credentialsFile?: string | undefined } = {}) {
+export async function seedDemo(
+  platform: DemoSeedDeps,
+  options: { credentialsFile?: string | undefined } = {},
+) {
   const { services, repos } = platform;
   const existing = await repos.accounts.findByEmail(DEMO_EMAIL);
   if (existing) {

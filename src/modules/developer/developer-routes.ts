@@ -1,6 +1,7 @@
 import Type from "typebox";
 import { ProductStatus, Scope } from "../../contracts/index.ts";
 import { storeOf } from "../../lib/http/api-family.ts";
+import type { FeatureRoutes } from "../../lib/http/feature-routes.ts";
 import type { App } from "../../lib/http/types.ts";
 import { ProductResource } from "../products/products-schemas.ts";
 import type { ProductService } from "../products/products-service.ts";
@@ -94,4 +95,15 @@ export function registerDeveloperRoutes(app: App, products: ProductService) {
       return { success: true as const, data: page.items, meta: page.meta };
     },
   );
+}
+
+/** The developer API's own routes (platform.ts lists them). */
+export function developerRoutes(products: ProductService): FeatureRoutes {
+  return {
+    tags: {
+      "Developer API: store":
+        "The developer API (`/api/v1/developer`). Send `x-api-key` and `x-api-secret` on every request. Checks, in order: both headers (401 `UNAUTHENTICATED`); the key pair (401 `INVALID_CREDENTIALS`, the same answer for an unknown key, a wrong secret, a revoked or an expired key; repeated failures per key id or IP answer 429); the key's rate limit (429, `X-RateLimit-*` headers on every authenticated answer); the key's scope for the operation (403 `INSUFFICIENT_SCOPE` with `details.requiredScope`; each operation names its scope); the request (400).",
+    },
+    developer: (app) => registerDeveloperRoutes(app, products),
+  };
 }

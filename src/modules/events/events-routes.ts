@@ -53,6 +53,10 @@ export function eventRoutes(deps: {
 }): FeatureRoutes {
   const tags = ["Admin API: events"];
   return {
+    tags: {
+      "Admin API: events":
+        "Any valid access token; each event type needs its own scope, as for subscribing. The store's events in the order they became visible, to read back what webhooks carried and resume from a stored cursor.",
+    },
     admin(app) {
       app.get(
         "/events",

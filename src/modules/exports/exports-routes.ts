@@ -132,6 +132,12 @@ export function exportRoutes(deps: {
   }
 
   return {
+    tags: {
+      "Admin API: export":
+        "Bulk export: every product, order or customer of the store as JSON Lines in one streamed response (the read scope of the resource), each line exactly an item of the resource's list; resumable after a dropped connection. See the operation's description.",
+      "Developer API: export":
+        "Bulk export with a key pair: every product, order or customer as JSON Lines (the key's read scope of the resource), as the Admin API's export.",
+    },
     admin(app: App) {
       // An export is a long request: stop them before the server closes (the client resumes).
       app.addHook("preClose", async () => exports.closeAll());

@@ -71,5 +71,8 @@ export function registerInstallationRoutes(app: App, installations: Installation
 }
 
 export function installationRoutes(installations: InstallationService): FeatureRoutes {
-  return { store: (app) => registerInstallationRoutes(app, installations) };
+  return {
+    tags: { "Dashboard: installed apps": "Apps installed in a store; uninstall." },
+    store: (app) => registerInstallationRoutes(app, installations),
+  };
 }

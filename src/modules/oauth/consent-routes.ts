@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import Type from "typebox";
 import { GRANTABLE_SCOPES, ScopeSchema } from "../../contracts/index.ts";
 import { AppError } from "../../lib/errors.ts";
+import type { FeatureRoutes } from "../../lib/http/feature-routes.ts";
 import { Envelope, errorResponses } from "../../lib/http/schemas.ts";
 import type { App } from "../../lib/http/types.ts";
 import { currentAccount } from "../accounts/session-auth.ts";
@@ -243,4 +244,17 @@ export function registerConsentRoutes(
       return { success: true as const, data: { redirectTo } };
     },
   );
+}
+
+/**
+ * The consent routes, at the root with their full paths (platform.ts lists them): the consent
+ * requests under `/api/v1/dashboard/oauth` check the session themselves.
+ */
+export function consentRoutes(deps: Parameters<typeof registerConsentRoutes>[1]): FeatureRoutes {
+  return {
+    tags: {
+      "App integration: consent": "The authorization code flow's merchant side: consent page and decision.",
+    },
+    public: (app) => registerConsentRoutes(app, deps),
+  };
 }

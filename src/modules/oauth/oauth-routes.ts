@@ -4,6 +4,7 @@ import Type from "typebox";
 import { SCOPE_NAMES } from "../../contracts/scopes.ts";
 import { AppError } from "../../lib/errors.ts";
 import { toAppError } from "../../lib/http/error-handler.ts";
+import type { FeatureRoutes } from "../../lib/http/feature-routes.ts";
 import { Envelope, errorResponses } from "../../lib/http/schemas.ts";
 import type { App } from "../../lib/http/types.ts";
 import type { AppService } from "../apps/apps-service.ts";
@@ -305,4 +306,16 @@ export function registerTokenRoutes(
       },
     );
   });
+}
+
+/** The token endpoints, at the root with their full paths (platform.ts lists them). */
+export function tokenRoutes(deps: Parameters<typeof registerTokenRoutes>[1]): FeatureRoutes {
+  return {
+    tags: {
+      "App integration: tokens": "Token exchange and refresh for apps, in the platform envelope.",
+      "OAuth 2.0 (standard)":
+        "RFC 6749 / 7636 / 7009 / 8414 endpoints for off-the-shelf OAuth clients. They answer RFC shapes, not the envelope.",
+    },
+    public: (app) => registerTokenRoutes(app, deps),
+  };
 }

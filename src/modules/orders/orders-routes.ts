@@ -4,7 +4,9 @@ import {
   ACTOR_KIND_NAMES,
   ActorKind,
   DeliveryStatusSchema,
+  EVENT,
   METADATA_LIMITS,
+  OrderStatus,
   OrderStatusSchema,
   Scope,
   Timestamp,
@@ -12,6 +14,7 @@ import {
 } from "../../contracts/index.ts";
 import type { StoreScope } from "../../contracts/scopes.ts";
 import { type RouteSpec, storeOf } from "../../lib/http/api-family.ts";
+import { eventName, orderMovesInWords } from "../../lib/http/event-docs.ts";
 import type { FeatureRoutes } from "../../lib/http/feature-routes.ts";
 import { CursorPage, Envelope, Params } from "../../lib/http/schemas.ts";
 import type { App } from "../../lib/http/types.ts";
@@ -71,12 +74,9 @@ const ORDER = {
   },
 } satisfies Record<string, Partial<RouteSpec<StoreScope>>>;
 
-const CREATE_RULES =
-  "Prices and totals come from the catalogue; stock is taken at once (409 when short). The shipping address, when left out, is the customer's default address. Emits `order.created` and `product.updated` for each product whose stock changed.";
-const STATUS_RULES =
-  "pending -> paid -> confirmed -> shipped -> delivered, one step at a time; cancelled from pending, paid or confirmed (stock is returned). Any other move answers 409. Moving to `shipped` may carry `fulfillment` (carrier, tracking number, tracking URL), kept on the order and sent with `order.shipped`; with another status it is a 400. Emits `order.<status>`.";
-const UPDATE_RULES =
-  "Send only what changes; `tags` replaces the list. The shipping address changes only before the order ships or is cancelled (409 after). Emits `order.updated` when something changed; an update that changes nothing emits nothing.";
+const CREATE_RULES = `Prices and totals come from the catalogue; stock is taken at once (409 when short). The shipping address, when left out, is the customer's default address. Emits ${eventName(EVENT.orderCreated)} and ${eventName(EVENT.productUpdated)} for each product whose stock changed.`;
+const STATUS_RULES = `One step at a time. ${orderMovesInWords()} Cancelling returns the stock. Any other move answers 409. Moving to \`${OrderStatus.shipped}\` may carry \`fulfillment\` (carrier, tracking number, tracking URL), kept on the order and sent with ${eventName(EVENT.orderShipped)}; with another status it is a 400.`;
+const UPDATE_RULES = `Send only what changes; \`tags\` replaces the list. The shipping address changes only before the order ships or is cancelled (409 after). Emits ${eventName(EVENT.orderUpdated)} when something changed; an update that changes nothing emits nothing.`;
 const METADATA_RULES = `\`metadata\` is your app's own (at most ${METADATA_LIMITS.keys} keys): merged into the pairs it keeps on the order, \`null\` removes a key; other apps never see it.`;
 
 /** The merchant signed in to the dashboard, as an order's history names them. */
@@ -389,6 +389,12 @@ export function orderRoutes(
   appActor: AppActor,
 ): FeatureRoutes {
   return {
+    tags: {
+      "Dashboard: orders": "A store's orders and their status.",
+      "Admin API: orders":
+        "Bearer token with `read_orders` to read; `write_orders` to create orders, move them along their statuses (with the carrier and tracking number when shipped) and change their note, tags, shipping address and the app's own `metadata`.",
+      "Developer API: orders": "`read_orders`: orders page by page, and one order.",
+    },
     store: (app) => registerDashboardOrderRoutes(app, orders, webhooksOf),
     admin: (app) => registerAdminOrderRoutes(app, orders, appActor),
     developer: (app) => registerDeveloperOrderRoutes(app, orders),

@@ -1,6 +1,7 @@
-import { METADATA_LIMITS, Scope } from "../../contracts/index.ts";
+import { EVENT, METADATA_LIMITS, Scope } from "../../contracts/index.ts";
 import type { StoreScope } from "../../contracts/scopes.ts";
 import { type RouteSpec, storeOf } from "../../lib/http/api-family.ts";
+import { eventName } from "../../lib/http/event-docs.ts";
 import type { FeatureRoutes } from "../../lib/http/feature-routes.ts";
 import { CursorPage, Envelope, Params } from "../../lib/http/schemas.ts";
 import type { App } from "../../lib/http/types.ts";
@@ -38,21 +39,21 @@ const PRODUCT = {
   },
   create: {
     summary: "Create a product",
-    description: "Emits `product.created`.",
+    description: `Emits ${eventName(EVENT.productCreated)}.`,
     body: CreateProductBody,
     response: { 201: Envelope(ProductResource, "Created") },
     errors: ["CONFLICT"],
   },
   update: {
     summary: "Update a product",
-    description: "Send only the fields to change. Emits `product.updated` when something changed.",
+    description: `Send only the fields to change. Emits ${eventName(EVENT.productUpdated)} when something changed.`,
     body: UpdateProductBody,
     response: { 200: Envelope(ProductResource) },
     errors: ["NOT_FOUND", "CONFLICT"],
   },
   remove: {
     summary: "Delete a product",
-    description: "Orders keep their line items' snapshot. Emits `product.deleted` with the deleted product.",
+    description: `Orders keep their line items' snapshot. Emits ${eventName(EVENT.productDeleted)} with the deleted product.`,
     response: { 200: Envelope(ProductResource, "The deleted product") },
     errors: ["NOT_FOUND"],
   },
@@ -271,6 +272,12 @@ export function registerDeveloperProductRoutes(app: App, products: ProductServic
 /** The product routes of every family (platform.ts lists them). */
 export function productRoutes(products: ProductService): FeatureRoutes {
   return {
+    tags: {
+      "Dashboard: products": "A store's catalogue.",
+      "Admin API: products":
+        "Bearer token with `read_products` / `write_products`. Each app reads and writes its own `metadata` on a product, and only its own.",
+      "Developer API: products": "`read_products` to read; `write_products` to create, change and delete.",
+    },
     store: (app) => registerDashboardProductRoutes(app, products),
     admin: (app) => registerAdminProductRoutes(app, products),
     developer: (app) => registerDeveloperProductRoutes(app, products),

@@ -1,12 +1,74 @@
-import { Scope } from "../../contracts/index.ts";
+import type { FastifyReply, FastifyRequest } from "fastify";
+import Type from "typebox";
+import { EVENT, Scope } from "../../contracts/index.ts";
 import { storeOf } from "../../lib/http/api-family.ts";
+import { eventName } from "../../lib/http/event-docs.ts";
 import type { FeatureRoutes } from "../../lib/http/feature-routes.ts";
-import { Envelope } from "../../lib/http/schemas.ts";
+import { Envelope, errorResponses } from "../../lib/http/schemas.ts";
 import type { App } from "../../lib/http/types.ts";
+import { currentAccount } from "../accounts/session-auth.ts";
 import { adminRoute } from "../admin-api/admin-family.ts";
 import { dashboardRoute } from "../dashboard-family.ts";
-import { SlugParams, StoreResource, toStoreResource, UpdateStoreBody } from "./stores-schemas.ts";
+import {
+  CreateStoreBody,
+  SlugParams,
+  StoreResource,
+  toStoreResource,
+  UpdateStoreBody,
+} from "./stores-schemas.ts";
 import type { StoreService } from "./stores-service.ts";
+
+/** The merchant's stores in the dashboard, outside any one store: create one, list them. */
+export function registerAccountStoreRoutes(
+  app: App,
+  deps: {
+    stores: Pick<StoreService, "create" | "listOwned">;
+    requireSession: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+  },
+) {
+  const { stores, requireSession } = deps;
+  const security = [{ sessionCookie: [] }];
+
+  app.post(
+    "/stores",
+    {
+      preHandler: requireSession,
+      schema: {
+        operationId: "dashboardCreateStore",
+        tags: ["Dashboard: stores"],
+        summary: "Create a store",
+        security,
+        body: CreateStoreBody,
+        response: {
+          201: Envelope(StoreResource, "Created"),
+          ...errorResponses("UNAUTHENTICATED", "CONFLICT"),
+        },
+      },
+    },
+    async (request, reply) => {
+      const store = await stores.create(currentAccount(request).id, request.body);
+      return reply.status(201).send({ success: true as const, data: toStoreResource(store) });
+    },
+  );
+
+  app.get(
+    "/stores",
+    {
+      preHandler: requireSession,
+      schema: {
+        operationId: "dashboardListStores",
+        tags: ["Dashboard: stores"],
+        summary: "List the stores the signed-in merchant owns",
+        security,
+        response: { 200: Envelope(Type.Array(StoreResource)), ...errorResponses("UNAUTHENTICATED") },
+      },
+    },
+    async (request) => ({
+      success: true as const,
+      data: (await stores.listOwned(currentAccount(request).id)).map(toStoreResource),
+    }),
+  );
+}
 
 /**
  * A store's own page and settings in the dashboard, and the store an app is installed in. (The
@@ -34,8 +96,7 @@ export function registerDashboardStoreRoutes(app: App, stores: StoreService) {
       scope: Scope.manage_store,
       tags,
       summary: "Change the store's settings",
-      description:
-        "Send only what changes: name, contact e-mail, address, currency, time zone, order number prefix. Emits `shop.updated` when something changed; a change to nothing emits nothing. The currency changes only while the store has no orders (409 `CONFLICT` after): every order stays in the currency it was placed in. New orders take the prefix in force when they are placed.",
+      description: `Send only what changes: name, contact e-mail, address, currency, time zone, order number prefix. Emits ${eventName(EVENT.shopUpdated)} when something changed; a change to nothing emits nothing. The currency changes only while the store has no orders (409 \`CONFLICT\` after): every order stays in the currency it was placed in. New orders take the prefix in force when they are placed.`,
       params: SlugParams,
       body: UpdateStoreBody,
       response: { 200: Envelope(StoreResource) },
@@ -58,8 +119,7 @@ export function registerAdminStoreRoutes(app: App, stores: StoreService) {
       scope: "authenticated",
       tags: ["Admin API: store"],
       summary: "The store the app is installed in",
-      description:
-        "Its name, contact e-mail, address, currency, time zone and order number prefix. `shop.updated` says when they change (every app may subscribe to it).",
+      description: `Its name, contact e-mail, address, currency, time zone and order number prefix. ${eventName(EVENT.shopUpdated)} says when they change (every app may subscribe to it).`,
       response: { 200: Envelope(StoreResource) },
     }),
     async (request) => ({
@@ -70,8 +130,16 @@ export function registerAdminStoreRoutes(app: App, stores: StoreService) {
 }
 
 /** The store routes of every family (platform.ts lists them). */
-export function storeRoutes(stores: StoreService): FeatureRoutes {
+export function storeRoutes(
+  stores: StoreService,
+  requireSession: (request: FastifyRequest, reply: FastifyReply) => Promise<void>,
+): FeatureRoutes {
   return {
+    tags: {
+      "Dashboard: stores": "The merchant's stores.",
+      "Admin API: store": "Any valid bearer token: the store the app is installed in, with its settings.",
+    },
+    account: (app) => registerAccountStoreRoutes(app, { stores, requireSession }),
     store: (app) => registerDashboardStoreRoutes(app, stores),
     admin: (app) => registerAdminStoreRoutes(app, stores),
   };

@@ -622,6 +622,11 @@ export function registerDeliveryRoutes(
   );
 }
 
+/** An app's deliveries in the dashboard, outside any store (platform.ts lists them). */
+export function appDeliveryRoutes(deps: Parameters<typeof registerDeliveryRoutes>[1]): FeatureRoutes {
+  return { account: (app) => registerDeliveryRoutes(app, deps) };
+}
+
 /** The Admin API's view: the calling installation's own deliveries (its app, its store). */
 export function adminDeliveryRoutes(views: DeliveryViews): FeatureRoutes {
   const tags = ["Admin API: webhooks"];

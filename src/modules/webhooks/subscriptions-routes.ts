@@ -151,6 +151,10 @@ export function subscriptionRoutes(
   recovery: RecoveryService,
 ): FeatureRoutes {
   return {
+    tags: {
+      "Admin API: webhooks":
+        "Bearer token with `manage_webhooks` (and the event's own scope). The deliveries themselves are described in the `webhooks` section.",
+    },
     admin: (app) => {
       registerSubscriptionRoutes(app, subscriptions);
       registerRecoveryRoutes(app, recovery);

@@ -3,18 +3,8 @@ import { useEffect, useState } from "react";
 import { Link, NavLink, Outlet, useLocation, useMatch, useNavigate } from "react-router";
 import { api, NO_BODY, whenUnauthenticated } from "../api/client.ts";
 import { useForget, useMe, useStores } from "../api/session.ts";
+import { STORE_MENU } from "../page-registry.ts";
 import { Loading } from "./ui.tsx";
-
-/** A store's sections: each a sidebar link and a route /stores/{slug}/{path}. */
-export const STORE_SECTIONS = [
-  { path: "", label: "Overview" },
-  { path: "orders", label: "Orders" },
-  { path: "products", label: "Products" },
-  { path: "customers", label: "Customers" },
-  { path: "apps", label: "Installed apps" },
-  { path: "api-keys", label: "API keys" },
-  { path: "settings", label: "Settings" },
-] as const;
 
 const CURRENT_STORE = "mp.store";
 
@@ -111,7 +101,7 @@ export function Shell() {
           {current ? (
             <div className="nav-group">
               <p className="nav-title">{current.name}</p>
-              {STORE_SECTIONS.map((s) => (
+              {STORE_MENU.map((s) => (
                 <NavLink
                   key={s.path}
                   to={`/stores/${current.slug}${s.path ? `/${s.path}` : ""}`}

@@ -16,6 +16,7 @@ import {
 } from "../components/ui.tsx";
 import { Email, Password, PersonName } from "../contract.ts";
 import { when } from "../lib/format.ts";
+import { definePage } from "../lib/page.ts";
 import { validate } from "../lib/validate.ts";
 
 export function AccountPage() {
@@ -187,3 +188,6 @@ function PasswordForm() {
     </form>
   );
 }
+
+/** This module's pages (lib/page.ts). */
+export const pages = [definePage({ path: "/account", element: <AccountPage /> })];

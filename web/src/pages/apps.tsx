@@ -54,6 +54,7 @@ import {
 } from "../contract.ts";
 import { when } from "../lib/format.ts";
 import { useIdempotencyKey } from "../lib/hooks.ts";
+import { definePage } from "../lib/page.ts";
 import { validate } from "../lib/validate.ts";
 
 export function AppsPage() {
@@ -980,3 +981,9 @@ function StreamedEvents({ clientId, session }: { clientId: string; session: List
     </>
   );
 }
+
+/** This module's pages (lib/page.ts). */
+export const pages = [
+  definePage({ path: "/apps", element: <AppsPage /> }),
+  definePage({ path: "/apps/:clientId", element: <AppDetailPage /> }),
+];

@@ -5,6 +5,7 @@ import { api, unwrap } from "../api/client.ts";
 import { FormAlert, TextField, useSubmit } from "../components/ui.tsx";
 import { Email, Password, PersonName } from "../contract.ts";
 import { sameOriginPath } from "../lib/next-path.ts";
+import { definePage } from "../lib/page.ts";
 import { validate } from "../lib/validate.ts";
 
 /** Where to go after signing in: the page that asked, if it is one of ours. */
@@ -157,3 +158,9 @@ export function SignupPage() {
     </AuthCard>
   );
 }
+
+/** This module's pages (lib/page.ts). */
+export const pages = [
+  definePage({ path: "/login", element: <LoginPage />, bare: true }),
+  definePage({ path: "/signup", element: <SignupPage />, bare: true }),
+];

@@ -5,6 +5,7 @@ import { ApiError, api, unwrap } from "../api/client.ts";
 import { useMe } from "../api/session.ts";
 import { Field, FormAlert, Loading } from "../components/ui.tsx";
 import type { Scope } from "../contract.ts";
+import { definePage } from "../lib/page.ts";
 
 interface ConsentRequest {
   app: { clientId: string; name: string };
@@ -160,3 +161,6 @@ export function ConsentPage() {
     </main>
   );
 }
+
+/** This module's pages (lib/page.ts). */
+export const pages = [definePage({ path: "/oauth/consent", element: <ConsentPage />, bare: true })];

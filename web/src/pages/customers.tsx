@@ -53,6 +53,7 @@ import {
 import { money, personName, when } from "../lib/format.ts";
 import { searchParam, useIdempotencyKey, useSlug } from "../lib/hooks.ts";
 import { useListState } from "../lib/list-state.ts";
+import { definePage } from "../lib/page.ts";
 import { validate } from "../lib/validate.ts";
 
 const SORTS: SortLabels<CustomerSort> = {
@@ -585,3 +586,13 @@ function DataRequestsPanel({ slug, id, anonymized }: { slug: string; id: string;
     </Panel>
   );
 }
+
+/** This module's pages (lib/page.ts). */
+export const pages = [
+  definePage({
+    path: "/stores/:slug/customers",
+    element: <CustomersPage />,
+    storeMenu: { label: "Customers", order: 40 },
+  }),
+  definePage({ path: "/stores/:slug/customers/:id", element: <CustomerPage /> }),
+];

@@ -22,6 +22,7 @@ import {
 import { isDateTime, KEY_SCOPE_NAMES, KeyName, type KeyScope, KeyScopeSchema } from "../contract.ts";
 import { when } from "../lib/format.ts";
 import { useIdempotencyKey, useSlug } from "../lib/hooks.ts";
+import { definePage } from "../lib/page.ts";
 import { validate } from "../lib/validate.ts";
 
 export function InstalledAppsPage() {
@@ -273,3 +274,17 @@ function ApiKeyForm({ slug, onCreated }: { slug: string; onCreated: (k: NewApiKe
     </form>
   );
 }
+
+/** This module's pages (lib/page.ts). */
+export const pages = [
+  definePage({
+    path: "/stores/:slug/apps",
+    element: <InstalledAppsPage />,
+    storeMenu: { label: "Installed apps", order: 50 },
+  }),
+  definePage({
+    path: "/stores/:slug/api-keys",
+    element: <ApiKeysPage />,
+    storeMenu: { label: "API keys", order: 60 },
+  }),
+];

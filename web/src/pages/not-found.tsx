@@ -1,7 +1,8 @@
 import { Link, useLocation } from "react-router";
 import { useStores } from "../api/session.ts";
-import { STORE_SECTIONS } from "../components/shell.tsx";
 import { PageHeader } from "../components/ui.tsx";
+import { definePage } from "../lib/page.ts";
+import { STORE_MENU } from "../page-registry.ts";
 
 /**
  * Any address the dashboard has no page for (the server answers such paths with this page and a
@@ -12,7 +13,7 @@ export function NotFoundPage() {
   const { pathname } = useLocation();
   const stores = useStores().data ?? [];
   const last = pathname.split("/").filter(Boolean).at(-1) ?? "";
-  const section = STORE_SECTIONS.find((s) => s.path !== "" && s.path === last);
+  const section = STORE_MENU.find((s) => s.path !== "" && s.path === last);
   return (
     <>
       <PageHeader title="Page not found" subtitle="There is nothing at this address." />
@@ -36,3 +37,6 @@ export function NotFoundPage() {
     </>
   );
 }
+
+/** This module's pages (lib/page.ts). */
+export const pages = [definePage({ path: "*", element: <NotFoundPage /> })];

@@ -29,6 +29,7 @@ import { MAX_LINE_ITEMS, OrderNote, ProductStatus, Quantity } from "../contract.
 import { money, personName } from "../lib/format.ts";
 import { useDebounced, useIdempotencyKey, useSlug } from "../lib/hooks.ts";
 import { formatMinor, toMinor } from "../lib/money.ts";
+import { definePage } from "../lib/page.ts";
 import { validate } from "../lib/validate.ts";
 
 interface Line {
@@ -441,3 +442,6 @@ export function NewOrderPage() {
     </>
   );
 }
+
+/** This module's pages (lib/page.ts). */
+export const pages = [definePage({ path: "/stores/:slug/orders/new", element: <NewOrderPage /> })];

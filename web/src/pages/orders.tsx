@@ -51,6 +51,7 @@ import {
 import { money, personName, when } from "../lib/format.ts";
 import { useSlug } from "../lib/hooks.ts";
 import { useListState } from "../lib/list-state.ts";
+import { definePage } from "../lib/page.ts";
 import { validate } from "../lib/validate.ts";
 
 const SORTS: SortLabels<OrderSort> = {
@@ -570,3 +571,13 @@ function AddressForm({ slug, order, onDone }: { slug: string; order: Order; onDo
     </form>
   );
 }
+
+/** This module's pages (lib/page.ts). */
+export const pages = [
+  definePage({
+    path: "/stores/:slug/orders",
+    element: <OrdersPage />,
+    storeMenu: { label: "Orders", order: 20 },
+  }),
+  definePage({ path: "/stores/:slug/orders/:id", element: <OrderPage /> }),
+];

@@ -9,6 +9,7 @@ import { Badge, Empty, Loading, PageHeader, Panel } from "../components/ui.tsx";
 import { ORDER_STATUS_NAMES, ORDER_STATUSES } from "../contract.ts";
 import { money, when } from "../lib/format.ts";
 import { useSlug } from "../lib/hooks.ts";
+import { definePage } from "../lib/page.ts";
 
 export function OverviewPage() {
   const slug = useSlug();
@@ -124,3 +125,12 @@ export function OverviewPage() {
     </>
   );
 }
+
+/** This module's pages (lib/page.ts). */
+export const pages = [
+  definePage({
+    path: "/stores/:slug",
+    element: <OverviewPage />,
+    storeMenu: { label: "Overview", order: 10 },
+  }),
+];

@@ -33,6 +33,7 @@ import {
 import { money } from "../lib/format.ts";
 import { searchParam, useIdempotencyKey, useSlug } from "../lib/hooks.ts";
 import { useListState } from "../lib/list-state.ts";
+import { definePage } from "../lib/page.ts";
 import { validate } from "../lib/validate.ts";
 
 const SORTS: SortLabels<ProductSort> = {
@@ -294,3 +295,12 @@ function ProductForm(props: {
     </form>
   );
 }
+
+/** This module's pages (lib/page.ts). */
+export const pages = [
+  definePage({
+    path: "/stores/:slug/products",
+    element: <ProductsPage />,
+    storeMenu: { label: "Products", order: 30 },
+  }),
+];

@@ -24,6 +24,7 @@ import {
 } from "../components/ui.tsx";
 import { ContactEmail, CURRENCY_CODES, OrderNumberPrefix, StoreName, timeZones } from "../contract.ts";
 import { useSlug } from "../lib/hooks.ts";
+import { definePage } from "../lib/page.ts";
 import { validate } from "../lib/validate.ts";
 
 const currencyNames = new Intl.DisplayNames(undefined, { type: "currency" });
@@ -189,3 +190,12 @@ function SettingsForm({ slug, store }: { slug: string; store: Store }) {
     </form>
   );
 }
+
+/** This module's pages (lib/page.ts). */
+export const pages = [
+  definePage({
+    path: "/stores/:slug/settings",
+    element: <SettingsPage />,
+    storeMenu: { label: "Settings", order: 70 },
+  }),
+];

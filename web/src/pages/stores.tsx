@@ -1,6 +1,6 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { Link, useNavigate } from "react-router";
+import { Link, Navigate, useNavigate } from "react-router";
 import { api, unwrap } from "../api/client.ts";
 import { useStores } from "../api/session.ts";
 import type { Store } from "../api/types.ts";
@@ -17,6 +17,7 @@ import {
 import { StoreName, StoreSlug } from "../contract.ts";
 import { slugify } from "../lib/format.ts";
 import { useIdempotencyKey } from "../lib/hooks.ts";
+import { definePage } from "../lib/page.ts";
 import { validate } from "../lib/validate.ts";
 
 export function StoresPage() {
@@ -111,3 +112,9 @@ function CreateStore() {
     </Panel>
   );
 }
+
+/** This module's pages (lib/page.ts). */
+export const pages = [
+  definePage({ path: "/", element: <StoresPage /> }),
+  definePage({ path: "/stores", element: <Navigate to="/" replace /> }),
+];
