@@ -5,6 +5,7 @@
  * each in turn, so every run's figure has its floor measured next to it.
  */
 import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { Scope } from "../src/contracts/index.ts";
 import { apiPeakRss, type BenchOptions } from "./lib/options.ts";
 import {
@@ -70,6 +71,14 @@ export async function benchAdmin(o: BenchOptions): Promise<void> {
       "floor hello": [floor.url, [{ path: "/healthz" }]],
     } as const satisfies Record<string, readonly [string, HttpRequest[]]>;
     type Name = keyof typeof targets;
+    // The process each target loads, for its CPU time per request: unlike req/s, that does not
+    // depend on how much of the two cores other work leaves the run.
+    const procOf = {
+      "admin list": api,
+      "floor list": floor,
+      "admin get": api,
+      "floor get": floor,
+    } as Partial<Record<Name, Proc>>;
     const shoot = (name: Name, seconds: number) =>
       wrk({
         base: targets[name][0],
@@ -83,13 +92,19 @@ export async function benchAdmin(o: BenchOptions): Promise<void> {
     // JIT, pools and caches warm before anything counts.
     for (const name of Object.keys(targets) as Name[]) await shoot(name, Math.min(3, o.seconds));
     const results: Record<string, number[]> = Object.fromEntries(Object.keys(targets).map((n) => [n, []]));
+    const cpuPerRequest: Record<string, number[]> = Object.fromEntries(
+      Object.keys(procOf).map((n) => [n, []]),
+    );
     for (let r = 1; r <= o.runs; r++) {
       const line: string[] = [];
       // Every other run in reverse order, so no figure always runs first (or after the same one).
       const order = Object.keys(targets) as Name[];
       for (const name of r % 2 ? order : order.reverse()) {
+        const proc = procOf[name];
+        const cpuBefore = proc ? cpuMs(proc.pid) : 0;
         const res = await shoot(name, o.seconds);
         results[name]!.push(res.rps);
+        if (proc) cpuPerRequest[name]!.push(((cpuMs(proc.pid) - cpuBefore) * 1000) / res.requests);
         line.push(
           `${name} ${fmt(res.rps)} req/s (p50 ${fmt(res.p50, 1)} ms, p99 ${fmt(res.p99, 1)} ms, ${fmt(res.bytesPerRequest)} B)`,
         );
@@ -98,6 +113,17 @@ export async function benchAdmin(o: BenchOptions): Promise<void> {
     }
     const ratios = (a: Name, b: Name) => results[a]!.map((x, i) => x / results[b]![i]!);
     for (const name of Object.keys(targets)) printRuns(name, results[name]!, "req/s");
+    for (const name of Object.keys(cpuPerRequest))
+      printRuns(`${name}, CPU per request (user + system)`, cpuPerRequest[name]!, "µs");
+    // Floor CPU ÷ service CPU per request: the req/s ratio both would reach with a core each to themselves.
+    const cpuRatio = (a: Name, b: Name) => cpuPerRequest[b]!.map((x, i) => x / cpuPerRequest[a]![i]!);
+    printRuns(
+      "CPU ratio admin list / floor list (floor µs ÷ admin µs)",
+      cpuRatio("admin list", "floor list"),
+      "",
+      3,
+    );
+    printRuns("CPU ratio admin get / floor get", cpuRatio("admin get", "floor get"), "", 3);
     const listRatio = printRuns("ratio admin list / floor list", ratios("admin list", "floor list"), "", 3);
     const getRatio = printRuns("ratio admin get / floor get", ratios("admin get", "floor get"), "", 3);
     const redisRatio = printRuns(
@@ -140,4 +166,12 @@ export async function benchAdmin(o: BenchOptions): Promise<void> {
     await db.drop();
     end();
   }
+}
+
+/** CPU time (user + system) a process has used so far, in ms, from /proc/<pid>/stat. */
+function cpuMs(pid: number): number {
+  // Fields after the command name (which may hold spaces, so split after its closing parenthesis).
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  // utime and stime are fields 14 and 15 of the line, 12 and 13 after the name; in clock ticks (100 a second).
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
 }

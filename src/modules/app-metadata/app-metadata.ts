@@ -11,7 +11,8 @@ import { AppError } from "../../lib/errors.ts";
 
 /** The pairs `appId` keeps on a record (a copy; empty when it keeps none). */
 export function ownMetadata(all: AppMetadataJson | null | undefined, appId: string): Record<string, string> {
-  return { ...(all?.[appId] ?? {}) };
+  const own = all?.[appId];
+  return own ? { ...own } : {};
 }
 
 /**
