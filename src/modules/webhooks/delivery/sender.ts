@@ -151,6 +151,8 @@ function guardedConnector(policy: Policy, options: WebhookAgentOptions): buildCo
         ),
       CONNECT_TIMEOUT_MS,
     );
+    // A connection left opening by an attempt that gave up must not keep the process alive.
+    timer.unref();
     // on, not once: a socket can emit a second error, and none may go unheard.
     tcp.on("error", (error) => settle(error, null));
     tcp.once("connect", () => {
