@@ -13,7 +13,10 @@
  *   2. floor: N raw POSTs with the same body size, `perTarget` in flight
  *   3. latency: events committed at R/s for S seconds (each its own transaction); commit to
  *      arrival at the receiver, p50 and p99
- * Three runs; medians; load average before and after; the worker's peak RSS (VmHWM).
+ * Three runs; medians; load average before and after; the worker's peak RSS (VmHWM). Also the CPU
+ * time (user + system) per delivery of the worker, from the first delivery to the last of the
+ * drain and over the steady phase, and of the floor per POST: on a shared machine throughput
+ * moves with the neighbours' load, CPU time per unit of work much less.
  *
  *   NODE_EXTRA_CA_CERTS=test/fixtures/tls/ca.pem node bench/webhooks.ts \
  *     [--per-target 4,32] [--runs 3] [--events 5000] [--rate 300] [--seconds 10] \
@@ -71,7 +74,11 @@ async function receiver() {
         res.end("ok");
         if (req.url !== "/hook") return;
         requests++;
-        if (requests === 1) first = at;
+        if (requests === 1) {
+          first = at;
+          // The orchestrator reads the worker's CPU time from here to the last delivery.
+          process.send!({ cmd: "first" });
+        }
         last = at;
         const delivery = String(req.headers["x-webhook-id"]);
         deliveries.add(delivery);
@@ -166,6 +173,7 @@ async function floor(args: { url: string; n: number; concurrency: number; bodyBy
   };
   for (let i = 0; i < args.concurrency; i++) await post(); // warm the connections
   let sent = 0;
+  const cpuBefore = process.cpuUsage();
   const started = now();
   await Promise.all(
     Array.from({ length: args.concurrency }, async () => {
@@ -176,8 +184,9 @@ async function floor(args: { url: string; n: number; concurrency: number; bodyBy
     }),
   );
   const seconds = (now() - started) / 1000;
+  const cpu = process.cpuUsage(cpuBefore);
   await agent.close();
-  process.send!({ cmd: "done", rate: args.n / seconds });
+  process.send!({ cmd: "done", rate: args.n / seconds, cpuUs: (cpu.user + cpu.system) / args.n });
 }
 
 // --- orchestration --------------------------------------------------------------------------------
@@ -206,6 +215,13 @@ async function run<T>(role: string, args: unknown): Promise<T> {
   const result = await message<T>(proc, "done");
   await new Promise((r) => (proc.exitCode === null ? proc.once("exit", r) : r(null)));
   return result;
+}
+
+/** User + system CPU time of a process so far, in µs (clock ticks of 10 ms). */
+function cpuTimeUs(pid: number): number {
+  // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * 10_000;
 }
 
 function peakRssMb(pid: number): number {
@@ -308,6 +324,11 @@ export async function benchWebhooks(options: WebhookBenchOptions): Promise<Webho
       for (const perTarget of perTargets) {
         await reset();
         await run("producer", { schema, storeId: store.id, mode: "backlog", n: events, rate });
+        // What autovacuum does on a running server. Without it the statistics are those of the
+        // empty tables analysed by reset(), and a worker's prepared dispatch statement can get a
+        // generic plan that rescans the whole backlog for each due event (one run measured 41/s
+        // and a 42 s start-up that way, on either sender).
+        await db.query("ANALYZE events");
         const start = startCommand();
         const nodeArgs = [...start.nodeArgs, ...(cpuProf ? [`--cpu-prof`, `--cpu-prof-dir=${cpuProf}`] : [])];
         const spawnedAt = now();
@@ -330,14 +351,21 @@ export async function benchWebhooks(options: WebhookBenchOptions): Promise<Webho
           },
         });
         try {
+          // Worker CPU from the first delivery to the last: start-up (module loading) left out.
+          let cpuAtFirst = 0;
+          const first = message(rx, "first").then(() => {
+            cpuAtFirst = cpuTimeUs(worker.pid!);
+          });
           rx.send({ cmd: "wait", n: events });
           const drained = await message<{ first: number; last: number; requests: number; distinct: number }>(
             rx,
             "wait",
           );
+          await first;
+          const drainCpuUs = (cpuTimeUs(worker.pid!) - cpuAtFirst) / (events - 1);
           const drain = (events - 1) / ((drained.last - drained.first) / 1000);
           const startup = drained.first - spawnedAt;
-          const raw = await run<{ rate: number }>("floor", {
+          const raw = await run<{ rate: number; cpuUs: number }>("floor", {
             url: target.replace("/hook", "/raw"),
             n: events,
             concurrency: perTarget,
@@ -346,6 +374,7 @@ export async function benchWebhooks(options: WebhookBenchOptions): Promise<Webho
 
           rx.send({ cmd: "reset" });
           await message(rx, "reset");
+          const cpuBeforeSteady = cpuTimeUs(worker.pid!);
           const { commits } = await run<{ commits: Array<[string, number]> }>("producer", {
             schema,
             storeId: store.id,
@@ -355,6 +384,7 @@ export async function benchWebhooks(options: WebhookBenchOptions): Promise<Webho
           });
           rx.send({ cmd: "wait", n: steadyEvents });
           await message(rx, "wait");
+          const steadyCpuUs = (cpuTimeUs(worker.pid!) - cpuBeforeSteady) / steadyEvents;
           rx.send({ cmd: "arrivals" });
           const { arrivals } = await message<{ arrivals: Array<[string, number]> }>(rx, "arrivals");
           const arrived = new Map(arrivals);
@@ -369,10 +399,14 @@ export async function benchWebhooks(options: WebhookBenchOptions): Promise<Webho
             p99: pct(latencies, 99),
             duplicates: drained.requests - drained.distinct,
             rss,
+            drainCpuUs,
+            floorCpuUs: raw.cpuUs,
+            cpuRatio: raw.cpuUs / drainCpuUs,
+            steadyCpuUs,
           };
           results[perTarget] = [...(results[perTarget] ?? []), row];
           console.log(
-            `run ${r} per-target ${perTarget}: drain ${drain.toFixed(0)}/s, floor ${raw.rate.toFixed(0)}/s, ratio ${row.ratio.toFixed(3)}, start-up ${startup.toFixed(0)} ms, commit->attempt p50 ${row.p50.toFixed(1)} ms p99 ${row.p99.toFixed(1)} ms, duplicates ${row.duplicates}, worker VmHWM ${rss.toFixed(0)} MB; load ${load()}`,
+            `run ${r} per-target ${perTarget}: drain ${drain.toFixed(0)}/s, floor ${raw.rate.toFixed(0)}/s, ratio ${row.ratio.toFixed(3)}, start-up ${startup.toFixed(0)} ms, commit->attempt p50 ${row.p50.toFixed(1)} ms p99 ${row.p99.toFixed(1)} ms, duplicates ${row.duplicates}, worker VmHWM ${rss.toFixed(0)} MB; CPU µs per delivery: worker ${drainCpuUs.toFixed(0)} draining (floor ${raw.cpuUs.toFixed(0)} per POST, ratio ${row.cpuRatio.toFixed(3)}), ${steadyCpuUs.toFixed(0)} at ${rate}/s; load ${load()}`,
           );
         } finally {
           const exited = new Promise((r) => worker.once("exit", r));
@@ -383,16 +417,16 @@ export async function benchWebhooks(options: WebhookBenchOptions): Promise<Webho
     }
     console.log(`\nmedians of ${runs} runs (load avg now ${load()}):`);
     console.log(
-      "| per-target | drain /s | undici floor /s | ratio | start-up ms | p50 ms | p99 ms | worker peak RSS MB |",
+      "| per-target | drain /s | undici floor /s | ratio | start-up ms | p50 ms | p99 ms | worker peak RSS MB | worker CPU µs/delivery draining | floor CPU µs/POST | CPU ratio | worker CPU µs/event steady |",
     );
-    console.log("|---|---|---|---|---|---|---|---|");
+    console.log("|---|---|---|---|---|---|---|---|---|---|---|---|");
     const medians: WebhookMedians = {};
     for (const perTarget of perTargets) {
       const rows = results[perTarget] ?? [];
       const m = (k: string) => median(rows.map((row) => row[k]!));
       medians[perTarget] = Object.fromEntries(Object.keys(rows[0] ?? {}).map((k) => [k, m(k)]));
       console.log(
-        `| ${perTarget} | ${m("drain").toFixed(0)} | ${m("floor").toFixed(0)} | ${m("ratio").toFixed(3)} | ${m("startup").toFixed(0)} | ${m("p50").toFixed(1)} | ${m("p99").toFixed(1)} | ${m("rss").toFixed(0)} |`,
+        `| ${perTarget} | ${m("drain").toFixed(0)} | ${m("floor").toFixed(0)} | ${m("ratio").toFixed(3)} | ${m("startup").toFixed(0)} | ${m("p50").toFixed(1)} | ${m("p99").toFixed(1)} | ${m("rss").toFixed(0)} | ${m("drainCpuUs").toFixed(0)} | ${m("floorCpuUs").toFixed(0)} | ${m("cpuRatio").toFixed(3)} | ${m("steadyCpuUs").toFixed(0)} |`,
       );
     }
     return medians;

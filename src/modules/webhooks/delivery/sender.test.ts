@@ -1,11 +1,10 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import type { ServerResponse } from "node:http";
-import { Agent, createServer, type Server } from "node:https";
-import { createServer as createTcpServer, type Socket } from "node:net";
+import { createServer, type Server } from "node:https";
+import { createConnection, createServer as createTcpServer, type Socket } from "node:net";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { connect as tlsConnect } from "node:tls";
 import { startReceiver } from "../../../../test/receiver.ts";
 import { classify, decideAfterAttempt } from "./retry-policy.ts";
 import { createWebhookAgent, DEFAULT_MAX_RESPONSE_BYTES, type SendOptions, sendWebhook } from "./sender.ts";
@@ -244,9 +243,9 @@ describe("webhook sender against real HTTPS receivers on loopback", () => {
     assert.equal(wrongName.errorKind, "tls");
     assert.match(wrongName.error!, /ALTNAME/);
     // Trusting only the leaf certificate itself (not its CA): verification must fail.
-    const untrusting = new Agent({ ca: tlsFiles.cert });
+    const untrusting = createWebhookAgent(1, { ca: tlsFiles.cert });
     const untrusted = await send("/", { agent: untrusting });
-    untrusting.destroy();
+    await untrusting.destroy();
     assert.equal(untrusted.errorKind, "tls");
     assert.equal(rx.received.length, count, "nothing was sent over an unverified connection");
   });
@@ -344,19 +343,18 @@ describe("webhook sender: SSRF protection on the connected address", () => {
     // The lookup answers a public address, but the connection lands on loopback anyway (as with a
     // resolver that answers differently twice, a stale cache, or an interception on the way).
     let connections = 0;
-    class DivertingAgent extends Agent {
-      override createConnection() {
+    const agent = createWebhookAgent(1, {
+      connectTcp: () => {
         connections++;
-        return tlsConnect({ host: "127.0.0.1", port: rx.port, servername: "localhost" });
-      }
-    }
-    const agent = new DivertingAgent();
+        return createConnection({ host: "127.0.0.1", port: rx.port });
+      },
+    });
     const count = rx.received.length;
     const result = await attempt(`https://hooks.example.com:${rx.port}/x`, {
       resolve: answer(PUBLIC),
       agent,
     });
-    agent.destroy();
+    await agent.destroy();
     assert.equal(connections, 1, "the diverted connection was made");
     assert.equal(result.errorKind, "blocked_address");
     assert.match(result.error!, /connected to 127\.0\.0\.1 \(loopback\)/);
@@ -364,7 +362,7 @@ describe("webhook sender: SSRF protection on the connected address", () => {
     assert.equal(rx.received.length, count, "not one request reached loopback");
   });
 
-  it("checks a reused keep-alive socket too, where no lookup happens", async () => {
+  it("never hands a keep-alive socket opened under allowPrivate to an attempt that refuses private addresses", async () => {
     const agent = createWebhookAgent(4);
     try {
       const first = await attempt(`${rx.localhostUrl}/warm`, { allowPrivate: true, agent });
@@ -379,11 +377,30 @@ describe("webhook sender: SSRF protection on the connected address", () => {
           return [{ address: "127.0.0.1", family: 4 }];
         },
       });
-      assert.equal(lookups, 0, "the pooled socket was reused");
+      assert.equal(lookups, 1, "the pooled socket was not reused: a connection of its own was checked");
       assert.equal(second.errorKind, "blocked_address");
       assert.equal(rx.received.length, count);
     } finally {
-      agent.destroy();
+      await agent.destroy();
+    }
+  });
+
+  it("reuses one keep-alive connection per host for attempts under the same policy", async () => {
+    const agent = createWebhookAgent(4);
+    let lookups = 0;
+    const resolve: Resolver = async () => {
+      lookups++;
+      return [{ address: "127.0.0.1", family: 4 }];
+    };
+    try {
+      for (let i = 0; i < 3; i++) {
+        const result = await attempt(`${rx.localhostUrl}/again`, { allowPrivate: true, agent, resolve });
+        assert.equal(result.status, 200);
+        await new Promise((resolve) => setImmediate(resolve)); // the socket returns to the pool
+      }
+      assert.equal(lookups, 1, "one connection, opened (and looked up) once");
+    } finally {
+      await agent.destroy();
     }
   });
 });
