@@ -80,8 +80,9 @@ function* sourceFiles(dir: string): Generator<string> {
 export function demoTemplate(): Promise<DemoTemplate> {
   demo ??= (async () => {
     const hash = createHash("sha256");
-    for (const file of [...sourceFiles(join(import.meta.dirname, "..", "src"))].sort()) {
-      hash.update(file).update(await readFile(file));
+    const src = join(import.meta.dirname, "..", "src");
+    for (const file of [...sourceFiles(src)].sort()) {
+      hash.update(file.slice(src.length)).update(await readFile(file));
     }
     const file = join(TEMPLATES, `demo-${hash.digest("hex").slice(0, 16)}`);
     try {
