@@ -67,10 +67,24 @@ export function createProductRepo(db: Executor) {
       let q = tx.selectFrom("products").selectAll().where("store_id", "=", storeId);
       if (filter.status) q = q.where("status", "=", filter.status);
       if (filter.q) {
-        // The title or the SKU contains the text, case-insensitively: a trigram index each
-        // (migrations 20261124_0010 and 20261126_0095).
+        // The title contains the text (trigram index, migration 20261124_0010) or the SKU does:
+        // one of the SKU's upper-cased suffixes begins with it (migration 20261126_0120), a range
+        // of that table's primary key. The range is written out rather than as LIKE 'x%', which
+        // becomes a range only on a constant and never on a prepared statement's generic plan;
+        // it has no wildcards, so `%` and `_` are literal. The matching ids come as one array
+        // (an InitPlan, computed once), so the planner can OR the title's trigram bitmap with the
+        // primary key's, and a SKU matched by several of its suffixes is still one product.
         const like = containsPattern(filter.q);
-        q = q.where((eb) => eb.or([eb("title", "ilike", like), eb("sku", "ilike", like)]));
+        const part = filter.q.trim();
+        const skuMatches = tx
+          .selectFrom("product_sku_suffixes")
+          .select("product_id")
+          .where("store_id", "=", storeId)
+          .where(sql<boolean>`suffix >= upper(${part})`)
+          .where(sql<boolean>`suffix < upper(${part}) || chr(1114111)`);
+        q = q.where((eb) =>
+          eb.or([eb("title", "ilike", like), sql<boolean>`id = ANY (ARRAY(${skuMatches}))`]),
+        );
       }
       for (const w of where) q = q.where(w);
       return q
