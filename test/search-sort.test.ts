@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { sql } from "kysely";
+import { SKU_MATCHES_AS_IDS } from "../src/modules/products/products-repo.ts";
 import { installedApp } from "./apps-harness.ts";
 import { type Client, createTestContext, type Json, merchantWithStore, type TestContext } from "./harness.ts";
 import { openApiChecker } from "./openapi-assert.ts";
@@ -412,5 +413,23 @@ describe("products: search by any part of a SKU", () => {
     await sql`DELETE FROM products WHERE store_id = ${storeId} AND sku LIKE 'BULK-%'`.execute(db);
     await assertSuffixesInStep();
     assert.deepEqual(await search("LK-0123", "", 50), []);
+  });
+
+  it("a text that begins more suffixes than are looked up by id is checked row by row, with the same answer", async () => {
+    const storeId = (merchant.store as Json).id as string;
+    // 200 SKUs of 60 A's and a number: 57 suffixes each begin with "AAAA".
+    await sql`
+      INSERT INTO products (store_id, id, title, price_minor, sku, status, created_at)
+      SELECT ${storeId}, 'prod_many' || i, 'Many ' || i, i, repeat('A', 60) || lpad(i::text, 4, '0'), 'active',
+             now() + make_interval(secs => i)
+      FROM generate_series(1, 200) AS i`.execute(ctx.platform.db);
+    assert.ok(200 * 57 > SKU_MATCHES_AS_IDS, "the test must cross the bound");
+    const many = Array.from({ length: 200 }, (_, i) => `${"A".repeat(60)}${String(i + 1).padStart(4, "0")}`);
+    // ZZ-AAAA-9 (3.00) matches too, after the 200 (0.01 to 2.00).
+    const expected = [...many, "ZZ-AAAA-9"];
+    assert.deepEqual(await search("aaaa", "&sort=price", 100), expected, "many: each once, in order");
+    assert.deepEqual(await search("aaaa", "&sort=-price", 7), [...expected].reverse());
+    assert.deepEqual(await search("a012", "&sort=price", 3), many.slice(119, 129), "few: by id");
+    assert.deepEqual(await search("_AA", "", 100), [], "_ is literal on the row-by-row path too");
   });
 });
