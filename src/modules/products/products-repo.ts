@@ -1,4 +1,4 @@
-import { type Expression, type RawBuilder, type SqlBool, sql } from "kysely";
+import { sql } from "kysely";
 import type { Executor } from "../../db/client.ts";
 import type { NewProduct, Product, ProductUpdate } from "../../db/schema.ts";
 import {
@@ -89,44 +89,35 @@ export function createProductRepo(db: Executor) {
       tx: Executor = db,
     ) {
       const { where, column, id, direction } = keyset(plan);
-      const page = (match?: Expression<SqlBool>) => {
-        let q = tx.selectFrom("products").selectAll().where("store_id", "=", storeId);
-        if (filter.status) q = q.where("status", "=", filter.status);
-        if (match) q = q.where(match);
-        for (const w of where) q = q.where(w);
-        return q
-          .orderBy(column, direction)
-          .orderBy(id, direction)
-          .limit(plan.limit + 1);
-      };
-      if (!filter.q) return page().execute();
-      // The title contains the text (trigram index, migration 20261124_0010) or the SKU does.
-      // Few SKUs match: their ids, one array (an InitPlan, computed once) the planner can OR with
-      // the title's trigram bitmap as a primary-key condition; a product matched by several of
-      // its suffixes is still one row. Many match: an array would cost one primary-key probe per
-      // match before the page (29 s for a text in all of a million SKUs), while walking the
-      // sort's index finds a page of them, each checked by its own SKU (upper-cased like the
-      // suffixes, so both ways find the same products). One statement, one round trip: both
-      // pages are planned, and the count (at most SKU_MATCHES_AS_IDS + 1 index entries) gates
-      // each as a one-time filter, so only one of them runs.
-      const like = containsPattern(filter.q);
-      const skus = skuSuffixRange(storeId, filter.q, tx);
-      const count = sql`(SELECT count(*) FROM (${skus.select(sql`1`.as("one")).limit(SKU_MATCHES_AS_IDS + 1)}) AS m)`;
-      // The gate stays outside each page's LIMIT, so it is checked before the page's plan
-      // starts (a parallel walk's workers included), not row by row inside it.
-      const gated = (gate: RawBuilder<SqlBool>, match: RawBuilder<SqlBool>) =>
-        tx.selectFrom(page(match).as("page")).selectAll().where(gate);
-      const few = gated(
-        sql`${count} <= ${SKU_MATCHES_AS_IDS}`,
-        sql`(title ILIKE ${like} OR id = ANY (ARRAY(${skus.select("product_id")})))`,
-      );
-      const many = gated(
-        sql`${count} > ${SKU_MATCHES_AS_IDS}`,
-        sql`(title ILIKE ${like} OR upper(sku) LIKE upper(${like}))`,
-      );
-      return tx
-        .selectFrom(sql<Product>`((${few}) UNION ALL (${many}))`.as("p"))
-        .selectAll()
+      let q = tx.selectFrom("products").selectAll().where("store_id", "=", storeId);
+      if (filter.status) q = q.where("status", "=", filter.status);
+      if (filter.q) {
+        // The title contains the text (trigram index, migration 20261124_0010) or the SKU does.
+        const like = containsPattern(filter.q);
+        const skus = skuSuffixRange(storeId, filter.q, tx);
+        const few = await tx
+          .selectFrom(
+            skus
+              .select(sql`1`.as("one"))
+              .limit(SKU_MATCHES_AS_IDS + 1)
+              .as("m"),
+          )
+          .select((eb) => eb.fn.countAll<string>().as("n"))
+          .executeTakeFirstOrThrow();
+        // Few SKUs match: their ids, one array (an InitPlan, computed once) the planner can OR
+        // with the title's trigram bitmap as a primary-key condition; a product matched by
+        // several of its suffixes is still one row. Many match: an array would cost one
+        // primary-key probe per match before the page (29 s for a text in all of a million
+        // SKUs), while walking the sort's index finds a page of them, each checked by its own
+        // SKU (upper-cased like the suffixes, so both ways find the same products).
+        const skuMatches =
+          Number(few.n) <= SKU_MATCHES_AS_IDS
+            ? sql<boolean>`id = ANY (ARRAY(${skus.select("product_id")}))`
+            : sql<boolean>`upper(sku) LIKE upper(${like})`;
+        q = q.where((eb) => eb.or([eb("title", "ilike", like), skuMatches]));
+      }
+      for (const w of where) q = q.where(w);
+      return q
         .orderBy(column, direction)
         .orderBy(id, direction)
         .limit(plan.limit + 1)
