@@ -119,9 +119,13 @@ export function searchQueries(
     },
     "products: rare text (q=<title number>)": { path: `${base}/products?q=${rare}`, rows: -1 },
     "products: SKU (q=SKU-0123456)": { path: `${base}/products?q=${sku}`, rows: 1 },
-    // The middle of a SKU (trigram index on sku, migration 20261126_0095): 100 SKUs match.
+    // The middle of a SKU (the SKU suffix table, migration 20261126_0120): 100 SKUs match.
     "products: part of a SKU (q=KU-0nnnn)": { path: `${base}/products?q=${sku.slice(1, 9)}`, rows: 50 },
     "products: end of a SKU (q=nnnnnn)": { path: `${base}/products?q=${sku.slice(5)}`, rows: -1 },
+    // Texts in many SKUs (issue 23): 10,000 SKUs (at SKU_MATCHES_AS_IDS, looked up by id) and
+    // every SKU (checked row by row while walking the newest).
+    "products: part of 10,000 SKUs (q=KU-0nn)": { path: `${base}/products?q=${sku.slice(1, 7)}`, rows: 50 },
+    "products: every SKU's start (q=SKU-0)": { path: `${base}/products?q=SKU-0`, rows: 50 },
     "products: sort=title": { path: `${base}/products?sort=title`, rows: 50 },
     "products: sort=-price": { path: `${base}/products?sort=-price`, rows: 50 },
     "products: q=wool, sort=stock": { path: `${base}/products?q=wool&sort=stock`, rows: 50 },

@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { sql } from "kysely";
+import { SKU_MATCHES_AS_IDS } from "../src/modules/products/products-repo.ts";
 import { installedApp } from "./apps-harness.ts";
 import { type Client, createTestContext, type Json, merchantWithStore, type TestContext } from "./harness.ts";
 import { openApiChecker } from "./openapi-assert.ts";
@@ -284,5 +286,150 @@ describe("lists: search and sort", () => {
         assert.equal(res.status, 400, `${url} ${ms}: ${JSON.stringify(res.body)}`);
         assert.equal(res.body.error.code, "VALIDATION_FAILED");
       }
+  });
+});
+
+/**
+ * A SKU is found by any part of it (issue 23) through the table of its suffixes (migration
+ * 20261126_0120), which follows every write: the API's creates, changes and deletes, and bulk
+ * statements outside the repository (the seeds' INSERT ... SELECT).
+ */
+describe("products: search by any part of a SKU", () => {
+  let ctx: TestContext;
+  let merchant: Awaited<ReturnType<typeof merchantWithStore>>;
+  let other: Awaited<ReturnType<typeof merchantWithStore>>;
+  const ids: Record<string, string> = {};
+
+  const create = async (m: typeof merchant, title: string, sku: string | undefined, price: string) => {
+    ctx.clock.advance(1000);
+    const res = await m.client.post(`${m.base}/products`, { title, sku, price });
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    return (res.data as Json).id as string;
+  };
+  const search = async (q: string, extra = "", limit = 1) =>
+    (await all(merchant.client, `${merchant.base}/products?q=${encodeURIComponent(q)}${extra}`, limit)).map(
+      (p) => p.sku ?? p.title,
+    );
+  /** The table holds exactly every suffix of every SKU, upper-cased: nothing missing, nothing left over. */
+  const assertSuffixesInStep = async () => {
+    const { rows } = await sql<{ missing: number; extra: number }>`
+      WITH expected AS (
+        SELECT p.store_id, s.suffix, p.id AS product_id
+        FROM products p CROSS JOIN LATERAL (
+          SELECT upper(substr(p.sku, i)) AS suffix FROM generate_series(1, length(p.sku)) AS i) s
+        WHERE p.sku IS NOT NULL)
+      SELECT (SELECT count(*) FROM (SELECT * FROM expected EXCEPT SELECT * FROM product_sku_suffixes) m)::int AS missing,
+             (SELECT count(*) FROM (SELECT * FROM product_sku_suffixes EXCEPT SELECT * FROM expected) x)::int AS extra`.execute(
+      ctx.platform.db,
+    );
+    assert.deepEqual(rows[0], { missing: 0, extra: 0 });
+  };
+
+  before(async () => {
+    ctx = await createTestContext();
+    merchant = await merchantWithStore(ctx.app);
+    other = await merchantWithStore(ctx.app);
+    ids.wallet = await create(merchant, "Leather wallet", "WAL-LTH", "54.90");
+    ids.chain = await create(merchant, "Wallet chain", "CHAIN-WAL", "12.00");
+    ids.wild = await create(merchant, "Percent sticker", "AB%_X-1", "1.00");
+    ids.plain = await create(merchant, "Plain sticker", "ABCDX-1", "2.00");
+    ids.repeat = await create(merchant, "Striped sock", "ZZ-AAAA-9", "3.00");
+    ids.none = await create(merchant, "Gift card", undefined, "10.00");
+    // Another store with the same SKUs and titles: never in this store's lists.
+    await create(other, "Leather wallet", "WAL-LTH", "1.00");
+    await create(other, "Percent sticker", "AB%_X-1", "1.00");
+  });
+  after(async () => ctx?.close());
+
+  it("finds the start, the middle and the end of a SKU, in any case; % and _ are literal", async () => {
+    assert.deepEqual(await search("WAL-LTH"), ["WAL-LTH"], "the whole SKU");
+    assert.deepEqual(await search("wal-l"), ["WAL-LTH"], "the start");
+    assert.deepEqual(await search("l-l"), ["WAL-LTH"], "the middle");
+    assert.deepEqual(await search("lth"), ["WAL-LTH"], "the end (the demo's wallet)");
+    assert.deepEqual(await search("n-wAl"), ["CHAIN-WAL"], "the end, mixed case");
+    assert.deepEqual(await search("%_x"), ["AB%_X-1"], "% and _ are the characters themselves");
+    assert.deepEqual(await search("_X-1"), ["AB%_X-1"], "_ is not any character (DX-1 is not found)");
+    assert.deepEqual(await search("B%_"), ["AB%_X-1"]);
+    assert.deepEqual(await search("X-1", "&sort=price"), ["AB%_X-1", "ABCDX-1"]);
+    assert.deepEqual(await search("WAL-LTH-2"), [], "longer than the SKU");
+    assert.deepEqual(await search("LTH-W"), [], "across the end of one SKU into nothing");
+  });
+
+  it("a product matched by several suffixes, or by title and SKU, is one row; pages and sorts stay exact", async () => {
+    assert.deepEqual(await search("AAA"), ["ZZ-AAAA-9"], "AAAA-9 and AAA-9 both begin with AAA");
+    for (const limit of [1, 2, 50]) {
+      // "wal": the wallet by title and SKU, the chain by title and SKU.
+      assert.deepEqual(await search("wal", "&sort=price", limit), ["CHAIN-WAL", "WAL-LTH"], `limit ${limit}`);
+      assert.deepEqual(await search("wal", "&sort=-price", limit), ["WAL-LTH", "CHAIN-WAL"]);
+      assert.deepEqual(await search("wal", "&sort=title", limit), ["WAL-LTH", "CHAIN-WAL"]);
+      assert.deepEqual(await search("wal", "", limit), ["CHAIN-WAL", "WAL-LTH"], "newest first");
+    }
+    // Title matches and SKU matches of different products, one page of each kind.
+    assert.deepEqual(await search("sticker", "&sort=price"), ["AB%_X-1", "ABCDX-1"]);
+    assert.deepEqual(await search("card"), ["Gift card"], "a product without a SKU, by title");
+  });
+
+  it("follows a changed SKU, a removed SKU and a deleted product; never shows another store's", async () => {
+    const patch = async (id: string, body: Json) => {
+      ctx.clock.advance(1000);
+      const res = await merchant.client.patch(`${merchant.base}/products/${id}`, body);
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+    };
+    await patch(ids.wallet!, { sku: "PURSE-XL" });
+    assert.deepEqual(await search("lth"), [], "the old SKU is gone");
+    assert.deepEqual(await search("rse-x"), ["PURSE-XL"], "the new SKU is found");
+    await patch(ids.wallet!, { title: "Leather purse", stock: 3 });
+    assert.deepEqual(await search("rse-x"), ["PURSE-XL"], "a change of other fields keeps the SKU");
+    await patch(ids.wallet!, { sku: null });
+    assert.deepEqual(await search("PURSE-XL"), [], "a SKU removed");
+    await patch(ids.none!, { sku: "GIFT-100" });
+    assert.deepEqual(await search("t-10"), ["GIFT-100"], "a SKU given later");
+    assert.equal((await merchant.client.delete(`${merchant.base}/products/${ids.plain}`)).status, 200);
+    assert.deepEqual(await search("CDX"), [], "a deleted product");
+    assert.deepEqual(await search("X-1"), ["AB%_X-1"]);
+    await assertSuffixesInStep();
+
+    const theirs = await all(other.client, `${other.base}/products?q=lth`);
+    assert.equal(theirs.length, 1, "the other store finds its own wallet");
+    const found = await search("X-1");
+    assert.equal(found.length, 1, "and this store never sees the other store's AB%_X-1");
+  });
+
+  it("stays in step with bulk statements outside the repository", async () => {
+    const storeId = (merchant.store as Json).id as string;
+    const db = ctx.platform.db;
+    await sql`
+      INSERT INTO products (store_id, id, title, price_minor, sku, status)
+      SELECT ${storeId}, 'prod_bulk' || i, 'Bulk ' || i, 100, 'BLK-' || lpad(i::text, 4, '0'), 'active'
+      FROM generate_series(1, 300) AS i`.execute(db);
+    await assertSuffixesInStep();
+    assert.deepEqual(await search("LK-0123", "", 50), ["BLK-0123"]);
+    assert.equal((await search("blk-01", "", 50)).length, 100, "BLK-0100 to BLK-0199");
+    await sql`UPDATE products SET sku = 'BULK-' || substr(sku, 5) WHERE store_id = ${storeId} AND sku LIKE 'BLK-%'`.execute(
+      db,
+    );
+    await assertSuffixesInStep();
+    assert.deepEqual(await search("LK-0123", "", 50), ["BULK-0123"]);
+    await sql`DELETE FROM products WHERE store_id = ${storeId} AND sku LIKE 'BULK-%'`.execute(db);
+    await assertSuffixesInStep();
+    assert.deepEqual(await search("LK-0123", "", 50), []);
+  });
+
+  it("a text that begins more suffixes than are looked up by id is checked row by row, with the same answer", async () => {
+    const storeId = (merchant.store as Json).id as string;
+    // 200 SKUs of 60 A's and a number: 57 suffixes each begin with "AAAA".
+    await sql`
+      INSERT INTO products (store_id, id, title, price_minor, sku, status, created_at)
+      SELECT ${storeId}, 'prod_many' || i, 'Many ' || i, i, repeat('A', 60) || lpad(i::text, 4, '0'), 'active',
+             now() + make_interval(secs => i)
+      FROM generate_series(1, 200) AS i`.execute(ctx.platform.db);
+    assert.ok(200 * 57 > SKU_MATCHES_AS_IDS, "the test must cross the bound");
+    const many = Array.from({ length: 200 }, (_, i) => `${"A".repeat(60)}${String(i + 1).padStart(4, "0")}`);
+    // ZZ-AAAA-9 (3.00) matches too, after the 200 (0.01 to 2.00).
+    const expected = [...many, "ZZ-AAAA-9"];
+    assert.deepEqual(await search("aaaa", "&sort=price", 100), expected, "many: each once, in order");
+    assert.deepEqual(await search("aaaa", "&sort=-price", 7), [...expected].reverse());
+    assert.deepEqual(await search("a012", "&sort=price", 3), many.slice(119, 129), "few: by id");
+    assert.deepEqual(await search("_AA", "", 100), [], "_ is literal on the row-by-row path too");
   });
 });

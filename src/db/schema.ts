@@ -386,6 +386,13 @@ export interface StoreRowCountsTable {
   n: number;
 }
 
+/** Every suffix of each product's SKU, upper-cased: written only by the triggers of migration 20261126_0120. */
+export interface ProductSkuSuffixesTable {
+  store_id: string;
+  suffix: string;
+  product_id: string;
+}
+
 /** A running bulk export's hold on one of its holder's slots (migration 20261126_0090). */
 export interface ExportSlotsTable {
   store_id: string;
@@ -421,6 +428,7 @@ export interface DB {
   api_keys: ApiKeysTable;
   idempotency_keys: IdempotencyKeysTable;
   store_row_counts: StoreRowCountsTable;
+  product_sku_suffixes: ProductSkuSuffixesTable;
   export_slots: ExportSlotsTable;
 }
 
