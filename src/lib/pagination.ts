@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { type RawBuilder, sql } from "kysely";
+import { type RawBuilder, type SelectQueryBuilder, sql } from "kysely";
 import Type from "typebox";
 import { isStorableInstant, parseDateTime } from "../contracts/date-time.ts";
 import { PAGE_WINDOW } from "../contracts/limits.ts";
@@ -187,6 +187,25 @@ export function keyset(
     );
   }
   return { where, column, id, direction: plan.direction };
+}
+
+/**
+ * A list query as one keyset page of `plan`: its conditions, its order (the sort's column, then
+ * the id, both one way) and one row more than the page (finishPage trims it and makes the cursor).
+ * `table` qualifies the columns when the query joins.
+ */
+export function keysetPage<DB, TB extends keyof DB, O>(
+  query: SelectQueryBuilder<DB, TB, O>,
+  plan: PagePlan,
+  table?: string,
+): SelectQueryBuilder<DB, TB, O> {
+  const { where, column, id, direction } = keyset(plan, table);
+  let q = query;
+  for (const w of where) q = q.where(w);
+  return q
+    .orderBy(column, direction)
+    .orderBy(id, direction)
+    .limit(plan.limit + 1);
 }
 
 /** Rows were fetched with limit + 1; trims the extra and derives the next cursor from the last kept row. */

@@ -7,7 +7,7 @@ import {
   containsPattern,
   type ExportWindow,
   exportWhere,
-  keyset,
+  keysetPage,
   type PagePlan,
 } from "../../lib/pagination.ts";
 
@@ -133,15 +133,9 @@ export function createCustomerRepo(db: Executor) {
         .executeTakeFirstOrThrow();
     },
     async list(storeId: string, plan: PagePlan, filter: { q?: string | undefined } = {}, tx: Executor = db) {
-      const { where, column, id, direction } = keyset(plan);
       let q = tx.selectFrom("customers").selectAll().where("store_id", "=", storeId);
       if (filter.q) q = q.where(matchesCustomer(filter.q));
-      for (const w of where) q = q.where(w);
-      return q
-        .orderBy(column, direction)
-        .orderBy(id, direction)
-        .limit(plan.limit + 1)
-        .execute();
+      return keysetPage(q, plan).execute();
     },
     /** A bulk export's batch (ExportWindow), in the primary key's order. */
     async exportBatch(storeId: string, window: ExportWindow, tx: Executor = db) {

@@ -15,7 +15,7 @@ import {
   containsPattern,
   type ExportWindow,
   exportWhere,
-  keyset,
+  keysetPage,
   type PagePlan,
 } from "../../lib/pagination.ts";
 
@@ -210,7 +210,6 @@ export function createOrderRepo(db: Executor) {
       },
       tx: Executor = db,
     ) {
-      const { where, column, id, direction } = keyset(plan, "orders");
       let q = tx.selectFrom("orders").selectAll("orders").where("orders.store_id", "=", storeId);
       if (filter.status) q = q.where("orders.status", "=", filter.status);
       if (filter.customerId) q = q.where("orders.customer_id", "=", filter.customerId);
@@ -225,12 +224,7 @@ export function createOrderRepo(db: Executor) {
             ? q.where("orders.number", "=", number)
             : q.where(sql<boolean>`orders.customer_text ILIKE ${containsPattern(text)}`);
       }
-      for (const w of where) q = q.where(w);
-      return q
-        .orderBy(column, direction)
-        .orderBy(id, direction)
-        .limit(plan.limit + 1)
-        .execute();
+      return keysetPage(q, plan, "orders").execute();
     },
     /** A bulk export's batch (ExportWindow), in the primary key's order. */
     async exportBatch(storeId: string, window: ExportWindow, tx: Executor = db) {

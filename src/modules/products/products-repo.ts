@@ -7,6 +7,7 @@ import {
   type ExportWindow,
   exportWhere,
   keyset,
+  keysetPage,
   type PagePlan,
 } from "../../lib/pagination.ts";
 
@@ -45,7 +46,6 @@ export function createProductRepo(db: Executor) {
     filter: { status?: Product["status"] | undefined; q: string },
     tx: Executor = db,
   ) {
-    const { where, column, id, direction } = keyset(plan);
     let q = tx.selectFrom("products").selectAll().where("store_id", "=", storeId);
     if (filter.status) q = q.where("status", "=", filter.status);
     // The title contains the text (trigram index, migration 20261124_0010) or the SKU does.
@@ -71,12 +71,7 @@ export function createProductRepo(db: Executor) {
         ? sql<boolean>`id = ANY (ARRAY(${skus.select("product_id")}))`
         : sql<boolean>`upper(sku) LIKE upper(${like})`;
     q = q.where((eb) => eb.or([eb("title", "ilike", like), skuMatches]));
-    for (const w of where) q = q.where(w);
-    return q
-      .orderBy(column, direction)
-      .orderBy(id, direction)
-      .limit(plan.limit + 1)
-      .execute();
+    return keysetPage(q, plan).execute();
   }
 
   return {

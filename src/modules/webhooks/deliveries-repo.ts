@@ -8,7 +8,7 @@ import {
 } from "../../contracts/index.ts";
 import type { Db } from "../../db/client.ts";
 import type { WebhookDelivery } from "../../db/schema.ts";
-import { keyset, type PagePlan } from "../../lib/pagination.ts";
+import { keysetPage, type PagePlan } from "../../lib/pagination.ts";
 import { EVENTS_CHANNEL } from "../events/events-repo.ts";
 import { newDeliveryId } from "./delivery/delivery-repo.ts";
 
@@ -74,7 +74,6 @@ export function createDeliveryLogRepo(db: Db) {
   return {
     /** One page of an app's deliveries (newest first), each with its attempts and its subscription's state. */
     async listForApp(appId: string, filter: DeliveryFilter, plan: PagePlan) {
-      const { where, column, id, direction } = keyset(plan, "d");
       let q = db
         .selectFrom("webhook_deliveries as d")
         .innerJoin("stores as s", "s.id", "d.store_id")
@@ -96,12 +95,7 @@ export function createDeliveryLogRepo(db: Db) {
       if (filter.status) q = q.where("d.status", "=", filter.status);
       if (filter.event) q = q.where("d.event_name", "=", filter.event);
       if (filter.storeSlug) q = q.where("s.slug", "=", filter.storeSlug);
-      for (const w of where) q = q.where(w);
-      const rows = await q
-        .orderBy(column, direction)
-        .orderBy(id, direction)
-        .limit(plan.limit + 1)
-        .execute();
+      const rows = await keysetPage(q, plan, "d").execute();
       return { rows, attempts: await attemptsOf(rows) };
     },
 
@@ -115,7 +109,6 @@ export function createDeliveryLogRepo(db: Db) {
       plan: PagePlan,
       status: ListedSubscriptionStatus | undefined,
     ) {
-      const { where, column, id, direction } = keyset(plan, "sub");
       let q = db
         .selectFrom("webhook_subscriptions as sub")
         .innerJoin("stores as s", "s.id", "sub.store_id")
@@ -131,12 +124,7 @@ export function createDeliveryLogRepo(db: Db) {
         // Nor the platform's privacy channels: they are not the app's subscriptions.
         .where(sql.ref("sub.status"), "<>", sql.lit(SubscriptionStatus.privacy));
       if (status) q = q.where("sub.status", "=", status);
-      for (const w of where) q = q.where(w);
-      return q
-        .orderBy(column, direction)
-        .orderBy(id, direction)
-        .limit(plan.limit + 1)
-        .execute();
+      return keysetPage(q, plan, "sub").execute();
     },
 
     /**
@@ -175,7 +163,6 @@ export function createDeliveryLogRepo(db: Db) {
      * event: it is the range of the store's feed the session read, see `streamedBy`.
      */
     async listListenSessions(appId: string, filter: ListenSessionFilter, plan: PagePlan) {
-      const { where, column, id, direction } = keyset(plan, "ls");
       let q = db
         .selectFrom("webhook_listen_sessions as ls")
         .innerJoin("stores as s", "s.id", "ls.store_id")
@@ -200,12 +187,7 @@ export function createDeliveryLogRepo(db: Db) {
       if (filter.storeSlug) q = q.where("s.slug", "=", filter.storeSlug);
       if (filter.id) q = q.where("ls.id", "=", filter.id);
       if (filter.event) q = q.where(sql<boolean>`${filter.event} = ANY (ls.events)`);
-      for (const w of where) q = q.where(w);
-      const rows = await q
-        .orderBy(column, direction)
-        .orderBy(id, direction)
-        .limit(plan.limit + 1)
-        .execute();
+      const rows = await keysetPage(q, plan, "ls").execute();
       return rows.map(
         (r): ListenSessionRow => ({
           ...r,
