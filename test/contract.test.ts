@@ -100,14 +100,21 @@ describe("the contract", () => {
   });
 
   it("every status compared in the live schema (index predicates, functions, views) is the contract's", async () => {
+    // This schema's relations first (MATERIALIZED: pg_get_indexdef and pg_get_viewdef must never
+    // run on another test's relations, which a concurrent DROP SCHEMA may be removing).
     const { rows } = await sql<{ kind: string; name: string; text: string }>`
-      SELECT 'index' AS kind, indexname AS name, indexdef AS text FROM pg_indexes
-       WHERE schemaname = current_schema() AND indexdef LIKE '%WHERE%'
+      WITH ours AS MATERIALIZED (
+        SELECT c.oid, c.relname, c.relkind FROM pg_class c
+         WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind IN ('i', 'v')
+      )
+      SELECT 'index' AS kind, o.relname AS name, pg_get_indexdef(o.oid) AS text
+        FROM ours o JOIN pg_index x ON x.indexrelid = o.oid
+       WHERE o.relkind = 'i' AND x.indpred IS NOT NULL
       UNION ALL
       SELECT 'function', p.proname, p.prosrc FROM pg_proc p
        WHERE p.pronamespace = current_schema()::regnamespace
       UNION ALL
-      SELECT 'view', viewname, definition FROM pg_views WHERE schemaname = current_schema()`.execute(
+      SELECT 'view', o.relname, pg_get_viewdef(o.oid) FROM ours o WHERE o.relkind = 'v'`.execute(
       ctx.platform.db,
     );
     const withStatus = rows.filter((r) => /status/.test(r.text));
