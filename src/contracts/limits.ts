@@ -28,5 +28,10 @@ export const PAGE_WINDOW = 10_000;
 /** Usable (unrevoked, unexpired) key pairs per store: enough for one per integration, bounded for the list. */
 export const MAX_ACTIVE_KEYS_PER_STORE = 100;
 
-/** How many of the store's events a listen session's resume may go back. */
+/**
+ * How far back a listen session's resume may go: the store's last feed positions before what the
+ * session had streamed. A client resumes from the last item it received, which is at most what was
+ * still in its socket behind it; anything further back (`<session>.0`) would stream again what it
+ * already had, at every request.
+ */
 export const LISTEN_RESUME_WINDOW = 1000;

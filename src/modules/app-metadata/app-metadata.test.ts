@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { AppError } from "../../lib/errors.ts";
-import { appsWithMetadata, mergeMetadata, ownMetadata, withMetadata } from "./app-metadata.ts";
+import { appsWithMetadata, forViewer, mergeMetadata, ownMetadata } from "./app-metadata.ts";
 
 describe("app metadata rules", () => {
   it("merges an app's patch into its own pairs only; null removes a key", () => {
@@ -45,7 +45,7 @@ describe("app metadata rules", () => {
     const all = { app_a: { erpId: "1" }, app_b: { secret: "theirs" } };
     assert.deepEqual(ownMetadata(all, "app_a"), { erpId: "1" });
     assert.deepEqual(ownMetadata(all, "app_c"), {});
-    assert.deepEqual(withMetadata({ id: "ord_1" }, all, "app_b"), {
+    assert.deepEqual(forViewer({ id: "ord_1" }, all, { appId: "app_b" }), {
       id: "ord_1",
       metadata: { secret: "theirs" },
     });

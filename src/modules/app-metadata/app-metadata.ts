@@ -75,28 +75,22 @@ export function appsWithMetadata(all: AppMetadataJson | null | undefined): strin
 }
 
 /**
- * A resource as one app sees it: with its own `metadata`, and only its own. `view` must not carry
- * `metadata` already (the shared mappers never add it).
- */
-export function withMetadata<T extends object>(
-  view: T,
-  all: AppMetadataJson | null | undefined,
-  appId: string,
-): T & { metadata: Record<string, string> } {
-  return { ...view, metadata: ownMetadata(all, appId) };
-}
-
-/**
  * Who reads or writes a record, for metadata: an app on the Admin API (its own pairs shown and
  * written), or undefined for the dashboard and developer keys (no pairs shown, none written).
  */
 export type Viewer = { appId: string } | undefined;
 
-/** `view` with the viewer's own metadata when the viewer is an app; as is otherwise. */
+/**
+ * A resource as its viewer sees it: an app gets its own `metadata`, and only its own; others get
+ * `view` as is. `view` is the object the caller's mapper has just built (it must not carry
+ * `metadata` already): the pairs are added to it, not to a copy, since a list maps up to 251
+ * records a request and a second object for each is garbage for the collector (issue 22).
+ */
 export function forViewer<T extends object>(
   view: T,
   all: AppMetadataJson | null | undefined,
   viewer: Viewer,
 ): T & { metadata?: Record<string, string> } {
-  return viewer ? withMetadata(view, all, viewer.appId) : view;
+  if (viewer) (view as T & { metadata?: Record<string, string> }).metadata = ownMetadata(all, viewer.appId);
+  return view;
 }

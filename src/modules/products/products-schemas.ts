@@ -15,7 +15,7 @@ import { Body, CursorQuery, Id } from "../../lib/http/schemas.ts";
 import { isoString } from "../../lib/iso-string.ts";
 import { formatMinorUnits } from "../../lib/money.ts";
 import { CREATED_AND_UPDATED, SortParam, type SortTable } from "../../lib/pagination.ts";
-import { ownMetadata, type Viewer } from "../app-metadata/app-metadata.ts";
+import { forViewer, type Viewer } from "../app-metadata/app-metadata.ts";
 
 export { ProductResource };
 
@@ -79,42 +79,23 @@ export const ProductListQuery = Type.Object(
 
 export const ProductIdParam = { id: Id("product") };
 
-/**
- * A product as the API answers it, with the viewer's own metadata when the viewer is an app (see
- * forViewer). One object a product: a list maps up to 251 a request, and a second copy of each to
- * add `metadata` was garbage for the collector (issue 22).
- */
-export function toProductResource(
-  p: Product,
-  currency: string,
-  viewer?: Viewer,
-): ProductFields & { metadata?: Record<string, string> } {
-  const view: ProductFields & { metadata?: Record<string, string> } = {
-    id: p.id,
-    title: p.title,
-    description: p.description,
-    price: formatMinorUnits(p.price_minor, currency),
-    currency,
-    sku: p.sku,
-    stock: p.stock,
-    status: p.status,
-    createdAt: isoString(p.created_at),
-    updatedAt: isoString(p.updated_at),
-  };
-  if (viewer) view.metadata = ownMetadata(p.metadata, viewer.appId);
-  return view;
-}
-interface ProductFields {
-  id: string;
-  title: string;
-  description: string;
-  price: string;
-  currency: string;
-  sku: string | null;
-  stock: number;
-  status: Product["status"];
-  createdAt: string;
-  updatedAt: string;
+export function toProductResource(p: Product, currency: string, viewer?: Viewer) {
+  return forViewer(
+    {
+      id: p.id,
+      title: p.title,
+      description: p.description,
+      price: formatMinorUnits(p.price_minor, currency),
+      currency,
+      sku: p.sku,
+      stock: p.stock,
+      status: p.status,
+      createdAt: isoString(p.created_at),
+      updatedAt: isoString(p.updated_at),
+    },
+    p.metadata,
+    viewer,
+  );
 }
 export type ProductView = ReturnType<typeof toProductResource>;
 export type CreateProductInput = Static<typeof AdminCreateProductBody>;

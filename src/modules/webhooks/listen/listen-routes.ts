@@ -1,11 +1,11 @@
 import Type from "typebox";
-import { LISTEN_END_REASONS, Scope } from "../../../contracts/index.ts";
+import { LISTEN_END_REASONS, LISTEN_RESUME_WINDOW, Scope } from "../../../contracts/index.ts";
 import type { FeatureRoutes } from "../../../lib/http/feature-routes.ts";
 import { Body, Envelope, Id } from "../../../lib/http/schemas.ts";
 import { accessOf, adminRoute, bearerToken } from "../../admin-api/admin-family.ts";
 import { requireEventScope } from "../event-scope.ts";
 import { EventNameSchema } from "../webhooks-schemas.ts";
-import { createListenService, type ListenServiceDeps, RESUME_WINDOW } from "./listen-service.ts";
+import { createListenService, type ListenServiceDeps } from "./listen-service.ts";
 import { HEARTBEAT_MS } from "./listen-stream.ts";
 
 /**
@@ -38,7 +38,7 @@ export function listenRoutes(deps: ListenServiceDeps): FeatureRoutes {
               .map(([reason, { label }]) => `\`${reason}\` (${label})`)
               .join("; ")}.`,
             "",
-            `Reconnect with the \`Last-Event-ID\` header (the last \`id:\` received, \`<sessionId>.<n>\`): everything after it is streamed, including events that happened while disconnected; a session can be resumed for ${config.LISTEN_SESSION_IDLE_SECONDS} s after its connection ended, and a resume goes back at most ${RESUME_WINDOW} store events before what the session had streamed. A newer connection to the same session takes it over. The events are the session's, within the scopes of the token presented now. \`events\` narrows what a new session streams (comma-separated names; each within the token's scopes); \`app/uninstalled\` is always included.`,
+            `Reconnect with the \`Last-Event-ID\` header (the last \`id:\` received, \`<sessionId>.<n>\`): everything after it is streamed, including events that happened while disconnected; a session can be resumed for ${config.LISTEN_SESSION_IDLE_SECONDS} s after its connection ended, and a resume goes back at most ${LISTEN_RESUME_WINDOW} store events before what the session had streamed. A newer connection to the same session takes it over. The events are the session's, within the scopes of the token presented now. \`events\` narrows what a new session streams (comma-separated names; each within the token's scopes); \`app/uninstalled\` is always included.`,
             "",
             `Bounds: ${config.LISTEN_MAX_STREAMS} live sessions per installation (connected, or resumable); opening another stops the one disconnected longest, or answers 429 with \`Retry-After\` when all are connected. The token is checked again before everything the stream sends: once it is revoked or expires, the stream ends (at the latest at its next heartbeat).`,
           ].join("\n"),

@@ -1,9 +1,10 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { EVENT, EVENT_NAMES, EVENT_SCOPES, ID_PREFIX } from "../../../contracts/index.ts";
+import { LISTEN_RESUME_WINDOW } from "../../../contracts/limits.ts";
 import { Scope } from "../../../contracts/scopes.ts";
 import { AppError } from "../../../lib/errors.ts";
-import { chooseEvents, parseLastEventId, RESUME_WINDOW, resumePosition } from "./listen-service.ts";
+import { chooseEvents, parseLastEventId, resumePosition } from "./listen-service.ts";
 
 const SESSION = `${ID_PREFIX.listenSession}_${"a".repeat(22)}`;
 
@@ -37,8 +38,8 @@ describe("listen: where a resume starts", () => {
     assert.equal(resumePosition(4500, session), 4500);
     assert.equal(resumePosition(9000, session), 5000, "never past what it streamed");
   });
-  it("never more than RESUME_WINDOW back, never before the session began", () => {
-    assert.equal(resumePosition(0, session), 5000 - RESUME_WINDOW);
+  it("never more than LISTEN_RESUME_WINDOW back, never before the session began", () => {
+    assert.equal(resumePosition(0, session), 5000 - LISTEN_RESUME_WINDOW);
     assert.equal(resumePosition(0, { position: 300, start_position: 100 }), 100);
   });
 });

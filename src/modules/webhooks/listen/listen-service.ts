@@ -27,13 +27,6 @@ import { createWakeups } from "./wakeups.ts";
 
 /** The SSE id of the last item a client saw: `<session id>.<feed position>`. */
 const LAST_EVENT_ID = new RegExp(`^(${ID_PREFIX.listenSession}_[0-9A-Za-z]{22})\\.(\\d{1,15})$`);
-/**
- * How far back a resume may go (the contract's LISTEN_RESUME_WINDOW): the store's last feed
- * positions before what the session had streamed. A client resumes from the last item it
- * received, which is at most what was still in its socket behind it; anything further back
- * (`<session>.0`) would stream again what it already had, at every request.
- */
-export const RESUME_WINDOW = LISTEN_RESUME_WINDOW;
 
 /** Whether a token with `scopes` may see `event` (app/uninstalled needs none). */
 function mayStream(event: EventName, scopes: readonly string[]): boolean {
@@ -66,7 +59,7 @@ export function parseLastEventId(last: string | undefined): { sessionId: string;
 
 /**
  * Where a resume starts: after `from`, yet never before where the session began, never more than
- * RESUME_WINDOW back, never past what it streamed.
+ * LISTEN_RESUME_WINDOW back, never past what it streamed.
  */
 export function resumePosition(
   from: number,
@@ -74,7 +67,7 @@ export function resumePosition(
 ): number {
   // Number(): a bigint column may arrive as a string.
   const position = Number(session.position);
-  return Math.min(position, Math.max(from, Number(session.start_position), position - RESUME_WINDOW));
+  return Math.min(position, Math.max(from, Number(session.start_position), position - LISTEN_RESUME_WINDOW));
 }
 
 /** The events a stream carries: the ones asked for (all it may see by default), each within the scopes. */
