@@ -170,7 +170,6 @@ export function createListenStreamer(deps: {
         await deps.sequencer.sequence(storeId);
         const last = await deps.feed.uninstalledAfter(storeId, session.installation_id, position);
         if (!last || stopping()) return end(token.end);
-        raw.write(message(input, last));
         // The session's record of what it streamed is a range of the feed: it takes in the
         // app/uninstalled only when no event of the session's was dropped before it (the usual
         // case: the uninstall is the next thing the stream meets).
@@ -184,6 +183,7 @@ export function createListenStreamer(deps: {
         });
         if (!dropped.events.length)
           await deps.repo.advance(storeId, session.id, input.connection, last.position, clock.now());
+        raw.write(message(input, last));
         return end(End.uninstalled);
       }
       expiresAt = token.expiresAt;
@@ -220,15 +220,20 @@ export function createListenStreamer(deps: {
           break;
         }
       }
-      if (chunk) raw.write(chunk);
-      else if (heartbeatDue) raw.write(sse({ comment: "ping" }));
       position = to;
-      // Recorded with what was written and with the heartbeat, not for every read that only
+      // Recorded with what is written and with the heartbeat, not for every read that only
       // passed other topics' events (a resume reads those again, at most one span per read).
+      // Recorded before the write: whoever reads the session once the client has an event (the
+      // Admin API, the order's Webhooks panel) sees it among what the session streamed, and a
+      // resume still starts from the client's Last-Event-ID, so a write lost after the record
+      // loses nothing.
       if (chunk || heartbeatDue) {
-        // Also the ownership check: a newer connection to the session (on another process) wins.
+        // Also the ownership check: a newer connection to the session (on another process) wins
+        // before this one writes anything more.
         if (!(await deps.repo.advance(storeId, session.id, input.connection, position, clock.now())))
           return end(End.superseded);
+        if (chunk) raw.write(chunk);
+        else raw.write(sse({ comment: "ping" }));
         heartbeatDue = false;
       }
       if (uninstalled) return end(End.uninstalled);
