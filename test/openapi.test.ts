@@ -167,7 +167,7 @@ describe("OpenAPI document", () => {
     );
   });
 
-  it("describes every operation: unique operationId, declared tags, summary, envelope responses, closed codes", () => {
+  it("describes every operation: unique operationId, declared tags, summary and description, envelope responses, closed codes", () => {
     const problems: string[] = [];
     const ids = new Map<string, string>();
     const declaredTags = new Set(((doc.tags ?? []) as Json[]).map((t) => t.name));
@@ -183,6 +183,9 @@ describe("OpenAPI document", () => {
         if (!declaredTags.has(tag))
           problems.push(`${name}: tag "${tag}" is not declared in the document's tags`);
       if (typeof op.summary !== "string" || op.summary.trim() === "") problems.push(`${name}: no summary`);
+      // The summary names the operation; the description says what a caller cannot guess from it.
+      if (typeof op.description !== "string" || op.description.trim() === "")
+        problems.push(`${name}: no description`);
       const security = (op.security ?? doc.security ?? []) as Json[];
       for (const requirement of security)
         for (const scheme of Object.keys(requirement))
@@ -277,8 +280,22 @@ describe("OpenAPI document", () => {
           );
       }
     }
-    for (const [event, item] of Object.entries(doc.webhooks as Json))
-      if (!Array.isArray((item as Json).post.security)) problems.push(`webhook ${event}: no security`);
+    const receivers = new Set<string>();
+    const ids = new Set(operations.map(({ op }) => op.operationId));
+    for (const [event, item] of Object.entries(doc.webhooks as Json)) {
+      const post = (item as Json).post;
+      if (!Array.isArray(post.security)) problems.push(`webhook ${event}: no security`);
+      // Code generators name the receiver's handler after it: one each, never an endpoint's.
+      if (
+        typeof post.operationId !== "string" ||
+        ids.has(post.operationId) ||
+        receivers.has(post.operationId)
+      )
+        problems.push(
+          `webhook ${event}: operationId ${JSON.stringify(post.operationId)} is missing or not unique`,
+        );
+      receivers.add(post.operationId);
+    }
     assert.deepEqual(problems, []);
   });
 

@@ -55,6 +55,8 @@ export function registerAccountRoutes(
         security: [],
         tags,
         summary: "Create a merchant account and start a session",
+        description:
+          "Sets the session cookie `mp_session` (HttpOnly, SameSite=Lax) as a login does. An e-mail address that already has an account is 409 `CONFLICT` on `email`; the password rules are in the body's schema.",
         body: SignupBody,
         response: {
           201: Envelope(AccountResource, "Account created; the session cookie is set."),
@@ -100,6 +102,8 @@ export function registerAccountRoutes(
         operationId: "dashboardLogout",
         tags,
         summary: "End the current session",
+        description:
+          "Ends this browser's session on the server and clears its cookie; other sessions of the account stay (`/auth/logout-everywhere` ends them all). Answers 200 without a session too, so a retry never fails.",
         security: cookieAuth,
         response: { 200: Envelope(Type.Object({ loggedOut: Type.Boolean() })), ...errorResponses() },
       },
@@ -201,6 +205,8 @@ export function registerAccountRoutes(
         operationId: "dashboardMe",
         tags,
         summary: "The signed-in account",
+        description:
+          "The account of the session cookie; 401 when there is none or it has ended (the dashboard's sign-in check).",
         security: cookieAuth,
         response: { 200: Envelope(AccountResource), ...errorResponses("UNAUTHENTICATED") },
       },

@@ -82,6 +82,8 @@ export function registerAppRoutes(
         operationId: "dashboardListApps",
         tags,
         summary: "List the apps you registered (never their secrets)",
+        description:
+          "Oldest first, each with its client id, redirect URIs and the scopes it may ask for. The client secret is shown once, when the app is registered or its secret rotated; it is stored only as a hash.",
         security,
         response: { 200: Envelope(Type.Array(AppResource)), ...errorResponses("UNAUTHENTICATED") },
       },
@@ -100,6 +102,7 @@ export function registerAppRoutes(
         operationId: "dashboardGetApp",
         tags,
         summary: "Get one of your apps",
+        description: "Another developer's app is 404, the same as an app that does not exist.",
         security,
         params: clientParams,
         response: { 200: Envelope(AppResource), ...errorResponses("UNAUTHENTICATED", "NOT_FOUND") },

@@ -18,6 +18,8 @@ export function registerProbeRoutes(app: App, ping: () => Promise<{ redis: Redis
         security: [],
         tags: ["Operations"],
         summary: "Liveness: the process is serving",
+        description:
+          "Answers 200 while the process serves HTTP, whatever its database or Redis: a supervisor restarts the process when this fails, and a dependency that is down is not a reason to restart it (see `/readyz`).",
         response: { 200: Envelope(Type.Object({ status: Type.Literal("ok") })), ...errorResponses() },
       },
     },
@@ -31,6 +33,8 @@ export function registerProbeRoutes(app: App, ping: () => Promise<{ redis: Redis
         security: [],
         tags: ["Operations"],
         summary: "Readiness: the database answers (503 otherwise); says whether Redis is ok or degraded",
+        description:
+          "For a load balancer: 503 while the database does not answer, so traffic goes to another process. Redis down is `degraded`, still 200: the process serves, with rate limits and caches kept per process until Redis is back.",
         response: {
           200: Envelope(Type.Object({ status: Type.Literal("ready"), redis: RedisStatusSchema })),
           ...errorResponses("SERVICE_UNAVAILABLE"),

@@ -37,6 +37,8 @@ export function registerAccountStoreRoutes(
         operationId: "dashboardCreateStore",
         tags: ["Dashboard: stores"],
         summary: "Create a store",
+        description:
+          "The signed-in merchant owns the new store. Its slug is its address in the dashboard and in every API path, unique across the platform: a taken or reserved slug is 409 `CONFLICT` on `slug`. The currency (ISO 4217, default USD) is the one every price of the store is in.",
         security,
         body: CreateStoreBody,
         response: {
@@ -59,6 +61,7 @@ export function registerAccountStoreRoutes(
         operationId: "dashboardListStores",
         tags: ["Dashboard: stores"],
         summary: "List the stores the signed-in merchant owns",
+        description: "Oldest first; another merchant's stores are never listed.",
         security,
         response: { 200: Envelope(Type.Array(StoreResource)), ...errorResponses("UNAUTHENTICATED") },
       },

@@ -268,6 +268,8 @@ export function webhooksDocument(settings: {
     out[name] = {
       post: {
         summary: `${name}`,
+        // What code generators name the receiver's handler (`receiveOrderCreatedEvent`).
+        operationId: `receive${eventTypeName(name)}`,
         // Sent by the platform to the app: the signature headers authenticate it, not a scheme.
         security: [],
         description: `${
