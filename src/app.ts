@@ -227,6 +227,9 @@ export async function buildApp(
     prefix: "/",
     wildcard: false,
     index: false,
+    // The `.br` and `.gz` copies the build writes beside each file (web/vite.config.ts), by the
+    // browser's Accept-Encoding, with `Vary: Accept-Encoding`.
+    preCompressed: true,
     setHeaders: (res, path) => {
       for (const [name, value] of Object.entries(DASHBOARD_HEADERS)) res.header(name, value);
       // Built files carry a hash of their content in their name: they never change.

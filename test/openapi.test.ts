@@ -3,6 +3,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import SwaggerParser from "@apidevtools/swagger-parser";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
@@ -478,5 +479,40 @@ describe("OpenAPI document", () => {
         : page.body;
     assert.match(html, /swagger-ui/i);
     assert.doesNotMatch(html, /(?:src|href)=["']?(?:https?:)?\/\//i, "an asset from another origin");
+  });
+
+  it("sends the docs' files and the dashboard's compressed as the client accepts, the same bytes once decoded", async () => {
+    const dashboard = await ctx.app.inject({ method: "GET", url: "/" });
+    const bundle = /src="(\/assets\/[^"]+\.js)"/.exec(dashboard.body)?.[1];
+    assert.ok(bundle, "the dashboard's page names its script");
+    const decode: Record<string, (b: Buffer) => Buffer> = {
+      br: brotliDecompressSync,
+      gzip: gunzipSync,
+      identity: (b) => b,
+    };
+    for (const url of [bundle, "/api/docs/ui/static/swagger-ui-bundle.js", "/api/docs/openapi.json"]) {
+      const plain = await ctx.app.inject({ method: "GET", url });
+      assert.equal(plain.statusCode, 200, url);
+      assert.equal(plain.headers["content-encoding"], undefined, `${url}: nothing accepted, nothing encoded`);
+      for (const [accept, expected] of [
+        ["gzip, deflate, br", "br"],
+        ["gzip", "gzip"],
+        ["identity", "identity"],
+      ] as const) {
+        const res = await ctx.app.inject({ method: "GET", url, headers: { "accept-encoding": accept } });
+        assert.equal(res.statusCode, 200, url);
+        assert.equal(res.headers["content-encoding"] ?? "identity", expected, `${url} with ${accept}`);
+        assert.match(String(res.headers.vary), /accept-encoding/i, `${url}: caches keep the variants apart`);
+        assert.ok(
+          decode[expected]!(res.rawPayload).equals(plain.rawPayload),
+          `${url} with ${accept}: the same bytes`,
+        );
+        if (expected !== "identity")
+          assert.ok(
+            res.rawPayload.length * 3 < plain.rawPayload.length,
+            `${url}: ${res.rawPayload.length} bytes`,
+          );
+      }
+    }
   });
 });

@@ -1,5 +1,6 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 import react from "@vitejs/plugin-react";
 import ts from "typescript";
 import { defineConfig, type Plugin } from "vite";
@@ -52,12 +53,43 @@ function pagePaths(): Plugin {
 }
 
 /**
+ * Writes a Brotli (`.br`, quality 11) and a gzip (`.gz`, level 9) copy beside each built file
+ * worth it, once at build time: the server sends the one the browser accepts (@fastify/static's
+ * `preCompressed`, src/app.ts) at no CPU cost per request. The bundle goes from about 630 to 170 kB.
+ */
+function precompress(): Plugin {
+  const worthIt = /\.(js|css|html|json|svg)$/;
+  return {
+    name: "precompress",
+    writeBundle(options, bundle) {
+      const outDir = options.dir ?? "dist";
+      for (const fileName of Object.keys(bundle)) {
+        if (!worthIt.test(fileName)) continue;
+        const path = join(outDir, fileName);
+        const raw = readFileSync(path);
+        if (raw.length < 1024) continue;
+        writeFileSync(
+          `${path}.br`,
+          brotliCompressSync(raw, {
+            params: {
+              [constants.BROTLI_PARAM_QUALITY]: constants.BROTLI_MAX_QUALITY,
+              [constants.BROTLI_PARAM_SIZE_HINT]: raw.length,
+            },
+          }),
+        );
+        writeFileSync(`${path}.gz`, gzipSync(raw, { level: 9 }));
+      }
+    },
+  };
+}
+
+/**
  * The dashboard is served by the service itself from web/dist (same origin, same session cookie,
  * strict CSP: no inline script or style). `npm run dev` serves it with hot reload and sends /api to
  * the service running on :3000 (`npm start` in another terminal).
  */
 export default defineConfig({
-  plugins: [react(), pagePaths()],
+  plugins: [react(), pagePaths(), precompress()],
   build: {
     outDir: "dist",
     emptyOutDir: true,
