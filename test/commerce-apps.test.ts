@@ -512,7 +512,12 @@ describe("the commerce core, opened to apps and keys", () => {
     );
     assert.deepEqual(bodies("a", "order.paid")[0]!.data.metadata, { shipmentId: "A-77" });
     assert.deepEqual(bodies("b", "order.paid")[0]!.data.metadata, {}, "B never sees A's pairs");
-    await waitUntil(() => bodies("b", "order.updated").length === 1, 20_000, "order.updated to B");
+    // Two deliveries, one per subscription: B's arriving says nothing of A's.
+    await waitUntil(
+      () => bodies("a", "order.updated").length === 1 && bodies("b", "order.updated").length === 1,
+      20_000,
+      "order.updated to both",
+    );
     assert.deepEqual(bodies("b", "order.updated")[0]!.data.metadata, {});
     assert.deepEqual(bodies("a", "order.updated")[0]!.data.metadata, { shipmentId: "A-77" });
     assert.doesNotMatch(

@@ -79,7 +79,7 @@ describe("webhooks: recover", () => {
     assert.equal(recovered.status, 200, JSON.stringify(recovered.body));
     assert.equal(recovered.data.queued, 5);
     assert.equal(recovered.data.since, since);
-    await rx.waitFor(rx.received.length - at("/recover").length + sentBefore + 5);
+    await waitUntil(() => at("/recover").length >= sentBefore + 5, 20_000, "the 5 recovered sent");
     await waitUntil(
       async () => (await deliveries()).filter((d) => d.status === "delivered").length === 8,
       10_000,
@@ -171,7 +171,7 @@ describe("webhooks: recover", () => {
       12,
       "the 12 of the window, between all four calls",
     );
-    await rx.waitFor(rx.received.length - at("/concurrent").length + sentBefore + 12);
+    await waitUntil(() => at("/concurrent").length >= sentBefore + 12, 20_000, "the 12 recovered sent");
     await new Promise((r) => setTimeout(r, 1200));
     const resent = at("/concurrent").slice(sentBefore);
     assert.equal(resent.length, 12);
@@ -346,7 +346,7 @@ describe("webhooks: recover", () => {
     const done = await cli("recover", sub.id, "--since", "2h");
     assert.equal(done.code, 0, done.err);
     assert.match(done.out, /Queued 1 failed delivery from \S+ to \S+ again/);
-    await rx.waitFor(rx.received.length - at("/cli").length + sentBefore + 1);
+    await waitUntil(() => at("/cli").length >= sentBefore + 1, 20_000, "the recovered one sent");
     assert.equal(titleOf(at("/cli").at(-1)!), "fail cli");
     const again = await cli("recover", sub.id, "--since", "2h");
     assert.match(again.out, /Nothing to recover/);
@@ -372,7 +372,7 @@ describe("webhooks: recover", () => {
     const res = await inst.dev.client.post(`${base}/webhooks/recover`, { since });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.equal(res.data.queued, 2);
-    await rx.waitFor(rx.received.length - at("/dashboard").length + sentBefore + 2);
+    await waitUntil(() => at("/dashboard").length >= sentBefore + 2, 20_000, "the 2 recovered sent");
     assert.deepEqual(at("/dashboard").slice(sentBefore).map(titleOf).sort(), ["fail a", "fail b"]);
     const stranger = await installedApp(ctx.app, SCOPES);
     assert.equal((await stranger.dev.client.post(`${base}/webhooks/recover`, { since })).status, 404);

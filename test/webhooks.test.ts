@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { installedApp } from "./apps-harness.ts";
-import { errorCode } from "./harness.ts";
+import { errorCode, type Json } from "./harness.ts";
 import { startReceiver } from "./receiver.ts";
 import { createWebhookContext, waitUntil } from "./webhooks-harness.ts";
 
@@ -280,10 +280,18 @@ describe("webhooks: subscriptions and signed, retried deliveries to real HTTPS r
     assert.ok(busy[1]!.at - busy[0]!.at >= 1900, `Retry-After honoured: ${busy[1]!.at - busy[0]!.at} ms`);
     const slow = of("/slow");
     assert.equal(slow[1]!.headers["x-webhook-attempt"], "2");
-    const list = await inst.dev.client.get(`/api/v1/dashboard/apps/${inst.clientId}/deliveries?limit=100`);
-    const byUrl = Object.fromEntries(
-      list.data.map((d: { targetUrl: string }) => [new URL(d.targetUrl).pathname, d]),
+    const deliveriesByPath = async (): Promise<Json> => {
+      const list = await inst.dev.client.get(`/api/v1/dashboard/apps/${inst.clientId}/deliveries?limit=100`);
+      return Object.fromEntries(list.data.map((d: Json) => [new URL(d.targetUrl).pathname, d]));
+    };
+    // An outcome is recorded after the receiver has answered: /slow's second attempt may have
+    // arrived a moment ago.
+    await waitUntil(
+      async () => (await deliveriesByPath())["/slow"]?.status === "delivered",
+      20_000,
+      "/slow's outcome recorded",
     );
+    const byUrl = await deliveriesByPath();
     assert.equal(byUrl["/gone"].status, "failed");
     assert.equal(byUrl["/moved"].status, "failed");
     assert.equal(byUrl["/slow"].status, "delivered");

@@ -52,6 +52,11 @@ async function assertSecretShown(page: Page, width: string) {
   assert.ok(where.focusInside, `${width}: focus is in the secret panel, not on <body>`);
 }
 
+/** Nothing is being fetched, and what was fetched is drawn (the dashboard's main is aria-busy while a query is in flight). */
+async function idle(page: Page) {
+  await page.locator('main[aria-busy="false"]').waitFor();
+}
+
 /** The checkbox sits on the first line of its label's text, right beside it. */
 async function assertCheckBesideLabel(check: Locator, what: string) {
   const box = (await check.boundingBox())!;
@@ -111,10 +116,15 @@ describe("the first hour in a real browser", { skip: chromiumSkipReason() }, () 
       const check = page.getByRole("checkbox", { name: /See your products and stock/ });
       await assertCheckBesideLabel(check, `register form at ${width}`);
       await check.check();
+      const relisted = page.waitForResponse(
+        (r) => r.request().method() === "GET" && new URL(r.url()).pathname === "/api/v1/dashboard/apps",
+      );
       await page.getByRole("button", { name: "Register app" }).click();
       const reveal = page.getByRole("region", { name: "New app credentials" });
       await reveal.waitFor();
-      await page.waitForTimeout(300);
+      // Once the list below it has been fetched again and drawn, not after a guessed 300 ms.
+      await relisted;
+      await idle(page);
       await assertSecretShown(page, width);
       assert.match(await reveal.getByLabel("Client secret").inputValue(), /^mpcs_/);
       await shoot(page, `first-hour-registered-${width}`);
@@ -142,10 +152,15 @@ describe("the first hour in a real browser", { skip: chromiumSkipReason() }, () 
       const check = page.getByRole("checkbox", { name: /See your products and stock/ });
       await assertCheckBesideLabel(check, `key form at ${width}`);
       await check.check();
+      const relisted = page.waitForResponse(
+        (r) => r.request().method() === "GET" && new URL(r.url()).pathname.endsWith("/api-keys"),
+      );
       await page.getByRole("button", { name: "Create key pair" }).click();
       const reveal = page.getByRole("region", { name: "New key pair" });
       await reveal.waitFor();
-      await page.waitForTimeout(300);
+      // Once the list below it has been fetched again and drawn, not after a guessed 300 ms.
+      await relisted;
+      await idle(page);
       await assertSecretShown(page, width);
       await reveal.getByRole("button", { name: "I have copied it" }).click();
       await reveal.waitFor({ state: "detached" });
@@ -175,12 +190,15 @@ describe("the first hour in a real browser", { skip: chromiumSkipReason() }, () 
     await page.getByLabel("Search by title or SKU").fill("lth");
     await page.waitForURL(/q=lth/);
     await row(page, "WAL-LTH").waitFor();
+    const sorted = page.waitForResponse((r) => r.url().includes("sort=-price"));
     await page.getByLabel("Sort by").selectOption("-price");
     await page.waitForURL(/sort=-price/);
     const url = page.url();
     const shown = async (p: Page) =>
       (await p.locator("tbody tr").allInnerTexts()).map((t) => t.split("\t")[0]);
-    await page.waitForTimeout(300);
+    // The previous rows stay on screen until the sorted ones have arrived (keepPreviousData).
+    await sorted;
+    await idle(page);
     const before = await shown(page);
     assert.ok(before.length >= 2, `${before}`);
     await page.reload();
@@ -191,6 +209,11 @@ describe("the first hour in a real browser", { skip: chromiumSkipReason() }, () 
     // Back undoes the sort, keeping the search.
     await page.goBack();
     await page.waitForURL((u) => !u.search.includes("sort="));
+    // The address changes first; the form follows when the page has drawn it.
+    await page
+      .getByLabel("Sort by")
+      .locator('option[value="-createdAt"]:checked')
+      .waitFor({ state: "attached" });
     assert.equal(await page.getByLabel("Sort by").inputValue(), "-createdAt");
     assert.equal(await page.getByLabel("Search by title or SKU").inputValue(), "lth");
     // A shared link opens the same list in another tab.

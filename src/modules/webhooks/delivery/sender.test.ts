@@ -167,14 +167,16 @@ describe("webhook sender against real HTTPS receivers on loopback", () => {
       timer = setInterval(() => res.write("."), 50); // dribbles for ever
       res.on("close", () => clearInterval(timer));
     });
-    const result = await send("/dribble", { timeoutMs: 400 });
+    // The status line must arrive before the time-out: room for a TLS handshake on a loaded
+    // machine (it can take a second), where 400 ms left the status undefined.
+    const result = await send("/dribble", { timeoutMs: 1500 });
     clearInterval(timer);
     assert.equal(result.status, 200);
     assert.equal(classify(result), "delivered");
     assert.equal(result.truncated, true);
     assert.equal(result.errorKind, "timeout");
     assert.match(result.responseBody!, /^partial \.*$/);
-    assert.ok(result.durationMs < 1000, `took ${result.durationMs} ms`);
+    assert.ok(result.durationMs < 2500, `took ${result.durationMs} ms`);
   });
 
   it("reads at most 64 KiB of a huge answer, then hangs up instead of downloading the rest", async () => {
