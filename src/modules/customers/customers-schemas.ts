@@ -14,6 +14,7 @@ import {
 } from "../../contracts/index.ts";
 import type { Customer } from "../../db/schema.ts";
 import { Body, CursorQuery, Id } from "../../lib/http/schemas.ts";
+import { isoString } from "../../lib/iso-string.ts";
 import { CREATED_AND_UPDATED, SortParam, type SortTable } from "../../lib/pagination.ts";
 import { toAddress } from "../addresses/addresses.ts";
 import { forViewer, type Viewer } from "../app-metadata/app-metadata.ts";
@@ -91,9 +92,9 @@ export function toCustomerResource(c: Customer, viewer?: Viewer) {
       defaultAddress: addresses[0] ?? null,
       note: c.note,
       tags: [...(c.tags ?? [])],
-      createdAt: c.created_at.toISOString(),
-      updatedAt: c.updated_at.toISOString(),
-      anonymizedAt: c.anonymized_at ? c.anonymized_at.toISOString() : null,
+      createdAt: isoString(c.created_at),
+      updatedAt: isoString(c.updated_at),
+      anonymizedAt: c.anonymized_at ? isoString(c.anonymized_at) : null,
     },
     c.metadata,
     viewer,

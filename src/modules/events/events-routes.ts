@@ -10,6 +10,7 @@ import {
 } from "../../contracts/index.ts";
 import { AppError } from "../../lib/errors.ts";
 import type { FeatureRoutes } from "../../lib/http/feature-routes.ts";
+import { isoString } from "../../lib/iso-string.ts";
 import { accessOf, adminRoute } from "../admin-api/admin-family.ts";
 import { eventDataFor } from "../app-metadata/app-metadata.ts";
 import { EventsQuery, FeedEventResource, FeedMeta, RESOURCE_OF_DATA } from "./events-schemas.ts";
@@ -116,7 +117,7 @@ export function eventRoutes(deps: {
               id: e.id,
               cursor: String(e.position),
               type: e.topic as EventName,
-              createdAt: e.created_at.toISOString(),
+              createdAt: isoString(e.created_at),
               sequence: e.seq,
               test: e.test,
               resource: { type: RESOURCE_OF_DATA[kind], id: e.resource_id },
@@ -131,8 +132,8 @@ export function eventRoutes(deps: {
                   attempts: d.attempts,
                   lastStatusCode: d.last_status_code,
                   lastError: d.last_error,
-                  createdAt: d.created_at.toISOString(),
-                  completedAt: d.completed_at ? d.completed_at.toISOString() : null,
+                  createdAt: isoString(d.created_at),
+                  completedAt: d.completed_at ? isoString(d.completed_at) : null,
                 })),
             };
           });

@@ -15,6 +15,7 @@ import {
 } from "../../contracts/index.ts";
 import type { Order, OrderLineItem } from "../../db/schema.ts";
 import { Body, CursorQuery, Id } from "../../lib/http/schemas.ts";
+import { isoString } from "../../lib/iso-string.ts";
 import { formatMinorUnits } from "../../lib/money.ts";
 import { CREATED_AND_UPDATED, SortParam, type SortTable } from "../../lib/pagination.ts";
 import { toAddress } from "../addresses/addresses.ts";
@@ -192,8 +193,8 @@ export function toOrderResource(o: Order, items: OrderLineItem[], viewer?: Viewe
         quantity: li.quantity,
         total: money(li.total_minor),
       })),
-      createdAt: o.created_at.toISOString(),
-      updatedAt: o.updated_at.toISOString(),
+      createdAt: isoString(o.created_at),
+      updatedAt: isoString(o.updated_at),
     },
     o.metadata,
     viewer,
