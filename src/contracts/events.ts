@@ -6,13 +6,32 @@ import type { Scope } from "./scopes.ts";
  * to it. Domain events are written to the outbox by the change that causes them (in its
  * transaction); `app/uninstalled` is written on uninstall and `webhook.disabled` when the platform
  * disables a subscription, and each goes to that installation only.
- * The payload schemas are in resources.ts (EVENT_PAYLOADS), keyed by `data`.
+ * The kinds of `data` are declared below (EVENT_DATA_RECORD); their payload schemas are in
+ * resources.ts (EVENT_PAYLOADS), keyed by the kind.
  *
  * `privacy: true` marks the privacy events (issue 21): no app subscribes to them; every app they
  * concern receives them at the one privacy endpoint it declares in its registration
  * (`privacyWebhookUrl`), whatever its subscriptions. `scope` is then who they concern: an app
  * installed with that scope (null: the app the event is about).
  */
+/**
+ * Each kind of event data, declared once, with the kind of record an event carrying it is about
+ * (the events feed's `resource.type`). A new kind is an entry here and its payload schema in
+ * resources.ts (EVENT_PAYLOADS, which the compiler holds to these keys).
+ */
+export const EVENT_DATA_RECORD = {
+  order: "order",
+  product: "product",
+  customer: "customer",
+  store: "store",
+  uninstalled: "installation",
+  webhookDisabled: "subscription",
+  customerRedact: "customer",
+  customerDataRequest: "customer",
+  shopRedact: "installation",
+} as const;
+export type EventDataKind = keyof typeof EVENT_DATA_RECORD;
+
 export const EVENTS = {
   orderCreated: {
     name: "order.created",
@@ -139,16 +158,7 @@ export const EVENTS = {
   {
     name: string;
     scope: Scope | null;
-    data:
-      | "order"
-      | "product"
-      | "customer"
-      | "store"
-      | "uninstalled"
-      | "webhookDisabled"
-      | "customerRedact"
-      | "customerDataRequest"
-      | "shopRedact";
+    data: EventDataKind;
     summary: string;
     privacy?: true;
   }
@@ -163,7 +173,6 @@ export type DomainEventName = Exclude<
   EventName,
   typeof EVENTS.appUninstalled.name | typeof EVENTS.webhookDisabled.name | PrivacyEventName
 >;
-export type EventDataKind = (typeof EVENTS)[EventKey]["data"];
 
 /** `EVENT.orderCreated === "order.created"`: the names as values. */
 export const EVENT = Object.freeze(Object.fromEntries(keysOf(EVENTS).map((k) => [k, EVENTS[k].name]))) as {

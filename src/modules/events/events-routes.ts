@@ -2,6 +2,7 @@ import Type, { type Static } from "typebox";
 import {
   DeliveryStatus,
   EVENT_BY_NAME,
+  EVENT_DATA_RECORD,
   EVENT_NAMES,
   EVENT_SCOPES,
   type EventName,
@@ -13,7 +14,7 @@ import type { FeatureRoutes } from "../../lib/http/feature-routes.ts";
 import { isoString } from "../../lib/iso-string.ts";
 import { accessOf, adminRoute } from "../admin-api/admin-family.ts";
 import { eventDataFor } from "../app-metadata/app-metadata.ts";
-import { EventsQuery, FeedEventResource, FeedMeta, RESOURCE_OF_DATA } from "./events-schemas.ts";
+import { EventsQuery, FeedEventResource, FeedMeta } from "./events-schemas.ts";
 import type { FeedRepo, FeedSequencer } from "./feed-repo.ts";
 
 /** Whether a token with `scopes` may read `event` (app/uninstalled needs none). */
@@ -120,7 +121,7 @@ export function eventRoutes(deps: {
               createdAt: isoString(e.created_at),
               sequence: e.seq,
               test: e.test,
-              resource: { type: RESOURCE_OF_DATA[kind], id: e.resource_id },
+              resource: { type: EVENT_DATA_RECORD[kind], id: e.resource_id },
               // What the webhook bodies carried: the payload with this app's own metadata only.
               data: eventDataFor(e, access.appId) as never,
               deliveries: deliveries

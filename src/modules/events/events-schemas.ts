@@ -3,6 +3,7 @@ import {
   DateTimeInput,
   DeliveryStatus,
   DeliveryStatusSchema,
+  EVENT_DATA_RECORD,
   EVENT_NAMES,
   EVENT_PAYLOADS,
   EVENTS,
@@ -14,19 +15,6 @@ import {
 } from "../../contracts/index.ts";
 import { keysOf } from "../../contracts/mirror.ts";
 import { PageLimit } from "../../lib/http/schemas.ts";
-
-/** The kind of record an event is about, by what its `data` carries (contracts/events.ts). */
-export const RESOURCE_OF_DATA = {
-  order: "order",
-  product: "product",
-  customer: "customer",
-  store: "store",
-  uninstalled: "installation",
-  webhookDisabled: "subscription",
-  customerRedact: "customer",
-  customerDataRequest: "customer",
-  shopRedact: "installation",
-} as const satisfies Record<EventDataKind, string>;
 
 const FeedDelivery = Type.Object(
   {
@@ -72,7 +60,7 @@ function itemOf(kind: EventDataKind) {
       ...common,
       type: Type.Unsafe<EventName>({ type: "string", enum: names }),
       resource: Type.Object({
-        type: Type.Literal(RESOURCE_OF_DATA[kind]),
+        type: Type.Literal(EVENT_DATA_RECORD[kind]),
         id: Type.String(),
       }),
       data: EVENT_PAYLOADS[kind],
