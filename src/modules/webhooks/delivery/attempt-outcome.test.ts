@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { EVERY_KIND_OF_ANSWER } from "../../../../test/delivery-fixtures.ts";
 import { DeliveryStatus } from "../../../contracts/index.ts";
 import { type AttemptResult, attemptOutcome } from "./attempt-outcome.ts";
 import { decideAfterAttempt } from "./retry-policy.ts";
@@ -53,23 +54,9 @@ describe("attemptOutcome: the completion recorded after an attempt", () => {
   });
 
   it("decides exactly as decideAfterAttempt does, for every attempt number and kind of answer", () => {
-    const results: AttemptResult[] = [
-      { status: 200, responseBody: "", durationMs: 1 },
-      { status: 204, responseBody: "", durationMs: 1 },
-      { status: 301, responseBody: "", durationMs: 1 },
-      { status: 400, responseBody: "", durationMs: 1 },
-      { status: 408, responseBody: "", durationMs: 1 },
-      { status: 410, responseBody: "", durationMs: 1 },
-      { status: 429, retryAfter: "30", responseBody: "", durationMs: 1 },
-      { status: 500, responseBody: "", durationMs: 1 },
-      { status: 503, retryAfter: "Thu, 26 Nov 2026 14:00:00 GMT", responseBody: "", durationMs: 1 },
-      { responseBody: null, durationMs: 1, errorKind: "timeout" },
-      { responseBody: null, durationMs: 1, errorKind: "blocked_address" },
-      { responseBody: null, durationMs: 1, errorKind: "invalid_url" },
-    ];
     for (const maxAttempts of [3, 8]) {
       for (let attempts = 1; attempts <= maxAttempts + 1; attempts++) {
-        for (const result of results) {
+        for (const result of EVERY_KIND_OF_ANSWER) {
           const decision = decideAfterAttempt({
             attempt: attempts,
             result,

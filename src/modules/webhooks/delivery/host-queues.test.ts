@@ -1,25 +1,16 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import type { ClaimedDelivery } from "./delivery-repo.ts";
+import { claimedDelivery } from "../../../../test/delivery-fixtures.ts";
 import { createHostQueues, MAX_QUEUED, QUEUE_BUDGET_MS } from "./host-queues.ts";
 
 let seq = 0;
-const delivery = (host: string): ClaimedDelivery => ({
-  store_id: "store_1",
-  id: `whd_${++seq}`,
-  webhook_id: `whd_${seq}`,
-  event_name: "product.created",
-  subscription_id: "whs_1",
-  target_url: `https://${host}/hook`,
-  target_host: host,
-  body: "{}",
-  attempts: 1,
-  lease_token: "lease",
-  secret_ciphertext: "sealed",
-  previous_secret_ciphertext: null,
-  secret_rotated_at: null,
-  test: false,
-});
+const delivery = (host: string) =>
+  claimedDelivery({
+    id: `whd_${++seq}`,
+    webhook_id: `whd_${seq}`,
+    target_url: `https://${host}/hook`,
+    target_host: host,
+  });
 const many = (host: string, n: number) => Array.from({ length: n }, () => delivery(host));
 
 describe("host queues: room for the next claim", () => {

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { claimedDelivery, EVERY_KIND_OF_ANSWER } from "../../../../test/delivery-fixtures.ts";
 import type { ClaimedDelivery, Completion } from "./delivery-repo.ts";
 import { decideAfterAttempt } from "./retry-policy.ts";
 import { type AttemptResult, createDeliveryWorker, type WorkerDeps } from "./worker.ts";
@@ -7,22 +8,7 @@ import { type AttemptResult, createDeliveryWorker, type WorkerDeps } from "./wor
 const refused = () =>
   Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { code: "ECONNREFUSED" });
 
-const DELIVERY: ClaimedDelivery = {
-  store_id: "store_1",
-  id: "whd_1",
-  webhook_id: "whd_1",
-  event_name: "product.created",
-  subscription_id: "whs_1",
-  target_url: "https://example.com/hook",
-  target_host: "example.com",
-  body: "{}",
-  attempts: 1,
-  lease_token: "lease",
-  secret_ciphertext: "sealed",
-  previous_secret_ciphertext: null,
-  secret_rotated_at: null,
-  test: false,
-};
+const DELIVERY = claimedDelivery();
 
 async function until(check: () => boolean, what: string, timeoutMs = 20_000) {
   const deadline = Date.now() + timeoutMs;
@@ -161,18 +147,8 @@ describe("delivery worker: the retry policy it applies is retry-policy.ts's", ()
   // copy of the rules (or one that ignores the configured attempt limit) fails here.
   it("records decideAfterAttempt's decision for every attempt number and kind of answer, with the configured limit", async () => {
     const maxAttempts = 3;
-    const results: AttemptResult[] = [
-      { status: 200, responseBody: "", durationMs: 1 },
-      { status: 301, responseBody: "", durationMs: 1 },
-      { status: 410, responseBody: "", durationMs: 1 },
-      { status: 429, retryAfter: "30", responseBody: "", durationMs: 1 },
-      { status: 500, responseBody: "", durationMs: 1 },
-      { status: 503, retryAfter: "Thu, 26 Nov 2026 14:00:00 GMT", responseBody: "", durationMs: 1 },
-      { errorKind: "timeout", responseBody: null, durationMs: 1 },
-      { errorKind: "invalid_url", responseBody: null, durationMs: 1 },
-    ];
     for (let attempts = 1; attempts <= maxAttempts + 1; attempts++) {
-      for (const result of results) {
+      for (const result of EVERY_KIND_OF_ANSWER) {
         const decision = decideAfterAttempt({
           attempt: attempts,
           result,
