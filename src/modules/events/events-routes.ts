@@ -3,44 +3,22 @@ import {
   DeliveryStatus,
   EVENT_BY_NAME,
   EVENT_DATA_RECORD,
-  EVENT_NAMES,
-  EVENT_SCOPES,
   type EventName,
-  isEventName,
   parseDateTime,
+  type Scope,
 } from "../../contracts/index.ts";
-import { AppError } from "../../lib/errors.ts";
 import type { FeatureRoutes } from "../../lib/http/feature-routes.ts";
 import { isoString } from "../../lib/iso-string.ts";
 import { accessOf, adminRoute } from "../admin-api/admin-family.ts";
 import { eventDataFor } from "../app-metadata/app-metadata.ts";
+import { eventNamesParam, eventsAllowed } from "./event-scope.ts";
 import { EventsQuery, FeedEventResource, FeedMeta } from "./events-schemas.ts";
 import type { FeedRepo, FeedSequencer } from "./feed-repo.ts";
 
-/** Whether a token with `scopes` may read `event` (app/uninstalled needs none). */
-function mayRead(event: EventName, scopes: readonly string[]): boolean {
-  const needed = EVENT_SCOPES[event];
-  return !needed || scopes.includes(needed);
-}
-
 /** The event names asked for, each known and within the scopes (400 / 403 otherwise). */
-function chosenTypes(asked: string | undefined, scopes: readonly string[]): EventName[] {
-  if (asked === undefined) return EVENT_NAMES.filter((e) => mayRead(e, scopes));
-  const names = [...new Set(asked.split(",").map((s) => s.trim()))].filter(Boolean);
-  const unknown = names.filter((n) => !isEventName(n));
-  if (unknown.length || !names.length)
-    throw new AppError("VALIDATION_FAILED", {
-      message: "`types` must be a comma-separated list of event names.",
-      details: [{ field: "types", message: `unknown event: ${unknown.join(", ") || "(none given)"}` }],
-    });
-  for (const name of names as EventName[]) {
-    if (!mayRead(name, scopes))
-      throw new AppError("INSUFFICIENT_SCOPE", {
-        message: `Reading ${name} events needs the ${EVENT_SCOPES[name]} scope.`,
-        details: { requiredScope: EVENT_SCOPES[name], grantedScopes: scopes },
-      });
-  }
-  return names as EventName[];
+function chosenTypes(asked: string | undefined, scopes: readonly Scope[]): EventName[] {
+  if (asked === undefined) return eventsAllowed(scopes);
+  return eventNamesParam(asked, scopes, { field: "types", action: "Reading the events of" });
 }
 
 /**

@@ -3,7 +3,7 @@ import { LISTEN_END_REASONS, LISTEN_RESUME_WINDOW, Scope } from "../../../contra
 import type { FeatureRoutes } from "../../../lib/http/feature-routes.ts";
 import { Body, Envelope, Id } from "../../../lib/http/schemas.ts";
 import { accessOf, adminRoute, bearerToken } from "../../admin-api/admin-family.ts";
-import { requireEventScope } from "../event-scope.ts";
+import { requireEventScope } from "../../events/event-scope.ts";
 import { EventNameSchema } from "../webhooks-schemas.ts";
 import { createListenService, type ListenServiceDeps } from "./listen-service.ts";
 import { HEARTBEAT_MS } from "./listen-stream.ts";

@@ -1,13 +1,6 @@
 import type { ServerResponse } from "node:http";
 import type { Config } from "../../../config.ts";
-import {
-  EVENT,
-  EVENT_NAMES,
-  EVENT_SCOPES,
-  type EventName,
-  ID_PREFIX,
-  isEventName,
-} from "../../../contracts/index.ts";
+import { EVENT, type EventName, ID_PREFIX } from "../../../contracts/index.ts";
 import { LISTEN_RESUME_WINDOW } from "../../../contracts/limits.ts";
 import type { Db } from "../../../db/client.ts";
 import type { Clock } from "../../../lib/clock.ts";
@@ -15,6 +8,7 @@ import { randomBase62 } from "../../../lib/crypto.ts";
 import { AppError } from "../../../lib/errors.ts";
 import { newId, newWebhookSecret } from "../../../lib/ids.ts";
 import type { SecretBox } from "../../../lib/secret-box.ts";
+import { eventAllowed, eventNamesParam, eventsAllowed } from "../../events/event-scope.ts";
 import type { RecordEvent } from "../../events/events-repo.ts";
 import type { FeedRepo, FeedSequencer } from "../../events/feed-repo.ts";
 import type { AccessContext } from "../../oauth/token-service.ts";
@@ -29,11 +23,6 @@ import { createWakeups } from "./wakeups.ts";
 const LAST_EVENT_ID = new RegExp(`^(${ID_PREFIX.listenSession}_[0-9A-Za-z]{22})\\.(\\d{1,15})$`);
 
 /** Whether a token with `scopes` may see `event` (app/uninstalled needs none). */
-function mayStream(event: EventName, scopes: readonly string[]): boolean {
-  const needed = EVENT_SCOPES[event];
-  return !needed || scopes.includes(needed);
-}
-
 /** The 429 past the listen bounds; the Retry-After is when a vanished connection stops counting. */
 function tooManyStreams(what: string): AppError {
   return new AppError("RATE_LIMITED", {
@@ -72,31 +61,10 @@ export function resumePosition(
 
 /** The events a stream carries: the ones asked for (all it may see by default), each within the scopes. */
 export function chooseEvents(asked: string | undefined, access: Pick<AccessContext, "scopes">): EventName[] {
-  const allowed = (e: EventName) => mayStream(e, access.scopes);
-  if (!asked) return EVENT_NAMES.filter(allowed);
-  const names = [
-    ...new Set(
-      asked
-        .split(",")
-        .map((s) => s.trim())
-        .filter(Boolean),
-    ),
-  ];
-  const unknown = names.filter((n) => !isEventName(n));
-  if (unknown.length || !names.length)
-    throw new AppError("VALIDATION_FAILED", {
-      message: "`events` must be a comma-separated list of event names.",
-      details: [{ field: "events", message: `unknown event: ${unknown.join(", ") || "(none given)"}` }],
-    });
-  for (const name of names as EventName[]) {
-    if (!allowed(name))
-      throw new AppError("INSUFFICIENT_SCOPE", {
-        message: `Streaming ${name} needs the ${EVENT_SCOPES[name]} scope.`,
-        details: { requiredScope: EVENT_SCOPES[name], grantedScopes: access.scopes },
-      });
-  }
+  if (!asked) return eventsAllowed(access.scopes);
+  const names = eventNamesParam(asked, access.scopes, { field: "events", action: "Streaming" });
   // app/uninstalled always: it is how a stream learns that it has ended.
-  return [...new Set<EventName>([...(names as EventName[]), EVENT.appUninstalled])];
+  return [...new Set<EventName>([...names, EVENT.appUninstalled])];
 }
 
 export interface ListenServiceDeps {
@@ -194,7 +162,7 @@ export function createListenService(deps: ListenServiceDeps) {
             });
           // What the session carries, within what the token presented now may see: a narrower
           // token resuming a wider session gets only its own share.
-          topics = (session.events as EventName[]).filter((e) => mayStream(e, access.scopes));
+          topics = (session.events as EventName[]).filter((e) => eventAllowed(access.scopes, e));
         } else {
           // Begins at the head of the feed as of now (what committed before is numbered first).
           await deps.sequencer.sequence(storeId);
