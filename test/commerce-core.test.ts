@@ -233,8 +233,9 @@ describe("the commerce core, for the merchant", () => {
     const c = (await s.client.post(`${s.base}/customers`, { email: "t@example.com", firstName: "T" })).data;
     // Move the clock to 22:30 UTC: already tomorrow in Riyadh (UTC+3), still today in UTC.
     const now = ctx.clock.now();
-    const target = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate(), 22, 30);
-    ctx.clock.advance(target - now.getTime() + (target < now.getTime() ? 24 * HOUR : 0));
+    const todayAt2230 = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate(), 22, 30);
+    const target = todayAt2230 < now.getTime() ? todayAt2230 + 24 * HOUR : todayAt2230;
+    ctx.clock.advance(target - now.getTime());
     // Placed at 20:30 UTC (23:30 in Riyadh), the day before in Riyadh terms of the next order.
     ctx.clock.advance(-2 * HOUR);
     await s.client.post(`${s.base}/orders`, {
