@@ -39,7 +39,7 @@ export const REDIS_SERVER = process.env.REDIS_SERVER_PATH ?? "redis-server";
 
 /** undefined when redis-server can be started; otherwise the skip reason. */
 export function redisServerSkipReason(): string | undefined {
-  const probe = spawnSync(REDIS_SERVER, ["--version"], { stdio: "ignore" });
+  const probe = spawnSync(REDIS_SERVER, ["--version"], { stdio: "ignore", timeout: 10_000 });
   return probe.error || probe.status !== 0
     ? unavailable(`${REDIS_SERVER} not found (apt-get install redis-server, or set REDIS_SERVER_PATH)`)
     : undefined;
