@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
+import { createCipheriv, createDecipheriv, createSecretKey, randomBytes } from "node:crypto";
 
 // The key loader lives in secrets-key.ts; re-exported for the modules that import it from here.
 export { loadSecretsKey, parseSecretsKey } from "./secrets-key.ts";
@@ -15,7 +15,10 @@ const PART = /^[A-Za-z0-9_-]*$/;
  */
 export function createSecretBox(key: Buffer) {
   if (key.length !== 32) throw new Error("The secrets key must be 32 bytes.");
-  const secretKey = Buffer.from(key); // a private copy: the caller may reuse or zero its buffer
+  // A private copy (the caller may reuse or zero its buffer), as a KeyObject: Node 24 tells a key
+  // object from a buffer by catching an exception, ~10 µs of every cipher keyed with a Buffer
+  // (the worker opens a subscription's secret for every delivery).
+  const secretKey = createSecretKey(Buffer.from(key));
   return {
     seal(plaintext: string): string {
       const iv = randomBytes(IV_BYTES);

@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from "node:crypto";
+import { createHmac, createSecretKey, type KeyObject, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { webhooks } from "./generated/api.ts";
 
@@ -66,11 +66,12 @@ const STANDARD_BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
  * compute it: the base64 text after `whsec_`, decoded. Null when that text is not base64 (those
  * libraries refuse such a secret): only the spec's signature can verify with it then.
  */
-function standardKey(secret: string): Buffer | null {
+function standardKey(secret: string): KeyObject | null {
   const text = secret.startsWith("whsec_") ? secret.slice("whsec_".length) : secret;
   if (!STANDARD_BASE64.test(text)) return null;
   const key = Buffer.from(text, "base64");
-  return key.length > 0 ? key : null;
+  // A KeyObject: on Node 24 an HMAC keyed with a Buffer costs ~10 µs more (its brand check).
+  return key.length > 0 ? createSecretKey(key) : null;
 }
 
 /** Whether `expected` equals one of `given`, comparing every pair in constant time (no early exit). */
