@@ -133,7 +133,7 @@ async function producer(args: { schema: string; storeId: string; mode: string; n
     for (let done = 0; done < args.n; done += 500) {
       await client.query("BEGIN");
       await insert(Math.min(500, args.n - done));
-      await client.query("SELECT pg_notify('mp_events', '')");
+      await client.query("SELECT pg_notify('mp_events', $1)", [args.storeId]);
       await client.query("COMMIT");
     }
   } else {
@@ -145,7 +145,7 @@ async function producer(args: { schema: string; storeId: string; mode: string; n
       if (wait > 0) await new Promise((r) => setTimeout(r, wait));
       await client.query("BEGIN");
       const { rows } = await insert(1);
-      await client.query("SELECT pg_notify('mp_events', '')");
+      await client.query("SELECT pg_notify('mp_events', $1)", [args.storeId]);
       await client.query("COMMIT");
       commits.push([rows[0].id as string, now()]);
     }

@@ -89,4 +89,41 @@ describe("event feed: positions given after commit", () => {
     assert.equal(await feed.head(storeId), seen.length);
     assert.equal(await feed.hasUnsequenced(storeId), false);
   });
+
+  it("the sweep finds each store with unnumbered events once, up to its limit, and none once numbered", async () => {
+    const db = ctx.platform.db;
+    const feed = createFeedRepo(db);
+    const sequencer = createFeedSequencer({ repo: feed });
+    const recordEvent = createEventRecorder({ clock: ctx.clock });
+    const numberAll = async () => {
+      for (const storeId of await feed.storesWithUnsequenced(1000)) await sequencer.sequence(storeId);
+    };
+    const [a, b, c] = await Promise.all(
+      [1, 2, 3].map(async () => (await merchantWithStore(ctx.app)).store.id as string),
+    );
+    await numberAll();
+    assert.deepEqual(await feed.storesWithUnsequenced(10), []);
+    for (const [storeId, n] of [
+      [a, 3],
+      [c, 2],
+    ] as const)
+      for (let i = 0; i < n; i++)
+        await db.transaction().execute((tx) =>
+          recordEvent(tx, {
+            storeId: storeId!,
+            topic: EVENT.productUpdated,
+            resourceId: `prod_${i}`,
+            payload: {},
+          }),
+        );
+    // In the database's collation order, which need not be JavaScript's.
+    assert.deepEqual((await feed.storesWithUnsequenced(10)).sort(), [a, c].sort(), `not ${b}, each once`);
+    const limited = await feed.storesWithUnsequenced(1);
+    assert.equal(limited.length, 1, "at most the limit");
+    assert.ok([a, c].includes(limited[0]), limited[0]);
+    await sequencer.sequence(a!);
+    assert.deepEqual(await feed.storesWithUnsequenced(10), [c]);
+    await numberAll();
+    assert.deepEqual(await feed.storesWithUnsequenced(10), []);
+  });
 });

@@ -81,10 +81,23 @@ export function createFeedRepo(db: Db) {
       });
     },
 
-    /** Stores with committed events not yet numbered (the sequencer's catch-up after a lost notification). */
+    /**
+     * Stores with committed events not yet numbered (the sequencer's catch-up after a lost
+     * notification). One probe of the partial index per store found, from store to next store (a
+     * skip scan): `SELECT DISTINCT store_id` read every unnumbered event instead, 9 ms at a
+     * backlog of 20,000 events, run every second by each worker while the backlog lasted.
+     */
     async storesWithUnsequenced(limit: number): Promise<string[]> {
       const { rows } = await sql<{ store_id: string }>`
-        SELECT DISTINCT store_id FROM events WHERE feed_position IS NULL LIMIT ${limit}`.execute(db);
+        WITH RECURSIVE stores AS (
+          (SELECT store_id FROM events WHERE feed_position IS NULL ORDER BY store_id LIMIT 1)
+          UNION ALL
+          SELECT (SELECT e.store_id FROM events e
+                   WHERE e.feed_position IS NULL AND e.store_id > stores.store_id
+                   ORDER BY e.store_id LIMIT 1)
+            FROM stores WHERE stores.store_id IS NOT NULL
+        )
+        SELECT store_id FROM stores WHERE store_id IS NOT NULL LIMIT ${limit}`.execute(db);
       return rows.map((r) => r.store_id);
     },
 
