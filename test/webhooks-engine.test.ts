@@ -177,6 +177,34 @@ describe("delivery engine: batched claims, fan-out and completions", () => {
     assert.equal((await ctx.platform.db.selectFrom("webhook_attempts").selectAll().execute()).length, 45);
   });
 
+  it("only a pending delivery holds a lease token (the database refuses a finished one that keeps it), so the token alone fences", async () => {
+    await reset();
+    await events(1);
+    while ((await repo.dispatchEvents(ctx.clock.now(), 1000)).events > 0);
+    const [claimed] = await repo.claim(ctx.clock.now(), room(1000), 60_000, 8);
+    const finishKeepingToken = ctx.platform.db
+      .updateTable("webhook_deliveries")
+      .set({ status: "delivered", completed_at: ctx.clock.now() })
+      .where("id", "=", claimed!.id)
+      .execute();
+    await assert.rejects(finishKeepingToken, /webhook_deliveries_lease_only_pending/);
+    // Cancelled the way an uninstall or a disable does it (the token cleared): the worker's late
+    // outcome and release find no lease.
+    await ctx.platform.db
+      .updateTable("webhook_deliveries")
+      .set({ status: "cancelled", lease_token: null, lease_until: null, completed_at: ctx.clock.now() })
+      .where("id", "=", claimed!.id)
+      .execute();
+    assert.equal((await repo.completeMany([completion(claimed!)])).applied.size, 0);
+    assert.equal(await repo.release([claimed!], ctx.clock.now()), 0);
+    const row = await ctx.platform.db
+      .selectFrom("webhook_deliveries")
+      .select("status")
+      .where("id", "=", claimed!.id)
+      .executeTakeFirstOrThrow();
+    assert.equal(row.status, "cancelled");
+  });
+
   it("the 8-attempt cap is exact under repeated lease expiry; failExhausted ends the delivery", async () => {
     await reset();
     await events(1);
