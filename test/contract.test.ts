@@ -79,10 +79,23 @@ describe("the contract", () => {
         SELECT pg_get_constraintdef(c.oid) AS def
           FROM pg_constraint c
          WHERE c.conrelid = to_regclass(${table}) AND c.contype = 'c'`.execute(ctx.platform.db);
-      const checks = rows.map((r) => r.def).filter((def) => new RegExp(`\\b${name}\\b`).test(def));
-      assert.equal(checks.length, 1, `${column}: one CHECK constraint (found ${checks.length})`);
-      const allowed = [...checks[0]!.matchAll(/'([^']*)'/g)].map((m) => m[1]).sort();
-      assert.deepEqual(allowed, [...values].sort(), `${column}: ${checks[0]}`);
+      const mentions = rows.map((r) => r.def).filter((def) => new RegExp(`\\b${name}\\b`).test(def));
+      // The list of the column's values (`status IN (…)`, which PostgreSQL prints as = ANY (ARRAY[…])).
+      const lists = mentions.filter((def) => new RegExp(`\\b${name} = ANY \\(ARRAY\\[`).test(def));
+      assert.equal(
+        lists.length,
+        1,
+        `${column}: one CHECK constraint listing its values (found ${lists.length})`,
+      );
+      const allowed = [...lists[0]!.matchAll(/'([^']*)'/g)].map((m) => m[1]).sort();
+      assert.deepEqual(allowed, [...values].sort(), `${column}: ${lists[0]}`);
+      // Other rules about the column (only a pending delivery holds a lease) name contract values only.
+      for (const def of mentions.filter((d) => !lists.includes(d)))
+        for (const [, literal] of def.matchAll(new RegExp(`\\b${name} = '([^']*)'`, "g")))
+          assert.ok(
+            (values as readonly string[]).includes(literal!),
+            `${column}: ${def} compares with '${literal}', not a contract value`,
+          );
     }
   });
 
