@@ -22,7 +22,6 @@ import { createWakeups } from "./wakeups.ts";
 /** The SSE id of the last item a client saw: `<session id>.<feed position>`. */
 const LAST_EVENT_ID = new RegExp(`^(${ID_PREFIX.listenSession}_[0-9A-Za-z]{22})\\.(\\d{1,15})$`);
 
-/** Whether a token with `scopes` may see `event` (app/uninstalled needs none). */
 /** The 429 past the listen bounds; the Retry-After is when a vanished connection stops counting. */
 function tooManyStreams(what: string): AppError {
   return new AppError("RATE_LIMITED", {
