@@ -24,6 +24,7 @@ import pg from "pg";
 import { benchAdmin } from "./admin.ts";
 import { benchEmbedded } from "./embedded.ts";
 import { benchExport } from "./export.ts";
+import { benchExportPaused } from "./export-paused.ts";
 import { benchFeed } from "./feed.ts";
 import { apiPeakRss, type BenchOptions } from "./lib/options.ts";
 import { BENCH_DATABASE_URL, BENCH_REDIS_URL } from "./lib/pg.ts";
@@ -51,10 +52,11 @@ const PARTS = [
   "listen-load",
   "feed",
   "export",
+  "export-paused",
   "memory",
 ] as const;
 type Part = (typeof PARTS)[number];
-const HTTP_PARTS: Part[] = ["admin", "embedded", "million", "search", "listen-load", "feed"];
+const HTTP_PARTS: Part[] = ["admin", "embedded", "million", "search", "listen-load", "feed", "export-paused"];
 
 const { values } = parseArgs({
   args: process.argv.slice(2),
@@ -252,6 +254,7 @@ const steps: Array<[Part, () => Promise<unknown>]> = [
   ["listen-load", () => benchListenLoad(options)],
   ["feed", () => benchFeed(options)],
   ["export", () => benchExport(options)],
+  ["export-paused", () => benchExportPaused(options)],
 ];
 try {
   for (const [name, step] of steps) {

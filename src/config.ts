@@ -279,12 +279,47 @@ export const ConfigSchema = Type.Object({
     description:
       "Bulk exports (GET .../export/{resource}) one installation or key pair may run at once, over every API process; past it a new one answers 429 with Retry-After.",
   }),
+  EXPORT_MAX_PER_STORE: Type.Integer({
+    minimum: 1,
+    maximum: 100,
+    default: 4,
+    description:
+      "Bulk exports one store may run at once, over all its installations and key pairs and every API process; past it 429 with Retry-After.",
+  }),
+  EXPORT_MAX_PER_ACCOUNT: Type.Integer({
+    minimum: 1,
+    maximum: 200,
+    default: 8,
+    description:
+      "Bulk exports the stores of one merchant account may run at once, over every API process; past it 429 with Retry-After.",
+  }),
+  EXPORT_MAX_PER_PROCESS: Type.Integer({
+    minimum: 1,
+    maximum: 1000,
+    default: 16,
+    description:
+      "Bulk exports one API process runs at once, whoever asks; past it 429 with Retry-After (a load balancer's next try may reach another process). Each holds at most one batch (EXPORT_BATCH_CHARS) while its client is slow.",
+  }),
   EXPORT_BATCH_ROWS: Type.Integer({
     minimum: 100,
     maximum: 10_000,
     default: 2000,
     description:
-      "Records a bulk export reads per statement (orders: half as many, with their line items). Memory per running export grows with it; throughput barely does past the default.",
+      "Most records a bulk export reads per statement (orders: half as many, with their line items); fewer when records are large (EXPORT_BATCH_CHARS).",
+  }),
+  EXPORT_BATCH_CHARS: Type.Integer({
+    minimum: 65_536,
+    maximum: 16_777_216,
+    default: 1_048_576,
+    description:
+      "About how many characters of JSON Lines one batch of a bulk export holds: the rows of the next batch follow the size of the last one's records. A client that stops reading holds one batch; nothing more is read for it.",
+  }),
+  EXPORT_IDLE_SECONDS: Type.Integer({
+    minimum: 1,
+    maximum: 3600,
+    default: 60,
+    description:
+      "A bulk export whose client takes nothing (not one batch) for this long is cut, freeing its slots; the client resumes with its snapshot.",
   }),
   CREDENTIAL_RETENTION_GRACE_SECONDS: Type.Integer({
     minimum: 0,

@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { collectDefaultMetrics } from "prom-client";
 import { type Config, ConfigError, loadConfig } from "./config.ts";
 import { openDatabase } from "./db/client.ts";
 import { type DataDirLock, lockDataDir } from "./db/data-dir-lock.ts";
@@ -94,6 +95,9 @@ async function start(config: Config) {
       ? null
       : await (await import("./app.ts")).buildApp(platform, { loggerInstance: logger });
   await app?.listen({ port: config.PORT, host: config.HOST });
+  // The process's own figures beside the platform's (heap, RSS, event-loop delay, GC): what an
+  // operator reads first when a process grows or stalls. Only where they are scraped.
+  if (config.METRICS_PORT !== 0) collectDefaultMetrics({ register: platform.metrics.registry });
   const metrics =
     config.METRICS_PORT === 0
       ? null

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { Redis } from "ioredis";
 import { sql } from "kysely";
 import pino, { type Logger } from "pino";
+import { Gauge } from "prom-client";
 import type { Config } from "./config.ts";
 import { ActorKind } from "./contracts/index.ts";
 import type { DatabaseHandle, Db } from "./db/client.ts";
@@ -277,10 +278,25 @@ export function createPlatform(input: {
   const exports = createExportService({
     slots: createExportSlotRepo(db),
     clock,
-    maxConcurrent: config.EXPORT_MAX_CONCURRENT,
-    batchRows: config.EXPORT_BATCH_ROWS,
+    limits: {
+      perHolder: config.EXPORT_MAX_CONCURRENT,
+      perStore: config.EXPORT_MAX_PER_STORE,
+      perAccount: config.EXPORT_MAX_PER_ACCOUNT,
+      perProcess: config.EXPORT_MAX_PER_PROCESS,
+      batchRows: config.EXPORT_BATCH_ROWS,
+      batchChars: config.EXPORT_BATCH_CHARS,
+      idleMs: config.EXPORT_IDLE_SECONDS * 1000,
+    },
     onReleaseError: (error) =>
       input.logger?.warn({ err: error }, "could not give an export slot back; its lease lapses in a minute"),
+  });
+  new Gauge({
+    name: "merchant_exports_running",
+    help: "Bulk exports this process is streaming (EXPORT_MAX_PER_PROCESS bounds it).",
+    registers: [metrics.registry],
+    collect() {
+      this.set(exports.running());
+    },
   });
   const requireSession = createSessionGuard(accounts);
   /**
@@ -328,7 +344,6 @@ export function createPlatform(input: {
     eventRoutes({ feed: feed.repo, sequencer: feed.sequencer, retentionDays: config.EVENT_RETENTION_DAYS }),
     exportRoutes({
       exports,
-      maxConcurrent: config.EXPORT_MAX_CONCURRENT,
       products: services.products,
       orders: services.orders,
       customers: services.customers,

@@ -37,23 +37,8 @@ interface OpenExport {
   body(): Promise<string>;
 }
 
-describe("bulk export", () => {
-  let ctx: TestContext;
-  let base: string;
-  let spec: Awaited<ReturnType<typeof openApiChecker>>;
-
-  before(async () => {
-    ctx = await createTestContext({
-      EXPORT_BATCH_ROWS: String(BATCH),
-      RATE_LIMIT_PER_MINUTE: "1000",
-      ACCESS_TOKEN_CACHE_MS: "0",
-    });
-    await ctx.app.listen({ port: 0, host: "127.0.0.1" });
-    base = `http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}`;
-    spec = await openApiChecker(ctx.app);
-  });
-  after(() => ctx.close());
-
+/** The export tests' client side, over the real port of `ctx.app` at `base`. */
+function exportClient(ctx: TestContext, base: string) {
   /** GET over the real port; resolves once the headers are in (the body is left to the caller). */
   function open(path: string, headers: Record<string, string>): Promise<OpenExport> {
     return new Promise((resolve, reject) => {
@@ -107,8 +92,6 @@ describe("bulk export", () => {
     };
   }
 
-  const bearer = (app: Installed) => ({ authorization: `Bearer ${app.tokens.accessToken}` });
-
   async function storeIdOf(slug: string): Promise<string> {
     const row = await ctx.platform.db
       .selectFrom("stores")
@@ -127,12 +110,12 @@ describe("bulk export", () => {
     const storeId = await storeIdOf(slug);
     const salt = randomBytes(4).toString("hex");
     const rows = await sql<{ id: string }>`
-      INSERT INTO products (store_id, id, title, description, price_minor, sku, stock, status, created_at, updated_at)
-      SELECT ${storeId}, 'prod_' || substr(md5(${salt} || i::text), 1, 22), 'Seeded ' || i,
-             repeat('d', ${descriptionLength}::int), 1000 + i, NULL, 5, 'active',
-             now() - interval '1 day', now() - interval '1 day'
-        FROM generate_series(1, ${n}::int) AS i
-      RETURNING id`.execute(ctx.platform.db);
+        INSERT INTO products (store_id, id, title, description, price_minor, sku, stock, status, created_at, updated_at)
+        SELECT ${storeId}, 'prod_' || substr(md5(${salt} || i::text), 1, 22), 'Seeded ' || i,
+               repeat('d', ${descriptionLength}::int), 1000 + i, NULL, 5, 'active',
+               now() - interval '1 day', now() - interval '1 day'
+          FROM generate_series(1, ${n}::int) AS i
+        RETURNING id`.execute(ctx.platform.db);
     await sql`ANALYZE products`.execute(ctx.platform.db);
     return rows.rows.map((r) => r.id);
   }
@@ -142,6 +125,34 @@ describe("bulk export", () => {
     assert.equal(created.status, 201, JSON.stringify(created.body));
     return { "x-api-key": created.data.keyId as string, "x-api-secret": created.data.secret as string };
   }
+
+  return { open, exportAll, readThenDrop, storeIdOf, seedProducts, keyFor };
+}
+
+describe("bulk export", () => {
+  let ctx: TestContext;
+  let base: string;
+  let spec: Awaited<ReturnType<typeof openApiChecker>>;
+  let open: ReturnType<typeof exportClient>["open"];
+  let exportAll: ReturnType<typeof exportClient>["exportAll"];
+  let readThenDrop: ReturnType<typeof exportClient>["readThenDrop"];
+  let seedProducts: ReturnType<typeof exportClient>["seedProducts"];
+  let keyFor: ReturnType<typeof exportClient>["keyFor"];
+
+  before(async () => {
+    ctx = await createTestContext({
+      EXPORT_BATCH_ROWS: String(BATCH),
+      RATE_LIMIT_PER_MINUTE: "1000",
+      ACCESS_TOKEN_CACHE_MS: "0",
+    });
+    await ctx.app.listen({ port: 0, host: "127.0.0.1" });
+    base = `http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}`;
+    spec = await openApiChecker(ctx.app);
+    ({ open, exportAll, readThenDrop, seedProducts, keyFor } = exportClient(ctx, base));
+  });
+  after(() => ctx.close());
+
+  const bearer = (app: Installed) => ({ authorization: `Bearer ${app.tokens.accessToken}` });
 
   const ids = (records: Json[]) => records.map((r) => r.id as string);
   const sorted = (xs: string[]) => [...xs].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
@@ -559,5 +570,149 @@ describe("bulk export", () => {
       }),
       2,
     );
+  });
+});
+
+/**
+ * Issue 27, item 1: exports bounded at every level one tenant controls (the key pairs and
+ * installations of a store, its stores, this process), each counted one by one in a burst, and an
+ * export whose client takes nothing cut after EXPORT_IDLE_SECONDS.
+ */
+describe("bulk export: bounds per store, account and process; idle clients", () => {
+  /** A context listening on a real port, with these export settings. */
+  async function serving(env: Record<string, string>) {
+    const ctx = await createTestContext({ RATE_LIMIT_PER_MINUTE: "10000", ...env });
+    await ctx.app.listen({ port: 0, host: "127.0.0.1" });
+    const base = `http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}`;
+    return { ctx, ...exportClient(ctx, base) };
+  }
+  /** Big enough that an unread export never finishes into the sockets' buffers (12 MB). */
+  const BIG = { n: 3000, description: 4000 };
+
+  /** Waits (bounded) until this process runs `n` exports: the server sees closed connections late. */
+  async function runningBecomes(ctx: TestContext, n: number) {
+    for (let i = 0; i < 200 && ctx.platform.exports.running() !== n; i++)
+      await new Promise((r) => setTimeout(r, 50));
+    assert.equal(ctx.platform.exports.running(), n);
+  }
+
+  it("80 paused exports over 40 key pairs of one store: exactly the store's bound run, the rest 429 naming the store; another store of the account is bounded by the account", async () => {
+    const s = await serving({ EXPORT_MAX_PER_STORE: "4", EXPORT_MAX_PER_ACCOUNT: "6" });
+    try {
+      const merchant = await merchantWithStore(s.ctx.app);
+      await s.seedProducts(merchant.slug, BIG.n, BIG.description);
+      const keys = [];
+      for (let i = 0; i < 40; i++) keys.push(await s.keyFor(merchant, ["read_products"]));
+      // Every request at once, none reading past its headers.
+      const burst = await Promise.all(
+        keys.flatMap((key) => [s.open(`${DEV}/export/products`, key), s.open(`${DEV}/export/products`, key)]),
+      );
+      const running = burst.filter((o) => o.res.statusCode === 200);
+      const refused = burst.filter((o) => o.res.statusCode === 429);
+      assert.equal(running.length, 4, `statuses: ${burst.map((o) => o.res.statusCode).join(",")}`);
+      assert.equal(refused.length, 76);
+      const messages = new Set<string>();
+      for (const o of refused) {
+        assert.ok(Number(o.res.headers["retry-after"]) >= 1);
+        const body = JSON.parse(await o.body());
+        assert.equal(body.error.code, "RATE_LIMITED");
+        messages.add(body.error.message);
+      }
+      // Refused by the store's bound (a key whose two tries both came late is refused by it too,
+      // never by its own bound of 2, which it does not reach).
+      assert.deepEqual([...messages], ["At most 4 exports run at once per store: wait for one to finish."]);
+      assert.equal(s.ctx.platform.exports.running(), 4);
+
+      // A second store of the same account: its own bound is 4, but the account has 6 (4 running).
+      const second = `store-${randomBytes(4).toString("hex")}`;
+      assert.equal(
+        (await merchant.client.post("/api/v1/dashboard/stores", { name: "Second", slug: second })).status,
+        201,
+      );
+      const other = { ...merchant, slug: second, base: `/api/v1/dashboard/stores/${second}` };
+      await s.seedProducts(second, BIG.n, BIG.description);
+      const otherKeys = [await s.keyFor(other, ["read_products"]), await s.keyFor(other, ["read_products"])];
+      const more = await Promise.all(
+        otherKeys.flatMap((key) => [
+          s.open(`${DEV}/export/products`, key),
+          s.open(`${DEV}/export/products`, key),
+        ]),
+      );
+      assert.equal(more.filter((o) => o.res.statusCode === 200).length, 2);
+      const byAccount = more.filter((o) => o.res.statusCode === 429);
+      assert.equal(byAccount.length, 2);
+      for (const o of byAccount)
+        assert.match(
+          JSON.parse(await o.body()).error.message,
+          /per merchant account \(over all its stores\)/,
+        );
+      // Another merchant is not held back by this one's exports.
+      const stranger = await merchantWithStore(s.ctx.app);
+      await s.seedProducts(stranger.slug, 10);
+      const theirs = await s.exportAll(`${DEV}/export/products`, await s.keyFor(stranger, ["read_products"]));
+      assert.equal(theirs.records.length, 10);
+
+      // Closing them gives every slot back: the store's bound admits four again.
+      for (const o of [...running, ...more]) o.request.destroy();
+      await runningBecomes(s.ctx, 0);
+      const again = await Promise.all(keys.slice(0, 4).map((key) => s.open(`${DEV}/export/products`, key)));
+      assert.deepEqual(
+        again.map((o) => o.res.statusCode),
+        [200, 200, 200, 200],
+      );
+      for (const o of again) o.request.destroy();
+      await runningBecomes(s.ctx, 0);
+      const leases = await s.ctx.platform.db.selectFrom("export_leases").select("pool").execute();
+      assert.deepEqual(leases, [], "no slot left behind");
+    } finally {
+      await s.ctx.close();
+    }
+  });
+
+  it("runs at most EXPORT_MAX_PER_PROCESS exports in a process, whoever asks (429 naming the process)", async () => {
+    const s = await serving({ EXPORT_MAX_PER_PROCESS: "3" });
+    try {
+      const opened = [];
+      for (let i = 0; i < 4; i++) {
+        const merchant = await merchantWithStore(s.ctx.app);
+        await s.seedProducts(merchant.slug, BIG.n, BIG.description);
+        opened.push(await s.open(`${DEV}/export/products`, await s.keyFor(merchant, ["read_products"])));
+      }
+      assert.deepEqual(
+        opened.map((o) => o.res.statusCode),
+        [200, 200, 200, 429],
+      );
+      assert.match(
+        JSON.parse(await opened[3]!.body()).error.message,
+        /At most 3 exports run at once per process/,
+      );
+      for (const o of opened) o.request.destroy();
+      await runningBecomes(s.ctx, 0);
+    } finally {
+      await s.ctx.close();
+    }
+  });
+
+  it("cuts an export whose client takes nothing for EXPORT_IDLE_SECONDS (never ends it cleanly), and frees its slot; a reading client is not cut", async () => {
+    const s = await serving({ EXPORT_IDLE_SECONDS: "1", EXPORT_MAX_CONCURRENT: "1" });
+    try {
+      const merchant = await merchantWithStore(s.ctx.app);
+      await s.seedProducts(merchant.slug, BIG.n, BIG.description);
+      const key = await s.keyFor(merchant, ["read_products"]);
+      const paused = await s.open(`${DEV}/export/products`, key);
+      assert.equal(paused.res.statusCode, 200);
+      // The key's one slot is free again once the server has cut the idle export.
+      await runningBecomes(s.ctx, 0);
+      const cut = await paused.body().then(
+        () => null,
+        (error: unknown) => error,
+      );
+      assert.ok(cut, "the idle export's body was cut, not ended");
+      // A client that reads, however slowly between batches, gets everything.
+      const all = await s.exportAll(`${DEV}/export/products`, key);
+      assert.equal(all.records.length, BIG.n);
+    } finally {
+      await s.ctx.close();
+    }
   });
 });

@@ -90,6 +90,15 @@ describe("events API: the store's event feed", () => {
     const tail = await installed.api.get(`/api/v1/apps/api/events?after=${seen.length}`);
     assert.deepEqual(tail.data, []);
     assert.equal(tail.body.meta.hasMore, false);
+    assert.equal(tail.body.meta.nextCursor, String(seen.length));
+    // A cursor the feed never gave (past its head) would skip every event below it: 400 naming the head.
+    for (const past of [seen.length + 1, 999_999_999_999]) {
+      const beyond = await installed.api.get(`/api/v1/apps/api/events?after=${past}`);
+      assert.equal(beyond.status, 400, JSON.stringify(beyond.body));
+      assert.equal(beyond.body.error.code, "VALIDATION_FAILED");
+      assert.equal(beyond.body.error.details[0].field, "after");
+      assert.match(beyond.body.error.message, new RegExp(`last position is ${seen.length}\\)`));
+    }
   });
 
   it("shows only what the token's scopes allow, of its own store; types, since and 4xx", async () => {

@@ -393,11 +393,10 @@ export interface ProductSkuSuffixesTable {
   product_id: string;
 }
 
-/** A running bulk export's hold on one of its holder's slots (migration 20261126_0090). */
-export interface ExportSlotsTable {
-  store_id: string;
-  /** `install:<installation id>` or `apikey:<key id>`. */
-  holder: string;
+/** A running bulk export's hold on one slot of one of its pools (migration 20261128_0010). */
+export interface ExportLeasesTable {
+  /** `install:<installation id>`, `apikey:<key id>`, `store:<store id>` or `account:<account id>`. */
+  pool: string;
   slot: number;
   export_id: string;
   lease_until: Date;
@@ -429,7 +428,7 @@ export interface DB {
   idempotency_keys: IdempotencyKeysTable;
   store_row_counts: StoreRowCountsTable;
   product_sku_suffixes: ProductSkuSuffixesTable;
-  export_slots: ExportSlotsTable;
+  export_leases: ExportLeasesTable;
 }
 
 export type Account = Selectable<AccountsTable>;

@@ -7,6 +7,7 @@ import {
   parseDateTime,
   type Scope,
 } from "../../contracts/index.ts";
+import { AppError } from "../../lib/errors.ts";
 import type { FeatureRoutes } from "../../lib/http/feature-routes.ts";
 import { isoString } from "../../lib/iso-string.ts";
 import { accessOf, adminRoute } from "../admin-api/admin-family.ts";
@@ -22,12 +23,28 @@ function chosenTypes(asked: string | undefined, scopes: readonly Scope[]): Event
 }
 
 /**
+ * A cursor past the store's head is not a position this feed gave: an app whose stored cursor was
+ * corrupted would otherwise get empty pages, echoing the cursor back, and skip every event that
+ * comes before it. Positions are numbered after commit, and the head was read after this request
+ * numbered what had committed, so every cursor the feed ever answered is at or below it.
+ */
+async function assertWithinFeed(after: number, head: () => Promise<number>): Promise<void> {
+  if (after === 0) return;
+  const last = await head();
+  if (after > last)
+    throw new AppError("VALIDATION_FAILED", {
+      message: `The cursor ${after} is past the end of this store's event feed (its last position is ${last}): pass a cursor the feed gave (\`cursor\` or \`meta.nextCursor\`), or leave \`after\` out to start from the oldest event kept.`,
+      details: [{ field: "after", message: `is past the feed's last position, ${last}` }],
+    });
+}
+
+/**
  * The events API (issue 19): the installation's store events, read back in feed order (Stripe's
  * events API, per installation). The feed is gap-free (events/feed-repo.ts), so an app that
  * stores `nextCursor` and polls with it never misses an event, whatever its webhooks did.
  */
 export function eventRoutes(deps: {
-  feed: Pick<FeedRepo, "page" | "deliveriesOf">;
+  feed: Pick<FeedRepo, "page" | "deliveriesOf" | "head">;
   sequencer: Pick<FeedSequencer, "sequence">;
   retentionDays: number;
 }): FeatureRoutes {
@@ -73,11 +90,13 @@ export function eventRoutes(deps: {
           const since = q.since === undefined ? null : parseDateTime(q.since);
           // What committed before this request is numbered before it is read.
           await deps.sequencer.sequence(access.store.id);
+          const after = q.after === undefined ? 0 : Number(q.after);
+          await assertWithinFeed(after, () => deps.feed.head(access.store.id));
           const page = await deps.feed.page({
             storeId: access.store.id,
             installationId: access.installationId,
             topics,
-            after: q.after === undefined ? 0 : Number(q.after),
+            after,
             since,
             failedOnly: q.delivery === DeliveryStatus.failed,
             failedStatuses: [DeliveryStatus.failed, DeliveryStatus.skipped],

@@ -85,7 +85,7 @@ export const EventsQuery = Type.Object(
         maxLength: 15,
         examples: ["1042"],
         description:
-          "Where to continue: the `meta.nextCursor` of the previous page (store it to resume later). Omitted: from the oldest event kept.",
+          "Where to continue: the `meta.nextCursor` of the previous page (store it to resume later). Omitted: from the oldest event kept. A cursor past the end of the feed (one it never gave) answers 400 `VALIDATION_FAILED` naming the feed's last position, never an empty page.",
       }),
     ),
     limit: PageLimit(PAGE_SIZE.events),

@@ -8,13 +8,13 @@ import { CursorQuery, Id } from "../../lib/http/schemas.ts";
 import type { App } from "../../lib/http/types.ts";
 import type { ExportWindow } from "../../lib/pagination.ts";
 import { accessOf, adminRoute, bearerToken } from "../admin-api/admin-family.ts";
-import type { ApiKeyService } from "../api-keys/api-keys-service.ts";
+import type { ApiKeyService, KeyContext } from "../api-keys/api-keys-service.ts";
 import type { CustomerService } from "../customers/customers-service.ts";
 import { developerRoute } from "../developer/developer-family.ts";
 import type { OrderService } from "../orders/orders-service.ts";
 import type { ProductService } from "../products/products-service.ts";
 import { acceptsGzip, EXPORT_RESOURCES, type ExportResource } from "./export-position.ts";
-import type { ExportRequest, ExportService } from "./exports-service.ts";
+import type { ExportLimits, ExportRequest, ExportService } from "./exports-service.ts";
 
 export const EXPORT_CONTENT_TYPE = "application/x-ndjson";
 
@@ -67,7 +67,7 @@ const NOUN: Record<ExportResource, string> = {
 };
 
 /** What the export routes of one resource share in both families; each route states the rest. */
-function exportSpec(resource: ExportResource, item: TSchema, listOperation: string, maxConcurrent: number) {
+function exportSpec(resource: ExportResource, item: TSchema, listOperation: string, limits: ExportLimits) {
   return {
     summary: `Export every ${NOUN[resource]} as JSON Lines`,
     description: [
@@ -77,7 +77,7 @@ function exportSpec(resource: ExportResource, item: TSchema, listOperation: stri
       "",
       "**Resume** after a dropped connection: call again with `snapshot` (the `X-Export-Snapshot` header) and `after` (the `id` of the last complete line): the export goes on from there, nothing twice, nothing missed. A response that ends without its final chunk (the connection cut, or the server failing mid-way) is incomplete: resume it; a complete response ends normally. Errors before the first line are the usual error envelope.",
       "",
-      `**Limits**: each request counts once against the rate limit, whatever its size; at most ${maxConcurrent} exports run at once per app installation or key pair (over every server), past it 429 \`RATE_LIMITED\` with \`Retry-After\`. The credential is checked again while the export runs: once it is revoked or expires, the response is cut.`,
+      `**Limits**: each request counts once against the rate limit, whatever its size. At most ${limits.perHolder} exports run at once per app installation or key pair, ${limits.perStore} per store (all its apps and key pairs) and ${limits.perAccount} per merchant account (all its stores), over every server, and each server runs a bounded number; past any of these, 429 \`RATE_LIMITED\` with \`Retry-After\` (the message names the bound). Records are read as you read them: a batch (about ${Math.round(limits.batchChars / 1024)} KiB of JSON Lines) is read when you have taken the one before, and an export from which nothing is taken for ${Math.round(limits.idleMs / 1000)} s is cut (resume it). The credential is checked again before every batch: once it is revoked or expires, nothing more is read and the response is cut.`,
     ].join("\n"),
     querystring: exportQuery(resource),
     response: {
@@ -98,7 +98,6 @@ function exportSpec(resource: ExportResource, item: TSchema, listOperation: stri
  */
 export function exportRoutes(deps: {
   exports: ExportService;
-  maxConcurrent: number;
   products: Pick<ProductService, "exportBatch">;
   orders: Pick<OrderService, "exportBatch">;
   customers: Pick<CustomerService, "exportBatch">;
@@ -110,7 +109,7 @@ export function exportRoutes(deps: {
 }): FeatureRoutes {
   const { exports } = deps;
   const spec = (resource: ExportResource, item: TSchema, list: string) =>
-    exportSpec(resource, item, list, deps.maxConcurrent);
+    exportSpec(resource, item, list, exports.limits);
 
   async function stream<T extends { id: string }>(
     reply: FastifyReply,
@@ -147,7 +146,6 @@ export function exportRoutes(deps: {
         // The guard has read it; the export checks it again while it runs.
         const token = bearerToken(request)!;
         return {
-          storeId: access.store.id,
           holder: `install:${access.installationId}`,
           viewer: { appId: access.appId },
           store: access.store,
@@ -165,11 +163,11 @@ export function exportRoutes(deps: {
           ...spec("products", ProductResource, "adminListProducts"),
         }),
         async (request, reply) => {
-          const { store, viewer, ...caller } = from(request);
+          const { viewer, ...caller } = from(request);
           return stream(reply, request.query, {
             resource: "products",
             ...caller,
-            read: (window: ExportWindow) => deps.products.exportBatch(store, window, viewer),
+            read: (window: ExportWindow) => deps.products.exportBatch(caller.store, window, viewer),
           });
         },
       );
@@ -182,12 +180,12 @@ export function exportRoutes(deps: {
           ...spec("orders", OrderResource, "adminListOrders"),
         }),
         async (request, reply) => {
-          const { store, viewer, ...caller } = from(request);
+          const { viewer, ...caller } = from(request);
           return stream(reply, request.query, {
             resource: "orders",
             ...caller,
             batchRows: deps.orderBatchRows,
-            read: (window: ExportWindow) => deps.orders.exportBatch(store, window, viewer),
+            read: (window: ExportWindow) => deps.orders.exportBatch(caller.store, window, viewer),
           });
         },
       );
@@ -200,11 +198,11 @@ export function exportRoutes(deps: {
           ...spec("customers", CustomerResource, "adminListCustomers"),
         }),
         async (request, reply) => {
-          const { store, viewer, ...caller } = from(request);
+          const { viewer, ...caller } = from(request);
           return stream(reply, request.query, {
             resource: "customers",
             ...caller,
-            read: (window: ExportWindow) => deps.customers.exportBatch(store, window, viewer),
+            read: (window: ExportWindow) => deps.customers.exportBatch(caller.store, window, viewer),
           });
         },
       );
@@ -213,10 +211,10 @@ export function exportRoutes(deps: {
     developer(app: App) {
       app.addHook("preClose", async () => exports.closeAll());
       const tags = ["Developer API: export"];
-      const from = (request: { apiKey: { keyId: string; store: { id: string } } | null }) => {
+      const from = (request: { apiKey: KeyContext | null }) => {
         const key = request.apiKey!;
         return {
-          storeId: key.store.id,
+          store: key.store,
           holder: `apikey:${key.keyId}`,
           stillAllowed: () => deps.keys.assertStillUsable(key.keyId),
         };
