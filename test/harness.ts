@@ -55,6 +55,8 @@ export async function createTestContext(
     redis?: boolean;
     schema?: string;
     frozenClock?: boolean;
+    /** Where the clock starts (ms since the epoch; default now): a story whose answers hold dates. */
+    startAt?: number;
     /** Password hashing to use instead of argon2id (to count verifications, for example). */
     passwords?: PasswordHashing;
     /**
@@ -81,7 +83,10 @@ export async function createTestContext(
     embeddedTemplate: config.DATABASE_URL ? undefined : (demo?.dump ?? (await embeddedTemplate())),
   });
   await migrate(database); // nothing left to apply when started from the template
-  const clock = createTestClock({ frozen: options.frozenClock ?? false, startAt: demo?.seededAt });
+  const clock = createTestClock({
+    frozen: options.frozenClock ?? false,
+    startAt: demo?.seededAt ?? options.startAt,
+  });
   const redis = options.redis ? new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: 2 }) : null;
   const platform = createPlatform({ config, database, clock, redis, passwords: options.passwords });
   let signIn = demo && { email: demo.email, password: demo.password };

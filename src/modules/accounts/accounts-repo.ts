@@ -3,7 +3,10 @@ import type { Executor } from "../../db/client.ts";
 
 export function createAccountRepo(db: Executor) {
   return {
-    async insert(row: { id: string; email: string; name: string; password_hash: string }, tx: Executor = db) {
+    async insert(
+      row: { id: string; email: string; name: string; password_hash: string; created_at: Date },
+      tx: Executor = db,
+    ) {
       return tx.insertInto("accounts").values(row).returningAll().executeTakeFirstOrThrow();
     },
     async findByEmail(email: string, tx: Executor = db) {

@@ -45,6 +45,7 @@ export function createAccountService(deps: {
         email: input.email.trim(),
         name: input.name.trim(),
         password_hash: await passwords.hash(input.password),
+        created_at: clock.now(),
       });
       // The browser that created the account is one it has signed in from.
       return { account, session: await startSession(account.id), device: deps.devices.issue(account) };
