@@ -58,6 +58,7 @@ import { createOrderService } from "./modules/orders/orders-service.ts";
 import { createOverviewRepo } from "./modules/overview/overview-repo.ts";
 import { overviewRoutes } from "./modules/overview/overview-routes.ts";
 import { createOverviewService } from "./modules/overview/overview-service.ts";
+import { createErasureRepo } from "./modules/privacy/erasure-repo.ts";
 import { createPrivacyRepo } from "./modules/privacy/privacy-repo.ts";
 import { privacyRoutes } from "./modules/privacy/privacy-routes.ts";
 import { createPrivacyService } from "./modules/privacy/privacy-service.ts";
@@ -142,6 +143,9 @@ export function createPlatform(input: {
       recordEvent: record,
       clock: on,
       shopRedactDelaySeconds: config.SHOP_REDACT_DELAY_SECONDS,
+      erasure: createErasureRepo(),
+      idempotency: createIdempotencyRepo(onDb),
+      erasureFollowUpMs: 2 * config.WEBHOOK_LEASE_MS + 60_000,
     });
   const privacyRepo = createPrivacyRepo(db);
   const privacy = privacyOn(clock, recordEvent);
@@ -152,6 +156,7 @@ export function createPlatform(input: {
       repo: repos.customers,
       recordEvent: record,
       clock: on,
+      orders: repos.orders,
       // Stateless: the customers service's own, on the same clock, recorder and database.
       privacy: privacyOn(on, record, db),
     });
@@ -230,6 +235,7 @@ export function createPlatform(input: {
     secretBox,
     recordEvent,
     shopRedactions: privacy,
+    erasures: privacy,
     registry: metrics.registry,
     feed,
     subscribeEvents: (onEvent) => listenForEvents(database, onEvent, () => {}),

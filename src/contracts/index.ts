@@ -7,6 +7,7 @@
 
 export * from "./credentials.ts";
 export * from "./date-time.ts";
+export * from "./erasure.ts";
 export * from "./events.ts";
 export * from "./fields.ts";
 export * from "./limits.ts";

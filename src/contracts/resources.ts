@@ -195,7 +195,7 @@ export const CustomerResource = Type.Object(
     updatedAt: Timestamp,
     anonymizedAt: Type.Union([Timestamp, Type.Null()], {
       description:
-        "When the customer was deleted while they had orders: their name, e-mail address, phone, addresses and note are overwritten.",
+        "When the customer was deleted while they had orders. Their personal data was erased then, everywhere the platform kept it: `email` is `deleted-<id>@anonymized.invalid`, `firstName` and `lastName` read `Deleted customer`, `phone` is null, `addresses`, `tags` and every app's `metadata` are empty, `note` is empty; so are the payloads of their earlier events and the bodies of their webhook deliveries. Their orders keep amounts, lines, status and carrier; their shipping address keeps only city, region, postal code and country.",
     }),
     metadata: Type.Optional(Metadata),
   },
@@ -297,14 +297,14 @@ export const CustomerRedactData = Type.Object(
     customerId: Id("customer", "The customer the merchant deleted or anonymised."),
     orderIds: Type.Array(Id("order"), {
       description:
-        "Every order of the customer (the orders stay in the store, with the customer's details erased): erase the customer's details you keep on them. Empty for a customer without orders.",
+        "Every order of the customer. The orders stay in the store with their amounts, lines, status and carrier; their shipping address keeps only city, region, postal code and country, their note and tracking number are erased: erase the customer's details you keep on them. Empty for a customer without orders.",
       examples: [[exampleId("order")]],
     }),
   },
   {
     title: "CustomerRedactData",
     description:
-      "No name or e-mail address: the platform has erased them, and keeps no copy in its events. Find the customer by its id.",
+      "No name or e-mail address: the platform has erased them, in the same transaction, from every copy it stored: the customer, their orders, the payloads of their and their orders' events (the event feed), the bodies kept with those events' deliveries (what a redelivery or recover sends), what receivers answered to them, and stored idempotent answers. Find the customer by its id.",
   },
 );
 

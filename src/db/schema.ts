@@ -171,6 +171,11 @@ export interface EventsTable {
    * the payload: each app's delivery carries only its own pairs. Null for events without any.
    */
   app_metadata: ColumnType<AppMetadataJson | null, string | null | undefined, string | null>;
+  /**
+   * When the payload was erased (its customer deleted; migration 20261128_0020), its deliveries'
+   * bodies with it: a dispatch that read the payload before leaves the event to the next one.
+   */
+  redacted_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
 /** The last feed position given in each store; its row is locked while the sequencer numbers. */
@@ -376,6 +381,14 @@ export interface IdempotencyKeysTable {
   response_status: number | null;
   response_body: string | null;
   created_at: Timestamp;
+  /**
+   * For an answer naming a customer or one of their orders (migration 20261128_0020): the store,
+   * the customer, and the answer with their personal data erased, sealed like `response_body`,
+   * which it replaces when the customer is erased (then null).
+   */
+  store_id: ColumnType<string | null, string | null | undefined, string | null>;
+  customer_id: ColumnType<string | null, string | null | undefined, string | null>;
+  erased_response_body: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** Written only by the triggers of migration 20261123_0040; the application reads the sum of a store's slots. */

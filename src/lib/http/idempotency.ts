@@ -41,7 +41,7 @@ export const IdempotencyKeySchema = Type.String({
   pattern: "^[!-~]([ -~]{0,253}[!-~])?$",
   "x-hint": "1 to 255 printable ASCII characters, without a space at the start or end",
   description:
-    "Makes this create safe to retry: 1-255 printable ASCII characters (no space at the start or end: HTTP drops it), a fresh random value (a UUID) per new object. Retrying with the same key and the same request within 24 hours creates nothing and returns the first response (status and body, 2xx or 4xx) with `Idempotency-Replayed: true`; a 5xx is not kept, so the retry runs again. The same key with a different method, path or body answers 422 `IDEMPOTENCY_KEY_REUSED`; while the first request still runs, 409 `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Keys belong to the credential (installation, API key, or merchant and store), so other clients' keys never collide with yours.",
+    "Makes this create safe to retry: 1-255 printable ASCII characters (no space at the start or end: HTTP drops it), a fresh random value (a UUID) per new object. Retrying with the same key and the same request within 24 hours creates nothing and returns the first response (status and body, 2xx or 4xx) with `Idempotency-Replayed: true`; a 5xx is not kept, so the retry runs again. The answer of a customer's or an order's create comes back with the customer's personal data erased once the merchant has deleted them. The same key with a different method, path or body answers 422 `IDEMPOTENCY_KEY_REUSED`; while the first request still runs, 409 `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Keys belong to the credential (installation, API key, or merchant and store), so other clients' keys never collide with yours.",
 });
 
 /** What the store decided for a request that carries a key. */
@@ -58,6 +58,8 @@ export interface IdempotencyDeps {
     begin(input: {
       scope: string;
       key: string;
+      /** The store the request acts on (set by its family's guard), if any. */
+      storeId: string | null;
       request: { method: string; route: string; params: unknown; query: unknown; body: unknown };
     }): Promise<IdempotencyStart>;
     pruneExpired(): Promise<number>;
@@ -92,6 +94,7 @@ export function installIdempotency(app: FastifyInstance, deps: IdempotencyDeps):
     const start = await deps.store.begin({
       scope,
       key,
+      storeId: request.store?.id ?? null,
       request: {
         method: request.method,
         route: request.routeOptions.url ?? request.url,

@@ -75,13 +75,33 @@ export function createCustomerRepo(db: Executor) {
         .where("id", "=", id)
         .executeTakeFirst();
     },
-    /** The store's customer with this e-mail address (case-insensitively), if any. */
-    async findByEmail(storeId: string, email: string, tx: Executor = db) {
+    /**
+     * The store's customer with this e-mail address (case-insensitively), if any. `forOrder`: locked
+     * as `findForOrder` locks, for an order's transaction.
+     */
+    async findByEmail(storeId: string, email: string, tx: Executor = db, forOrder = false) {
+      const q = tx
+        .selectFrom("customers")
+        .selectAll()
+        .where("store_id", "=", storeId)
+        .where(sql<boolean>`lower(email) = lower(${email})`);
+      return (forOrder ? q.forKeyShare() : q).executeTakeFirst();
+    },
+    /**
+     * The customer an order is being placed for, key-share locked until the order's transaction
+     * ends. A deletion locks the customer for update, so the two are ordered: the order waits and
+     * then sees the customer deleted or anonymised (and is refused), or the deletion waits for
+     * the order to commit and then erases it with the customer's other orders. Without the lock an
+     * order committed just after the erasure would keep the customer's address. Key share is the
+     * weakest lock a deletion still waits for: edits of the customer, and other orders, do not.
+     */
+    async findForOrder(storeId: string, id: string, tx: Executor) {
       return tx
         .selectFrom("customers")
         .selectAll()
         .where("store_id", "=", storeId)
-        .where(sql<boolean>`lower(email) = lower(${email})`)
+        .where("id", "=", id)
+        .forKeyShare()
         .executeTakeFirst();
     },
     /** Locks the row until the transaction ends (edits and deletion of one customer, one at a time). */

@@ -127,7 +127,7 @@ export function registerDashboardCustomerRoutes(app: App, customers: CustomerSer
       scope: Scope.write_customers,
       tags,
       summary: "Delete a customer",
-      description: `A customer without orders is removed (no event). One with orders is anonymised instead: the orders stay, with a customer whose name, e-mail address, phone, addresses and note are erased (\`anonymizedAt\` is set); emits ${eventName(EVENT.customerUpdated)}.`,
+      description: `A customer without orders is removed. One with orders is anonymised instead (\`anonymizedAt\` is set): the orders stay, with a customer whose name, e-mail address, phone, addresses, note, tags and app metadata are erased, and emits ${eventName(EVENT.customerUpdated)}. Either way, in the same transaction, the customer's personal data is erased from every copy the platform stored: their orders' shipping addresses (down to city, region, postal code and country), notes and tracking; the payloads of the customer's and their orders' events (the event feed); the bodies kept with those events' webhook deliveries (what a redelivery or recover sends) and what receivers answered to them; the stored answers of idempotent creates naming them. Apps are sent ${eventName(EVENT.customerRedact)}. No order can be placed for a deleted customer afterwards (409).`,
       params: storeParams(CustomerIdParam),
       response: {
         200: Envelope(

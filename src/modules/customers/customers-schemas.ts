@@ -4,6 +4,8 @@ import {
   CustomerNote,
   CustomerResource,
   Email,
+  eraseAppMetadata,
+  eraseRecord,
   FirstName,
   LastName,
   MAX_CUSTOMER_ADDRESSES,
@@ -18,6 +20,7 @@ import { isoString } from "../../lib/iso-string.ts";
 import { CREATED_AND_UPDATED, SortParam, type SortTable } from "../../lib/pagination.ts";
 import { toAddress } from "../addresses/addresses.ts";
 import { forViewer, type Viewer } from "../app-metadata/app-metadata.ts";
+import type { CustomerChanges } from "./customers-repo.ts";
 
 export { CustomerResource };
 
@@ -99,6 +102,25 @@ export function toCustomerResource(c: Customer, viewer?: Viewer) {
     c.metadata,
     viewer,
   );
+}
+
+/**
+ * An erased customer's columns: the contract's rule (contracts/erasure.ts) applied to the customer
+ * as the APIs show them, written back. The events and stored answers that held the customer are
+ * erased by the same rule, so the row and every copy read alike.
+ */
+export function erasedCustomerColumns(c: Customer) {
+  const erased = eraseRecord("customer", toCustomerResource(c), c.id);
+  return {
+    email: erased.email,
+    first_name: erased.firstName,
+    last_name: erased.lastName,
+    phone: erased.phone,
+    addresses: erased.addresses,
+    note: erased.note,
+    tags: erased.tags,
+    metadata: eraseAppMetadata("customer", c.metadata) ?? {},
+  } satisfies Partial<CustomerChanges>;
 }
 
 /** What a create or an update may carry, from any family (the dashboard's bodies have no metadata). */

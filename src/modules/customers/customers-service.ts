@@ -15,12 +15,15 @@ import {
 import { sameAddress, sameTags, toAddress } from "../addresses/addresses.ts";
 import { mergeMetadata, type Viewer } from "../app-metadata/app-metadata.ts";
 import type { RecordEvent } from "../events/events-repo.ts";
+import type { OrderRepo } from "../orders/orders-repo.ts";
+import { erasedOrderDetails } from "../orders/orders-schemas.ts";
 import type { PrivacyService } from "../privacy/privacy-service.ts";
 import type { CustomerChanges, CustomerRepo } from "./customers-repo.ts";
 import {
   type CreateCustomerInput,
   CUSTOMER_SORTS,
   type CustomerInput,
+  erasedCustomerColumns,
   toCustomerResource,
 } from "./customers-schemas.ts";
 
@@ -40,8 +43,13 @@ export function createCustomerService(deps: {
   repo: CustomerRepo;
   recordEvent: RecordEvent;
   clock: Clock;
-  /** The privacy webhooks: a deleted or anonymised customer is `customer.redact` to the apps. */
-  privacy: Pick<PrivacyService, "customerRemoved" | "orderIdsOf">;
+  /** The customer's orders, erased with them. */
+  orders: Pick<OrderRepo, "lockOfCustomer" | "setErasedDetails">;
+  /**
+   * The privacy side of a deletion: the stored copies of the customer's data erased, and
+   * `customer.redact` to the apps.
+   */
+  privacy: Pick<PrivacyService, "customerRemoved" | "eraseStoredCopies">;
 }) {
   const { db, repo } = deps;
 
@@ -89,16 +97,17 @@ export function createCustomerService(deps: {
     },
 
     /**
-     * Inside an order's transaction: the store's customer with the e-mail address, or a new one
-     * (with its `customer.created`). An existing customer's details are left as they are.
+     * Inside an order's transaction: the store's customer with the e-mail address, locked against
+     * their deletion as `findForOrder` locks, or a new one (with its `customer.created`). An
+     * existing customer's details are left as they are.
      */
     async findOrCreateIn(tx: Executor, store: Store, input: CreateCustomerInput, viewer: Viewer, now: Date) {
-      const existing = await repo.findByEmail(store.id, input.email.trim(), tx);
+      const existing = await repo.findByEmail(store.id, input.email.trim(), tx, true);
       if (existing) return existing;
       // A concurrent create of the same address may win the unique index between the two reads.
       return (
         (await insert(tx, store, input, viewer, now)) ??
-        (await repo.findByEmail(store.id, input.email.trim(), tx))!
+        (await repo.findByEmail(store.id, input.email.trim(), tx, true))!
       );
     },
 
@@ -169,39 +178,45 @@ export function createCustomerService(deps: {
 
     /**
      * Deletes a customer. One with orders is anonymised instead: the orders keep their customer,
-     * whose name, e-mail address, phone, addresses and note are overwritten (GDPR-style erasure;
-     * the orders' search copy follows by trigger), and apps hear of it as `customer.updated`.
-     * Either way every app installed with read_customers is sent `customer.redact` (with the
-     * order ids) at its privacy endpoint, in the same transaction. Answers which of the two happened.
+     * and the customer's personal data is erased everywhere the platform stored it, by the
+     * contract's rule (contracts/erasure.ts), in this one transaction: their row (name, e-mail
+     * address, phone, addresses, note, tags, every app's metadata; the orders' search copy follows
+     * by trigger), their orders' rows (shipping address down to the city, note, tracking), the
+     * payloads of the events of both, the bodies stored with those events' deliveries and what
+     * receivers answered to them, and the stored idempotent answers naming them
+     * (privacy.eraseStoredCopies). A customer without orders is deleted, and their events and
+     * deliveries erased alike. Apps hear of an anonymisation as `customer.updated`, and of either
+     * as `customer.redact` (with the order ids) at their privacy endpoint, in the same
+     * transaction. Answers which of the two happened.
      */
     async remove(store: Store, id: string): Promise<{ outcome: "deleted" | "anonymized" }> {
       const now = deps.clock.now();
       return db.transaction().execute(async (tx) => {
         const current = await repo.findForUpdate(store.id, id, tx);
         if (!current || current.anonymized_at) throw notFound("Customer");
-        const { orders } = await repo.orderStats(store.id, id, tx);
-        if (Number(orders) === 0) {
+        // After the customer's row: an order being placed for them holds it (key share) until it
+        // commits, so every order of theirs is here.
+        const orders = await deps.orders.lockOfCustomer(store.id, id, tx);
+        // customer.redact names them oldest first.
+        const orderIds = orders
+          .toSorted((a, b) => a.created_at.getTime() - b.created_at.getTime() || (a.id < b.id ? -1 : 1))
+          .map((o) => o.id);
+        if (orders.length === 0) {
           await repo.delete(store.id, id, tx);
+          await deps.privacy.eraseStoredCopies(tx, store, id, []);
           await deps.privacy.customerRemoved(tx, store, id, []);
           return { outcome: "deleted" as const };
         }
         const updated = await repo.update(
           store.id,
           id,
-          {
-            email: `deleted-${id}@anonymized.invalid`,
-            first_name: "Deleted",
-            last_name: "customer",
-            phone: null,
-            addresses: [],
-            note: "",
-            anonymized_at: now,
-            updated_at: now,
-          },
+          { ...erasedCustomerColumns(current), anonymized_at: now, updated_at: now },
           tx,
         );
+        await deps.orders.setErasedDetails(store.id, orders.map(erasedOrderDetails), now, tx);
+        await deps.privacy.eraseStoredCopies(tx, store, id, orderIds);
         if (updated) await recordChange(tx, store, updated, false);
-        await deps.privacy.customerRemoved(tx, store, id, await deps.privacy.orderIdsOf(store.id, id, tx));
+        await deps.privacy.customerRemoved(tx, store, id, orderIds);
         return { outcome: "anonymized" as const };
       });
     },

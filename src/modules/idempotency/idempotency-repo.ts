@@ -67,12 +67,43 @@ export function createIdempotencyRepo(db: Executor) {
         .where("key_hash", "=", keyHash)
         .executeTakeFirst();
     },
-    /** Stores the response of the request holding the claim. False when the claim was lost. */
+    /**
+     * Stores the response of the request holding the claim. False when the claim was lost.
+     *
+     * With `about` (the answer names a customer or one of their orders): the store, the customer
+     * and the erased answer are kept too, and if the customer was erased already (anonymised, or
+     * deleted) the erased answer is stored as the answer. That happens when the erasure committed
+     * between the create and this record: no order is placed for an erased customer, so an answer
+     * naming one predates their erasure. The customer's row is key-share locked for the statement,
+     * so the erasure (which locks it for update) either waits for this record and then finds it
+     * (eraseAnswersAbout), or commits first and is seen here.
+     */
     async complete(
       claim: IdempotencyClaim,
-      response: { status: number; body: string },
+      response: {
+        status: number;
+        body: string;
+        about?: { storeId: string; customerId: string; erasedBody: string };
+      },
       tx: Executor = db,
     ): Promise<boolean> {
+      if (response.about) {
+        const { storeId, customerId, erasedBody } = response.about;
+        const result = await sql`
+          WITH subject AS (
+            SELECT anonymized_at IS NULL AS live FROM customers
+             WHERE store_id = ${storeId} AND id = ${customerId}
+               FOR KEY SHARE
+          )
+          UPDATE idempotency_keys
+             SET response_status = ${response.status},
+                 response_body = CASE WHEN (SELECT live FROM subject) THEN ${response.body} ELSE ${erasedBody} END,
+                 erased_response_body = CASE WHEN (SELECT live FROM subject) THEN ${erasedBody} END,
+                 store_id = ${storeId}, customer_id = ${customerId}
+           WHERE scope = ${claim.scope} AND key_hash = ${claim.keyHash}
+             AND claim_token = ${claim.claimToken} AND response_status IS NULL`.execute(tx);
+        return Number(result.numAffectedRows ?? 0) === 1;
+      }
       const result = await tx
         .updateTable("idempotency_keys")
         .set({ response_status: response.status, response_body: response.body })
@@ -82,6 +113,21 @@ export function createIdempotencyRepo(db: Executor) {
         .where("response_status", "is", null)
         .executeTakeFirst();
       return Number(result.numUpdatedRows) === 1;
+    },
+    /**
+     * In a customer's erasure: every stored answer naming them or one of their orders answers
+     * its erased version from now on (sealed like the first, under the client's key, which the
+     * platform does not keep: the swap needs no key). Answers how many.
+     */
+    async eraseAnswersAbout(tx: Executor, storeId: string, customerId: string): Promise<number> {
+      const result = await tx
+        .updateTable("idempotency_keys")
+        .set((eb) => ({ response_body: eb.ref("erased_response_body"), erased_response_body: null }))
+        .where("store_id", "=", storeId)
+        .where("customer_id", "=", customerId)
+        .where("erased_response_body", "is not", null)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows);
     },
     /** Frees the key of a request that answered nothing worth replaying (5xx), so a retry runs again. */
     async release(claim: IdempotencyClaim, tx: Executor = db): Promise<void> {

@@ -4,6 +4,7 @@ import { sha256Hex } from "../../lib/crypto.ts";
 import { AppError } from "../../lib/errors.ts";
 import type { IdempotencyStart } from "../../lib/http/idempotency.ts";
 import { createSecretBox } from "../../lib/secret-box.ts";
+import { erasedAnswer } from "./idempotency-erasure.ts";
 import { requestFingerprint, responseSealingKey } from "./idempotency-fingerprint.ts";
 import type { IdempotencyClaim, IdempotencyRepo } from "./idempotency-repo.ts";
 
@@ -43,6 +44,7 @@ export function createIdempotencyService(deps: {
   async function begin(input: {
     scope: string;
     key: string;
+    storeId: string | null;
     request: Parameters<typeof requestFingerprint>[0];
   }): Promise<IdempotencyStart> {
     const claim: IdempotencyClaim = {
@@ -68,7 +70,24 @@ export function createIdempotencyService(deps: {
               await repo.release(claim);
               return;
             }
-            await repo.complete(claim, { status: response.status, body: box().seal(response.body) });
+            const sealing = box();
+            // An answer naming a customer or one of their orders keeps, sealed beside it, the same
+            // answer with the customer erased: their erasure swaps it in at once, though the
+            // platform cannot open either (the client's key is not stored).
+            const erased = erasedAnswer(response.body);
+            const about =
+              erased && input.storeId !== null
+                ? {
+                    storeId: input.storeId,
+                    customerId: erased.customerId,
+                    erasedBody: sealing.seal(erased.body),
+                  }
+                : null;
+            await repo.complete(claim, {
+              status: response.status,
+              body: sealing.seal(response.body),
+              ...(about ? { about } : {}),
+            });
           },
         };
       }

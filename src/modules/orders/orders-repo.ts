@@ -122,6 +122,44 @@ export function createOrderRepo(db: Executor) {
         .returningAll()
         .executeTakeFirstOrThrow();
     },
+    /**
+     * A customer's orders, locked for their erasure: a status change or an edit in flight commits
+     * first (and its event is then erased too), one that comes later sees the erased details.
+     */
+    async lockOfCustomer(storeId: string, customerId: string, tx: Executor) {
+      return tx
+        .selectFrom("orders")
+        .selectAll()
+        .where("store_id", "=", storeId)
+        .where("customer_id", "=", customerId)
+        .orderBy("id")
+        .forUpdate()
+        .execute();
+    },
+    /** Writes the erased details of orders (see erasedOrderDetails), any number in one statement. */
+    async setErasedDetails(
+      storeId: string,
+      orders: ReadonlyArray<{
+        id: string;
+        shipping_address: AddressJson | null;
+        note: string;
+        fulfillment: FulfillmentJson | null;
+      }>,
+      now: Date,
+      tx: Executor,
+    ) {
+      if (orders.length === 0) return;
+      const col = (f: (o: (typeof orders)[number]) => string | null) => orders.map(f) as unknown as string;
+      const json = (v: unknown) => (v === null ? null : jsonb(v));
+      await sql`
+        UPDATE orders o
+           SET shipping_address = v.shipping_address::jsonb, note = v.note,
+               fulfillment = v.fulfillment::jsonb, updated_at = ${now}
+          FROM unnest(${col((o) => o.id)}::text[], ${col((o) => json(o.shipping_address))}::text[],
+                      ${col((o) => o.note)}::text[], ${col((o) => json(o.fulfillment))}::text[])
+               AS v(id, shipping_address, note, fulfillment)
+         WHERE o.store_id = ${storeId} AND o.id = v.id`.execute(tx);
+    },
     /** The store's orders, from the counts triggers keep (migration 20261126_0042): at most 16 rows read. */
     async count(storeId: string, tx: Executor = db) {
       const row = await tx

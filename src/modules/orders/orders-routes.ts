@@ -74,7 +74,7 @@ const ORDER = {
   },
 } satisfies Record<string, Partial<RouteSpec<StoreScope>>>;
 
-const CREATE_RULES = `Prices and totals come from the catalogue; stock is taken at once (409 when short). The shipping address, when left out, is the customer's default address. Emits ${eventName(EVENT.orderCreated)} and ${eventName(EVENT.productUpdated)} for each product whose stock changed.`;
+const CREATE_RULES = `Prices and totals come from the catalogue; stock is taken at once (409 when short). A deleted (anonymised) customer orders nothing more (409). The shipping address, when left out, is the customer's default address. Emits ${eventName(EVENT.orderCreated)} and ${eventName(EVENT.productUpdated)} for each product whose stock changed.`;
 const STATUS_RULES = `One step at a time. ${orderMovesInWords()} Cancelling returns the stock. Any other move answers 409. Moving to \`${OrderStatus.shipped}\` may carry \`fulfillment\` (carrier, tracking number, tracking URL), kept on the order and sent with ${eventName(EVENT.orderShipped)}; with another status it is a 400.`;
 const UPDATE_RULES = `Send only what changes; \`tags\` replaces the list. The shipping address changes only before the order ships or is cancelled (409 after). Emits ${eventName(EVENT.orderUpdated)} when something changed; an update that changes nothing emits nothing.`;
 const METADATA_RULES = `\`metadata\` is your app's own (at most ${METADATA_LIMITS.keys} keys): merged into the pairs it keeps on the order, \`null\` removes a key; other apps never see it.`;

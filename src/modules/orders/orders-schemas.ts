@@ -2,6 +2,7 @@ import Type, { type Static } from "typebox";
 import {
   AddressInput,
   Carrier,
+  eraseRecord,
   MAX_LINE_ITEMS,
   MetadataInput,
   OrderNote,
@@ -199,6 +200,21 @@ export function toOrderResource(o: Order, items: OrderLineItem[], viewer?: Viewe
     o.metadata,
     viewer,
   );
+}
+
+/**
+ * An order's details once its customer is erased: the contract's rule (contracts/erasure.ts)
+ * applied to the order as the APIs show it, written back (the shipping address down to its city,
+ * no note, no tracking). Its events' payloads are erased by the same rule.
+ */
+export function erasedOrderDetails(o: Order) {
+  const erased = eraseRecord("order", toOrderResource(o, []), o.id);
+  return {
+    id: o.id,
+    shipping_address: erased.shippingAddress,
+    note: erased.note,
+    fulfillment: erased.fulfillment,
+  };
 }
 
 /** What a create may carry from any family (the dashboard's has a customerId and no metadata). */

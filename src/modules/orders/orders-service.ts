@@ -49,7 +49,7 @@ const ADDRESS_FINAL = new Set<OrderStatus>([
 export function createOrderService(deps: {
   db: Db;
   repo: OrderRepo;
-  customers: Pick<CustomerRepo, "find">;
+  customers: Pick<CustomerRepo, "findForOrder">;
   /** Inline customers of an app's order: matched by e-mail address or created in the order's transaction. */
   customerService: Pick<CustomerService, "findOrCreateIn">;
   stores: Pick<StoreRepo, "takeOrderNumber">;
@@ -108,12 +108,26 @@ export function createOrderService(deps: {
         // against a settings change until this commits), then the products in id order: every
         // writer takes these locks in this order, so none waits on another in a cycle.
         const { number, currency, prefix } = await deps.stores.takeOrderNumber(store.id, tx);
+        // Locked against the customer's deletion until this commits (findForOrder says why).
         const customer = input.customer
           ? await deps.customerService.findOrCreateIn(tx, store, input.customer, viewer, now)
-          : await deps.customers.find(store.id, input.customerId!, tx);
+          : await deps.customers.findForOrder(store.id, input.customerId!, tx);
         if (!customer) {
           throw new AppError("VALIDATION_FAILED", {
             details: [{ field: "customerId", message: "is not a customer of this store" }],
+          });
+        }
+        // An erased customer places nothing more: every order naming them predates the erasure
+        // (what lets a stored idempotent answer naming them be taken as erased, idempotency-repo.ts).
+        if (customer.anonymized_at) {
+          throw new AppError("CONFLICT", {
+            message: "This customer was deleted: no order can be placed for them.",
+            details: [
+              {
+                field: input.customer ? "customer.email" : "customerId",
+                message: "names a deleted customer",
+              },
+            ],
           });
         }
         const orderId = newId("order");

@@ -1,9 +1,22 @@
-import { DeliveryStatus, EVENT, EVENTS, type PrivacyEventName } from "../../contracts/index.ts";
+import {
+  DeliveryStatus,
+  EVENT,
+  EVENT_BY_NAME,
+  EVENTS,
+  eraseAppMetadata,
+  eraseRecord,
+  isErasableKind,
+  isEventName,
+  type PrivacyEventName,
+} from "../../contracts/index.ts";
 import type { Db, Executor } from "../../db/client.ts";
 import type { Installation, Store } from "../../db/schema.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { AppError, notFound } from "../../lib/errors.ts";
 import type { RecordEvent } from "../events/events-repo.ts";
+import type { IdempotencyRepo } from "../idempotency/idempotency-repo.ts";
+import { erasedWebhookBody } from "../webhooks/delivery/delivery-repo.ts";
+import type { ErasureRepo } from "./erasure-repo.ts";
 import type { PrivacyRepo, PrivacyTarget } from "./privacy-repo.ts";
 
 /** How many shop.redact one claim takes (the sweep claims again while it gets a full batch). */
@@ -24,6 +37,16 @@ export function createPrivacyService(deps: {
   clock: Clock;
   /** SHOP_REDACT_DELAY_SECONDS. */
   shopRedactDelaySeconds: number;
+  /** The statements that reach an erased customer's stored copies (erasure-repo.ts). */
+  erasure: ErasureRepo;
+  /** The stored idempotent answers naming an erased customer. */
+  idempotency: Pick<IdempotencyRepo, "eraseAnswersAbout">;
+  /**
+   * How long after an erasure the receivers' answers to its deliveries are still cleared (an
+   * attempt on the wire during it is recorded up to a lease later): twice WEBHOOK_LEASE_MS and a
+   * minute, for the clocks of two processes and a worker's turn.
+   */
+  erasureFollowUpMs: number;
 }) {
   const { db, repo, clock } = deps;
 
@@ -73,6 +96,67 @@ export function createPrivacyService(deps: {
 
   return {
     /**
+     * In the transaction that deletes or anonymises a customer, after their row and their orders'
+     * rows (locked, and erased by the same rule): every stored copy of their data is erased by the
+     * contract's rule (contracts/erasure.ts). The payloads of the events of the customer and of
+     * their orders (the event feed, `listen`, what a later dispatch renders), those events' app
+     * metadata where the rule erases it, the bodies stored with every delivery of them (what a
+     * retry, a redelivery or a recover sends; a body cut to a subscription's `fields` stays cut),
+     * the receivers' answers to those deliveries (cleared: a receiver may echo the body), and the
+     * stored idempotent answers naming the customer or their orders. The events stay where they
+     * were in the feed, with their ids and times.
+     */
+    async eraseStoredCopies(tx: Executor, store: Store, customerId: string, orderIds: readonly string[]) {
+      const { erasure } = deps;
+      const events = await erasure.eventsOf(tx, store.id, [customerId, ...orderIds]);
+      const erased = events.flatMap((e) => {
+        const kind = isEventName(e.topic) ? EVENT_BY_NAME[e.topic].data : null;
+        // customer.redact and customer.data_request name the customer too: ids only.
+        if (kind === null || !isErasableKind(kind)) return [];
+        return [
+          {
+            id: e.id,
+            kind,
+            resourceId: e.resource_id,
+            payload: eraseRecord(kind, e.payload, e.resource_id),
+            app_metadata: eraseAppMetadata(kind, e.app_metadata),
+          },
+        ];
+      });
+      if (erased.length > 0) {
+        await erasure.rewriteEvents(tx, store.id, erased, clock.now());
+        const byId = new Map(erased.map((e) => [e.id, e]));
+        const eventIds = [...byId.keys()];
+        // Before reading the deliveries, in a statement of its own (lockSubscriptions says why).
+        await erasure.lockSubscriptions(tx, store.id, eventIds);
+        const deliveries = await erasure.deliveriesOf(tx, store.id, eventIds);
+        await erasure.rewriteDeliveries(
+          tx,
+          store.id,
+          deliveries.map((d) => {
+            const event = byId.get(d.event_id)!;
+            return { id: d.id, body: erasedWebhookBody(d.body, event.kind, event.resourceId) };
+          }),
+        );
+        await erasure.clearAnswers(
+          tx,
+          store.id,
+          deliveries.map((d) => d.id),
+        );
+      }
+      await deps.idempotency.eraseAnswersAbout(tx, store.id, customerId);
+    },
+
+    /**
+     * The worker's follow-up of recent erasures: clears what receivers answered after an erasure
+     * to the deliveries it erased (an attempt was on the wire while it ran). Answers how many.
+     */
+    async clearLateAnswers(): Promise<number> {
+      const since = new Date(clock.now().getTime() - deps.erasureFollowUpMs);
+      return deps.erasure.clearLateAnswers(db, since);
+    },
+
+    /**
      * In the transaction that deletes or anonymises a customer: `customer.redact` to every app
      * installed with read_customers, with the customer's order ids (read before a deletion).
      */
@@ -84,9 +168,6 @@ export function createPrivacyService(deps: {
         target: { scope: customerScope },
       });
     },
-
-    orderIdsOf: (storeId: string, customerId: string, tx: Executor) =>
-      repo.orderIdsOf(storeId, customerId, tx),
 
     /**
      * The merchant asks the installed apps with read_customers what they hold on a customer:

@@ -275,6 +275,11 @@ export function createDeliveryLogRepo(db: Db) {
      * A new delivery of the same body to the same subscription, due now, if the subscription is
      * still active (checked under a share lock, as a dispatch does: an uninstall that stopped it
      * first wins). Answers the new id, or null when the subscription has stopped.
+     *
+     * The body is read in the insert, after the lock, not taken from `original` (read before it):
+     * a customer's erasure locks the subscriptions of the deliveries it rewrites, so a redelivery
+     * that comes first has committed its copy before the erasure reads the deliveries (and is
+     * rewritten with them), and one that comes later copies the erased body.
      */
     async redeliver(original: WebhookDelivery, now: Date): Promise<string | null> {
       const id = newDeliveryId();
@@ -301,7 +306,12 @@ export function createDeliveryLogRepo(db: Db) {
             app_id: original.app_id,
             target_url: original.target_url,
             target_host: original.target_host,
-            body: original.body,
+            body: (eb) =>
+              eb
+                .selectFrom("webhook_deliveries")
+                .select("body")
+                .where("store_id", "=", original.store_id)
+                .where("id", "=", original.id),
             status: DeliveryStatus.pending,
             next_attempt_at: now,
             redelivery_of: original.id,
@@ -324,14 +334,21 @@ export function createDeliveryLogRepo(db: Db) {
      * attempts from 1, its webhook id (so the original `x-webhook-id`), naming it in
      * `recovery_of` and `redelivery_of`.
      *
-     * One statement, and the originals are not written to: the unique key on `recovery_of` is
-     * what makes a delivery recovered once. Two recovers at once read the same candidates; the
-     * second insert of a recovery waits for the first to commit and then inserts nothing (ON
-     * CONFLICT DO NOTHING), so each is queued by exactly one of them, and only the insert
-     * counts. Nothing is taken unless the subscription is active (share-locked, as a dispatch
+     * One statement (after the lock below), and the originals are not written to: the unique key
+     * on `recovery_of` is what makes a delivery recovered once. Two recovers at once read the same
+     * candidates; the second insert of a recovery waits for the first to commit and then inserts
+     * nothing (ON CONFLICT DO NOTHING), so each is queued by exactly one of them, and only the
+     * insert counts. Nothing is taken unless the subscription is active (share-locked, as a dispatch
      * does, so a disable or an uninstall that comes first is seen). Workers are woken when
      * something was queued. Answers how many were queued, how many were read (fewer than `limit`:
      * the window is done) and where the chunk ended.
+     *
+     * The subscription is share-locked by a statement of its own first, in the chunk's
+     * transaction, so the chunk's statement reads the bodies after the lock is granted: a
+     * customer's erasure locks the subscriptions of the deliveries it rewrites, so a chunk either
+     * commits its copies before the erasure reads the deliveries (and they are rewritten with
+     * them) or reads the erased bodies. One statement alone would read the bodies as they were
+     * when it began, before it waited.
      */
     async recoverChunk(input: {
       storeId: string;
@@ -345,7 +362,7 @@ export function createDeliveryLogRepo(db: Db) {
     }): Promise<{ queued: number; read: number; last: RecoverPosition | null }> {
       const { storeId, subscriptionId, now, after } = input;
       const ids = Array.from({ length: input.limit }, newDeliveryId);
-      const { rows } = await sql<{
+      const chunk = sql<{
         queued: number;
         read: number;
         last_created_at: Date | null;
@@ -393,7 +410,13 @@ export function createDeliveryLogRepo(db: Db) {
                CASE WHEN q.queued > 0 THEN pg_notify(${EVENTS_CHANNEL}, '')::text END AS notified
           FROM (SELECT count(*)::int AS queued FROM queued) q
           CROSS JOIN (SELECT count(*)::int AS read FROM numbered) r
-          LEFT JOIN (SELECT created_at, id FROM numbered ORDER BY n DESC LIMIT 1) l ON true`.execute(db);
+          LEFT JOIN (SELECT created_at, id FROM numbered ORDER BY n DESC LIMIT 1) l ON true`;
+      const rows = await db.transaction().execute(async (tx) => {
+        await sql`
+          SELECT 1 FROM webhook_subscriptions WHERE store_id = ${storeId} AND id = ${subscriptionId}
+             FOR SHARE`.execute(tx);
+        return (await chunk.execute(tx)).rows;
+      });
       const row = rows[0];
       return {
         queued: row?.queued ?? 0,

@@ -35,6 +35,8 @@ import { createWebhookLimits } from "./webhook-limits.ts";
 const RETENTION_EVERY_MS = 60_000;
 /** How often a worker looks for shop.redact that fell due (by the injected clock). */
 const SHOP_REDACT_EVERY_MS = 5_000;
+/** How often a worker clears answers recorded after a recent erasure (privacy clearLateAnswers). */
+const ERASURE_FOLLOW_UP_EVERY_MS = 5_000;
 /** Opened subscription secrets a worker keeps (see createWorker). */
 const SECRET_CACHE_SIZE = 10_000;
 
@@ -57,6 +59,8 @@ export function createWebhooksModule(deps: {
   windowStore: SlidingWindowStore;
   /** The privacy webhooks' shop.redact, swept by the worker when due. */
   shopRedactions: Pick<PrivacyService, "sweepShopRedactions">;
+  /** The follow-up of customers' erasures (answers to attempts that were on the wire). */
+  erasures: Pick<PrivacyService, "clearLateAnswers">;
 }) {
   const { db, config, clock, secretBox } = deps;
   const allowPrivate = config.WEBHOOK_ALLOW_PRIVATE_TARGETS;
@@ -147,6 +151,14 @@ export function createWebhooksModule(deps: {
       },
       onError: (error) => logger.warn({ err: error }, "shop.redact sweep failed; trying again later"),
     });
+    const erasureFollowUp = createPeriodicTask({
+      everyMs: ERASURE_FOLLOW_UP_EVERY_MS,
+      run: () => deps.erasures.clearLateAnswers(),
+      onResult: (cleared) => {
+        if (cleared > 0) logger.info({ cleared }, "answers to erased deliveries cleared");
+      },
+      onError: (error) => logger.warn({ err: error }, "erasure follow-up failed; trying again later"),
+    });
     const keeper = createFeedKeeper({
       repo: deps.feed.repo,
       sequencer: deps.feed.sequencer,
@@ -154,14 +166,15 @@ export function createWebhooksModule(deps: {
       onError: (error) => logger.warn({ err: error }, "numbering the event feed failed; trying again"),
     });
     const worker = createDeliveryWorker({
-      // Both run beside the deliveries, each at most once at a time; stop() waits for both.
+      // They run beside the deliveries, each at most once at a time; stop() waits for them.
       housekeeping: {
         due(now) {
           sweeper.due(now);
           redactor.due(now);
+          erasureFollowUp.due(now);
         },
         async idle() {
-          await Promise.all([sweeper.idle(), redactor.idle()]);
+          await Promise.all([sweeper.idle(), redactor.idle(), erasureFollowUp.idle()]);
         },
       },
       repo: deliveries,

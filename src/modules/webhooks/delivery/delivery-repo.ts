@@ -1,5 +1,11 @@
 import { sql } from "kysely";
-import { DeliveryStatus, EVENT, SubscriptionStatus } from "../../../contracts/index.ts";
+import {
+  DeliveryStatus,
+  EVENT,
+  type EventDataKind,
+  eraseRecord,
+  SubscriptionStatus,
+} from "../../../contracts/index.ts";
 import type { Db, Executor } from "../../../db/client.ts";
 import type { AppMetadataJson, WebhookDelivery } from "../../../db/schema.ts";
 import { randomBase62 } from "../../../lib/crypto.ts";
@@ -75,6 +81,18 @@ export function webhookBody(
     data: fields === null ? withOwn : projectFields(withOwn, fields),
     ...(event.test ? { test: true } : {}),
   });
+}
+
+/**
+ * A stored body (webhookBody) with its `data` erased by the contract's rule for the event's kind of
+ * data (contracts/erasure.ts), `recordId` being the event's record: what every later attempt,
+ * redelivery and recovery of it sends once that record's customer is erased. Only `data` changes,
+ * in place: the envelope and the order of its keys stay, and a body cut to a subscription's
+ * `fields` stays cut (the rule adds no field).
+ */
+export function erasedWebhookBody(body: string, kind: EventDataKind, recordId: string): string {
+  const parsed = JSON.parse(body) as { data?: unknown };
+  return JSON.stringify({ ...parsed, data: eraseRecord(kind, parsed.data, recordId) });
 }
 
 /** How many more deliveries a claim may take for each target host (the worker's per-host room). */
@@ -172,6 +190,7 @@ export function createDeliveryRepo(db: Db) {
         payload: unknown;
         test: boolean;
         app_metadata: AppMetadataJson | null;
+        erased: boolean;
         slug: string;
         sub_id: string | null;
         installation_id: string | null;
@@ -184,7 +203,8 @@ export function createDeliveryRepo(db: Db) {
         filter: string | null;
         fields: string[] | null;
       }>`
-          SELECT e.seq, e.id, e.store_id, e.topic, e.created_at, e.payload, e.test, e.app_metadata, st.slug,
+          SELECT e.seq, e.id, e.store_id, e.topic, e.created_at, e.payload, e.test, e.app_metadata,
+                 e.redacted_at IS NOT NULL AS erased, st.slug,
                  s.id AS sub_id, s.installation_id, s.app_id, s.target_url, s.secret_ciphertext,
                  s.previous_secret_ciphertext, s.secret_rotated_at, s.status AS sub_status, s.filter, s.fields
             FROM events e
@@ -202,6 +222,8 @@ export function createDeliveryRepo(db: Db) {
            ORDER BY e.seq, s.created_at, s.id`.execute(db);
       if (rows.rows.length === 0) return { events: 0, claimed: [], unclaimedHosts: [] };
       const seqs = [...new Set(rows.rows.map((r) => r.seq))];
+      // Events already erased when read (their bodies below are rendered from the erased payload).
+      const erasedWhenRead = [...new Set(rows.rows.filter((r) => r.erased).map((r) => r.seq))];
       const token = randomBase62(16);
       const leaseUntil = claim ? new Date(now.getTime() + claim.leaseMs) : null;
       const room = new Map(claim?.room.hosts);
@@ -280,6 +302,12 @@ export function createDeliveryRepo(db: Db) {
       // and inserted after it would reach the app after app/uninstalled. The same lock decides
       // between active and disabled: a subscription disabled meanwhile gets a skipped delivery
       // (recorded, finished, never claimed), whatever the read above saw.
+      //
+      // An event whose customer was erased after the read above (its payload erased and its
+      // `redacted_at` set by a transaction that committed in between) is not dispatched here: its
+      // bodies were rendered from the payload before the erasure, and inserting them would store
+      // a copy the erasure never saw. It stays undispatched, and the next dispatch renders it from
+      // the erased payload. One the erasure still holds is skipped by the lock.
       const written = await sql<{
         id: string | null;
         leased: boolean | null;
@@ -289,6 +317,7 @@ export function createDeliveryRepo(db: Db) {
           WITH locked AS (
             SELECT seq FROM events
              WHERE seq = ANY(${pgArray(seqs)}::bigint[]) AND dispatched_at IS NULL
+               AND (redacted_at IS NULL OR seq = ANY(${pgArray(erasedWhenRead)}::bigint[]))
                FOR UPDATE SKIP LOCKED
           ), live AS (
             SELECT s.store_id, s.id, s.status = 'active' AS sends FROM webhook_subscriptions s

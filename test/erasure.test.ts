@@ -1,0 +1,835 @@
+import assert from "node:assert/strict";
+import { randomBytes, randomUUID } from "node:crypto";
+import { after, before, describe, it } from "node:test";
+import { sql } from "kysely";
+import pg from "pg";
+import { sha256Hex } from "../src/lib/crypto.ts";
+import { createSecretBox } from "../src/lib/secret-box.ts";
+import { parseSecretsKey } from "../src/lib/secrets-key.ts";
+import { responseSealingKey } from "../src/modules/idempotency/idempotency-fingerprint.ts";
+import { createDeliveryLogRepo } from "../src/modules/webhooks/deliveries-repo.ts";
+import { createDeliveryRepo } from "../src/modules/webhooks/delivery/delivery-repo.ts";
+import { consent, exchange, REDIRECT, registerApp } from "./apps-harness.ts";
+import {
+  Client,
+  createTestContext,
+  type Json,
+  merchantWithStore,
+  type Response_,
+  TEST_DATABASE_URL,
+  type TestContext,
+} from "./harness.ts";
+import { startReceiver } from "./receiver.ts";
+import { createWebhookContext, waitUntil } from "./webhooks-harness.ts";
+
+/**
+ * Issue 27, item 2: an erasure is complete. After the merchant deletes a customer, their e-mail
+ * address, name, phone and street are in no answer of any API (Admin API, developer keys, bulk
+ * export, the event feed, also to an app installed afterwards, the delivery logs, the dashboard's
+ * pages), in nothing a redelivery or a recover sends, in no idempotent replay, and in no column of
+ * any table of the database (the sealed idempotent answers opened with the client's own key too).
+ * Real HTTPS receivers that echo each body back (so the attempt log would hold a copy), on the
+ * real worker; 3 attempts 50 ms apart, so a failing subscription fails to exhaustion quickly.
+ */
+
+const SECRETS_KEY = randomBytes(32).toString("base64");
+const API = "/api/v1/apps/api";
+const DEV = "/api/v1/developer";
+const SCOPES = [
+  "read_products",
+  "write_products",
+  "read_customers",
+  "write_customers",
+  "read_orders",
+  "write_orders",
+  "manage_webhooks",
+];
+
+/** A person whose every detail is a string found nowhere else in the store. */
+function person(tag: string) {
+  const t = tag.toLowerCase();
+  return {
+    email: `xanthippe.${t}quartermain@example.org`,
+    firstName: `Xanthippe${tag}`,
+    lastName: `Quartermain${tag}`,
+    phone: `+966 50 ${tag.length}${"7".repeat(6)}`,
+    street: `Zwyxqv${tag} Lane 77`,
+  };
+}
+type Person = ReturnType<typeof person>;
+const needlesOf = (p: Person) => [p.email, p.firstName, p.lastName, p.phone, p.street];
+
+/** The needles `text` contains (case-insensitively: the e-mail address holds the names in lower case). */
+function hits(text: string, needles: readonly string[]): string[] {
+  const lower = text.toLowerCase();
+  return needles.filter((n) => lower.includes(n.toLowerCase()));
+}
+
+function assertClean(what: string, text: string, needles: readonly string[]) {
+  assert.deepEqual(hits(text, needles), [], `${what} still holds the erased person: ${text.slice(0, 2000)}`);
+}
+
+/** Every text, JSON or array column of every table of the test's schema holding any needle. */
+async function databaseHits(ctx: TestContext, needles: readonly string[]): Promise<string[]> {
+  const { rows: columns } = await sql<{ table_name: string; column_name: string }>`
+    SELECT c.table_name, c.column_name
+      FROM information_schema.columns c
+      JOIN information_schema.tables t ON t.table_schema = c.table_schema AND t.table_name = c.table_name
+     WHERE c.table_schema = current_schema() AND t.table_type = 'BASE TABLE'
+       AND c.data_type IN ('text', 'jsonb', 'json', 'character varying', 'ARRAY')
+     ORDER BY c.table_name, c.column_name`.execute(ctx.platform.db);
+  assert.ok(columns.length > 40, `the scan reads the schema's columns (${columns.length})`);
+  const patterns = needles.map((n) => `%${n}%`);
+  const found: string[] = [];
+  for (const { table_name, column_name } of columns) {
+    const { rows } = await sql<{ n: number }>`
+      SELECT count(*)::int AS n FROM ${sql.table(table_name)}
+       WHERE ${sql.ref(column_name)}::text ILIKE ANY (${patterns}::text[])`.execute(ctx.platform.db);
+    if (Number(rows[0]!.n) > 0) found.push(`${table_name}.${column_name}`);
+  }
+  return found;
+}
+
+/**
+ * The stored idempotent answers of `key`, opened as only its holder can (the client's key and the
+ * service's secrets key): every sealed column of the row, each one's plaintext.
+ */
+async function openedAnswers(ctx: TestContext, key: string): Promise<string[]> {
+  const rows = await ctx.platform.db
+    .selectFrom("idempotency_keys")
+    .selectAll()
+    .where("key_hash", "=", sha256Hex(key))
+    .execute();
+  assert.equal(rows.length, 1, "the key's row is kept");
+  const row = rows[0]! as unknown as Record<string, unknown>;
+  const box = createSecretBox(responseSealingKey(parseSecretsKey(SECRETS_KEY), String(row.scope), key));
+  const opened: string[] = [];
+  for (const value of Object.values(row)) {
+    if (typeof value !== "string" || !value.startsWith("v1.")) continue;
+    opened.push(box.open(value));
+  }
+  assert.ok(opened.length >= 1, "the answer is stored sealed");
+  return opened;
+}
+
+type Ctx = Awaited<ReturnType<typeof createWebhookContext>>;
+
+describe("erasure: a deleted customer's personal data is nowhere", () => {
+  let ctx: Ctx;
+  let rx: Awaited<ReturnType<typeof startReceiver>>;
+  /** While true, "/failing" answers 500. */
+  let failing = true;
+  /** "/slow" answers once this resolves (an attempt kept on the wire). */
+  let slowGate: Promise<void> = Promise.resolve();
+
+  before(async () => {
+    ctx = await createWebhookContext({
+      SECRETS_KEY,
+      WEBHOOK_MAX_ATTEMPTS: "3",
+      WEBHOOK_RETRY_BASE_MS: "50",
+      RATE_LIMIT_PER_MINUTE: "10000",
+      ACCESS_TOKEN_CACHE_MS: "0",
+    });
+    // Every receiver echoes the body it got: an attempt log that keeps answers keeps a copy.
+    rx = await startReceiver((r, res) => {
+      const answer = () => {
+        res.writeHead(failing && r.path === "/failing" ? 500 : 200, { "content-type": "application/json" });
+        res.end(r.body);
+      };
+      if (r.path === "/slow") void slowGate.then(answer);
+      else answer();
+    });
+  });
+  after(async () => {
+    await rx.close();
+    await ctx.close();
+  });
+
+  /** Registers an app with SCOPES and installs it in `merchant`'s store: its Admin API client. */
+  async function install(merchant: Awaited<ReturnType<typeof merchantWithStore>>, name: string) {
+    const registered = await registerApp(ctx.app, SCOPES, name);
+    const { code } = await consent(merchant, registered.clientId, SCOPES);
+    const tokens = await exchange(ctx.app, {
+      slug: merchant.slug,
+      code,
+      redirectUri: REDIRECT,
+      clientId: registered.clientId,
+      clientSecret: registered.clientSecret,
+    });
+    assert.equal(tokens.status, 200, JSON.stringify(tokens.body));
+    return {
+      ...registered,
+      api: new Client(ctx.app, { authorization: `Bearer ${tokens.data.accessToken}` }),
+    };
+  }
+
+  async function subscribe(api: Client, eventName: string, path: string, fields?: string[]) {
+    const res = await api.post(`${API}/webhooks`, {
+      eventName,
+      targetUrl: `${rx.url}${path}`,
+      ...(fields ? { fields } : {}),
+    });
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    return res.data.id as string;
+  }
+
+  /** Every event of the store dispatched and every delivery finished (delivered or failed). */
+  async function settled(storeId: string) {
+    const pending = await ctx.platform.db
+      .selectFrom("webhook_deliveries")
+      .select("id")
+      .where("store_id", "=", storeId)
+      .where("status", "=", "pending")
+      .execute();
+    const undispatched = await ctx.platform.db
+      .selectFrom("events")
+      .select("id")
+      .where("store_id", "=", storeId)
+      .where("dispatched_at", "is", null)
+      .execute();
+    return pending.length === 0 && undispatched.length === 0;
+  }
+
+  /** The whole event feed as `api` reads it, page after page. */
+  async function feed(api: Client): Promise<string> {
+    let after = "0";
+    let text = "";
+    for (let page = 0; page < 50; page++) {
+      const res = await api.get(`${API}/events?after=${after}&limit=100`);
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      text += res.raw.body;
+      if (!res.body.meta.hasMore) return text;
+      after = res.body.meta.nextCursor;
+    }
+    throw new Error("the feed did not end");
+  }
+
+  const ok = (res: Response_, what: string, status = 200) => {
+    assert.equal(res.status, status, `${what}: ${res.raw.body.slice(0, 500)}`);
+    return res.raw.body;
+  };
+
+  it("a customer with orders: every API, redelivery, recover, replay and table is clean after the deletion", async () => {
+    const p = person("Ab");
+    const needles = needlesOf(p);
+    const merchant = await merchantWithStore(ctx.app);
+    const storeId = merchant.store.id as string;
+    const app = await install(merchant, "Mirror CRM");
+    await subscribe(app.api, "customer.created", "/hooks");
+    await subscribe(app.api, "customer.updated", "/hooks");
+    await subscribe(app.api, "order.created", "/hooks");
+    await subscribe(app.api, "order.shipped", "/hooks");
+    await subscribe(app.api, "order.updated", "/hooks");
+    // A field list keeps only some of `data`: the stored body is a partial customer.
+    await subscribe(app.api, "customer.updated", "/partial", ["email", "phone"]);
+    // Fails to exhaustion before the erasure; recovered after it.
+    const failingSub = await subscribe(app.api, "customer.created", "/failing");
+
+    const address = {
+      name: `${p.firstName} ${p.lastName}`,
+      company: `${p.lastName} Trading`,
+      line1: p.street,
+      line2: `c/o ${p.firstName}`,
+      city: "Riyadh",
+      region: "Riyadh Province",
+      postalCode: "12271",
+      country: "SA",
+      phone: p.phone,
+    };
+    const product = await app.api.post(`${API}/products`, { title: "Mug", price: "12.00", stock: 50 });
+    assert.equal(product.status, 201, JSON.stringify(product.body));
+
+    // The customer, created by the app with an idempotency key, with its own metadata on them.
+    const customerKey = `erase-${randomUUID()}`;
+    const customerBody = {
+      email: p.email,
+      firstName: p.firstName,
+      lastName: p.lastName,
+      phone: p.phone,
+      addresses: [address],
+      note: `Call ${p.firstName} first`,
+      tags: [`vip-${p.lastName}`],
+      metadata: { crmName: `${p.firstName} ${p.lastName}` },
+    };
+    const created = await app.api.post(`${API}/customers`, customerBody, { "idempotency-key": customerKey });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    const customerId = created.data.id as string;
+    const patched = await app.api.patch(`${API}/customers/${customerId}`, { note: `Ask for ${p.lastName}` });
+    assert.equal(patched.status, 200, JSON.stringify(patched.body));
+
+    // An order through the Admin API with an idempotency key and its own shipping address, shipped
+    // with tracking; another from the dashboard, shipping to the customer's default address.
+    const orderKey = `erase-${randomUUID()}`;
+    const orderBody = {
+      customerId,
+      lineItems: [{ productId: product.data.id, quantity: 2 }],
+      shippingAddress: address,
+      note: `Leave with ${p.firstName}'s neighbour`,
+      metadata: { erpId: "ERP-1" },
+    };
+    const order = await app.api.post(`${API}/orders`, orderBody, { "idempotency-key": orderKey });
+    assert.equal(order.status, 201, JSON.stringify(order.body));
+    const orderId = order.data.id as string;
+    for (const status of ["paid", "confirmed"])
+      ok(await app.api.post(`${API}/orders/${orderId}/status`, { status }), status);
+    ok(
+      await app.api.post(`${API}/orders/${orderId}/status`, {
+        status: "shipped",
+        fulfillment: {
+          carrier: "DHL Express",
+          trackingNumber: "TRK-77",
+          trackingUrl: "https://t.example/77",
+        },
+      }),
+      "shipped",
+    );
+    const second = await merchant.client.post(`${merchant.base}/orders`, {
+      customerId,
+      lineItems: [{ productId: product.data.id, quantity: 1 }],
+    });
+    assert.equal(second.status, 201, JSON.stringify(second.body));
+    assert.equal(second.data.shippingAddress.line1, p.street, "the default address was copied");
+    ok(await app.api.patch(`${API}/orders/${second.data.id}`, { note: `For ${p.firstName}` }), "order note");
+
+    await waitUntil(() => settled(storeId), 30_000, "every delivery finished before the erasure");
+    const before = await ctx.platform.db
+      .selectFrom("webhook_deliveries")
+      .selectAll()
+      .where("store_id", "=", storeId)
+      .execute();
+    assert.ok(
+      before.some((d) => d.subscription_id === failingSub && d.status === "failed"),
+      "the failing subscription's delivery failed",
+    );
+    const delivered = before.find((d) => d.event_name === "customer.created" && d.status === "delivered")!;
+    assert.ok(delivered, "customer.created was delivered");
+    // The precondition of every check below: the person is everywhere now.
+    assert.ok(hits(delivered.body, needles).length === needles.length, "the delivery carried them");
+    assert.ok((await databaseHits(ctx, needles)).length > 5, "the database holds them before");
+
+    // The merchant deletes the customer: anonymised (they have orders).
+    const removed = await merchant.client.delete(`${merchant.base}/customers/${customerId}`);
+    assert.equal(removed.status, 200, JSON.stringify(removed.body));
+    assert.equal(removed.data.outcome, "anonymized");
+
+    // Redeliver a delivery made before the erasure, and recover the failed one: what they send.
+    const sentBefore = rx.received.length;
+    ok(await app.api.post(`${API}/webhooks/deliveries/${delivered.id}/redeliver`), "redeliver", 201);
+    failing = false;
+    const recovered = await app.api.post(`${API}/webhooks/${failingSub}/recover`, {
+      since: new Date(ctx.clock.now().getTime() - 3_600_000).toISOString(),
+    });
+    assert.equal(recovered.status, 200, JSON.stringify(recovered.body));
+    assert.equal(recovered.data.queued, 1, "the failed delivery is recovered");
+    await waitUntil(
+      () =>
+        rx.received.slice(sentBefore).filter((r) => r.path === "/hooks" || r.path === "/failing").length >= 2,
+      20_000,
+      "the redelivery and the recovery arrived",
+    );
+    await waitUntil(() => settled(storeId), 30_000, "every delivery finished after the erasure");
+    for (const r of rx.received.slice(sentBefore))
+      assertClean(`what ${r.path} received after`, r.body, needles);
+    const resent = rx.received.slice(sentBefore).filter((r) => r.path === "/failing");
+    assert.equal(resent.length, 1);
+    assert.equal(JSON.parse(resent[0]!.body).data.email, `deleted-${customerId}@anonymized.invalid`);
+
+    // The idempotent replays: the same status, the answer without the person.
+    const orderReplay = await app.api.post(`${API}/orders`, orderBody, { "idempotency-key": orderKey });
+    assert.equal(orderReplay.status, 201);
+    assert.equal(orderReplay.headers["idempotency-replayed"], "true");
+    assertClean("the order's replay", orderReplay.raw.body, needles);
+    assert.equal(orderReplay.data.id, orderId);
+    assert.deepEqual(
+      [orderReplay.data.shippingAddress.city, orderReplay.data.shippingAddress.postalCode],
+      ["Riyadh", "12271"],
+      "what accounting keeps stays",
+    );
+    const customerReplay = await app.api.post(`${API}/customers`, customerBody, {
+      "idempotency-key": customerKey,
+    });
+    assert.equal(customerReplay.status, 201);
+    assert.equal(customerReplay.headers["idempotency-replayed"], "true");
+    assertClean("the customer's replay", customerReplay.raw.body, needles);
+    for (const k of [orderKey, customerKey])
+      for (const opened of await openedAnswers(ctx, k))
+        assertClean("a stored answer, opened", opened, needles);
+
+    // Every API, as each reader sees it.
+    const keyRes = await merchant.client.post(`${merchant.base}/api-keys`, {
+      name: "Reader",
+      scopes: ["read_customers", "read_orders"],
+    });
+    assert.equal(keyRes.status, 201, JSON.stringify(keyRes.body));
+    const developer = new Client(ctx.app, {
+      "x-api-key": keyRes.data.keyId,
+      "x-api-secret": keyRes.data.secret,
+    });
+    const later = await install(merchant, "Installed after");
+    const texts: Array<[string, string]> = [];
+    const read = async (what: string, client: Client, url: string) =>
+      texts.push([what, ok(await client.get(url), what)]);
+    for (const id of [orderId, second.data.id as string]) {
+      await read("admin order", app.api, `${API}/orders/${id}`);
+      await read("developer order", developer, `${DEV}/orders/${id}`);
+      await read("dashboard order", merchant.client, `${merchant.base}/orders/${id}`);
+      await read("dashboard order history", merchant.client, `${merchant.base}/orders/${id}/history`);
+      await read("dashboard order webhooks", merchant.client, `${merchant.base}/orders/${id}/webhooks`);
+    }
+    await read("admin customer", app.api, `${API}/customers/${customerId}`);
+    await read("admin customers", app.api, `${API}/customers?limit=250`);
+    await read("admin orders", app.api, `${API}/orders?limit=250`);
+    await read("admin orders of the customer", app.api, `${API}/orders?customerId=${customerId}`);
+    await read("admin export orders", app.api, `${API}/export/orders`);
+    await read("admin export customers", app.api, `${API}/export/customers`);
+    await read("admin delivery log", app.api, `${API}/webhooks/deliveries?limit=100`);
+    await read("developer customer", developer, `${DEV}/customers/${customerId}`);
+    await read("developer customers", developer, `${DEV}/customers?perPage=100`);
+    await read("developer orders", developer, `${DEV}/orders?perPage=100`);
+    await read("developer export orders", developer, `${DEV}/export/orders`);
+    await read("developer export customers", developer, `${DEV}/export/customers`);
+    await read("dashboard customer", merchant.client, `${merchant.base}/customers/${customerId}`);
+    await read("dashboard customer stats", merchant.client, `${merchant.base}/customers/${customerId}/stats`);
+    await read("dashboard customers", merchant.client, `${merchant.base}/customers`);
+    await read("dashboard orders", merchant.client, `${merchant.base}/orders`);
+    await read("dashboard overview", merchant.client, `${merchant.base}/overview`);
+    await read(
+      "dashboard data requests",
+      merchant.client,
+      `${merchant.base}/customers/${customerId}/data-requests`,
+    );
+    await read("the app's delivery log", app.dev.client, `/api/v1/dashboard/apps/${app.clientId}/deliveries`);
+    // Searches for the person find nothing.
+    for (const q of [p.firstName, p.email, p.lastName.toLowerCase()]) {
+      const found = await merchant.client.get(`${merchant.base}/orders?q=${encodeURIComponent(q)}`);
+      assert.deepEqual(ok(found, "order search") && found.data, [], `orders found by ${q}`);
+      const people = await merchant.client.get(`${merchant.base}/customers?q=${encodeURIComponent(q)}`);
+      assert.deepEqual(ok(people, "customer search") && people.data, [], `customers found by ${q}`);
+    }
+    texts.push(["the app's event feed", await feed(app.api)]);
+    texts.push(["the feed of an app installed after", await feed(later.api)]);
+    for (const [what, text] of texts) assertClean(what, text, needles);
+    // What accounting keeps is still there.
+    const kept = (await app.api.get(`${API}/orders/${orderId}`)).data as Json;
+    assert.deepEqual(
+      {
+        total: kept.total,
+        status: kept.status,
+        lines: kept.lineItems.length,
+        address: kept.shippingAddress,
+        carrier: kept.fulfillment.carrier,
+        tracking: [kept.fulfillment.trackingNumber, kept.fulfillment.trackingUrl],
+        note: kept.note,
+      },
+      {
+        total: "24.00",
+        status: "shipped",
+        lines: 1,
+        address: {
+          name: "",
+          company: null,
+          line1: "",
+          line2: null,
+          city: "Riyadh",
+          region: "Riyadh Province",
+          postalCode: "12271",
+          country: "SA",
+          phone: null,
+        },
+        carrier: "DHL Express",
+        tracking: [null, null],
+        note: "",
+      },
+    );
+
+    // And no table holds them, in any column.
+    assert.deepEqual(await databaseHits(ctx, needles), []);
+  });
+
+  it("a customer without orders (deleted outright): their events and deliveries are scrubbed too", async () => {
+    const p = person("Cd");
+    const needles = needlesOf(p);
+    const merchant = await merchantWithStore(ctx.app);
+    const storeId = merchant.store.id as string;
+    const app = await install(merchant, "Mailer");
+    await subscribe(app.api, "customer.created", "/hooks");
+    await subscribe(app.api, "customer.created", "/partial", ["firstName", "addresses"]);
+    const created = await merchant.client.post(`${merchant.base}/customers`, {
+      email: p.email,
+      firstName: p.firstName,
+      lastName: p.lastName,
+      phone: p.phone,
+      addresses: [{ name: p.firstName, line1: p.street, city: "Jeddah", country: "SA", phone: p.phone }],
+    });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    const customerId = created.data.id as string;
+    await waitUntil(() => settled(storeId), 30_000, "the deliveries of customer.created");
+    assert.ok((await databaseHits(ctx, needles)).includes("webhook_deliveries.body"));
+
+    const removed = await merchant.client.delete(`${merchant.base}/customers/${customerId}`);
+    assert.equal(removed.status, 200);
+    assert.equal(removed.data.outcome, "deleted");
+    assert.equal((await merchant.client.get(`${merchant.base}/customers/${customerId}`)).status, 404);
+
+    const events = await ctx.platform.db
+      .selectFrom("events")
+      .selectAll()
+      .where("store_id", "=", storeId)
+      .where("resource_id", "=", customerId)
+      .execute();
+    const createdEvent = events.find((e) => e.topic === "customer.created")!;
+    assert.ok(createdEvent, "the event stays (the feed keeps its place)");
+    const payload = createdEvent.payload as Json;
+    assert.equal(payload.id, customerId);
+    assert.equal(payload.email, `deleted-${customerId}@anonymized.invalid`);
+    assert.deepEqual([payload.firstName, payload.lastName, payload.phone], ["Deleted", "customer", null]);
+    assert.deepEqual([payload.addresses, payload.defaultAddress], [[], null]);
+    const deliveries = await ctx.platform.db
+      .selectFrom("webhook_deliveries")
+      .selectAll()
+      .where("store_id", "=", storeId)
+      .where("event_id", "=", createdEvent.id)
+      .execute();
+    assert.equal(deliveries.length, 2);
+    const partial = deliveries.map((d) => JSON.parse(d.body) as Json).find((b) => !("email" in b.data))!;
+    assert.deepEqual(partial.data, { id: customerId, firstName: "Deleted", addresses: [] }, "a partial body");
+    const sentBefore = rx.received.length;
+    const full = deliveries.find((d) => JSON.parse(d.body).data.email !== undefined)!;
+    ok(await app.api.post(`${API}/webhooks/deliveries/${full.id}/redeliver`), "redeliver", 201);
+    await waitUntil(() => rx.received.length > sentBefore, 20_000, "the redelivery");
+    assertClean("the redelivery", rx.received.at(-1)!.body, needles);
+    assertClean("the event feed", await feed(app.api), needles);
+    assertClean("the delivery log", ok(await app.api.get(`${API}/webhooks/deliveries`), "log"), needles);
+    assert.deepEqual(await databaseHits(ctx, needles), []);
+  });
+  it("an attempt on the wire during the erasure: what its receiver echoes afterwards is cleared by the worker's follow-up", async () => {
+    const p = person("Ef");
+    const needles = needlesOf(p);
+    const merchant = await merchantWithStore(ctx.app);
+    const storeId = merchant.store.id as string;
+    const app = await install(merchant, "Slow CRM");
+    await subscribe(app.api, "customer.created", "/slow");
+    let release!: () => void;
+    slowGate = new Promise((resolve) => {
+      release = resolve;
+    });
+    const created = await merchant.client.post(`${merchant.base}/customers`, {
+      email: p.email,
+      firstName: p.firstName,
+      lastName: p.lastName,
+      phone: p.phone,
+      addresses: [{ name: p.firstName, line1: p.street, city: "Dammam", country: "SA" }],
+    });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    await waitUntil(
+      () => rx.received.some((r) => r.path === "/slow" && hits(r.body, needles).length === needles.length),
+      20_000,
+      "the attempt reached the receiver, which holds its answer",
+    );
+    const removed = await merchant.client.delete(`${merchant.base}/customers/${created.data.id}`);
+    assert.equal(removed.status, 200, JSON.stringify(removed.body));
+    // The receiver answers now, echoing what it got before the erasure.
+    release();
+    const attempts = () =>
+      ctx.platform.db
+        .selectFrom("webhook_attempts as a")
+        .innerJoin("webhook_deliveries as d", (j) =>
+          j.onRef("d.store_id", "=", "a.store_id").onRef("d.id", "=", "a.delivery_id"),
+        )
+        .select(["a.response_body", "a.status_code"])
+        .where("d.store_id", "=", storeId)
+        .where("d.event_name", "=", "customer.created")
+        .execute();
+    await waitUntil(async () => (await attempts()).length === 1, 20_000, "the late answer recorded");
+    assert.equal((await attempts())[0]!.status_code, 200);
+    // The follow-up takes its turn every few seconds of the worker's clock.
+    ctx.clock.advance(6_000);
+    await waitUntil(
+      async () => {
+        ctx.worker.poke();
+        return (await attempts())[0]!.response_body === null;
+      },
+      20_000,
+      "the follow-up cleared the late answer",
+    );
+    assert.deepEqual(await databaseHits(ctx, needles), []);
+  });
+});
+
+describe("erasure: copies being made while it commits", () => {
+  /** No worker: the test dispatches itself, between the statements it wants to separate. */
+  let ctx: TestContext;
+  before(async () => {
+    ctx = await createTestContext({ SECRETS_KEY, WEBHOOK_ALLOW_PRIVATE_TARGETS: "true" });
+  });
+  after(() => ctx.close());
+
+  /** A store, an app subscribed to customer.created, and a customer of `p` (whose event is undispatched). */
+  async function storeWithCustomer(p: Person) {
+    const merchant = await merchantWithStore(ctx.app);
+    const registered = await registerApp(ctx.app, SCOPES, "Racer");
+    const { code } = await consent(merchant, registered.clientId, SCOPES);
+    const tokens = await exchange(ctx.app, {
+      slug: merchant.slug,
+      code,
+      redirectUri: REDIRECT,
+      clientId: registered.clientId,
+      clientSecret: registered.clientSecret,
+    });
+    const api = new Client(ctx.app, { authorization: `Bearer ${tokens.data.accessToken}` });
+    const sub = await api.post(`${API}/webhooks`, {
+      eventName: "customer.created",
+      targetUrl: "https://127.0.0.1:9/hooks",
+    });
+    assert.equal(sub.status, 201, JSON.stringify(sub.body));
+    const created = await merchant.client.post(`${merchant.base}/customers`, {
+      email: p.email,
+      firstName: p.firstName,
+      lastName: p.lastName,
+      phone: p.phone,
+      addresses: [{ name: p.firstName, line1: p.street, city: "Abha", country: "SA" }],
+    });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    return { merchant, api, customerId: created.data.id as string, storeId: merchant.store.id as string };
+  }
+
+  const bodiesOf = async (storeId: string) =>
+    (
+      await ctx.platform.db
+        .selectFrom("webhook_deliveries")
+        .select("body")
+        .where("store_id", "=", storeId)
+        .where("event_name", "=", "customer.created")
+        .execute()
+    ).map((d) => d.body);
+
+  it("a dispatch that read the event before the erasure inserts nothing rendered from it; the next dispatch renders the erased payload", async () => {
+    const p = person("Gh");
+    const { merchant, customerId, storeId } = await storeWithCustomer(p);
+    // The database as the dispatch sees it, with the erasure committing between its read and its
+    // write (its two statements; the write is the one that locks the events).
+    const db = ctx.platform.db;
+    let erased = false;
+    const executor = db.getExecutor();
+    const racing = new Proxy(db, {
+      get(target, prop) {
+        if (prop !== "getExecutor") return Reflect.get(target, prop);
+        return () =>
+          new Proxy(executor, {
+            get(inner, name) {
+              if (name !== "executeQuery") {
+                // Bound: the executor's methods read its private fields.
+                const value = Reflect.get(inner, name);
+                return typeof value === "function" ? value.bind(inner) : value;
+              }
+              return async (query: { sql: string }, queryId: unknown) => {
+                if (!erased && query.sql.includes("WITH locked AS")) {
+                  erased = true;
+                  const removed = await merchant.client.delete(`${merchant.base}/customers/${customerId}`);
+                  assert.equal(removed.status, 200, JSON.stringify(removed.body));
+                }
+                return (inner.executeQuery as (q: unknown, id: unknown) => Promise<unknown>).call(
+                  inner,
+                  query,
+                  queryId,
+                );
+              };
+            },
+          });
+      },
+    });
+    const first = await createDeliveryRepo(racing).dispatchEvents(ctx.clock.now(), 100);
+    assert.ok(erased, "the erasure ran between the dispatch's read and its write");
+    assert.equal(first.events, 0, "the erased event was left for the next dispatch");
+    assert.deepEqual(await bodiesOf(storeId), [], "nothing was inserted from the payload read before");
+    const second = await createDeliveryRepo(db).dispatchEvents(ctx.clock.now(), 100);
+    assert.equal(second.events, 1);
+    const bodies = await bodiesOf(storeId);
+    assert.equal(bodies.length, 1);
+    assertClean("the delivery dispatched after the erasure", bodies[0]!, needlesOf(p));
+    assert.equal(JSON.parse(bodies[0]!).data.email, `deleted-${customerId}@anonymized.invalid`);
+  });
+
+  it("a redelivery whose delivery was read before the erasure sends the erased body", async () => {
+    const p = person("Ij");
+    const { merchant, api, customerId, storeId } = await storeWithCustomer(p);
+    await createDeliveryRepo(ctx.platform.db).dispatchEvents(ctx.clock.now(), 100);
+    const [original] = await ctx.platform.db
+      .selectFrom("webhook_deliveries")
+      .selectAll()
+      .where("store_id", "=", storeId)
+      .execute();
+    assert.ok(original && hits(original.body, needlesOf(p)).length > 0, "the delivery as read before");
+    const removed = await merchant.client.delete(`${merchant.base}/customers/${customerId}`);
+    assert.equal(removed.status, 200);
+    const copy = await createDeliveryLogRepo(ctx.platform.db).redeliver(original, ctx.clock.now());
+    assert.ok(copy);
+    const bodies = await bodiesOf(storeId);
+    assert.equal(bodies.length, 2);
+    for (const body of bodies) assertClean("a delivery's body", body, needlesOf(p));
+    assert.equal((await api.get(`${API}/webhooks/deliveries`)).status, 200);
+  });
+
+  it("an idempotent answer recorded after the erasure committed is stored erased", async () => {
+    const p = person("Kl");
+    const { merchant, customerId, storeId } = await storeWithCustomer(p);
+    const key = `erase-${randomUUID()}`;
+    const scope = `installation:race-${randomUUID()}`;
+    const request = { method: "POST", route: "/customers", params: {}, query: {}, body: { email: p.email } };
+    const start = await ctx.platform.idempotency.begin({ scope, key, storeId, request });
+    assert.equal(start.kind, "claimed");
+    // The create committed; its answer (naming the customer) is still to be recorded when the
+    // merchant deletes the customer.
+    const answer = (await merchant.client.get(`${merchant.base}/customers/${customerId}`)).raw.body;
+    assert.ok(hits(answer, needlesOf(p)).length > 0);
+    const removed = await merchant.client.delete(`${merchant.base}/customers/${customerId}`);
+    assert.equal(removed.status, 200);
+    if (start.kind === "claimed") await start.finish({ status: 201, body: answer });
+    const replay = await ctx.platform.idempotency.begin({ scope, key, storeId, request });
+    assert.equal(replay.kind, "replay");
+    if (replay.kind === "replay") {
+      assertClean("the replay", replay.body, needlesOf(p));
+      assert.equal(JSON.parse(replay.body).data.email, `deleted-${customerId}@anonymized.invalid`);
+    }
+    for (const opened of await openedAnswers(ctx, key))
+      assertClean("a stored answer, opened", opened, needlesOf(p));
+  });
+
+  it("no order is placed for an erased customer, by id or by their erased e-mail address", async () => {
+    const p = person("Mn");
+    const { merchant, api, customerId } = await storeWithCustomer(p);
+    const product = await api.post(`${API}/products`, { title: "Cup", price: "3.00", stock: 5 });
+    const lineItems = [{ productId: product.data.id, quantity: 1 }];
+    assert.equal((await api.post(`${API}/orders`, { customerId, lineItems })).status, 201);
+    assert.equal(
+      (await merchant.client.delete(`${merchant.base}/customers/${customerId}`)).data.outcome,
+      "anonymized",
+    );
+    const byId = await api.post(`${API}/orders`, { customerId, lineItems });
+    assert.equal(byId.status, 409, JSON.stringify(byId.body));
+    assert.equal(byId.body.error.details[0].field, "customerId");
+    const byEmail = await api.post(`${API}/orders`, {
+      customer: { email: `deleted-${customerId}@anonymized.invalid`, firstName: "Someone" },
+      lineItems,
+    });
+    assert.equal(byEmail.status, 409, JSON.stringify(byEmail.body));
+    const dashboard = await merchant.client.post(`${merchant.base}/orders`, { customerId, lineItems });
+    assert.equal(dashboard.status, 409);
+  });
+  /** A second session on the test's schema (PostgreSQL only): what another request holds. */
+  async function otherSession() {
+    const other = new pg.Client({ connectionString: TEST_DATABASE_URL });
+    await other.connect();
+    await other.query(`SET search_path TO "${ctx.schema}"`);
+    return other;
+  }
+
+  /** Until a session waits on a lock in a statement whose text matches `pattern`. */
+  const waitsOnLock = (pattern: string, what: string) =>
+    waitUntil(
+      async () => {
+        const { rows } = await sql<{ n: number }>`
+          SELECT count(*)::int AS n FROM pg_stat_activity
+           WHERE wait_event_type = 'Lock' AND query LIKE ${pattern}`.execute(ctx.platform.db);
+        return Number(rows[0]!.n) > 0;
+      },
+      20_000,
+      what,
+    );
+
+  const needsServer = TEST_DATABASE_URL ? undefined : "needs TEST_DATABASE_URL (a second session)";
+
+  it("a redelivery or recover holding its subscription when the erasure starts: the erasure waits, then erases its copy", {
+    skip: needsServer,
+  }, async () => {
+    const p = person("Op");
+    const { merchant, customerId, storeId } = await storeWithCustomer(p);
+    await createDeliveryRepo(ctx.platform.db).dispatchEvents(ctx.clock.now(), 100);
+    const [original] = await ctx.platform.db
+      .selectFrom("webhook_deliveries")
+      .selectAll()
+      .where("store_id", "=", storeId)
+      .execute();
+    assert.ok(original);
+    const other = await otherSession();
+    try {
+      // What a redelivery does: its subscription share-locked, then a copy of the stored body.
+      await other.query("BEGIN");
+      await other.query("SELECT 1 FROM webhook_subscriptions WHERE store_id = $1 AND id = $2 FOR SHARE", [
+        storeId,
+        original.subscription_id,
+      ]);
+      await other.query(
+        `INSERT INTO webhook_deliveries (store_id, id, event_id, event_name, subscription_id, installation_id,
+                app_id, target_url, target_host, body, status, next_attempt_at, redelivery_of, created_at, updated_at)
+         SELECT store_id, $3, event_id, event_name, subscription_id, installation_id, app_id, target_url,
+                target_host, body, 'pending', now(), id, now(), now()
+           FROM webhook_deliveries WHERE store_id = $1 AND id = $2`,
+        [storeId, original.id, `whd_${"r".repeat(22)}`],
+      );
+      const removal = merchant.client.delete(`${merchant.base}/customers/${customerId}`);
+      await waitsOnLock("%FOR NO KEY UPDATE%", "the erasure waits for the subscription");
+      await other.query("COMMIT");
+      assert.equal((await removal).status, 200);
+    } finally {
+      await other.end();
+    }
+    const bodies = await bodiesOf(storeId);
+    assert.equal(bodies.length, 2, "the delivery and its copy");
+    for (const body of bodies) assertClean("a delivery's body", body, needlesOf(p));
+  });
+
+  it("a recover that starts while an erasure holds the subscription copies the erased body", {
+    skip: needsServer,
+  }, async () => {
+    const p = person("Qr");
+    const { storeId } = await storeWithCustomer(p);
+    await createDeliveryRepo(ctx.platform.db).dispatchEvents(ctx.clock.now(), 100);
+    const now = ctx.clock.now();
+    const [failed] = await ctx.platform.db
+      .updateTable("webhook_deliveries")
+      .set({ status: "failed", lease_until: null, lease_token: null, completed_at: now, attempts: 3 })
+      .where("store_id", "=", storeId)
+      .returningAll()
+      .execute();
+    assert.ok(failed);
+    const erasedBody = JSON.stringify({ ...JSON.parse(failed.body), data: { id: "erased" } });
+    const other = await otherSession();
+    try {
+      // What an erasure does: the subscription locked, then the stored body rewritten.
+      await other.query("BEGIN");
+      await other.query(
+        "SELECT 1 FROM webhook_subscriptions WHERE store_id = $1 AND id = $2 FOR NO KEY UPDATE",
+        [storeId, failed.subscription_id],
+      );
+      await other.query("UPDATE webhook_deliveries SET body = $3 WHERE store_id = $1 AND id = $2", [
+        storeId,
+        failed.id,
+        erasedBody,
+      ]);
+      const chunk = createDeliveryLogRepo(ctx.platform.db).recoverChunk({
+        storeId,
+        subscriptionId: failed.subscription_id,
+        since: new Date(now.getTime() - 3_600_000),
+        until: new Date(now.getTime() + 1000),
+        now,
+        limit: 10,
+      });
+      await waitsOnLock(
+        "%FROM webhook_subscriptions WHERE%FOR SHARE%",
+        "the recover waits for the subscription",
+      );
+      await other.query("COMMIT");
+      assert.equal((await chunk).queued, 1);
+    } finally {
+      await other.end();
+    }
+    const copy = await ctx.platform.db
+      .selectFrom("webhook_deliveries")
+      .select("body")
+      .where("store_id", "=", storeId)
+      .where("recovery_of", "=", failed.id)
+      .executeTakeFirstOrThrow();
+    assert.equal(copy.body, erasedBody, "the body as the erasure left it");
+  });
+});
