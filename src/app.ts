@@ -27,9 +27,9 @@ import { RequestLog } from "./lib/http/request-log.ts";
 import type { App } from "./lib/http/types.ts";
 import { trackUnusedConnections } from "./lib/http/unused-connections.ts";
 import { buildSerializer, installValidators } from "./lib/http/validation.ts";
-import { createAdminGuard } from "./modules/admin-api/admin-family.ts";
-import { createDashboardGuard, requireJsonWrites } from "./modules/dashboard-family.ts";
-import { createDeveloperGuard } from "./modules/developer/developer-family.ts";
+import { createAdminGuard } from "./modules/families/admin-family.ts";
+import { createDashboardGuard, requireJsonWrites } from "./modules/families/dashboard-family.ts";
+import { createDeveloperGuard } from "./modules/families/developer-family.ts";
 import { webhooksDocument } from "./modules/webhooks/webhooks-schemas.ts";
 import type { Platform } from "./platform.ts";
 

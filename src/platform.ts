@@ -31,7 +31,6 @@ import { createAppService } from "./modules/apps/apps-service.ts";
 import { createCustomerRepo } from "./modules/customers/customers-repo.ts";
 import { customerRoutes } from "./modules/customers/customers-routes.ts";
 import { createCustomerService } from "./modules/customers/customers-service.ts";
-import { developerRoutes } from "./modules/developer/developer-routes.ts";
 import { createEventRecorder, type RecordEvent } from "./modules/events/events-repo.ts";
 import { eventRoutes } from "./modules/events/events-routes.ts";
 import { createFeedRepo, createFeedSequencer } from "./modules/events/feed-repo.ts";
@@ -328,7 +327,6 @@ export function createPlatform(input: {
       requireSession,
       secureCookies: config.PUBLIC_BASE_URL.startsWith("https://"),
     }),
-    developerRoutes(services.products),
     storeRoutes(services.stores, requireSession),
     appRoutes({ apps, uninstallEverywhere: installations.uninstallEverywhere, requireSession }),
     appDeliveryRoutes({

@@ -5,7 +5,7 @@ import type { FeatureRoutes } from "../../lib/http/feature-routes.ts";
 import { Envelope } from "../../lib/http/schemas.ts";
 import type { App } from "../../lib/http/types.ts";
 import { currentAccount } from "../accounts/session-auth.ts";
-import { dashboardRoute, StoreParams, storeParams } from "../dashboard-family.ts";
+import { dashboardRoute, StoreParams, storeParams } from "../families/dashboard-family.ts";
 import {
   ApiKeyResource,
   ApiKeyWithSecret,

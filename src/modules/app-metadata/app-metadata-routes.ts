@@ -5,7 +5,7 @@ import { storeOf } from "../../lib/http/api-family.ts";
 import type { FeatureRoutes } from "../../lib/http/feature-routes.ts";
 import { Envelope, Id } from "../../lib/http/schemas.ts";
 import type { App } from "../../lib/http/types.ts";
-import { dashboardRoute, storeParams } from "../dashboard-family.ts";
+import { dashboardRoute, storeParams } from "../families/dashboard-family.ts";
 import { appsWithMetadata } from "./app-metadata.ts";
 import type { AppMetadataRepo, MetadataTable } from "./app-metadata-repo.ts";
 

@@ -6,10 +6,10 @@ import { eventName } from "../../lib/http/event-docs.ts";
 import type { FeatureRoutes } from "../../lib/http/feature-routes.ts";
 import { CursorPage, Envelope, Params } from "../../lib/http/schemas.ts";
 import type { App } from "../../lib/http/types.ts";
-import { accessOf, adminRoute } from "../admin-api/admin-family.ts";
-import { dashboardRoute, StoreParams, storeParams } from "../dashboard-family.ts";
-import { developerRoute } from "../developer/developer-family.ts";
-import { Page, PageQuery, pageDescription } from "../developer/developer-pages.ts";
+import { accessOf, adminRoute } from "../families/admin-family.ts";
+import { dashboardRoute, StoreParams, storeParams } from "../families/dashboard-family.ts";
+import { developerRoute } from "../families/developer-family.ts";
+import { Page, PageQuery, pageDescription } from "../families/developer-pages.ts";
 import {
   AdminCreateCustomerBody,
   AdminUpdateCustomerBody,

@@ -10,8 +10,8 @@ import {
 import { AppError } from "../../lib/errors.ts";
 import type { FeatureRoutes } from "../../lib/http/feature-routes.ts";
 import { isoString } from "../../lib/iso-string.ts";
-import { accessOf, adminRoute } from "../admin-api/admin-family.ts";
 import { eventDataFor } from "../app-metadata/app-metadata.ts";
+import { accessOf, adminRoute } from "../families/admin-family.ts";
 import { eventNamesParam, eventsAllowed } from "./event-scope.ts";
 import { EventsQuery, FeedEventResource, FeedMeta } from "./events-schemas.ts";
 import type { FeedRepo, FeedSequencer } from "./feed-repo.ts";

@@ -6,7 +6,7 @@ import type { FeatureRoutes } from "../../lib/http/feature-routes.ts";
 import { Envelope, Timestamp } from "../../lib/http/schemas.ts";
 import type { App } from "../../lib/http/types.ts";
 import { ClientId } from "../apps/apps-schemas.ts";
-import { dashboardRoute, StoreParams, storeParams } from "../dashboard-family.ts";
+import { dashboardRoute, StoreParams, storeParams } from "../families/dashboard-family.ts";
 import type { InstallationService } from "./installations-service.ts";
 
 const InstallationResource = Type.Object(

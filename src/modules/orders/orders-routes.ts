@@ -19,10 +19,10 @@ import type { FeatureRoutes } from "../../lib/http/feature-routes.ts";
 import { CursorPage, Envelope, Params } from "../../lib/http/schemas.ts";
 import type { App } from "../../lib/http/types.ts";
 import { currentAccount } from "../accounts/session-auth.ts";
-import { accessOf, adminRoute } from "../admin-api/admin-family.ts";
-import { dashboardRoute, StoreParams, storeParams } from "../dashboard-family.ts";
-import { developerRoute } from "../developer/developer-family.ts";
-import { Page, PageQuery, pageDescription } from "../developer/developer-pages.ts";
+import { accessOf, adminRoute } from "../families/admin-family.ts";
+import { dashboardRoute, StoreParams, storeParams } from "../families/dashboard-family.ts";
+import { developerRoute } from "../families/developer-family.ts";
+import { Page, PageQuery, pageDescription } from "../families/developer-pages.ts";
 import type { AccessContext } from "../oauth/token-service.ts";
 import type { Actor } from "./orders-repo.ts";
 import {

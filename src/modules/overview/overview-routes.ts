@@ -4,7 +4,7 @@ import { storeOf } from "../../lib/http/api-family.ts";
 import type { FeatureRoutes } from "../../lib/http/feature-routes.ts";
 import { Envelope, Timestamp } from "../../lib/http/schemas.ts";
 import type { App } from "../../lib/http/types.ts";
-import { dashboardRoute, StoreParams } from "../dashboard-family.ts";
+import { dashboardRoute, StoreParams } from "../families/dashboard-family.ts";
 import { DAILY_SALES_DAYS, type OverviewService } from "./overview-service.ts";
 
 const Window = Type.Object({

@@ -5,7 +5,7 @@ import type { FeatureRoutes } from "../../lib/http/feature-routes.ts";
 import { Envelope, Timestamp } from "../../lib/http/schemas.ts";
 import type { App } from "../../lib/http/types.ts";
 import { CustomerIdParam } from "../customers/customers-schemas.ts";
-import { dashboardRoute, storeParams } from "../dashboard-family.ts";
+import { dashboardRoute, storeParams } from "../families/dashboard-family.ts";
 import type { PrivacyService } from "./privacy-service.ts";
 
 const AppRef = Type.Object({

@@ -1,13 +1,12 @@
-import { EVENT, METADATA_LIMITS, Scope } from "../../contracts/index.ts";
-import type { StoreScope } from "../../contracts/scopes.ts";
-import { type RouteSpec, storeOf } from "../../lib/http/api-family.ts";
+import { EVENT, METADATA_LIMITS, ProductStatus, Scope } from "../../contracts/index.ts";
 import { eventName } from "../../lib/http/event-docs.ts";
 import type { FeatureRoutes } from "../../lib/http/feature-routes.ts";
-import { CursorPage, Envelope, Params } from "../../lib/http/schemas.ts";
-import type { App } from "../../lib/http/types.ts";
-import { accessOf, adminRoute } from "../admin-api/admin-family.ts";
-import { dashboardRoute, StoreParams, storeParams } from "../dashboard-family.ts";
-import { developerRoute } from "../developer/developer-family.ts";
+import { CursorPage, Envelope } from "../../lib/http/schemas.ts";
+import { ADMIN_API } from "../families/admin-family.ts";
+import { DASHBOARD } from "../families/dashboard-family.ts";
+import { DEVELOPER_API } from "../families/developer-family.ts";
+import { Page, PageQuery, pageDescription } from "../families/developer-pages.ts";
+import { defineOperation, mount } from "../families/operation.ts";
 import {
   AdminCreateProductBody,
   AdminUpdateProductBody,
@@ -19,258 +18,113 @@ import {
 } from "./products-schemas.ts";
 import type { ProductService } from "./products-service.ts";
 
-/**
- * Product routes of the dashboard, the Admin API and the developer API. Each route states its
- * method, path, operationId and required scope; what the families share is declared once here.
- * Reads need read_products, writes write_products.
- */
-const PRODUCT = {
-  list: {
-    summary: "List products",
-    description:
-      "Newest first. With `updatedSince`, oldest change first (for incremental sync). Follow `meta.nextCursor` for more.",
-    querystring: ProductListQuery,
-    response: { 200: CursorPage(ProductResource) },
-  },
-  get: {
-    summary: "Get a product",
-    response: { 200: Envelope(ProductResource) },
-    errors: ["NOT_FOUND"],
-  },
-  create: {
-    summary: "Create a product",
-    description: `Emits ${eventName(EVENT.productCreated)}.`,
-    body: CreateProductBody,
-    response: { 201: Envelope(ProductResource, "Created") },
-    errors: ["CONFLICT"],
-  },
-  update: {
-    summary: "Update a product",
-    description: `Send only the fields to change. Emits ${eventName(EVENT.productUpdated)} when something changed.`,
-    body: UpdateProductBody,
-    response: { 200: Envelope(ProductResource) },
-    errors: ["NOT_FOUND", "CONFLICT"],
-  },
-  remove: {
-    summary: "Delete a product",
-    description: `Orders keep their line items' snapshot. Emits ${eventName(EVENT.productDeleted)} with the deleted product.`,
-    response: { 200: Envelope(ProductResource, "The deleted product") },
-    errors: ["NOT_FOUND"],
-  },
-} satisfies Record<string, Partial<RouteSpec<StoreScope>>>;
-
-const ProductParams = Params(ProductIdParam);
 const METADATA_RULES = `\`metadata\` is your app's own (at most ${METADATA_LIMITS.keys} keys): merged into the pairs it keeps on the product, \`null\` removes a key; other apps never see it.`;
 
-export function registerDashboardProductRoutes(app: App, products: ProductService) {
-  const tags = ["Dashboard: products"];
-  app.get(
-    "/stores/:slug/products",
-    dashboardRoute({
-      operationId: "dashboardListProducts",
-      scope: Scope.read_products,
-      tags,
-      params: StoreParams,
-      ...PRODUCT.list,
+/**
+ * The product operations, each declared once: the dashboard, the Admin API and the developer API
+ * mount the ones they offer (productRoutes). Reads need read_products, writes write_products. The
+ * bodies are an app's (with its `metadata`); the other families mount them with the plain ones.
+ */
+export function productOperations(products: ProductService) {
+  return {
+    list: defineOperation({
+      method: "GET",
+      path: "/products",
+      summary: "List products",
+      description:
+        "Newest first. With `updatedSince`, oldest change first (for incremental sync). Follow `meta.nextCursor` for more.",
+      querystring: ProductListQuery,
+      response: { 200: CursorPage(ProductResource) },
+      run: async ({ caller, query }) => {
+        const page = await products.list(caller.store, query, caller.viewer);
+        return { data: page.items, meta: page.meta };
+      },
     }),
-    async (request) => {
-      const page = await products.list(storeOf(request), request.query);
-      return { success: true as const, data: page.items, meta: page.meta };
-    },
-  );
-  app.get(
-    "/stores/:slug/products/:id",
-    dashboardRoute({
-      operationId: "dashboardGetProduct",
-      scope: Scope.read_products,
-      tags,
-      params: storeParams(ProductIdParam),
-      ...PRODUCT.get,
+    /** The developer API's list: page-numbered, as the spec has it, with the store's totals. */
+    listByPage: defineOperation({
+      method: "GET",
+      path: "/products",
+      summary: "List products, page by page",
+      description: pageDescription("products"),
+      querystring: PageQuery,
+      response: {
+        200: Page(ProductResource, "Products", [
+          {
+            success: true,
+            data: [
+              {
+                id: "prod_8Kd2Lm4Xq7Rt1Vw9Yz3Bc5",
+                title: "Linen shirt",
+                description: "Breathable, pre-washed linen.",
+                price: "19.99",
+                currency: "USD",
+                sku: "SHIRT-LIN-M",
+                stock: 25,
+                status: ProductStatus.active,
+                createdAt: "2026-11-22T10:00:00.000Z",
+                updatedAt: "2026-11-22T10:00:00.000Z",
+              },
+            ],
+            meta: { page: 3, perPage: 20, total: 41, totalPages: 3 },
+          },
+          { success: true, data: [], meta: { page: 4, perPage: 20, total: 41, totalPages: 3 } },
+        ]),
+      },
+      run: async ({ caller, query }) => {
+        const page = await products.listByPage(caller.store, query.page, query.perPage);
+        return { data: page.items, meta: page.meta };
+      },
     }),
-    async (request) => ({
-      success: true as const,
-      data: await products.get(storeOf(request), request.params.id),
-    }),
-  );
-  app.post(
-    "/stores/:slug/products",
-    dashboardRoute({
-      operationId: "dashboardCreateProduct",
-      scope: Scope.write_products,
-      tags,
-      params: StoreParams,
-      ...PRODUCT.create,
-    }),
-    async (request, reply) =>
-      reply
-        .status(201)
-        .send({ success: true as const, data: await products.create(storeOf(request), request.body) }),
-  );
-  app.patch(
-    "/stores/:slug/products/:id",
-    dashboardRoute({
-      operationId: "dashboardUpdateProduct",
-      scope: Scope.write_products,
-      tags,
-      params: storeParams(ProductIdParam),
-      ...PRODUCT.update,
-    }),
-    async (request) => ({
-      success: true as const,
-      data: await products.update(storeOf(request), request.params.id, request.body),
-    }),
-  );
-  app.delete(
-    "/stores/:slug/products/:id",
-    dashboardRoute({
-      operationId: "dashboardDeleteProduct",
-      scope: Scope.write_products,
-      tags,
-      params: storeParams(ProductIdParam),
-      ...PRODUCT.remove,
-    }),
-    async (request) => ({
-      success: true as const,
-      data: await products.remove(storeOf(request), request.params.id),
-    }),
-  );
-}
-
-export function registerAdminProductRoutes(app: App, products: ProductService) {
-  const tags = ["Admin API: products"];
-  const viewer = (request: Parameters<typeof accessOf>[0]) => ({ appId: accessOf(request).appId });
-  app.get(
-    "/products",
-    adminRoute({ operationId: "adminListProducts", scope: Scope.read_products, tags, ...PRODUCT.list }),
-    async (request) => {
-      const page = await products.list(storeOf(request), request.query, viewer(request));
-      return { success: true as const, data: page.items, meta: page.meta };
-    },
-  );
-  app.get(
-    "/products/:id",
-    adminRoute({
-      operationId: "adminGetProduct",
-      scope: Scope.read_products,
-      tags,
-      params: ProductParams,
-      ...PRODUCT.get,
-    }),
-    async (request) => ({
-      success: true as const,
-      data: await products.get(storeOf(request), request.params.id, viewer(request)),
-    }),
-  );
-  app.post(
-    "/products",
-    adminRoute({
-      operationId: "adminCreateProduct",
-      scope: Scope.write_products,
-      tags,
-      ...PRODUCT.create,
-      description: `${PRODUCT.create.description} ${METADATA_RULES}`,
-      body: AdminCreateProductBody,
-    }),
-    async (request, reply) =>
-      reply.status(201).send({
-        success: true as const,
-        data: await products.create(storeOf(request), request.body, viewer(request)),
+    get: defineOperation({
+      method: "GET",
+      path: "/products/:id",
+      params: ProductIdParam,
+      summary: "Get a product",
+      response: { 200: Envelope(ProductResource) },
+      errors: ["NOT_FOUND"],
+      run: async ({ caller, params }) => ({
+        data: await products.get(caller.store, params.id, caller.viewer),
       }),
-  );
-  app.patch(
-    "/products/:id",
-    adminRoute({
-      operationId: "adminUpdateProduct",
-      scope: Scope.write_products,
-      tags,
-      params: ProductParams,
-      ...PRODUCT.update,
-      description: `${PRODUCT.update.description} ${METADATA_RULES}`,
+    }),
+    create: defineOperation({
+      method: "POST",
+      path: "/products",
+      summary: "Create a product",
+      description: `Emits ${eventName(EVENT.productCreated)}.`,
+      body: AdminCreateProductBody,
+      response: { 201: Envelope(ProductResource, "Created") },
+      errors: ["CONFLICT"],
+      run: async ({ caller, body }) => ({ data: await products.create(caller.store, body, caller.viewer) }),
+    }),
+    update: defineOperation({
+      method: "PATCH",
+      path: "/products/:id",
+      params: ProductIdParam,
+      summary: "Update a product",
+      description: `Send only the fields to change. Emits ${eventName(EVENT.productUpdated)} when something changed.`,
       body: AdminUpdateProductBody,
+      response: { 200: Envelope(ProductResource) },
+      errors: ["NOT_FOUND", "CONFLICT"],
+      run: async ({ caller, params, body }) => ({
+        data: await products.update(caller.store, params.id, body, caller.viewer),
+      }),
     }),
-    async (request) => ({
-      success: true as const,
-      data: await products.update(storeOf(request), request.params.id, request.body, viewer(request)),
+    remove: defineOperation({
+      method: "DELETE",
+      path: "/products/:id",
+      params: ProductIdParam,
+      summary: "Delete a product",
+      description: `Orders keep their line items' snapshot. Emits ${eventName(EVENT.productDeleted)} with the deleted product.`,
+      response: { 200: Envelope(ProductResource, "The deleted product") },
+      errors: ["NOT_FOUND"],
+      run: async ({ caller, params }) => ({ data: await products.remove(caller.store, params.id) }),
     }),
-  );
-  app.delete(
-    "/products/:id",
-    adminRoute({
-      operationId: "adminDeleteProduct",
-      scope: Scope.write_products,
-      tags,
-      params: ProductParams,
-      ...PRODUCT.remove,
-    }),
-    async (request) => ({
-      success: true as const,
-      data: await products.remove(storeOf(request), request.params.id),
-    }),
-  );
-}
-
-/** The developer API's product routes but its page-numbered list (developer-routes.ts). */
-export function registerDeveloperProductRoutes(app: App, products: ProductService) {
-  const tags = ["Developer API: products"];
-  app.get(
-    "/products/:id",
-    developerRoute({
-      operationId: "developerGetProduct",
-      scope: Scope.read_products,
-      tags,
-      params: ProductParams,
-      ...PRODUCT.get,
-    }),
-    async (request) => ({
-      success: true as const,
-      data: await products.get(storeOf(request), request.params.id),
-    }),
-  );
-  app.post(
-    "/products",
-    developerRoute({
-      operationId: "developerCreateProduct",
-      scope: Scope.write_products,
-      tags,
-      ...PRODUCT.create,
-    }),
-    async (request, reply) =>
-      reply
-        .status(201)
-        .send({ success: true as const, data: await products.create(storeOf(request), request.body) }),
-  );
-  app.patch(
-    "/products/:id",
-    developerRoute({
-      operationId: "developerUpdateProduct",
-      scope: Scope.write_products,
-      tags,
-      params: ProductParams,
-      ...PRODUCT.update,
-    }),
-    async (request) => ({
-      success: true as const,
-      data: await products.update(storeOf(request), request.params.id, request.body),
-    }),
-  );
-  app.delete(
-    "/products/:id",
-    developerRoute({
-      operationId: "developerDeleteProduct",
-      scope: Scope.write_products,
-      tags,
-      params: ProductParams,
-      ...PRODUCT.remove,
-    }),
-    async (request) => ({
-      success: true as const,
-      data: await products.remove(storeOf(request), request.params.id),
-    }),
-  );
+  };
 }
 
 /** The product routes of every family (platform.ts lists them). */
 export function productRoutes(products: ProductService): FeatureRoutes {
+  const op = productOperations(products);
   return {
     tags: {
       "Dashboard: products": "A store's catalogue.",
@@ -278,8 +132,83 @@ export function productRoutes(products: ProductService): FeatureRoutes {
         "Bearer token with `read_products` / `write_products`. Each app reads and writes its own `metadata` on a product, and only its own.",
       "Developer API: products": "`read_products` to read; `write_products` to create, change and delete.",
     },
-    store: (app) => registerDashboardProductRoutes(app, products),
-    admin: (app) => registerAdminProductRoutes(app, products),
-    developer: (app) => registerDeveloperProductRoutes(app, products),
+    store(app) {
+      const tags = ["Dashboard: products"];
+      mount(app, DASHBOARD, op.list, {
+        operationId: "dashboardListProducts",
+        scope: Scope.read_products,
+        tags,
+      });
+      mount(app, DASHBOARD, op.get, { operationId: "dashboardGetProduct", scope: Scope.read_products, tags });
+      mount(app, DASHBOARD, op.create, {
+        operationId: "dashboardCreateProduct",
+        scope: Scope.write_products,
+        tags,
+        body: CreateProductBody,
+      });
+      mount(app, DASHBOARD, op.update, {
+        operationId: "dashboardUpdateProduct",
+        scope: Scope.write_products,
+        tags,
+        body: UpdateProductBody,
+      });
+      mount(app, DASHBOARD, op.remove, {
+        operationId: "dashboardDeleteProduct",
+        scope: Scope.write_products,
+        tags,
+      });
+    },
+    admin(app) {
+      const tags = ["Admin API: products"];
+      mount(app, ADMIN_API, op.list, { operationId: "adminListProducts", scope: Scope.read_products, tags });
+      mount(app, ADMIN_API, op.get, { operationId: "adminGetProduct", scope: Scope.read_products, tags });
+      mount(app, ADMIN_API, op.create, {
+        operationId: "adminCreateProduct",
+        scope: Scope.write_products,
+        tags,
+        description: `${op.create.description} ${METADATA_RULES}`,
+      });
+      mount(app, ADMIN_API, op.update, {
+        operationId: "adminUpdateProduct",
+        scope: Scope.write_products,
+        tags,
+        description: `${op.update.description} ${METADATA_RULES}`,
+      });
+      mount(app, ADMIN_API, op.remove, {
+        operationId: "adminDeleteProduct",
+        scope: Scope.write_products,
+        tags,
+      });
+    },
+    developer(app) {
+      const tags = ["Developer API: products"];
+      mount(app, DEVELOPER_API, op.listByPage, {
+        operationId: "developerListProducts",
+        scope: Scope.read_products,
+        tags,
+      });
+      mount(app, DEVELOPER_API, op.get, {
+        operationId: "developerGetProduct",
+        scope: Scope.read_products,
+        tags,
+      });
+      mount(app, DEVELOPER_API, op.create, {
+        operationId: "developerCreateProduct",
+        scope: Scope.write_products,
+        tags,
+        body: CreateProductBody,
+      });
+      mount(app, DEVELOPER_API, op.update, {
+        operationId: "developerUpdateProduct",
+        scope: Scope.write_products,
+        tags,
+        body: UpdateProductBody,
+      });
+      mount(app, DEVELOPER_API, op.remove, {
+        operationId: "developerDeleteProduct",
+        scope: Scope.write_products,
+        tags,
+      });
+    },
   };
 }

@@ -7,8 +7,10 @@ import type { FeatureRoutes } from "../../lib/http/feature-routes.ts";
 import { Envelope, errorResponses } from "../../lib/http/schemas.ts";
 import type { App } from "../../lib/http/types.ts";
 import { currentAccount } from "../accounts/session-auth.ts";
-import { adminRoute } from "../admin-api/admin-family.ts";
-import { dashboardRoute } from "../dashboard-family.ts";
+import { ADMIN_API } from "../families/admin-family.ts";
+import { DASHBOARD, dashboardRoute } from "../families/dashboard-family.ts";
+import { DEVELOPER_API } from "../families/developer-family.ts";
+import { defineOperation, mount } from "../families/operation.ts";
 import {
   CreateStoreBody,
   SlugParams,
@@ -74,30 +76,31 @@ export function registerAccountStoreRoutes(
 }
 
 /**
- * A store's own page and settings in the dashboard, and the store an app is installed in. (The
- * developer API's `GET /store` is in developer-routes.ts.)
+ * The store a request acts on, as every family reads it: the merchant's, the app's installation's,
+ * the key pair's. Read again, not taken from the credential: an access token's cached installation
+ * may be a moment older than the settings.
  */
-export function registerDashboardStoreRoutes(app: App, stores: StoreService) {
-  const tags = ["Dashboard: stores"];
-  app.get(
-    "/stores/:slug",
-    dashboardRoute({
-      operationId: "dashboardGetStore",
-      scope: "authenticated",
-      tags,
+export function storeOperations(stores: StoreService) {
+  return {
+    get: defineOperation({
+      method: "GET",
+      path: "/store",
       summary: "Get one of the merchant's stores",
       description: "The store and its settings.",
-      params: SlugParams,
       response: { 200: Envelope(StoreResource) },
+      run: async ({ caller }) => ({ data: toStoreResource(await stores.current(caller.store.id)) }),
     }),
-    async (request) => ({ success: true as const, data: toStoreResource(storeOf(request)) }),
-  );
+  };
+}
+
+/** The dashboard's store settings: one family only. */
+export function registerDashboardStoreRoutes(app: App, stores: StoreService) {
   app.patch(
     "/stores/:slug",
     dashboardRoute({
       operationId: "dashboardUpdateStore",
       scope: Scope.manage_store,
-      tags,
+      tags: ["Dashboard: stores"],
       summary: "Change the store's settings",
       description: `Send only what changes: name, contact e-mail, address, currency, time zone, order number prefix. Emits ${eventName(EVENT.shopUpdated)} when something changed; a change to nothing emits nothing. The currency changes only while the store has no orders (409 \`CONFLICT\` after): every order stays in the currency it was placed in. New orders take the prefix in force when they are placed.`,
       params: SlugParams,
@@ -112,38 +115,74 @@ export function registerDashboardStoreRoutes(app: App, stores: StoreService) {
   );
 }
 
-export function registerAdminStoreRoutes(app: App, stores: StoreService) {
-  app.get(
-    "/store",
-    adminRoute({
-      operationId: "adminGetStore",
-      // Whatever the token's scopes, like the developer API's GET /store: an app needs the
-      // currency and time zone of the store it works in.
-      scope: "authenticated",
-      tags: ["Admin API: store"],
-      summary: "The store the app is installed in",
-      description: `Its name, contact e-mail, address, currency, time zone and order number prefix. ${eventName(EVENT.shopUpdated)} says when they change (every app may subscribe to it).`,
-      response: { 200: Envelope(StoreResource) },
-    }),
-    async (request) => ({
-      success: true as const,
-      data: toStoreResource(await stores.current(storeOf(request).id)),
-    }),
-  );
-}
-
 /** The store routes of every family (platform.ts lists them). */
 export function storeRoutes(
   stores: StoreService,
   requireSession: (request: FastifyRequest, reply: FastifyReply) => Promise<void>,
 ): FeatureRoutes {
+  const op = storeOperations(stores);
   return {
     tags: {
       "Dashboard: stores": "The merchant's stores.",
       "Admin API: store": "Any valid bearer token: the store the app is installed in, with its settings.",
+      "Developer API: store":
+        "The developer API (`/api/v1/developer`). Send `x-api-key` and `x-api-secret` on every request. Checks, in order: both headers (401 `UNAUTHENTICATED`); the key pair (401 `INVALID_CREDENTIALS`, the same answer for an unknown key, a wrong secret, a revoked or an expired key; repeated failures per key id or IP answer 429); the key's rate limit (429, `X-RateLimit-*` headers on every authenticated answer); the key's scope for the operation (403 `INSUFFICIENT_SCOPE` with `details.requiredScope`; each operation names its scope); the request (400).",
     },
     account: (app) => registerAccountStoreRoutes(app, { stores, requireSession }),
-    store: (app) => registerDashboardStoreRoutes(app, stores),
-    admin: (app) => registerAdminStoreRoutes(app, stores),
+    store(app) {
+      mount(app, DASHBOARD, op.get, {
+        operationId: "dashboardGetStore",
+        scope: "authenticated",
+        tags: ["Dashboard: stores"],
+      });
+      registerDashboardStoreRoutes(app, stores);
+    },
+    admin(app) {
+      mount(app, ADMIN_API, op.get, {
+        operationId: "adminGetStore",
+        // Whatever the token's scopes, like the developer API's GET /store: an app needs the
+        // currency and time zone of the store it works in.
+        scope: "authenticated",
+        tags: ["Admin API: store"],
+        summary: "The store the app is installed in",
+        description: `Its name, contact e-mail, address, currency, time zone and order number prefix. ${eventName(EVENT.shopUpdated)} says when they change (every app may subscribe to it).`,
+      });
+    },
+    developer(app) {
+      mount(app, DEVELOPER_API, op.get, {
+        operationId: "developerGetStore",
+        // Whatever the key's scopes: an integration must be able to tell which store it talks to.
+        scope: "authenticated",
+        tags: ["Developer API: store"],
+        summary: "The key's store",
+        description:
+          "Any valid key pair of the store, whatever its scopes: it tells an integration which store it is talking to.",
+        response: {
+          200: Type.Object(
+            { success: Type.Literal(true), data: StoreResource },
+            {
+              description: "Success",
+              examples: [
+                {
+                  success: true,
+                  data: {
+                    id: "store_4Fq9Lm2Xb7Kd1Rt8Vw3Yz6",
+                    slug: "demo-store",
+                    name: "Demo Store",
+                    currency: "USD",
+                    contactEmail: "hello@demo-store.example",
+                    address: null,
+                    timeZone: "UTC",
+                    orderNumberPrefix: "#",
+                    createdAt: "2026-11-22T10:00:00.000Z",
+                    updatedAt: "2026-11-22T10:00:00.000Z",
+                  },
+                },
+              ],
+            },
+          ),
+        },
+      });
+    },
   };
 }

@@ -32,9 +32,9 @@ import {
 import type { App } from "../../lib/http/types.ts";
 import { CREATED_AND_UPDATED, finishPage, planPage } from "../../lib/pagination.ts";
 import { currentAccount } from "../accounts/session-auth.ts";
-import { accessOf, adminRoute } from "../admin-api/admin-family.ts";
 import { ClientId } from "../apps/apps-schemas.ts";
 import type { AppService } from "../apps/apps-service.ts";
+import { accessOf, adminRoute } from "../families/admin-family.ts";
 import type {
   DeliveryFilter,
   DeliveryLogRepo,

@@ -3,7 +3,7 @@ import { Scope } from "../../contracts/index.ts";
 import type { FeatureRoutes } from "../../lib/http/feature-routes.ts";
 import { Envelope, Params } from "../../lib/http/schemas.ts";
 import type { App } from "../../lib/http/types.ts";
-import { accessOf, adminRoute } from "../admin-api/admin-family.ts";
+import { accessOf, adminRoute } from "../families/admin-family.ts";
 import type { RecoveryService } from "./recovery-service.ts";
 import type { SubscriptionService } from "./subscriptions-service.ts";
 import {

@@ -1,12 +1,13 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { TProperties } from "typebox";
-import { STORE_SCOPE_NAMES, type StoreScope } from "../contracts/scopes.ts";
-import { AppError } from "../lib/errors.ts";
-import { type FamilyGuard, familyRoute } from "../lib/http/api-family.ts";
-import { Params, StoreSlug } from "../lib/http/schemas.ts";
-import type { App } from "../lib/http/types.ts";
-import { currentAccount } from "./accounts/session-auth.ts";
-import type { StoreService } from "./stores/stores-service.ts";
+import { STORE_SCOPE_NAMES, type StoreScope } from "../../contracts/scopes.ts";
+import { AppError } from "../../lib/errors.ts";
+import { type FamilyGuard, familyRoute } from "../../lib/http/api-family.ts";
+import { Params, StoreSlug } from "../../lib/http/schemas.ts";
+import type { App } from "../../lib/http/types.ts";
+import { currentAccount } from "../accounts/session-auth.ts";
+import type { StoreService } from "../stores/stores-service.ts";
+import type { Family } from "./operation.ts";
 
 /**
  * Route options of a dashboard route acting on one of the merchant's stores
@@ -69,3 +70,12 @@ export function requireJsonWrites(app: App) {
     }
   });
 }
+
+/** A store's routes of the dashboard as a family operations are mounted in (operation.ts). */
+export const DASHBOARD: Family<StoreScope> = {
+  // The store itself (`/store` in the APIs) is the store's own address here.
+  url: (path) => (path === "/store" ? "/stores/:slug" : `/stores/:slug${path}`),
+  params: (properties) => (properties ? storeParams(properties) : StoreParams),
+  route: dashboardRoute,
+  viewer: () => undefined,
+};

@@ -1,9 +1,11 @@
 import { AppError } from "../../lib/errors.ts";
 import { type FamilyGuard, familyRoute } from "../../lib/http/api-family.ts";
 import { rateLimitHandler } from "../../lib/http/rate-limit.ts";
+import { Params } from "../../lib/http/schemas.ts";
 import type { RateLimiter } from "../../lib/rate-limit/limiters.ts";
 import type { KeyScope } from "../api-keys/api-keys-schemas.ts";
 import type { ApiKeyService, KeyContext } from "../api-keys/api-keys-service.ts";
+import type { Family } from "./operation.ts";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -55,3 +57,11 @@ export function createDeveloperGuard(deps: {
     refusal: (scope) => ({ message: `This call needs the ${scope} scope, which this key does not have.` }),
   };
 }
+
+/** The developer API as a family operations are mounted in (operation.ts). */
+export const DEVELOPER_API: Family<KeyScope> = {
+  url: (path) => path,
+  params: (properties) => (properties ? Params(properties) : undefined),
+  route: developerRoute,
+  viewer: () => undefined,
+};

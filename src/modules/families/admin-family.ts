@@ -3,8 +3,10 @@ import type { Scope } from "../../contracts/scopes.ts";
 import { AppError } from "../../lib/errors.ts";
 import { type FamilyGuard, familyRoute } from "../../lib/http/api-family.ts";
 import { rateLimitHandler } from "../../lib/http/rate-limit.ts";
+import { Params } from "../../lib/http/schemas.ts";
 import type { RateLimiter } from "../../lib/rate-limit/limiters.ts";
 import type { AccessContext, TokenService } from "../oauth/token-service.ts";
+import type { Family } from "./operation.ts";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -71,3 +73,11 @@ export function createAdminGuard(deps: {
     }),
   };
 }
+
+/** The Admin API as a family operations are mounted in (operation.ts): the app is the viewer. */
+export const ADMIN_API: Family<Scope> = {
+  url: (path) => path,
+  params: (properties) => (properties ? Params(properties) : undefined),
+  route: adminRoute,
+  viewer: (request) => ({ appId: accessOf(request).appId }),
+};
