@@ -274,10 +274,10 @@ export function createPlatform(input: {
   };
 
   /** An app in an order's history: its name as it is when it acts. */
-  const appActor = async (access: AccessContext) => ({
+  const appActor = async (appId: string) => ({
     kind: ActorKind.app,
-    id: access.appId,
-    name: (await appRepo.findById(access.appId))?.name ?? "An app",
+    id: appId,
+    name: (await appRepo.findById(appId))?.name ?? "An app",
   });
   /** Bulk exports (modules/exports): slots shared by every process, in the database. */
   const exports = createExportService({

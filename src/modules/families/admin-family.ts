@@ -79,5 +79,9 @@ export const ADMIN_API: Family<Scope> = {
   url: (path) => path,
   params: (properties) => (properties ? Params(properties) : undefined),
   route: adminRoute,
+  principal: (request) => {
+    const access = accessOf(request);
+    return { kind: "app", appId: access.appId, installationId: access.installationId };
+  },
   viewer: (request) => ({ appId: accessOf(request).appId }),
 };

@@ -77,5 +77,9 @@ export const DASHBOARD: Family<StoreScope> = {
   url: (path) => (path === "/store" ? "/stores/:slug" : `/stores/:slug${path}`),
   params: (properties) => (properties ? storeParams(properties) : StoreParams),
   route: dashboardRoute,
+  principal: (request) => {
+    const account = currentAccount(request);
+    return { kind: "account", id: account.id, name: account.name };
+  },
   viewer: () => undefined,
 };

@@ -63,5 +63,9 @@ export const DEVELOPER_API: Family<KeyScope> = {
   url: (path) => path,
   params: (properties) => (properties ? Params(properties) : undefined),
   route: developerRoute,
+  principal: (request) => {
+    if (!request.apiKey) throw new AppError("INTERNAL", { message: "Key pair not resolved." });
+    return { kind: "key", keyId: request.apiKey.keyId };
+  },
   viewer: () => undefined,
 };

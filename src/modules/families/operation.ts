@@ -20,9 +20,16 @@ type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 type Validated<X> = X extends TSchema ? Static<X> : undefined;
 type ParamsOf<P> = P extends TProperties ? Static<TObject<P>> : Record<string, never>;
 
-/** Who an operation answers: the store the request acts on, and who views the answer. */
+/** Who makes a request: the merchant signed in to the dashboard, an app, or a key pair. */
+export type Principal =
+  | { kind: "account"; id: string; name: string }
+  | { kind: "app"; appId: string; installationId: string }
+  | { kind: "key"; keyId: string };
+
+/** Who an operation answers: the store the request acts on, who asks, and who views the answer. */
 export interface Caller {
   store: Store;
+  principal: Principal;
   /** The app that asks (the Admin API): its own metadata is part of what it sees. */
   viewer: Viewer;
 }
@@ -105,6 +112,8 @@ export interface Family<S extends StoreScope> {
   /** The family's route helper (familyRoute): security, scope and error responses. */
   // biome-ignore lint/suspicious/noExplicitAny: the helper's own generics are the family's business.
   route(spec: RouteSpec<S> & { authorize?: any }): any;
+  /** Who makes the request (set by the family's guard). */
+  principal(request: FastifyRequest): Principal;
   /** Who views the answer: the app on the Admin API; nobody in particular elsewhere. */
   viewer(request: FastifyRequest): Viewer;
 }
@@ -155,7 +164,11 @@ export function mount<S extends StoreScope>(
     ...options,
     handler: async (request: FastifyRequest, reply: FastifyReply) => {
       const answer = await run({
-        caller: { store: storeOf(request), viewer: family.viewer(request) },
+        caller: {
+          store: storeOf(request),
+          principal: family.principal(request),
+          viewer: family.viewer(request),
+        },
         params: request.params as never,
         query: request.query as never,
         body: request.body as never,
