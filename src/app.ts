@@ -175,6 +175,7 @@ export async function buildApp(
   for (const feature of platform.routes) feature.public?.(app);
   app.decorateRequest("access", null);
   app.decorateRequest("apiKey", null);
+  app.decorateRequest("credentialCheck", null);
   // Both token families check credentials and the route's scope in onRequest: a request without
   // them answers 401/403 before its body is parsed or its query validated, and malformed requests
   // still spend quota. Every route of a family declares its scope; the guard checks exactly that.

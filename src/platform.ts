@@ -351,8 +351,6 @@ export function createPlatform(input: {
       products: services.products,
       orders: services.orders,
       customers: services.customers,
-      authenticate: (token) => tokens.authenticate(token),
-      keys: developer.keys,
       orderBatchRows: Math.max(100, Math.floor(config.EXPORT_BATCH_ROWS / 2)),
     }),
   ];

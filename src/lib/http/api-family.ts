@@ -19,6 +19,12 @@ declare module "fastify" {
   interface FastifyRequest {
     /** The store a store-scoped request acts on, set by the family's guard. */
     store: Store | null;
+    /**
+     * Throws once the credential that authenticated this request may no longer act (revoked,
+     * expired, uninstalled): what a long response (an export, a stream) checks as it goes. Set by
+     * the family's guard; null in a family that has no such check.
+     */
+    credentialCheck: (() => Promise<void>) | null;
   }
   interface FastifyContextConfig {
     /**
@@ -166,6 +172,8 @@ export interface FamilyGuard {
   granted(request: FastifyRequest): readonly StoreScope[];
   /** The 403's message and headers for a missing scope. */
   refusal(scope: StoreScope): { message: string; headers?: Record<string, string> };
+  /** Checks again, later, that the credential the request was authenticated with may still act. */
+  recheck?(request: FastifyRequest): Promise<void>;
 }
 
 /**
@@ -189,6 +197,10 @@ export function installFamilyGuard(app: App, guard: FamilyGuard): void {
       throw new AppError("INTERNAL", { message: "The route declares no scope." });
     }
     await guard.authenticate(request, reply);
+    if (guard.recheck) {
+      const recheck = guard.recheck;
+      request.credentialCheck = () => recheck(request);
+    }
     if (scope === AUTHENTICATED) return;
     const granted = guard.granted(request);
     // Exact match: write_products does not imply read_products.

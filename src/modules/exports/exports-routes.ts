@@ -1,20 +1,18 @@
-import type { FastifyReply } from "fastify";
 import Type, { type TSchema } from "typebox";
 import { CustomerResource, OrderResource, ProductResource, Scope } from "../../contracts/index.ts";
 import type { StoreScope } from "../../contracts/scopes.ts";
 import type { RouteSpec } from "../../lib/http/api-family.ts";
 import type { FeatureRoutes } from "../../lib/http/feature-routes.ts";
 import { CursorQuery, Id } from "../../lib/http/schemas.ts";
-import type { App } from "../../lib/http/types.ts";
 import type { ExportWindow } from "../../lib/pagination.ts";
-import type { ApiKeyService, KeyContext } from "../api-keys/api-keys-service.ts";
 import type { CustomerService } from "../customers/customers-service.ts";
-import { accessOf, adminRoute, bearerToken } from "../families/admin-family.ts";
-import { developerRoute } from "../families/developer-family.ts";
+import { ADMIN_API } from "../families/admin-family.ts";
+import { DEVELOPER_API } from "../families/developer-family.ts";
+import { type Caller, defineOperation, mount } from "../families/operation.ts";
 import type { OrderService } from "../orders/orders-service.ts";
 import type { ProductService } from "../products/products-service.ts";
 import { acceptsGzip, EXPORT_RESOURCES, type ExportResource } from "./export-position.ts";
-import type { ExportLimits, ExportRequest, ExportService } from "./exports-service.ts";
+import type { ExportLimits, ExportService } from "./exports-service.ts";
 
 export const EXPORT_CONTENT_TYPE = "application/x-ndjson";
 
@@ -90,46 +88,90 @@ function exportSpec(resource: ExportResource, item: TSchema, listOperation: stri
   } satisfies Partial<RouteSpec<StoreScope>>;
 }
 
+/** Whose bound an export counts against: the installation or the key pair that asks. */
+function holderOf(caller: Caller): string {
+  const who = caller.principal;
+  if (who.kind === "app") return `install:${who.installationId}`;
+  if (who.kind === "key") return `apikey:${who.keyId}`;
+  return `account:${who.id}`;
+}
+
 /**
- * Bulk export routes: `GET /export/{products,orders,customers}` on the Admin API and the developer
- * API. One literal route per resource and family, each with its operationId and the resource's read
- * scope, so the guard refuses a missing scope (403) before anything else, as everywhere; an unknown
- * resource is the family's 404.
+ * Bulk export operations: `GET /export/{products,orders,customers}`, mounted on the Admin API and
+ * the developer API. One literal route per resource and family, each with its operationId and the
+ * resource's read scope, so the guard refuses a missing scope (403) before anything else, as
+ * everywhere; an unknown resource is the family's 404.
  */
-export function exportRoutes(deps: {
+export function exportOperations(deps: {
   exports: ExportService;
   products: Pick<ProductService, "exportBatch">;
   orders: Pick<OrderService, "exportBatch">;
   customers: Pick<CustomerService, "exportBatch">;
-  /** The token is still valid: through the access-token cache, so a revocation that answered ends it. */
-  authenticate(token: string): Promise<unknown>;
-  keys: Pick<ApiKeyService, "assertStillUsable">;
   /** Records per batch of an order export (each comes with its line items). */
   orderBatchRows: number;
-}): FeatureRoutes {
+}) {
   const { exports } = deps;
-  const spec = (resource: ExportResource, item: TSchema, list: string) =>
-    exportSpec(resource, item, list, exports.limits);
-
-  async function stream<T extends { id: string }>(
-    reply: FastifyReply,
-    query: ExportRequest<T>["query"],
-    request: Omit<ExportRequest<T>, "gzip" | "query">,
+  /** One resource's export: the list it mirrors (`listOperation`, named in the description) and how a batch is read. */
+  function exportOf<T extends { id: string }>(
+    resource: ExportResource,
+    item: TSchema,
+    listOperation: string,
+    read: (caller: Caller, window: ExportWindow) => Promise<T[]>,
+    batchRows?: number,
   ) {
-    const gzip = acceptsGzip(reply.request.headers["accept-encoding"]);
-    const started = await exports.start({ ...request, query, gzip });
-    reply
-      .header("content-type", `${EXPORT_CONTENT_TYPE}; charset=utf-8`)
-      .header("cache-control", "no-store")
-      .header("vary", "accept-encoding")
-      // Proxies must pass lines on as they come, not hold the response.
-      .header("x-accel-buffering", "no")
-      .header("x-export-snapshot", started.token)
-      .header("x-export-as-of", started.snapshot.asOf.toISOString());
-    if (gzip) reply.header("content-encoding", "gzip");
-    return reply.send(started.body);
+    return defineOperation({
+      method: "GET",
+      path: `/export/${resource}`,
+      ...exportSpec(resource, item, listOperation, exports.limits),
+      run: async ({ caller, query, request, reply }) => {
+        const gzip = acceptsGzip(request.headers["accept-encoding"]);
+        const started = await exports.start({
+          resource,
+          store: caller.store,
+          holder: holderOf(caller),
+          query,
+          gzip,
+          // The guard has checked the credential; the export checks it again before every batch.
+          stillAllowed: caller.stillAllowed,
+          read: (window: ExportWindow) => read(caller, window),
+          ...(batchRows ? { batchRows } : {}),
+        });
+        reply
+          .header("content-type", `${EXPORT_CONTENT_TYPE}; charset=utf-8`)
+          .header("cache-control", "no-store")
+          .header("vary", "accept-encoding")
+          // Proxies must pass lines on as they come, not hold the response.
+          .header("x-accel-buffering", "no")
+          .header("x-export-snapshot", started.token)
+          .header("x-export-as-of", started.snapshot.asOf.toISOString());
+        if (gzip) reply.header("content-encoding", "gzip");
+        return reply.send(started.body);
+      },
+    });
   }
+  return {
+    products: exportOf("products", ProductResource, "adminListProducts", (caller, window) =>
+      deps.products.exportBatch(caller.store, window, caller.viewer),
+    ),
+    orders: exportOf(
+      "orders",
+      OrderResource,
+      "adminListOrders",
+      (caller, window) => deps.orders.exportBatch(caller.store, window, caller.viewer),
+      deps.orderBatchRows,
+    ),
+    customers: exportOf("customers", CustomerResource, "adminListCustomers", (caller, window) =>
+      deps.customers.exportBatch(caller.store, window, caller.viewer),
+    ),
+    /** What the developer API's description says instead: its own list operations. */
+    developerDescription: (resource: ExportResource, item: TSchema, listOperation: string) =>
+      exportSpec(resource, item, listOperation, exports.limits).description,
+  };
+}
 
+/** The export routes of the Admin API and the developer API (platform.ts lists them). */
+export function exportRoutes(deps: Parameters<typeof exportOperations>[0]): FeatureRoutes {
+  const op = exportOperations(deps);
   return {
     tags: {
       "Admin API: export":
@@ -137,134 +179,43 @@ export function exportRoutes(deps: {
       "Developer API: export":
         "Bulk export with a key pair: every product, order or customer as JSON Lines (the key's read scope of the resource), as the Admin API's export.",
     },
-    admin(app: App) {
+    admin(app) {
       // An export is a long request: stop them before the server closes (the client resumes).
-      app.addHook("preClose", async () => exports.closeAll());
+      app.addHook("preClose", async () => deps.exports.closeAll());
       const tags = ["Admin API: export"];
-      const from = (request: Parameters<typeof accessOf>[0]) => {
-        const access = accessOf(request);
-        // The guard has read it; the export checks it again while it runs.
-        const token = bearerToken(request)!;
-        return {
-          holder: `install:${access.installationId}`,
-          viewer: { appId: access.appId },
-          store: access.store,
-          stillAllowed: async () => {
-            await deps.authenticate(token);
-          },
-        };
-      };
-      app.get(
-        "/export/products",
-        adminRoute({
-          operationId: "adminExportProducts",
-          scope: Scope.read_products,
-          tags,
-          ...spec("products", ProductResource, "adminListProducts"),
-        }),
-        async (request, reply) => {
-          const { viewer, ...caller } = from(request);
-          return stream(reply, request.query, {
-            resource: "products",
-            ...caller,
-            read: (window: ExportWindow) => deps.products.exportBatch(caller.store, window, viewer),
-          });
-        },
-      );
-      app.get(
-        "/export/orders",
-        adminRoute({
-          operationId: "adminExportOrders",
-          scope: Scope.read_orders,
-          tags,
-          ...spec("orders", OrderResource, "adminListOrders"),
-        }),
-        async (request, reply) => {
-          const { viewer, ...caller } = from(request);
-          return stream(reply, request.query, {
-            resource: "orders",
-            ...caller,
-            batchRows: deps.orderBatchRows,
-            read: (window: ExportWindow) => deps.orders.exportBatch(caller.store, window, viewer),
-          });
-        },
-      );
-      app.get(
-        "/export/customers",
-        adminRoute({
-          operationId: "adminExportCustomers",
-          scope: Scope.read_customers,
-          tags,
-          ...spec("customers", CustomerResource, "adminListCustomers"),
-        }),
-        async (request, reply) => {
-          const { viewer, ...caller } = from(request);
-          return stream(reply, request.query, {
-            resource: "customers",
-            ...caller,
-            read: (window: ExportWindow) => deps.customers.exportBatch(caller.store, window, viewer),
-          });
-        },
-      );
+      mount(app, ADMIN_API, op.products, {
+        operationId: "adminExportProducts",
+        scope: Scope.read_products,
+        tags,
+      });
+      mount(app, ADMIN_API, op.orders, { operationId: "adminExportOrders", scope: Scope.read_orders, tags });
+      mount(app, ADMIN_API, op.customers, {
+        operationId: "adminExportCustomers",
+        scope: Scope.read_customers,
+        tags,
+      });
     },
-
-    developer(app: App) {
-      app.addHook("preClose", async () => exports.closeAll());
+    developer(app) {
+      app.addHook("preClose", async () => deps.exports.closeAll());
       const tags = ["Developer API: export"];
-      const from = (request: { apiKey: KeyContext | null }) => {
-        const key = request.apiKey!;
-        return {
-          store: key.store,
-          holder: `apikey:${key.keyId}`,
-          stillAllowed: () => deps.keys.assertStillUsable(key.keyId),
-        };
-      };
-      app.get(
-        "/export/products",
-        developerRoute({
-          operationId: "developerExportProducts",
-          scope: Scope.read_products,
-          tags,
-          ...spec("products", ProductResource, "developerListProducts"),
-        }),
-        async (request, reply) =>
-          stream(reply, request.query, {
-            resource: "products",
-            ...from(request),
-            read: (window: ExportWindow) => deps.products.exportBatch(request.apiKey!.store, window),
-          }),
-      );
-      app.get(
-        "/export/orders",
-        developerRoute({
-          operationId: "developerExportOrders",
-          scope: Scope.read_orders,
-          tags,
-          ...spec("orders", OrderResource, "developerListOrders"),
-        }),
-        async (request, reply) =>
-          stream(reply, request.query, {
-            resource: "orders",
-            ...from(request),
-            batchRows: deps.orderBatchRows,
-            read: (window: ExportWindow) => deps.orders.exportBatch(request.apiKey!.store, window),
-          }),
-      );
-      app.get(
-        "/export/customers",
-        developerRoute({
-          operationId: "developerExportCustomers",
-          scope: Scope.read_customers,
-          tags,
-          ...spec("customers", CustomerResource, "developerListCustomers"),
-        }),
-        async (request, reply) =>
-          stream(reply, request.query, {
-            resource: "customers",
-            ...from(request),
-            read: (window: ExportWindow) => deps.customers.exportBatch(request.apiKey!.store, window),
-          }),
-      );
+      mount(app, DEVELOPER_API, op.products, {
+        operationId: "developerExportProducts",
+        scope: Scope.read_products,
+        tags,
+        description: op.developerDescription("products", ProductResource, "developerListProducts"),
+      });
+      mount(app, DEVELOPER_API, op.orders, {
+        operationId: "developerExportOrders",
+        scope: Scope.read_orders,
+        tags,
+        description: op.developerDescription("orders", OrderResource, "developerListOrders"),
+      });
+      mount(app, DEVELOPER_API, op.customers, {
+        operationId: "developerExportCustomers",
+        scope: Scope.read_customers,
+        tags,
+        description: op.developerDescription("customers", CustomerResource, "developerListCustomers"),
+      });
     },
   };
 }

@@ -64,6 +64,11 @@ export function createAdminGuard(deps: {
       request.store = request.access.store;
       await rateLimit(request, reply);
     },
+    // Through the access-token cache, whose promise is that a revocation that has answered is
+    // honoured everywhere.
+    recheck: async (request) => {
+      await deps.tokens.authenticate(bearerToken(request) ?? "");
+    },
     granted: (request) => request.access?.scopes ?? [],
     refusal: (scope) => ({
       message: `This call needs the ${scope} scope, which the merchant has not approved for this app.`,

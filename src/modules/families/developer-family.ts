@@ -33,7 +33,7 @@ export const developerRoute = familyRoute<KeyScope>({
  * scope (403); then validation (400).
  */
 export function createDeveloperGuard(deps: {
-  keys: Pick<ApiKeyService, "authenticate">;
+  keys: Pick<ApiKeyService, "authenticate" | "assertStillUsable">;
   limiter: RateLimiter;
 }): FamilyGuard {
   const rateLimit = rateLimitHandler(deps.limiter, (request) => `apikey:${request.apiKey!.keyId}`);
@@ -52,6 +52,10 @@ export function createDeveloperGuard(deps: {
       request.store = request.apiKey.store;
       // Every authenticated request counts, 400s and 403s included, like the Admin API.
       await rateLimit(request, reply);
+    },
+    recheck: async (request) => {
+      if (!request.apiKey) throw new AppError("INTERNAL", { message: "Key pair not resolved." });
+      await deps.keys.assertStillUsable(request.apiKey.keyId);
     },
     granted: (request) => request.apiKey?.scopes ?? [],
     refusal: (scope) => ({ message: `This call needs the ${scope} scope, which this key does not have.` }),

@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Static, TObject, TProperties, TSchema } from "typebox";
 import type { StoreScope } from "../../contracts/scopes.ts";
 import type { Store } from "../../db/schema.ts";
-import type { ErrorCode } from "../../lib/errors.ts";
+import { AppError, type ErrorCode } from "../../lib/errors.ts";
 import { type AUTHENTICATED, type RouteSpec, storeOf } from "../../lib/http/api-family.ts";
 import type { App } from "../../lib/http/types.ts";
 import type { Viewer } from "../app-metadata/app-metadata.ts";
@@ -32,6 +32,11 @@ export interface Caller {
   principal: Principal;
   /** The app that asks (the Admin API): its own metadata is part of what it sees. */
   viewer: Viewer;
+  /**
+   * Throws once the credential that authenticated the request may no longer act: a long answer
+   * (an export) calls it as it goes.
+   */
+  stillAllowed(): Promise<void>;
 }
 
 /** The documentation and schemas a family's route helper takes, as the operation states them. */
@@ -168,6 +173,11 @@ export function mount<S extends StoreScope>(
           store: storeOf(request),
           principal: family.principal(request),
           viewer: family.viewer(request),
+          stillAllowed: async () => {
+            if (!request.credentialCheck)
+              throw new AppError("INTERNAL", { message: "This family checks no credential again." });
+            await request.credentialCheck();
+          },
         },
         params: request.params as never,
         query: request.query as never,
