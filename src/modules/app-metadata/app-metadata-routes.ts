@@ -1,11 +1,10 @@
 import Type from "typebox";
 import { Metadata, Scope } from "../../contracts/index.ts";
-import { type ErrorCode, notFound } from "../../lib/errors.ts";
-import { storeOf } from "../../lib/http/api-family.ts";
+import { notFound } from "../../lib/errors.ts";
 import type { FeatureRoutes } from "../../lib/http/feature-routes.ts";
 import { Envelope, Id } from "../../lib/http/schemas.ts";
-import type { App } from "../../lib/http/types.ts";
-import { dashboardRoute, storeParams } from "../families/dashboard-family.ts";
+import { DASHBOARD } from "../families/dashboard-family.ts";
+import { defineOperation, mount } from "../families/operation.ts";
 import { appsWithMetadata } from "./app-metadata.ts";
 import type { AppMetadataRepo, MetadataTable } from "./app-metadata-repo.ts";
 
@@ -28,73 +27,60 @@ const AppData = Type.Object(
 );
 
 /**
- * Which apps keep data on a record, and what (the merchant's view of app metadata): one route per
- * kind of record, each with the record's read scope. Apps never see each other's pairs; the store's
- * owner sees them all.
+ * Which apps keep data on a record, and what (the merchant's view of app metadata): one operation
+ * per kind of record, each with the record's read scope. Apps never see each other's pairs; the
+ * store's owner sees them all.
  */
-export function registerAppDataRoutes(app: App, repo: AppMetadataRepo) {
-  const answer = async (table: MetadataTable, noun: string, storeId: string, id: string) => {
-    const all = await repo.of(table, storeId, id);
-    if (!all) throw notFound(noun);
-    const apps = await repo.apps(storeId, appsWithMetadata(all));
-    return apps
-      .map((a) => ({
-        app: { clientId: a.client_id, name: a.name, installed: Boolean(a.installed) },
-        metadata: { ...all[a.id] },
-      }))
-      .sort((x, y) => x.app.name.localeCompare(y.app.name));
+export function appDataOperations(repo: AppMetadataRepo) {
+  const of = (table: MetadataTable, kind: "product" | "order" | "customer", noun: string) =>
+    defineOperation({
+      method: "GET",
+      path: `/${table}/:id/app-data`,
+      params: { id: Id(kind) },
+      summary: `Which apps keep data on a ${kind}`,
+      description: `Each app that keeps metadata on the ${kind} (its own ids and references, written through the Admin API), and its pairs. Apps see only their own.`,
+      response: { 200: Envelope(Type.Array(AppData)) },
+      errors: ["NOT_FOUND"],
+      run: async ({ caller, params }) => {
+        const all = await repo.of(table, caller.store.id, params.id);
+        if (!all) throw notFound(noun);
+        const apps = await repo.apps(caller.store.id, appsWithMetadata(all));
+        return {
+          data: apps
+            .map((a) => ({
+              app: { clientId: a.client_id, name: a.name, installed: Boolean(a.installed) },
+              metadata: { ...all[a.id] },
+            }))
+            .sort((x, y) => x.app.name.localeCompare(y.app.name)),
+        };
+      },
+    });
+  return {
+    product: of("products", "product", "Product"),
+    order: of("orders", "order", "Order"),
+    customer: of("customers", "customer", "Customer"),
   };
-  const spec = (noun: string) => ({
-    summary: `Which apps keep data on a ${noun}`,
-    description: `Each app that keeps metadata on the ${noun} (its own ids and references, written through the Admin API), and its pairs. Apps see only their own.`,
-    response: { 200: Envelope(Type.Array(AppData)) },
-    errors: ["NOT_FOUND"] as ErrorCode[],
-  });
-
-  app.get(
-    "/stores/:slug/products/:id/app-data",
-    dashboardRoute({
-      operationId: "dashboardListProductAppData",
-      scope: Scope.read_products,
-      tags: ["Dashboard: products"],
-      params: storeParams({ id: Id("product") }),
-      ...spec("product"),
-    }),
-    async (request) => ({
-      success: true as const,
-      data: await answer("products", "Product", storeOf(request).id, request.params.id),
-    }),
-  );
-  app.get(
-    "/stores/:slug/orders/:id/app-data",
-    dashboardRoute({
-      operationId: "dashboardListOrderAppData",
-      scope: Scope.read_orders,
-      tags: ["Dashboard: orders"],
-      params: storeParams({ id: Id("order") }),
-      ...spec("order"),
-    }),
-    async (request) => ({
-      success: true as const,
-      data: await answer("orders", "Order", storeOf(request).id, request.params.id),
-    }),
-  );
-  app.get(
-    "/stores/:slug/customers/:id/app-data",
-    dashboardRoute({
-      operationId: "dashboardListCustomerAppData",
-      scope: Scope.read_customers,
-      tags: ["Dashboard: customers"],
-      params: storeParams({ id: Id("customer") }),
-      ...spec("customer"),
-    }),
-    async (request) => ({
-      success: true as const,
-      data: await answer("customers", "Customer", storeOf(request).id, request.params.id),
-    }),
-  );
 }
 
 export function appDataRoutes(repo: AppMetadataRepo): FeatureRoutes {
-  return { store: (app) => registerAppDataRoutes(app, repo) };
+  const op = appDataOperations(repo);
+  return {
+    store(app) {
+      mount(app, DASHBOARD, op.product, {
+        operationId: "dashboardListProductAppData",
+        scope: Scope.read_products,
+        tags: ["Dashboard: products"],
+      });
+      mount(app, DASHBOARD, op.order, {
+        operationId: "dashboardListOrderAppData",
+        scope: Scope.read_orders,
+        tags: ["Dashboard: orders"],
+      });
+      mount(app, DASHBOARD, op.customer, {
+        operationId: "dashboardListCustomerAppData",
+        scope: Scope.read_customers,
+        tags: ["Dashboard: customers"],
+      });
+    },
+  };
 }

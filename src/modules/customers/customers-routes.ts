@@ -2,12 +2,12 @@ import Type from "typebox";
 import { EVENT, METADATA_LIMITS, Scope } from "../../contracts/index.ts";
 import { eventName } from "../../lib/http/event-docs.ts";
 import type { FeatureRoutes } from "../../lib/http/feature-routes.ts";
-import { CursorPage, Envelope } from "../../lib/http/schemas.ts";
+import { Envelope } from "../../lib/http/schemas.ts";
 import { ADMIN_API } from "../families/admin-family.ts";
 import { DASHBOARD } from "../families/dashboard-family.ts";
 import { DEVELOPER_API } from "../families/developer-family.ts";
-import { Page, PageQuery, pageDescription } from "../families/developer-pages.ts";
 import { defineOperation, mount } from "../families/operation.ts";
+import { readOperations } from "../families/read-operations.ts";
 import {
   AdminCreateCustomerBody,
   AdminUpdateCustomerBody,
@@ -32,42 +32,18 @@ const METADATA_RULES = `\`metadata\` is your app's own (at most ${METADATA_LIMIT
  */
 export function customerOperations(customers: CustomerService) {
   return {
-    list: defineOperation({
-      method: "GET",
+    ...readOperations({
       path: "/customers",
-      summary: "List customers",
-      description:
+      idParam: CustomerIdParam,
+      resource: CustomerResource,
+      singular: "customer",
+      plural: "customers",
+      pluralTitle: "Customers",
+      article: "a",
+      listQuery: CustomerListQuery,
+      listDescription:
         "Newest first; with `updatedSince`, oldest change first. Follow `meta.nextCursor` for more.",
-      querystring: CustomerListQuery,
-      response: { 200: CursorPage(CustomerResource) },
-      run: async ({ caller, query }) => {
-        const page = await customers.list(caller.store, query, caller.viewer);
-        return { data: page.items, meta: page.meta };
-      },
-    }),
-    /** The developer API's list: page-numbered like its product list. */
-    listByPage: defineOperation({
-      method: "GET",
-      path: "/customers",
-      summary: "List customers, page by page",
-      description: pageDescription("customers"),
-      querystring: PageQuery,
-      response: { 200: Page(CustomerResource, "Customers") },
-      run: async ({ caller, query }) => {
-        const page = await customers.listByPage(caller.store, query.page, query.perPage);
-        return { data: page.items, meta: page.meta };
-      },
-    }),
-    get: defineOperation({
-      method: "GET",
-      path: "/customers/:id",
-      params: CustomerIdParam,
-      summary: "Get a customer",
-      response: { 200: Envelope(CustomerResource) },
-      errors: ["NOT_FOUND"],
-      run: async ({ caller, params }) => ({
-        data: await customers.get(caller.store, params.id, caller.viewer),
-      }),
+      service: customers,
     }),
     create: defineOperation({
       method: "POST",

@@ -14,12 +14,12 @@ import {
 import { AppError } from "../../lib/errors.ts";
 import { eventName, orderMovesInWords } from "../../lib/http/event-docs.ts";
 import type { FeatureRoutes } from "../../lib/http/feature-routes.ts";
-import { CursorPage, Envelope } from "../../lib/http/schemas.ts";
+import { Envelope } from "../../lib/http/schemas.ts";
 import { ADMIN_API } from "../families/admin-family.ts";
 import { DASHBOARD } from "../families/dashboard-family.ts";
 import { DEVELOPER_API } from "../families/developer-family.ts";
-import { Page, PageQuery, pageDescription } from "../families/developer-pages.ts";
 import { defineOperation, mount, type Principal } from "../families/operation.ts";
+import { readOperations } from "../families/read-operations.ts";
 import type { Actor } from "./orders-repo.ts";
 import {
   AdminCreateOrderBody,
@@ -111,40 +111,18 @@ export function orderOperations(deps: {
     throw new AppError("INTERNAL", { message: "A key pair does not move orders." });
   };
   return {
-    list: defineOperation({
-      method: "GET",
+    ...readOperations({
       path: "/orders",
-      summary: "List orders",
-      description:
+      idParam: OrderIdParam,
+      resource: OrderResource,
+      singular: "order",
+      plural: "orders",
+      pluralTitle: "Orders",
+      article: "an",
+      listQuery: OrderListQuery,
+      listDescription:
         "Newest first; with `updatedSince`, oldest change first. Follow `meta.nextCursor` for more.",
-      querystring: OrderListQuery,
-      response: { 200: CursorPage(OrderResource) },
-      run: async ({ caller, query }) => {
-        const page = await orders.list(caller.store, query, caller.viewer);
-        return { data: page.items, meta: page.meta };
-      },
-    }),
-    /** The developer API's list: page-numbered like its product list. */
-    listByPage: defineOperation({
-      method: "GET",
-      path: "/orders",
-      summary: "List orders, page by page",
-      description: pageDescription("orders"),
-      querystring: PageQuery,
-      response: { 200: Page(OrderResource, "Orders") },
-      run: async ({ caller, query }) => {
-        const page = await orders.listByPage(caller.store, query.page, query.perPage);
-        return { data: page.items, meta: page.meta };
-      },
-    }),
-    get: defineOperation({
-      method: "GET",
-      path: "/orders/:id",
-      params: OrderIdParam,
-      summary: "Get an order",
-      response: { 200: Envelope(OrderResource) },
-      errors: ["NOT_FOUND"],
-      run: async ({ caller, params }) => ({ data: await orders.get(caller.store, params.id, caller.viewer) }),
+      service: orders,
     }),
     create: defineOperation({
       method: "POST",

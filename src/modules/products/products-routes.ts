@@ -1,12 +1,12 @@
 import { EVENT, METADATA_LIMITS, ProductStatus, Scope } from "../../contracts/index.ts";
 import { eventName } from "../../lib/http/event-docs.ts";
 import type { FeatureRoutes } from "../../lib/http/feature-routes.ts";
-import { CursorPage, Envelope } from "../../lib/http/schemas.ts";
+import { Envelope } from "../../lib/http/schemas.ts";
 import { ADMIN_API } from "../families/admin-family.ts";
 import { DASHBOARD } from "../families/dashboard-family.ts";
 import { DEVELOPER_API } from "../families/developer-family.ts";
-import { Page, PageQuery, pageDescription } from "../families/developer-pages.ts";
 import { defineOperation, mount } from "../families/operation.ts";
+import { readOperations } from "../families/read-operations.ts";
 import {
   AdminCreateProductBody,
   AdminUpdateProductBody,
@@ -27,64 +27,39 @@ const METADATA_RULES = `\`metadata\` is your app's own (at most ${METADATA_LIMIT
  */
 export function productOperations(products: ProductService) {
   return {
-    list: defineOperation({
-      method: "GET",
+    ...readOperations({
       path: "/products",
-      summary: "List products",
-      description:
+      idParam: ProductIdParam,
+      resource: ProductResource,
+      singular: "product",
+      plural: "products",
+      pluralTitle: "Products",
+      article: "a",
+      listQuery: ProductListQuery,
+      listDescription:
         "Newest first. With `updatedSince`, oldest change first (for incremental sync). Follow `meta.nextCursor` for more.",
-      querystring: ProductListQuery,
-      response: { 200: CursorPage(ProductResource) },
-      run: async ({ caller, query }) => {
-        const page = await products.list(caller.store, query, caller.viewer);
-        return { data: page.items, meta: page.meta };
-      },
-    }),
-    /** The developer API's list: page-numbered, as the spec has it, with the store's totals. */
-    listByPage: defineOperation({
-      method: "GET",
-      path: "/products",
-      summary: "List products, page by page",
-      description: pageDescription("products"),
-      querystring: PageQuery,
-      response: {
-        200: Page(ProductResource, "Products", [
-          {
-            success: true,
-            data: [
-              {
-                id: "prod_8Kd2Lm4Xq7Rt1Vw9Yz3Bc5",
-                title: "Linen shirt",
-                description: "Breathable, pre-washed linen.",
-                price: "19.99",
-                currency: "USD",
-                sku: "SHIRT-LIN-M",
-                stock: 25,
-                status: ProductStatus.active,
-                createdAt: "2026-11-22T10:00:00.000Z",
-                updatedAt: "2026-11-22T10:00:00.000Z",
-              },
-            ],
-            meta: { page: 3, perPage: 20, total: 41, totalPages: 3 },
-          },
-          { success: true, data: [], meta: { page: 4, perPage: 20, total: 41, totalPages: 3 } },
-        ]),
-      },
-      run: async ({ caller, query }) => {
-        const page = await products.listByPage(caller.store, query.page, query.perPage);
-        return { data: page.items, meta: page.meta };
-      },
-    }),
-    get: defineOperation({
-      method: "GET",
-      path: "/products/:id",
-      params: ProductIdParam,
-      summary: "Get a product",
-      response: { 200: Envelope(ProductResource) },
-      errors: ["NOT_FOUND"],
-      run: async ({ caller, params }) => ({
-        data: await products.get(caller.store, params.id, caller.viewer),
-      }),
+      pageExamples: [
+        {
+          success: true,
+          data: [
+            {
+              id: "prod_8Kd2Lm4Xq7Rt1Vw9Yz3Bc5",
+              title: "Linen shirt",
+              description: "Breathable, pre-washed linen.",
+              price: "19.99",
+              currency: "USD",
+              sku: "SHIRT-LIN-M",
+              stock: 25,
+              status: ProductStatus.active,
+              createdAt: "2026-11-22T10:00:00.000Z",
+              updatedAt: "2026-11-22T10:00:00.000Z",
+            },
+          ],
+          meta: { page: 3, perPage: 20, total: 41, totalPages: 3 },
+        },
+        { success: true, data: [], meta: { page: 4, perPage: 20, total: 41, totalPages: 3 } },
+      ],
+      service: products,
     }),
     create: defineOperation({
       method: "POST",

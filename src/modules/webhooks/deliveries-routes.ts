@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Selectable } from "kysely";
-import Type from "typebox";
+import Type, { type TSchema } from "typebox";
 import {
   DeliveryStatus,
   DeliveryStatusSchema,
@@ -18,7 +18,7 @@ import {
 } from "../../contracts/index.ts";
 import type { AppRow, WebhookAttemptsTable, WebhookDelivery } from "../../db/schema.ts";
 import type { Clock } from "../../lib/clock.ts";
-import { AppError, notFound } from "../../lib/errors.ts";
+import { AppError, type ErrorCode, notFound } from "../../lib/errors.ts";
 import type { FeatureRoutes } from "../../lib/http/feature-routes.ts";
 import {
   CursorMeta,
@@ -34,7 +34,8 @@ import { CREATED_AND_UPDATED, finishPage, planPage } from "../../lib/pagination.
 import { currentAccount } from "../accounts/session-auth.ts";
 import { ClientId } from "../apps/apps-schemas.ts";
 import type { AppService } from "../apps/apps-service.ts";
-import { accessOf, adminRoute } from "../families/admin-family.ts";
+import { ADMIN_API, accessOf } from "../families/admin-family.ts";
+import { defineOperation, mount } from "../families/operation.ts";
 import type {
   DeliveryFilter,
   DeliveryLogRepo,
@@ -415,29 +416,41 @@ export function registerDeliveryRoutes(
     if (!row) throw new AppError("INTERNAL", { message: "App not resolved." });
     return row;
   };
+  /** A route of the app's owner: the session and the owned app, the session scheme and their errors. */
+  const ownerRoute = <S extends { params: TSchema; response: Record<number, TSchema> }>(
+    spec: S & { operationId: string; summary: string; description: string; errors?: ErrorCode[] },
+  ) => {
+    const { errors = [], response, ...schema } = spec;
+    return {
+      preHandler,
+      schema: {
+        ...schema,
+        tags,
+        security,
+        response: {
+          ...response,
+          ...errorResponses("UNAUTHENTICATED", "NOT_FOUND", ...errors),
+        } as S["response"],
+      },
+    };
+  };
 
   app.get(
     "/apps/:clientId/deliveries",
-    {
-      preHandler,
-      schema: {
-        operationId: "dashboardListDeliveries",
-        tags,
-        summary: "List an app's webhook deliveries with their attempts",
-        description:
-          "Newest first. Filter by status, event and store. What the app's `listen` sessions streamed is listed apart (`GET /api/v1/dashboard/apps/{clientId}/listen-sessions`): it is not a delivery.",
-        security,
-        params: Params({ clientId: ClientId }),
-        querystring: Type.Object(
-          { ...DeliveryListQuery, store: Type.Optional(StoreSlug) },
-          { additionalProperties: false },
-        ),
-        response: {
-          200: DeliveryPage,
-          ...errorResponses("UNAUTHENTICATED", "NOT_FOUND"),
-        },
+    ownerRoute({
+      operationId: "dashboardListDeliveries",
+      summary: "List an app's webhook deliveries with their attempts",
+      description:
+        "Newest first. Filter by status, event and store. What the app's `listen` sessions streamed is listed apart (`GET /api/v1/dashboard/apps/{clientId}/listen-sessions`): it is not a delivery.",
+      params: Params({ clientId: ClientId }),
+      querystring: Type.Object(
+        { ...DeliveryListQuery, store: Type.Optional(StoreSlug) },
+        { additionalProperties: false },
+      ),
+      response: {
+        200: DeliveryPage,
       },
-    },
+    }),
     async (request) => {
       const appRow = ownedApp(request);
       const q = request.query;
@@ -452,34 +465,28 @@ export function registerDeliveryRoutes(
 
   app.get(
     "/apps/:clientId/webhooks",
-    {
-      preHandler,
-      schema: {
-        operationId: "dashboardListAppWebhooks",
-        tags,
-        summary: "List an app's webhook subscriptions in every store",
-        description:
-          "Active and disabled ones, newest first (`status=disabled` for the disabled only: the app page's banner), with when each signing secret was last rotated, and for a disabled one when and why (`disabledAt`, `disabledReason`). Secrets are never shown.",
-        security,
-        params: Params({ clientId: ClientId }),
-        querystring: Type.Object(
-          {
-            status: Type.Optional(SubscriptionStatusSchema),
-            limit: PageLimit(PAGE_SIZE.log),
-            cursor: Type.Optional(Type.String({ maxLength: 200 })),
-          },
-          { additionalProperties: false },
-        ),
-        response: {
-          200: Type.Object({
-            success: Type.Literal(true),
-            data: Type.Array(AppSubscriptionResource),
-            meta: CursorMeta,
-          }),
-          ...errorResponses("UNAUTHENTICATED", "NOT_FOUND"),
+    ownerRoute({
+      operationId: "dashboardListAppWebhooks",
+      summary: "List an app's webhook subscriptions in every store",
+      description:
+        "Active and disabled ones, newest first (`status=disabled` for the disabled only: the app page's banner), with when each signing secret was last rotated, and for a disabled one when and why (`disabledAt`, `disabledReason`). Secrets are never shown.",
+      params: Params({ clientId: ClientId }),
+      querystring: Type.Object(
+        {
+          status: Type.Optional(SubscriptionStatusSchema),
+          limit: PageLimit(PAGE_SIZE.log),
+          cursor: Type.Optional(Type.String({ maxLength: 200 })),
         },
+        { additionalProperties: false },
+      ),
+      response: {
+        200: Type.Object({
+          success: Type.Literal(true),
+          data: Type.Array(AppSubscriptionResource),
+          meta: CursorMeta,
+        }),
       },
-    },
+    }),
     async (request) => {
       const result = await deps.views.subscriptions(ownedApp(request).id, request.query);
       return { success: true as const, data: result.items, meta: result.meta };
@@ -488,25 +495,19 @@ export function registerDeliveryRoutes(
 
   app.get(
     "/apps/:clientId/listen-sessions",
-    {
-      preHandler,
-      schema: {
-        operationId: "dashboardListListenSessions",
-        tags,
-        summary: "List an app's listen sessions and what each streamed",
-        description: `The app's \`listen\` sessions (the CLI's streams of an installation's events to a developer's machine) in every store, or in \`store\`. ${LISTEN_SESSIONS_DESCRIPTION}`,
-        security,
-        params: Params({ clientId: ClientId }),
-        querystring: Type.Object(
-          { ...ListenSessionListQuery, store: Type.Optional(StoreSlug) },
-          { additionalProperties: false },
-        ),
-        response: {
-          200: ListenSessionPage,
-          ...errorResponses("UNAUTHENTICATED", "NOT_FOUND"),
-        },
+    ownerRoute({
+      operationId: "dashboardListListenSessions",
+      summary: "List an app's listen sessions and what each streamed",
+      description: `The app's \`listen\` sessions (the CLI's streams of an installation's events to a developer's machine) in every store, or in \`store\`. ${LISTEN_SESSIONS_DESCRIPTION}`,
+      params: Params({ clientId: ClientId }),
+      querystring: Type.Object(
+        { ...ListenSessionListQuery, store: Type.Optional(StoreSlug) },
+        { additionalProperties: false },
+      ),
+      response: {
+        200: ListenSessionPage,
       },
-    },
+    }),
     async (request) => {
       const q = request.query;
       const result = await deps.views.listenSessions(
@@ -520,23 +521,17 @@ export function registerDeliveryRoutes(
 
   app.get(
     "/apps/:clientId/listen-sessions/:id/events",
-    {
-      preHandler,
-      schema: {
-        operationId: "dashboardListListenSessionEvents",
-        tags,
-        summary: "List what one listen session streamed",
-        description:
-          "Newest first, every event the session streamed (within the event retention); `event` lists only that one. 404 for a session of another app.",
-        security,
-        params: Params({ clientId: ClientId, id: ListenSessionId }),
-        querystring: StreamedEventListQuery,
-        response: {
-          200: StreamedEventPage,
-          ...errorResponses("UNAUTHENTICATED", "NOT_FOUND"),
-        },
+    ownerRoute({
+      operationId: "dashboardListListenSessionEvents",
+      summary: "List what one listen session streamed",
+      description:
+        "Newest first, every event the session streamed (within the event retention); `event` lists only that one. 404 for a session of another app.",
+      params: Params({ clientId: ClientId, id: ListenSessionId }),
+      querystring: StreamedEventListQuery,
+      response: {
+        200: StreamedEventPage,
       },
-    },
+    }),
     async (request) => {
       const result = await deps.views.streamed(
         ownedApp(request).id,
@@ -549,23 +544,17 @@ export function registerDeliveryRoutes(
 
   app.post(
     "/apps/:clientId/webhooks/:id/enable",
-    {
-      preHandler,
-      schema: {
-        operationId: "dashboardEnableWebhook",
-        tags,
-        summary: "Enable a disabled subscription of an app",
-        description:
-          "As the Admin API's `adminEnableWebhook`, for one of the app's subscriptions in any store: `active` again, and with `recoverSince` its failed and skipped deliveries from then are sent once more.",
-        security,
-        params: Params({ clientId: ClientId, id: SubscriptionId }),
-        body: EnableBody,
-        response: {
-          200: Envelope(EnableResult, "Enabled"),
-          ...errorResponses("UNAUTHENTICATED", "NOT_FOUND"),
-        },
+    ownerRoute({
+      operationId: "dashboardEnableWebhook",
+      summary: "Enable a disabled subscription of an app",
+      description:
+        "As the Admin API's `adminEnableWebhook`, for one of the app's subscriptions in any store: `active` again, and with `recoverSince` its failed and skipped deliveries from then are sent once more.",
+      params: Params({ clientId: ClientId, id: SubscriptionId }),
+      body: EnableBody,
+      response: {
+        200: Envelope(EnableResult, "Enabled"),
       },
-    },
+    }),
     async (request) => ({
       success: true as const,
       data: await deps.recovery.enableForApp(ownedApp(request).id, request.params.id, request.body),
@@ -574,23 +563,18 @@ export function registerDeliveryRoutes(
 
   app.post(
     "/apps/:clientId/webhooks/recover",
-    {
-      preHandler,
-      schema: {
-        operationId: "dashboardRecoverWebhooks",
-        tags,
-        summary: "Send an app's failed deliveries once more",
-        description:
-          "Recover failed since …: as the Admin API's `adminRecoverWebhook`, for one of the app's subscriptions (`subscriptionId`) or every active one in every store. Each failed or skipped delivery created in the window is queued once more under its original `x-webhook-id`; a delivery is never recovered twice. 409 for one subscription that is disabled (enable it with `recoverSince`); disabled ones are left out of the app-wide recover.",
-        security,
-        params: Params({ clientId: ClientId }),
-        body: AppRecoverBody,
-        response: {
-          200: Envelope(RecoverResult, "Queued"),
-          ...errorResponses("UNAUTHENTICATED", "NOT_FOUND", "CONFLICT"),
-        },
+    ownerRoute({
+      operationId: "dashboardRecoverWebhooks",
+      summary: "Send an app's failed deliveries once more",
+      description:
+        "Recover failed since …: as the Admin API's `adminRecoverWebhook`, for one of the app's subscriptions (`subscriptionId`) or every active one in every store. Each failed or skipped delivery created in the window is queued once more under its original `x-webhook-id`; a delivery is never recovered twice. 409 for one subscription that is disabled (enable it with `recoverSince`); disabled ones are left out of the app-wide recover.",
+      params: Params({ clientId: ClientId }),
+      body: AppRecoverBody,
+      response: {
+        200: Envelope(RecoverResult, "Queued"),
       },
-    },
+      errors: ["CONFLICT"],
+    }),
     async (request) => ({
       success: true as const,
       data: await deps.recovery.recoverForApp(ownedApp(request).id, request.body),
@@ -599,22 +583,17 @@ export function registerDeliveryRoutes(
 
   app.post(
     "/apps/:clientId/deliveries/:id/redeliver",
-    {
-      preHandler,
-      schema: {
-        operationId: "dashboardRedeliver",
-        tags,
-        summary: "Send a delivery again",
-        description:
-          "Queues a new delivery of the same body to the same subscription, attempted at once with the usual retries. Refused (409) once the subscription has stopped (deleted, or the app uninstalled). At most 60 redeliveries per app per minute by default, here and on the Admin API together: past it 429 `RATE_LIMITED` with `Retry-After`.",
-        security,
-        params: Params({ clientId: ClientId, id: DeliveryId }),
-        response: {
-          201: Envelope(DeliveryResource, "Queued"),
-          ...errorResponses("UNAUTHENTICATED", "NOT_FOUND", "CONFLICT"),
-        },
+    ownerRoute({
+      operationId: "dashboardRedeliver",
+      summary: "Send a delivery again",
+      description:
+        "Queues a new delivery of the same body to the same subscription, attempted at once with the usual retries. Refused (409) once the subscription has stopped (deleted, or the app uninstalled). At most 60 redeliveries per app per minute by default, here and on the Admin API together: past it 429 `RATE_LIMITED` with `Retry-After`.",
+      params: Params({ clientId: ClientId, id: DeliveryId }),
+      response: {
+        201: Envelope(DeliveryResource, "Queued"),
       },
-    },
+      errors: ["CONFLICT"],
+    }),
     async (request, reply) => {
       const created = await deps.views.redeliver(ownedApp(request).id, request.params.id);
       return reply.status(201).send({ success: true as const, data: created });
@@ -628,98 +607,90 @@ export function appDeliveryRoutes(deps: Parameters<typeof registerDeliveryRoutes
 }
 
 /** The Admin API's view: the calling installation's own deliveries (its app, its store). */
+export function adminDeliveryOperations(views: DeliveryViews) {
+  return {
+    list: defineOperation({
+      method: "GET",
+      path: "/webhooks/deliveries",
+      summary: "List this installation's webhook deliveries with their attempts",
+      description:
+        "Newest first; filter by status and event. Each delivery shows its target, every attempt (time, status, duration, the response's start) and the next retry time. What `listen` streamed is listed apart (`GET /webhooks/listen-sessions`): it is not a delivery.",
+      querystring: Type.Object(DeliveryListQuery, { additionalProperties: false }),
+      response: { 200: DeliveryPage },
+      run: async ({ request, query }) => {
+        const { appId, store } = accessOf(request);
+        const result = await views.page(
+          appId,
+          { status: query.status, event: query.event, storeSlug: store.slug },
+          { limit: query.limit, cursor: query.cursor },
+        );
+        return { data: result.items, meta: result.meta };
+      },
+    }),
+    listenSessions: defineOperation({
+      method: "GET",
+      path: "/webhooks/listen-sessions",
+      summary: "List this installation's listen sessions and what each streamed",
+      description: `The installation's \`listen\` sessions (\`GET /webhooks/stream\`, the CLI's \`listen\`), live or ended. ${LISTEN_SESSIONS_DESCRIPTION}`,
+      querystring: Type.Object(ListenSessionListQuery, { additionalProperties: false }),
+      response: { 200: ListenSessionPage },
+      run: async ({ request, query }) => {
+        const { appId, store, installationId } = accessOf(request);
+        const result = await views.listenSessions(
+          appId,
+          { installation: { storeId: store.id, installationId }, event: query.event },
+          { limit: query.limit, cursor: query.cursor },
+        );
+        return { data: result.items, meta: result.meta };
+      },
+    }),
+    streamed: defineOperation({
+      method: "GET",
+      path: "/webhooks/listen-sessions/:id/events",
+      summary: "List what one listen session streamed",
+      description:
+        "Newest first, every event the session streamed (within the event retention); `event` lists only that one. 404 for another installation's session.",
+      params: { id: ListenSessionId },
+      querystring: StreamedEventListQuery,
+      response: { 200: StreamedEventPage },
+      errors: ["NOT_FOUND"],
+      run: async ({ request, params, query }) => {
+        const { appId, store, installationId } = accessOf(request);
+        const result = await views.streamed(
+          appId,
+          { id: params.id, installation: { storeId: store.id, installationId } },
+          query,
+        );
+        return { data: result.items, meta: result.meta };
+      },
+    }),
+    redeliver: defineOperation({
+      method: "POST",
+      path: "/webhooks/deliveries/:id/redeliver",
+      summary: "Send a delivery again",
+      description:
+        "Queues a new delivery of the same body to the same subscription, attempted at once with the usual retries. 409 once the subscription has stopped. At most 60 redeliveries per app per minute by default, here and in the dashboard together: past it 429 `RATE_LIMITED` with `Retry-After`.",
+      params: { id: DeliveryId },
+      response: { 201: Envelope(DeliveryResource, "Queued") },
+      errors: ["NOT_FOUND", "CONFLICT"],
+      run: async ({ request, params }) => {
+        const { appId, store } = accessOf(request);
+        return { data: await views.redeliver(appId, params.id, store.id) };
+      },
+    }),
+  };
+}
+
 export function adminDeliveryRoutes(views: DeliveryViews): FeatureRoutes {
-  const tags = ["Admin API: webhooks"];
+  const op = adminDeliveryOperations(views);
   return {
     admin(app) {
-      app.get(
-        "/webhooks/deliveries",
-        adminRoute({
-          operationId: "adminListDeliveries",
-          scope: Scope.manage_webhooks,
-          tags,
-          summary: "List this installation's webhook deliveries with their attempts",
-          description:
-            "Newest first; filter by status and event. Each delivery shows its target, every attempt (time, status, duration, the response's start) and the next retry time. What `listen` streamed is listed apart (`GET /webhooks/listen-sessions`): it is not a delivery.",
-          querystring: Type.Object(DeliveryListQuery, { additionalProperties: false }),
-          response: { 200: DeliveryPage },
-        }),
-        async (request) => {
-          const { appId, store } = accessOf(request);
-          const q = request.query;
-          const result = await views.page(
-            appId,
-            { status: q.status, event: q.event, storeSlug: store.slug },
-            { limit: q.limit, cursor: q.cursor },
-          );
-          return { success: true as const, data: result.items, meta: result.meta };
-        },
-      );
-      app.get(
-        "/webhooks/listen-sessions",
-        adminRoute({
-          operationId: "adminListListenSessions",
-          scope: Scope.manage_webhooks,
-          tags,
-          summary: "List this installation's listen sessions and what each streamed",
-          description: `The installation's \`listen\` sessions (\`GET /webhooks/stream\`, the CLI's \`listen\`), live or ended. ${LISTEN_SESSIONS_DESCRIPTION}`,
-          querystring: Type.Object(ListenSessionListQuery, { additionalProperties: false }),
-          response: { 200: ListenSessionPage },
-        }),
-        async (request) => {
-          const { appId, store, installationId } = accessOf(request);
-          const q = request.query;
-          const result = await views.listenSessions(
-            appId,
-            { installation: { storeId: store.id, installationId }, event: q.event },
-            { limit: q.limit, cursor: q.cursor },
-          );
-          return { success: true as const, data: result.items, meta: result.meta };
-        },
-      );
-      app.get(
-        "/webhooks/listen-sessions/:id/events",
-        adminRoute({
-          operationId: "adminListListenSessionEvents",
-          scope: Scope.manage_webhooks,
-          tags,
-          summary: "List what one listen session streamed",
-          description:
-            "Newest first, every event the session streamed (within the event retention); `event` lists only that one. 404 for another installation's session.",
-          params: Params({ id: ListenSessionId }),
-          querystring: StreamedEventListQuery,
-          response: { 200: StreamedEventPage },
-          errors: ["NOT_FOUND"],
-        }),
-        async (request) => {
-          const { appId, store, installationId } = accessOf(request);
-          const result = await views.streamed(
-            appId,
-            { id: request.params.id, installation: { storeId: store.id, installationId } },
-            request.query,
-          );
-          return { success: true as const, data: result.items, meta: result.meta };
-        },
-      );
-      app.post(
-        "/webhooks/deliveries/:id/redeliver",
-        adminRoute({
-          operationId: "adminRedeliver",
-          scope: Scope.manage_webhooks,
-          tags,
-          summary: "Send a delivery again",
-          description:
-            "Queues a new delivery of the same body to the same subscription, attempted at once with the usual retries. 409 once the subscription has stopped. At most 60 redeliveries per app per minute by default, here and in the dashboard together: past it 429 `RATE_LIMITED` with `Retry-After`.",
-          params: Params({ id: DeliveryId }),
-          response: { 201: Envelope(DeliveryResource, "Queued") },
-          errors: ["NOT_FOUND", "CONFLICT"],
-        }),
-        async (request, reply) => {
-          const { appId, store } = accessOf(request);
-          const created = await views.redeliver(appId, request.params.id, store.id);
-          return reply.status(201).send({ success: true as const, data: created });
-        },
-      );
+      const tags = ["Admin API: webhooks"];
+      const scope = Scope.manage_webhooks;
+      mount(app, ADMIN_API, op.list, { operationId: "adminListDeliveries", scope, tags });
+      mount(app, ADMIN_API, op.listenSessions, { operationId: "adminListListenSessions", scope, tags });
+      mount(app, ADMIN_API, op.streamed, { operationId: "adminListListenSessionEvents", scope, tags });
+      mount(app, ADMIN_API, op.redeliver, { operationId: "adminRedeliver", scope, tags });
     },
   };
 }
