@@ -11,7 +11,6 @@ import Fastify, {
   type FastifyServerOptions,
 } from "fastify";
 import { AppError } from "./lib/errors.ts";
-import { installFamilyGuard } from "./lib/http/api-family.ts";
 import { installDocs } from "./lib/http/docs.ts";
 import {
   answerUnreadableRequest,
@@ -28,6 +27,7 @@ import type { App } from "./lib/http/types.ts";
 import { trackUnusedConnections } from "./lib/http/unused-connections.ts";
 import { buildSerializer, installValidators } from "./lib/http/validation.ts";
 import { createAdminGuard } from "./modules/families/admin-family.ts";
+import { installFamilyGuard } from "./modules/families/api-family.ts";
 import { createDashboardGuard, requireJsonWrites } from "./modules/families/dashboard-family.ts";
 import { createDeveloperGuard } from "./modules/families/developer-family.ts";
 import { webhooksDocument } from "./modules/webhooks/webhooks-schemas.ts";

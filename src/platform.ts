@@ -51,6 +51,7 @@ import { createConsentService } from "./modules/oauth/consent-service.ts";
 import { createOAuthRepo } from "./modules/oauth/oauth-repo.ts";
 import { tokenRoutes } from "./modules/oauth/oauth-routes.ts";
 import { type AccessContext, createTokenService } from "./modules/oauth/token-service.ts";
+import { createOrderErasure } from "./modules/orders/orders-erasure.ts";
 import { createOrderRepo } from "./modules/orders/orders-repo.ts";
 import { orderRoutes } from "./modules/orders/orders-routes.ts";
 import { createOrderService } from "./modules/orders/orders-service.ts";
@@ -155,7 +156,7 @@ export function createPlatform(input: {
       repo: repos.customers,
       recordEvent: record,
       clock: on,
-      orders: repos.orders,
+      orders: createOrderErasure(repos.orders),
       // Stateless: the customers service's own, on the same clock, recorder and database.
       privacy: privacyOn(on, record, db),
     });

@@ -1,10 +1,10 @@
 import Type from "typebox";
 import { MAX_ACTIVE_KEYS_PER_STORE, Scope } from "../../contracts/index.ts";
-import { storeOf } from "../../lib/http/api-family.ts";
 import type { FeatureRoutes } from "../../lib/http/feature-routes.ts";
 import { Envelope } from "../../lib/http/schemas.ts";
 import type { App } from "../../lib/http/types.ts";
 import { currentAccount } from "../accounts/session-auth.ts";
+import { storeOf } from "../families/api-family.ts";
 import { dashboardRoute, StoreParams, storeParams } from "../families/dashboard-family.ts";
 import {
   ApiKeyResource,

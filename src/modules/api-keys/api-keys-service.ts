@@ -1,6 +1,5 @@
 import { parseDateTime } from "../../contracts/date-time.ts";
 import { MAX_ACTIVE_KEYS_PER_STORE } from "../../contracts/limits.ts";
-import type { Scope } from "../../contracts/scopes.ts";
 import type { Db } from "../../db/client.ts";
 import type { Store } from "../../db/schema.ts";
 import type { Clock } from "../../lib/clock.ts";
@@ -8,6 +7,7 @@ import { safeEqual, sha256Hex } from "../../lib/crypto.ts";
 import { AppError, notFound } from "../../lib/errors.ts";
 import { newId, newSecretOf } from "../../lib/ids.ts";
 import type { CredentialGuard } from "../../lib/rate-limit/limiters.ts";
+import type { KeyContext } from "../families/developer-family.ts";
 import { pickStore } from "../stores/stores-repo.ts";
 import type { ApiKeyRepo } from "./api-keys-repo.ts";
 import type { CreateApiKeyInput } from "./api-keys-schemas.ts";
@@ -15,12 +15,6 @@ import type { CreateApiKeyInput } from "./api-keys-schemas.ts";
 // Compared against when the key id is unknown, so that answer costs the same as a wrong secret.
 const UNKNOWN_KEY_HASH = sha256Hex(newSecretOf("apiKeySecret"));
 const TOUCH_INTERVAL_MS = 60_000;
-
-export interface KeyContext {
-  store: Store;
-  keyId: string;
-  scopes: Scope[];
-}
 
 /** Developer key pairs: created in the dashboard, used by the developer API. */
 export function createApiKeyService(deps: {

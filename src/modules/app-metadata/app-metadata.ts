@@ -1,6 +1,7 @@
 import { METADATA_LIMITS } from "../../contracts/index.ts";
 import type { AppMetadataJson } from "../../db/schema.ts";
 import { AppError } from "../../lib/errors.ts";
+import type { Viewer } from "../families/operation.ts";
 
 /**
  * App metadata: each app's key-value pairs on a product, order or customer, stored per record as
@@ -78,7 +79,7 @@ export function appsWithMetadata(all: AppMetadataJson | null | undefined): strin
  * Who reads or writes a record, for metadata: an app on the Admin API (its own pairs shown and
  * written), or undefined for the dashboard and developer keys (no pairs shown, none written).
  */
-export type Viewer = { appId: string } | undefined;
+export type { Viewer };
 
 /**
  * A resource as its viewer sees it: an app gets its own `metadata`, and only its own; others get

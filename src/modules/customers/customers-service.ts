@@ -15,8 +15,6 @@ import {
 import { sameAddress, sameTags, toAddress } from "../addresses/addresses.ts";
 import { mergeMetadata, type Viewer } from "../app-metadata/app-metadata.ts";
 import type { RecordEvent } from "../events/events-repo.ts";
-import type { OrderRepo } from "../orders/orders-repo.ts";
-import { erasedOrderDetails } from "../orders/orders-schemas.ts";
 import type { PrivacyService } from "../privacy/privacy-service.ts";
 import type { CustomerChanges, CustomerRepo } from "./customers-repo.ts";
 import {
@@ -43,8 +41,11 @@ export function createCustomerService(deps: {
   repo: CustomerRepo;
   recordEvent: RecordEvent;
   clock: Clock;
-  /** The customer's orders, erased with them. */
-  orders: Pick<OrderRepo, "lockOfCustomer" | "setErasedDetails">;
+  /**
+   * The customer's orders, erased with them (orders/orders-erasure.ts): locked and erased in the
+   * caller's transaction, their ids answered oldest first.
+   */
+  orders: { ofCustomer(tx: Executor, storeId: string, customerId: string, now: Date): Promise<string[]> };
   /**
    * The privacy side of a deletion: the stored copies of the customer's data erased, and
    * `customer.redact` to the apps.
@@ -195,13 +196,9 @@ export function createCustomerService(deps: {
         const current = await repo.findForUpdate(store.id, id, tx);
         if (!current || current.anonymized_at) throw notFound("Customer");
         // After the customer's row: an order being placed for them holds it (key share) until it
-        // commits, so every order of theirs is here.
-        const orders = await deps.orders.lockOfCustomer(store.id, id, tx);
-        // customer.redact names them oldest first.
-        const orderIds = orders
-          .toSorted((a, b) => a.created_at.getTime() - b.created_at.getTime() || (a.id < b.id ? -1 : 1))
-          .map((o) => o.id);
-        if (orders.length === 0) {
+        // commits, so every order of theirs is here, and erased.
+        const orderIds = await deps.orders.ofCustomer(tx, store.id, id, now);
+        if (orderIds.length === 0) {
           await repo.delete(store.id, id, tx);
           await deps.privacy.eraseStoredCopies(tx, store, id, []);
           await deps.privacy.customerRemoved(tx, store, id, []);
@@ -213,7 +210,6 @@ export function createCustomerService(deps: {
           { ...erasedCustomerColumns(current), anonymized_at: now, updated_at: now },
           tx,
         );
-        await deps.orders.setErasedDetails(store.id, orders.map(erasedOrderDetails), now, tx);
         await deps.privacy.eraseStoredCopies(tx, store, id, orderIds);
         if (updated) await recordChange(tx, store, updated, false);
         await deps.privacy.customerRemoved(tx, store, id, orderIds);

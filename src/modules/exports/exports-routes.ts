@@ -1,12 +1,12 @@
 import Type, { type TSchema } from "typebox";
 import { CustomerResource, OrderResource, ProductResource, Scope } from "../../contracts/index.ts";
 import type { StoreScope } from "../../contracts/scopes.ts";
-import type { RouteSpec } from "../../lib/http/api-family.ts";
 import type { FeatureRoutes } from "../../lib/http/feature-routes.ts";
 import { CursorQuery, Id } from "../../lib/http/schemas.ts";
 import type { ExportWindow } from "../../lib/pagination.ts";
 import type { CustomerService } from "../customers/customers-service.ts";
 import { ADMIN_API } from "../families/admin-family.ts";
+import type { RouteSpec } from "../families/api-family.ts";
 import { DEVELOPER_API } from "../families/developer-family.ts";
 import { type Caller, defineOperation, mount } from "../families/operation.ts";
 import type { OrderService } from "../orders/orders-service.ts";

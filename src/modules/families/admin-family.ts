@@ -1,11 +1,11 @@
 import type { FastifyRequest } from "fastify";
 import type { Scope } from "../../contracts/scopes.ts";
 import { AppError } from "../../lib/errors.ts";
-import { type FamilyGuard, familyRoute } from "../../lib/http/api-family.ts";
 import { rateLimitHandler } from "../../lib/http/rate-limit.ts";
 import { Params } from "../../lib/http/schemas.ts";
 import type { RateLimiter } from "../../lib/rate-limit/limiters.ts";
 import type { AccessContext, TokenService } from "../oauth/token-service.ts";
+import { type FamilyGuard, familyRoute } from "./api-family.ts";
 import type { Family } from "./operation.ts";
 
 declare module "fastify" {

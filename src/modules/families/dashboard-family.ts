@@ -1,12 +1,12 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { TProperties } from "typebox";
 import { STORE_SCOPE_NAMES, type StoreScope } from "../../contracts/scopes.ts";
+import type { Store } from "../../db/schema.ts";
 import { AppError } from "../../lib/errors.ts";
-import { type FamilyGuard, familyRoute } from "../../lib/http/api-family.ts";
 import { Params, StoreSlug } from "../../lib/http/schemas.ts";
 import type { App } from "../../lib/http/types.ts";
 import { currentAccount } from "../accounts/session-auth.ts";
-import type { StoreService } from "../stores/stores-service.ts";
+import { type FamilyGuard, familyRoute } from "./api-family.ts";
 import type { Family } from "./operation.ts";
 
 /**
@@ -36,7 +36,8 @@ export function storeParams<P extends TProperties>(properties: P) {
  */
 export function createDashboardGuard(deps: {
   requireSession: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
-  stores: Pick<StoreService, "getOwned">;
+  /** The account's store with this slug, or 404 NOT_FOUND (never 403 for another's). */
+  stores: { getOwned(accountId: string, slug: string): Promise<Store> };
 }): FamilyGuard {
   return {
     stage: "preHandler",

@@ -1,11 +1,18 @@
+import type { KeyScope, Scope } from "../../contracts/scopes.ts";
+import type { Store } from "../../db/schema.ts";
 import { AppError } from "../../lib/errors.ts";
-import { type FamilyGuard, familyRoute } from "../../lib/http/api-family.ts";
 import { rateLimitHandler } from "../../lib/http/rate-limit.ts";
 import { Params } from "../../lib/http/schemas.ts";
 import type { RateLimiter } from "../../lib/rate-limit/limiters.ts";
-import type { KeyScope } from "../api-keys/api-keys-schemas.ts";
-import type { ApiKeyService, KeyContext } from "../api-keys/api-keys-service.ts";
+import { type FamilyGuard, familyRoute } from "./api-family.ts";
 import type { Family } from "./operation.ts";
+
+/** A key pair as the developer API's guard knows it: its store, id and scopes. */
+export interface KeyContext {
+  store: Store;
+  keyId: string;
+  scopes: Scope[];
+}
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -33,7 +40,12 @@ export const developerRoute = familyRoute<KeyScope>({
  * scope (403); then validation (400).
  */
 export function createDeveloperGuard(deps: {
-  keys: Pick<ApiKeyService, "authenticate" | "assertStillUsable">;
+  keys: {
+    /** The pair, or 401 INVALID_CREDENTIALS (throttled per key id and IP). */
+    authenticate(keyId: string, secret: string, ip: string): Promise<KeyContext>;
+    /** Throws INVALID_CREDENTIALS once the pair is revoked or expired. */
+    assertStillUsable(keyId: string): Promise<void>;
+  };
   limiter: RateLimiter;
 }): FamilyGuard {
   const rateLimit = rateLimitHandler(deps.limiter, (request) => `apikey:${request.apiKey!.keyId}`);

@@ -3,9 +3,8 @@ import type { Static, TObject, TProperties, TSchema } from "typebox";
 import type { StoreScope } from "../../contracts/scopes.ts";
 import type { Store } from "../../db/schema.ts";
 import { AppError, type ErrorCode } from "../../lib/errors.ts";
-import { type AUTHENTICATED, type RouteSpec, storeOf } from "../../lib/http/api-family.ts";
 import type { App } from "../../lib/http/types.ts";
-import type { Viewer } from "../app-metadata/app-metadata.ts";
+import { type AUTHENTICATED, type RouteSpec, storeOf } from "./api-family.ts";
 
 /**
  * One operation, declared once and mounted in each API family that offers it (CONVENTIONS: "One
@@ -19,6 +18,12 @@ import type { Viewer } from "../app-metadata/app-metadata.ts";
 type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 type Validated<X> = X extends TSchema ? Static<X> : undefined;
 type ParamsOf<P> = P extends TProperties ? Static<TObject<P>> : Record<string, never>;
+
+/**
+ * Who views a record: an app sees its own metadata on it (and only its own); anyone else (the
+ * merchant, a key pair) sees the record without (app-metadata.ts `forViewer`).
+ */
+export type Viewer = { appId: string } | undefined;
 
 /** Who makes a request: the merchant signed in to the dashboard, an app, or a key pair. */
 export type Principal =

@@ -1,9 +1,8 @@
 import type { Static, TProperties, TSchema } from "typebox";
 import type { Store } from "../../db/schema.ts";
 import { CursorPage, Envelope } from "../../lib/http/schemas.ts";
-import type { Viewer } from "../app-metadata/app-metadata.ts";
 import { Page, PageQuery, pageDescription } from "./developer-pages.ts";
-import { defineOperation } from "./operation.ts";
+import { defineOperation, type Viewer } from "./operation.ts";
 
 /** What a resource's service answers for its reads (products, customers, orders). */
 export interface ResourceReads<Q> {

@@ -1,11 +1,11 @@
 import Type from "typebox";
 import { Scope } from "../../contracts/index.ts";
 import { ScopeSchema } from "../../contracts/scopes.ts";
-import { storeOf } from "../../lib/http/api-family.ts";
 import type { FeatureRoutes } from "../../lib/http/feature-routes.ts";
 import { Envelope, Timestamp } from "../../lib/http/schemas.ts";
 import type { App } from "../../lib/http/types.ts";
 import { ClientId } from "../apps/apps-schemas.ts";
+import { storeOf } from "../families/api-family.ts";
 import { dashboardRoute, StoreParams, storeParams } from "../families/dashboard-family.ts";
 import type { InstallationService } from "./installations-service.ts";
 

@@ -6,7 +6,6 @@ import type { Clock } from "../../lib/clock.ts";
 import { notFound } from "../../lib/errors.ts";
 import { newId } from "../../lib/ids.ts";
 import type { AppRepo } from "../apps/apps-repo.ts";
-import type { AccessCache } from "../oauth/access-cache.ts";
 import type { InstallationRepo } from "./installations-repo.ts";
 
 /** Runs inside the uninstall transaction, before it commits (e.g. to write `app/uninstalled`). */
@@ -18,7 +17,8 @@ export function createInstallationService(deps: {
   apps: Pick<AppRepo, "findByClientId">;
   clock: Clock;
   /** Verified access tokens; an uninstall answers only once none of them can be trusted anywhere. */
-  accessCache: Pick<AccessCache<unknown>, "revoked">;
+  /** Waits until no process trusts a token read before the revocation (oauth/access-cache.ts). */
+  accessCache: { revoked(): Promise<void> };
   onUninstall?: UninstallHook[];
 }) {
   const { repo, clock } = deps;

@@ -1,9 +1,9 @@
 import Type from "typebox";
 import { ORDER_STATUS_NAMES, OrderResource, ProductResource, Scope } from "../../contracts/index.ts";
-import { storeOf } from "../../lib/http/api-family.ts";
 import type { FeatureRoutes } from "../../lib/http/feature-routes.ts";
 import { Envelope, Timestamp } from "../../lib/http/schemas.ts";
 import type { App } from "../../lib/http/types.ts";
+import { storeOf } from "../families/api-family.ts";
 import { dashboardRoute, StoreParams } from "../families/dashboard-family.ts";
 import { DAILY_SALES_DAYS, type OverviewService } from "./overview-service.ts";
 

@@ -1,10 +1,9 @@
 import Type from "typebox";
 import { DeliveryStatusSchema, Id, Scope } from "../../contracts/index.ts";
-import { storeOf } from "../../lib/http/api-family.ts";
 import type { FeatureRoutes } from "../../lib/http/feature-routes.ts";
 import { Envelope, Timestamp } from "../../lib/http/schemas.ts";
 import type { App } from "../../lib/http/types.ts";
-import { CustomerIdParam } from "../customers/customers-schemas.ts";
+import { storeOf } from "../families/api-family.ts";
 import { dashboardRoute, storeParams } from "../families/dashboard-family.ts";
 import type { PrivacyService } from "./privacy-service.ts";
 
@@ -70,7 +69,7 @@ export function registerDashboardPrivacyRoutes(app: App, privacy: PrivacyService
       summary: "Ask the apps what they hold on a customer",
       description:
         "Sends `customer.data_request` (the customer's id and order ids) to the privacy endpoint of every app installed in the store with `read_customers`. Signed, retried and logged like every delivery. Answers whom it was sent to, and the apps that could not be asked (no privacy endpoint). 409 for a deleted (anonymised) customer.",
-      params: storeParams(CustomerIdParam),
+      params: storeParams({ id: Id("customer") }),
       response: {
         201: Envelope(
           Type.Object(
@@ -97,7 +96,7 @@ export function registerDashboardPrivacyRoutes(app: App, privacy: PrivacyService
       summary: "Data requests about a customer",
       description:
         "The `customer.data_request`s sent about the customer, newest first (the latest 50), each with the apps it was sent to and each delivery's status; and the installed apps that cannot be asked (no privacy endpoint).",
-      params: storeParams(CustomerIdParam),
+      params: storeParams({ id: Id("customer") }),
       response: {
         200: Envelope(
           Type.Object(

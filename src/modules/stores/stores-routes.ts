@@ -1,13 +1,13 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import Type from "typebox";
 import { EVENT, Scope } from "../../contracts/index.ts";
-import { storeOf } from "../../lib/http/api-family.ts";
 import { eventName } from "../../lib/http/event-docs.ts";
 import type { FeatureRoutes } from "../../lib/http/feature-routes.ts";
 import { Envelope, errorResponses } from "../../lib/http/schemas.ts";
 import type { App } from "../../lib/http/types.ts";
 import { currentAccount } from "../accounts/session-auth.ts";
 import { ADMIN_API } from "../families/admin-family.ts";
+import { storeOf } from "../families/api-family.ts";
 import { DASHBOARD, dashboardRoute } from "../families/dashboard-family.ts";
 import { DEVELOPER_API } from "../families/developer-family.ts";
 import { defineOperation, mount } from "../families/operation.ts";

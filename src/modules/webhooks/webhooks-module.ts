@@ -11,7 +11,6 @@ import type { SecretBox } from "../../lib/secret-box.ts";
 import type { RecordEvent } from "../events/events-repo.ts";
 import { createFeedKeeper, type FeedRepo, type FeedSequencer } from "../events/feed-repo.ts";
 import type { AccessContext } from "../oauth/token-service.ts";
-import type { PrivacyService } from "../privacy/privacy-service.ts";
 import { createRetention } from "../retention/retention-repo.ts";
 import { createDeliveryLogRepo } from "./deliveries-repo.ts";
 import { adminDeliveryRoutes, createDeliveryViews } from "./deliveries-routes.ts";
@@ -58,9 +57,9 @@ export function createWebhooksModule(deps: {
   /** The platform's rate-limit windows (Redis when configured): test events and redeliveries per app. */
   windowStore: SlidingWindowStore;
   /** The privacy webhooks' shop.redact, swept by the worker when due. */
-  shopRedactions: Pick<PrivacyService, "sweepShopRedactions">;
+  shopRedactions: { sweepShopRedactions(): Promise<{ sent: number; skipped: number }> };
   /** The follow-up of customers' erasures (answers to attempts that were on the wire). */
-  erasures: Pick<PrivacyService, "clearLateAnswers">;
+  erasures: { clearLateAnswers(): Promise<number> };
 }) {
   const { db, config, clock, secretBox } = deps;
   const allowPrivate = config.WEBHOOK_ALLOW_PRIVATE_TARGETS;

@@ -4,10 +4,10 @@ import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import Fastify from "fastify";
 import Type from "typebox";
 import type { StoreScope } from "../../contracts/scopes.ts";
-import { AppError } from "../errors.ts";
+import { AppError } from "../../lib/errors.ts";
+import { installErrorHandling } from "../../lib/http/error-handler.ts";
+import { Envelope, ErrorEnvelope } from "../../lib/http/schemas.ts";
 import { type FamilyGuard, familyRoute, installFamilyGuard } from "./api-family.ts";
-import { installErrorHandling } from "./error-handler.ts";
-import { Envelope, ErrorEnvelope } from "./schemas.ts";
 
 declare module "fastify" {
   interface FastifyContextConfig {

@@ -2,9 +2,9 @@ import type { FastifyContextConfig, FastifyReply, FastifyRequest } from "fastify
 import type { Static, TSchema } from "typebox";
 import type { StoreScope } from "../../contracts/scopes.ts";
 import type { Store } from "../../db/schema.ts";
-import { AppError, type ErrorCode } from "../errors.ts";
-import { errorResponses } from "./schemas.ts";
-import type { App } from "./types.ts";
+import { AppError, type ErrorCode } from "../../lib/errors.ts";
+import { errorResponses } from "../../lib/http/schemas.ts";
+import type { App } from "../../lib/http/types.ts";
 
 /**
  * A route's required scope when any valid credential of the store will do (the developer API's
