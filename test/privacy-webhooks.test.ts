@@ -248,7 +248,7 @@ describe("privacy webhooks: customer.redact and customer.data_request", () => {
     assert.equal(deleted.data.outcome, "deleted");
     await waitUntil(() => at("/alpha").length === 2 && at("/beta").length === 2, 20_000, "second redact");
     assert.deepEqual(JSON.parse(at("/alpha")[1]!.body).data, { customerId: lone.customerId, orderIds: [] });
-    await new Promise((r) => setTimeout(r, 1500));
+    await ctx.worker.settled();
     assert.equal(at("/gamma").length, 0, "never sent to an app without read_customers");
   });
 
@@ -384,7 +384,7 @@ describe("privacy webhooks: customer.redact and customer.data_request", () => {
 describe("privacy webhooks: shop.redact after an uninstall", () => {
   let ctx: Ctx;
   let rx: Awaited<ReturnType<typeof startReceiver>>;
-  let second: { stop(): Promise<void> };
+  let second: { stop(): Promise<void>; settled(): Promise<void> };
   before(async () => {
     ctx = await createWebhookContext({ SECRETS_KEY, SHOP_REDACT_DELAY_SECONDS: String(DELAY_SECONDS) });
     rx = await startReceiver();
@@ -397,6 +397,7 @@ describe("privacy webhooks: shop.redact after an uninstall", () => {
         await unlisten();
         await worker.stop();
       },
+      settled: () => worker.settled(),
     };
   });
   after(async () => {
@@ -430,7 +431,8 @@ describe("privacy webhooks: shop.redact after an uninstall", () => {
 
     // Not before the delay.
     ctx.clock.advance(DELAY_SECONDS * 1000 - HOUR_MS);
-    await new Promise((r) => setTimeout(r, 6_500));
+    // Both workers have swept (and sent whatever that made) at this time.
+    await Promise.all([ctx.worker.settled(), second.settled()]);
     assert.equal(at("/gone").length, 0, "not before SHOP_REDACT_DELAY_SECONDS");
 
     ctx.clock.advance(2 * HOUR_MS);
@@ -454,7 +456,7 @@ describe("privacy webhooks: shop.redact after an uninstall", () => {
       0,
     );
     ctx.clock.advance(DELAY_SECONDS * 1000);
-    await new Promise((r) => setTimeout(r, 6_500));
+    await Promise.all([ctx.worker.settled(), second.settled()]);
     assert.equal(at("/gone").length, 1, "once only");
     assert.equal(at("/back").length, 0, "never after a reinstall");
     const recorded = await ctx.platform.db
@@ -483,7 +485,7 @@ describe("privacy webhooks: shop.redact after an uninstall", () => {
       Array.from({ length: 8 }, () => ctx.platform.privacy.sweepShopRedactions()),
     );
     await waitUntil(() => apps.every((_, i) => at(`/many-${i}`).length >= 1), 30_000, "every shop.redact");
-    await new Promise((r) => setTimeout(r, 6_500));
+    await Promise.all([ctx.worker.settled(), second.settled()]);
     for (let i = 0; i < apps.length; i++) assert.equal(at(`/many-${i}`).length, 1, `many-${i} once`);
     // The workers may have taken some before these sweeps: together, each exactly once.
     assert.ok(sweeps.reduce((n, s) => n + s.sent, 0) <= apps.length);

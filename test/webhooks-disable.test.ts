@@ -132,7 +132,7 @@ describe("webhooks: endpoints are paused, never silently dropped", () => {
       10_000,
       "two skipped deliveries",
     );
-    await new Promise((r) => setTimeout(r, 1200));
+    await ctx.worker.settled();
     assert.equal(at("/down").length, sent, "nothing sent while disabled");
     const skipped = await inst.api.get(`${WEBHOOKS}/deliveries?status=skipped`);
     assert.equal(skipped.data.length, 2);

@@ -156,7 +156,21 @@ describe("delivery worker processes on one PostgreSQL", { skip }, () => {
       await ctx.platform.services.products.create(store, { title: `Bulk ${i}`, price: "1" });
     await waitUntil(() => perDelivery.size >= 1000, 120_000, "1,000 distinct deliveries");
     const elapsed = Date.now() - started;
-    await new Promise((r) => setTimeout(r, 500));
+    // Every delivery has its outcome recorded: no attempt can be under way any more.
+    await waitUntil(
+      async () =>
+        Number(
+          (
+            await ctx.platform.db
+              .selectFrom("webhook_deliveries")
+              .select((e) => e.fn.countAll<number>().as("n"))
+              .where("status", "=", "pending")
+              .executeTakeFirstOrThrow()
+          ).n,
+        ) === 0,
+      60_000,
+      "every outcome recorded",
+    );
     assert.equal(perDelivery.size, 1000);
     assert.deepEqual(overlaps, [], "a delivery was attempted by two workers at once");
     const duplicates = [...perDelivery.values()].filter((n) => n > 1).length;

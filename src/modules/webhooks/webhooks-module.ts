@@ -236,6 +236,7 @@ export function createWebhooksModule(deps: {
     // The worker's process also keeps the stores' event feeds numbered (events/feed-repo.ts).
     return {
       tick: worker.tick,
+      settled: worker.settled,
       get inFlight() {
         return worker.inFlight;
       },

@@ -66,6 +66,13 @@ export function createClaimSchedule(settings: {
       if (announced && events === 0) claimDue = true;
     },
 
+    /** Everything is owed on the next pass (dispatch, sweep, claim), whatever the times say. */
+    everythingOwed() {
+      dispatchDue = true;
+      claimDue = true;
+      lastSweep = Number.NEGATIVE_INFINITY;
+    },
+
     /** Whether the periodic sweep (exhausted deliveries, housekeeping) is due; counted as run when so. */
     sweepNow(nowMs: number): boolean {
       if (nowMs - lastSweep < pollMs) return false;

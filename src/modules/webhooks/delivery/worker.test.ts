@@ -20,7 +20,14 @@ async function until(check: () => boolean, what: string, timeoutMs = 20_000) {
 
 /** A worker on a fake repository whose database can be switched off; every log line recorded. */
 function setup(
-  options: { result?: AttemptResult; attempts?: number; now?: Date; maxAttempts?: number } = {},
+  options: {
+    result?: AttemptResult;
+    attempts?: number;
+    now?: Date;
+    maxAttempts?: number;
+    /** Keep the database up through the attempt, which takes this long (ms). */
+    steadyAttemptMs?: number;
+  } = {},
 ) {
   const state = {
     down: true,
@@ -94,8 +101,10 @@ function setup(
     openSecret: () => "secret",
     async attempt() {
       state.attempts++;
+      if (options.steadyAttemptMs !== undefined)
+        await new Promise((r) => setTimeout(r, options.steadyAttemptMs));
       // The database goes away while the request is at the receiver.
-      state.down = true;
+      else state.down = true;
       return options.result ?? { status: 200, responseBody: "ok", durationMs: 1 };
     },
     disablesAtOnce: () => false,
@@ -396,5 +405,27 @@ describe("delivery worker: disabling subscriptions", () => {
     assert.deepEqual(young.asked, [], "no statement at all");
     const fine = await run(200, true);
     assert.deepEqual(fine.asked, [], "a success asks nothing");
+  });
+});
+
+describe("delivery worker: settled(), the barrier for 'nothing more leaves now'", () => {
+  it("resolves only once the due delivery is attempted and its outcome recorded; again at once when idle", async () => {
+    const { state, worker } = setup({ steadyAttemptMs: 50 });
+    state.down = false;
+    worker.start();
+    try {
+      await worker.settled();
+      assert.equal(state.attempts, 1);
+      assert.deepEqual(state.completed, ["delivered"]);
+      await worker.settled();
+      assert.equal(state.attempts, 1, "nothing more was due");
+    } finally {
+      await worker.stop();
+    }
+  });
+
+  it("refuses to wait on a worker that is not running", async () => {
+    const { worker } = setup();
+    await assert.rejects(worker.settled(), /not running/);
   });
 });

@@ -112,6 +112,13 @@ export function createDeliveryWorker(deps: WorkerDeps) {
   /** Ends the current sleep when a slot or a retry makes a claim worth it; null while backing off. */
   let wakeOnSlot: (() => void) | null = null;
 
+  /** Passes run so far (each counted once over, failed or not), and who waits for the next one. */
+  let passes = 0;
+  let passWaiters: Array<() => void> = [];
+  /** Events dispatched, attempts started and deliveries given back so far: what `settled` watches. */
+  let work = 0;
+  const afterNextPass = () => new Promise<void>((resolve) => passWaiters.push(resolve));
+
   /** A new event was committed: dispatch it and attempt its deliveries now. */
   function poke() {
     schedule.announce();
@@ -125,6 +132,7 @@ export function createDeliveryWorker(deps: WorkerDeps) {
     while (!stopped) {
       const h = hosts.startNext();
       if (!h) break;
+      work++;
       const p = attempt(h)
         .catch((error) => logger.error({ err: error, delivery: h.delivery.id }, "delivery attempt failed"))
         .finally(() => attempts.delete(p));
@@ -176,6 +184,7 @@ export function createDeliveryWorker(deps: WorkerDeps) {
   async function giveBack(now: Date) {
     if (!toRelease.length) return;
     const batch = toRelease.splice(0);
+    work += batch.length;
     try {
       await repo.release(
         batch.map((h) => h.delivery),
@@ -204,6 +213,7 @@ export function createDeliveryWorker(deps: WorkerDeps) {
     // Deliveries the dispatch could not claim (their host's room was full) are due now.
     hosts.leftBehind(dispatched.unclaimedHosts);
     schedule.dispatched(due.announced, dispatched.events);
+    work += dispatched.events;
     return dispatched.claimed.length;
   }
 
@@ -298,6 +308,10 @@ export function createDeliveryWorker(deps: WorkerDeps) {
           );
         else logger.error({ err: error, failures, retryInMs: backoffMs }, "delivery worker tick failed");
       }
+      passes++;
+      const waiting = passWaiters;
+      passWaiters = [];
+      for (const resolve of waiting) resolve();
       if (!stopped) await sleep(backoffMs);
     }
   }
@@ -338,6 +352,33 @@ export function createDeliveryWorker(deps: WorkerDeps) {
     },
     /** One pass of dispatch + claim, for operators' tools and tests that step the engine. */
     tick,
+    /**
+     * Resolves once the worker has done everything it can at the clock's present time: every
+     * committed event dispatched, every due delivery claimed and attempted, every outcome recorded,
+     * the periodic sweep (exhausted deliveries, housekeeping: retention, shop.redact) run. What
+     * falls due later (a retry) waits for the clock, as ever. A barrier for whoever must know that
+     * nothing more leaves now (tests that check what was not sent), instead of a guess at how
+     * long the machine takes.
+     */
+    async settled(): Promise<void> {
+      if (stopped) throw new Error("The delivery worker is not running.");
+      // Two rounds in a row without work: what the sweep's housekeeping made in the first (a
+      // shop.redact delivery) is claimed, and counted, in the second.
+      for (let quiet = 0; quiet < 2; ) {
+        const before = work;
+        // The pass under way may have looked before this call: wait for it, then for a whole one.
+        for (let i = 0; i < 2; i++) {
+          const next = afterNextPass();
+          schedule.everythingOwed();
+          wake?.();
+          await next;
+        }
+        await Promise.allSettled([...attempts]);
+        await completions.idle();
+        await deps.housekeeping?.idle();
+        quiet = work === before && attempts.size === 0 && hosts.empty ? quiet + 1 : 0;
+      }
+    },
     get inFlight() {
       return hosts.running;
     },
