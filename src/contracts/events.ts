@@ -2,7 +2,7 @@ import { keysOf } from "./mirror.ts";
 import type { Scope } from "./scopes.ts";
 
 /**
- * The event names of spec 6.1: what each carries in `data` and the scope an app needs to subscribe
+ * The event names apps subscribe to: what each carries in `data` and the scope an app needs to subscribe
  * to it. Domain events are written to the outbox by the change that causes them (in its
  * transaction); `app/uninstalled` is written on uninstall and `webhook.disabled` when the platform
  * disables a subscription, and each goes to that installation only.

@@ -61,11 +61,9 @@ export const Email = Type.String({
   "x-hint": "an e-mail address such as name@example.com",
 });
 
-export const Password = Type.String({
-  minLength: 10,
-  maxLength: 200,
-  description: "At least 10 characters.",
-});
+/** What a password must be, in words: the dashboard's forms show it beside the field. */
+export const PASSWORD_RULE = "At least 10 characters.";
+export const Password = Type.String({ minLength: 10, maxLength: 200, description: PASSWORD_RULE });
 
 export const PersonName = Type.String({ minLength: 1, maxLength: 100, examples: ["Sara Merchant"] });
 export const FirstName = Type.String({ minLength: 1, maxLength: 100, examples: ["Layla"] });
@@ -124,8 +122,10 @@ export const WebhookTargetUrl = Type.String({
  * Free-text search in lists: matched anywhere in the searched fields, case-insensitively. Three
  * characters at least, the shortest text a trigram index can serve.
  */
+/** The shortest search text a list accepts. */
+export const SEARCH_MIN_LENGTH = 3;
 export const SearchText = Type.String({
-  minLength: 3,
+  minLength: SEARCH_MIN_LENGTH,
   maxLength: 100,
   pattern: "\\S",
   "x-hint": "at least 3 characters",

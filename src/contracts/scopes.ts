@@ -2,7 +2,7 @@ import Type from "typebox";
 import { keysOf, mirror } from "./mirror.ts";
 
 /**
- * The scopes an app can be granted (spec 5.6, and the order and customer writes of issue 20), each
+ * The scopes an app can be granted (the five the platform started with, and the order and customer writes of issue 20), each
  * with the words the consent page and the dashboard show (`label` in a list, `description` where
  * there is room), and whether a developer key pair may carry it (`keys`: only a scope some
  * developer API route needs, so a key is never offered a scope that grants nothing; webhooks and

@@ -9,6 +9,7 @@ import {
   forwardWebhook,
   listen,
   PlatformError,
+  QUERY_BOUNDS,
   recoverWebhook,
   unwrap,
   type WebhookEventName,
@@ -292,8 +293,11 @@ async function deliveries(io: Io, argv: string[]) {
     },
     strict: true,
   });
-  const limit = values.limit ? Number(values.limit) : 20;
-  if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw new UsageError("--limit must be 1 to 100");
+  // The deliveries list's page size as the document states it (the SDK generates it).
+  const bounds = QUERY_BOUNDS.adminListDeliveries.limit;
+  const limit = values.limit ? Number(values.limit) : bounds.default;
+  if (!Number.isInteger(limit) || limit < bounds.minimum || limit > bounds.maximum)
+    throw new UsageError(`--limit must be ${bounds.minimum} to ${bounds.maximum}`);
   if (values.session && values.failed)
     throw new UsageError("--session lists what a listen session streamed: it has no failed deliveries");
   const { baseUrl, tokens } = await settings(io, values);

@@ -3,7 +3,7 @@ import type { Scope } from "../../contracts/scopes.ts";
 import { AppError } from "../../lib/errors.ts";
 
 /**
- * The scope an event needs (spec 6.1; `app/uninstalled` needs none), for whatever names an event:
+ * The scope an event needs (contracts/events.ts; `app/uninstalled` needs none), for whatever names an event:
  * a subscription, a test event, the events a feed read or a listen stream asks for. Routes run it as their `authorize` step (lib/http/api-family.ts),
  * so an idempotent replay never answers a token without it. `action` starts the message
  * ("Subscribing to", "A test", "Streaming").

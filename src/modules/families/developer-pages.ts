@@ -2,7 +2,7 @@ import Type, { type TSchema } from "typebox";
 import { PAGE_SIZE, PAGE_WINDOW } from "../../contracts/limits.ts";
 
 /**
- * The developer API's page-numbered lists (spec 4.4: `page`, `perPage`, and `meta` with the
+ * The developer API's page-numbered lists (`page`, `perPage`, and `meta` with the
  * totals), shared by products, orders and customers. Totals come from the counts triggers keep
  * per store (migrations 20261123_0040 and 20261126_0042): reading one costs at most 16 rows.
  */

@@ -1,5 +1,6 @@
 import { useEffect, useState } from "react";
 import { useParams } from "react-router";
+import { SEARCH_MIN_LENGTH } from "../contract.ts";
 
 /** The value, once it has stopped changing for `ms` (a search box that asks as you type). */
 export function useDebounced<T>(value: T, ms = 300): T {
@@ -18,10 +19,10 @@ export function useSlug(): string {
   return slug;
 }
 
-/** A search text the list endpoints accept (3 characters or more), or undefined. */
+/** A search text the list endpoints accept (the contract's SearchText: 3 characters or more), or undefined. */
 export function searchParam(text: string): string | undefined {
   const t = text.trim();
-  return t.length >= 3 ? t : undefined;
+  return t.length >= SEARCH_MIN_LENGTH ? t : undefined;
 }
 
 /**

@@ -14,7 +14,7 @@ import {
   useNotify,
   useSubmit,
 } from "../components/ui.tsx";
-import { Email, Password, PersonName } from "../contract.ts";
+import { Email, PASSWORD_RULE, Password, PersonName } from "../contract.ts";
 import { when } from "../lib/format.ts";
 import { definePage } from "../lib/page.ts";
 import { validate } from "../lib/validate.ts";
@@ -173,7 +173,7 @@ function PasswordForm() {
         autoComplete="new-password"
         value={next}
         onChange={setNext}
-        hint="At least 10 characters. Every other session is signed out."
+        hint={`${PASSWORD_RULE} Every other session is signed out.`}
         error={errors.of("newPassword")}
       />
       <TextField

@@ -3,7 +3,7 @@ import { useEffect, useRef, useState } from "react";
 import { Link, useNavigate, useSearchParams } from "react-router";
 import { api, unwrap } from "../api/client.ts";
 import { FormAlert, TextField, useSubmit } from "../components/ui.tsx";
-import { Email, Password, PersonName } from "../contract.ts";
+import { Email, PASSWORD_RULE, Password, PersonName } from "../contract.ts";
 import { sameOriginPath } from "../lib/next-path.ts";
 import { definePage } from "../lib/page.ts";
 import { validate } from "../lib/validate.ts";
@@ -148,7 +148,7 @@ export function SignupPage() {
           autoComplete="new-password"
           value={password}
           onChange={setPassword}
-          hint="At least 10 characters."
+          hint={PASSWORD_RULE}
           error={errors.of("password")}
         />
         <button type="submit" className="primary" disabled={busy}>

@@ -27,7 +27,7 @@ import {
 } from "../components/ui.tsx";
 import { MAX_LINE_ITEMS, OrderNote, ProductStatus, Quantity } from "../contract.ts";
 import { money, personName } from "../lib/format.ts";
-import { useDebounced, useIdempotencyKey, useSlug } from "../lib/hooks.ts";
+import { searchParam, useDebounced, useIdempotencyKey, useSlug } from "../lib/hooks.ts";
 import { formatMinor, toMinor } from "../lib/money.ts";
 import { definePage } from "../lib/page.ts";
 import { validate } from "../lib/validate.ts";
@@ -69,7 +69,7 @@ export function NewOrderPage() {
       (
         await unwrap<Customer[]>(
           api.GET("/api/v1/dashboard/stores/{slug}/customers", {
-            params: { path: { slug }, query: { limit: 8, q: cq.length >= 3 ? cq : undefined } },
+            params: { path: { slug }, query: { limit: 8, q: searchParam(cq) } },
           }),
         )
       ).data.filter((c) => !c.anonymizedAt),
@@ -82,7 +82,7 @@ export function NewOrderPage() {
           api.GET("/api/v1/dashboard/stores/{slug}/products", {
             params: {
               path: { slug },
-              query: { limit: 8, status: ProductStatus.active, q: pq.length >= 3 ? pq : undefined },
+              query: { limit: 8, status: ProductStatus.active, q: searchParam(pq) },
             },
           }),
         )

@@ -45,6 +45,7 @@ import {
   OrderNote,
   OrderStatus,
   PAGE_SIZE,
+  SEARCH_MIN_LENGTH,
   WEBHOOK_CHANNELS,
   WebhookChannel,
 } from "../contract.ts";
@@ -68,7 +69,7 @@ const SORTS: SortLabels<OrderSort> = {
 /** An order number or at least 3 characters of the customer's name or e-mail. */
 function orderSearch(text: string): string | undefined {
   const t = text.trim();
-  return /^#?\d+$/.test(t) || t.length >= 3 ? t : undefined;
+  return /^#?\d+$/.test(t) || t.length >= SEARCH_MIN_LENGTH ? t : undefined;
 }
 
 function useCustomerNames(slug: string, ids: string[]) {

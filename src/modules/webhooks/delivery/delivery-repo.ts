@@ -47,7 +47,7 @@ export interface ClaimedDelivery {
 }
 
 /**
- * The body of every delivery of an event to one app (spec 6.2), the same bytes on every attempt
+ * The body of every delivery of an event to one app (with the `x-webhook-*` headers), the same bytes on every attempt
  * and stream. `sequence` is the event's insertion number (`events.seq`): strictly increasing
  * across the events of one resource, so a receiver drops an update older than the last one it
  * applied. App metadata is per app (issue 20): the event keeps every app's pairs beside the
@@ -706,7 +706,7 @@ export function createDeliveryRepo(db: Db) {
 }
 export type DeliveryRepo = ReturnType<typeof createDeliveryRepo>;
 
-/** Inside an uninstall: what happens to the installation's webhooks (spec 3: app/uninstalled first, then stop). */
+/** Inside an uninstall: what happens to the installation's webhooks (app/uninstalled first, then the subscriptions stop). */
 export async function stopInstallationWebhooks(
   tx: Executor,
   input: {

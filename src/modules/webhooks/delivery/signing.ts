@@ -75,7 +75,7 @@ export function inRotationOverlap(rotatedAt: Date | null, now: Date, overlapSeco
  * Webhooks ones beside them. `deliveryId` is the same on every attempt of a delivery and is both
  * `x-webhook-id` and `webhook-id`; `attempt` is 1-based; one timestamp is signed by both families.
  *
- * - `x-webhook-signature`: spec 6.3, made with `secret` only (a rotation takes effect at once).
+ * - `x-webhook-signature`: the platform's own header (HMAC-SHA256 of `<timestamp>.<body>`, hex), made with `secret` only (a rotation takes effect at once).
  * - `webhook-signature`: `v1,<sig>` with `secret`, then ` v1,<sig>` with `previousSecret` when
  *   given (the overlap after a rotation), so a receiver holding either secret verifies.
  *

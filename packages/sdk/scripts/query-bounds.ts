@@ -1,0 +1,38 @@
+/**
+ * Writes src/generated/query-bounds.ts from the committed openapi.json: the bounds and defaults of
+ * every operation's integer query parameters (page sizes), so clients built on the SDK (the CLI)
+ * read them from the document instead of restating them. Run by `npm run generate`.
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+
+type Json = Record<string, unknown>;
+const root = join(import.meta.dirname, "..");
+const doc = JSON.parse(readFileSync(join(root, "..", "..", "openapi.json"), "utf8")) as {
+  paths: Record<string, Record<string, Json>>;
+};
+const bounds: Record<string, Record<string, { minimum?: number; maximum?: number; default?: number }>> = {};
+for (const item of Object.values(doc.paths)) {
+  for (const op of Object.values(item)) {
+    const id = op.operationId as string | undefined;
+    const parameters = (op.parameters ?? []) as Array<{ in: string; name: string; schema?: Json }>;
+    for (const p of parameters) {
+      if (!id || p.in !== "query" || p.schema?.type !== "integer") continue;
+      const {
+        minimum,
+        maximum,
+        default: dflt,
+      } = p.schema as { minimum?: number; maximum?: number; default?: number };
+      (bounds[id] ??= {})[p.name] = {
+        ...(minimum !== undefined ? { minimum } : {}),
+        ...(maximum !== undefined ? { maximum } : {}),
+        ...(dflt !== undefined ? { default: dflt } : {}),
+      };
+    }
+  }
+}
+const sorted = Object.fromEntries(Object.entries(bounds).sort(([a], [b]) => (a < b ? -1 : 1)));
+writeFileSync(
+  join(root, "src", "generated", "query-bounds.ts"),
+  `// Generated from openapi.json by scripts/query-bounds.ts (npm run generate): do not edit.\n\n/** Each operation's integer query parameters: their bounds and defaults, as the document states them. */\nexport const QUERY_BOUNDS = ${JSON.stringify(sorted, null, 2)} as const;\n`,
+);
