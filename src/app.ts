@@ -30,6 +30,7 @@ import { createAdminGuard } from "./modules/families/admin-family.ts";
 import { installFamilyGuard } from "./modules/families/api-family.ts";
 import { createDashboardGuard, requireJsonWrites } from "./modules/families/dashboard-family.ts";
 import { createDeveloperGuard } from "./modules/families/developer-family.ts";
+import { installVersioning } from "./modules/versions/versioning.ts";
 import { webhooksDocument } from "./modules/webhooks/webhooks-schemas.ts";
 import type { Platform } from "./platform.ts";
 
@@ -176,6 +177,16 @@ export async function buildApp(
   app.decorateRequest("access", null);
   app.decorateRequest("apiKey", null);
   app.decorateRequest("credentialCheck", null);
+  app.decorateRequest("apiVersion", null);
+  // The Admin API and the developer API are versioned (modules/versions): the version a request
+  // is served at, its body brought up and its answer down, `Api-Version` on every answer.
+  const versioning = {
+    versions: platform.versions.registry,
+    renderer: platform.versions.renderer,
+    schemas: platform.versions.schemas,
+    clock: platform.clock,
+    changelogUrl: platform.versions.changelogUrl,
+  };
   // Both token families check credentials and the route's scope in onRequest: a request without
   // them answers 401/403 before its body is parsed or its query validated, and malformed requests
   // still spend quota. Every route of a family declares its scope; the guard checks exactly that.
@@ -186,6 +197,7 @@ export async function buildApp(
         developer,
         createDeveloperGuard({ keys: platform.developer.keys, limiter: platform.developer.limiter }),
       );
+      installVersioning(developer, { ...versioning, pinnedVersion: () => null });
       for (const feature of platform.routes) feature.developer?.(developer);
     },
     { prefix: "/api/v1/developer" },
@@ -197,6 +209,7 @@ export async function buildApp(
         admin,
         createAdminGuard({ tokens: integration.tokens, limiter: integration.adminLimiter }),
       );
+      installVersioning(admin, { ...versioning, pinnedVersion: () => null });
       for (const feature of platform.routes) feature.admin?.(admin);
     },
     { prefix: "/api/v1/apps/api" },

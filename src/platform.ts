@@ -69,6 +69,11 @@ import { createProductService } from "./modules/products/products-service.ts";
 import { createStoreRepo } from "./modules/stores/stores-repo.ts";
 import { storeRoutes } from "./modules/stores/stores-routes.ts";
 import { createStoreService } from "./modules/stores/stores-service.ts";
+import { createApiVersions, type VersionSpec } from "./modules/versions/api-versions.ts";
+import { createRenderer } from "./modules/versions/render.ts";
+import { createSchemaVersions } from "./modules/versions/schema-versions.ts";
+import { API_VERSIONS, CHANGELOG_PATH } from "./modules/versions/versions.ts";
+import { versionRoutes } from "./modules/versions/versions-routes.ts";
 import { appDeliveryRoutes } from "./modules/webhooks/deliveries-routes.ts";
 import { listenForEvents } from "./modules/webhooks/delivery/notifications.ts";
 import { assertSafeTargetUrl } from "./modules/webhooks/delivery/ssrf.ts";
@@ -90,6 +95,8 @@ export function createPlatform(input: {
   logger?: Logger;
   /** How dashboard passwords are hashed and checked. Default: argon2id (password.ts). */
   passwords?: PasswordHashing;
+  /** The API's versions (versions/versions.ts); a test may declare its own. */
+  apiVersions?: readonly VersionSpec[];
 }) {
   const { config, database } = input;
   const db = database.db;
@@ -99,6 +106,13 @@ export function createPlatform(input: {
   const secretsKey =
     input.secretsKey ?? (config.SECRETS_KEY ? parseSecretsKey(config.SECRETS_KEY) : randomBytes(32));
   const redis = input.redis ?? null;
+  /** The API's dated versions, and how an older one is served (modules/versions). */
+  const versions = {
+    registry: createApiVersions(input.apiVersions ?? API_VERSIONS),
+    renderer: createRenderer(),
+    schemas: createSchemaVersions(),
+    changelogUrl: `${config.PUBLIC_BASE_URL}${CHANGELOG_PATH}`,
+  };
   // With Redis, limits and throttles are shared by every instance, and fall back to per-instance
   // memory while Redis does not answer: Redis accelerates, it is not a single point of failure.
   const sharedCounters = redis
@@ -321,6 +335,7 @@ export function createPlatform(input: {
    */
   const routes: FeatureRoutes[] = [
     probeRoutes(ping),
+    versionRoutes({ versions: versions.registry, clock, changelogUrl: versions.changelogUrl }),
     tokenRoutes({ apps, tokens, issuer }),
     consentRoutes({ consent: integration.consent, stores: services.stores, requireSession, issuer }),
     accountRoutes({
@@ -359,6 +374,7 @@ export function createPlatform(input: {
   return {
     config,
     database,
+    versions,
     routes,
     db,
     clock,

@@ -66,7 +66,7 @@ function createNormalizer() {
       .replace(/\bwhsec_[0-9A-Za-z+/]{16,}={0,2}/g, (all) => name(all, "whsec"))
       .replace(/\b([a-z]{2,8})_([0-9A-Za-z]{16,64})\b/g, (all, prefix: string) => name(all, prefix))
       // OAuth codes and cursors: long base64url or base62 runs without a prefix.
-      .replace(/\b[0-9A-Za-z_-]{32,}\b/g, (all) => name(all, "opaque"))
+      .replace(/\b(?=[\w-]*\d)(?=[\w-]*[A-Za-z])[0-9A-Za-z_-]{32,}\b/g, (all) => name(all, "opaque"))
       .replace(/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/g, (all) =>
         name(all, "uuid"),
       )
@@ -499,6 +499,7 @@ describe("answers: every operation's answer on a seeded store, byte for byte", (
     ok(refreshed);
     await settle();
     ok(await recording(new Client(ctx.app)).get("/.well-known/oauth-authorization-server"));
+    ok(await recording(new Client(ctx.app)).get("/api/versions"));
     ok(await merchant.post(`${S}/customers/${ana.id}/data-requests`, {}), 201);
     await settle();
     ok(await merchant.get(`${S}/customers/${ana.id}/data-requests`));
@@ -544,7 +545,7 @@ describe("answers: every operation's answer on a seeded store, byte for byte", (
         : normalize(withoutTestData(r.body)),
     }));
     if (UPDATE || !existsSync(FIXTURE)) {
-      writeFileSync(FIXTURE, `${JSON.stringify(answers, null, 1)}\n`);
+      writeFileSync(FIXTURE, `${JSON.stringify(answers, null, 2)}\n`);
       if (!UPDATE) assert.fail(`${FIXTURE} was missing and has been written: check it in`);
       return;
     }

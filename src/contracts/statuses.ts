@@ -178,3 +178,22 @@ export const STATUS_COLUMNS = {
   "webhook_subscriptions.status": SUBSCRIPTION_STATUS_NAMES,
   "webhook_deliveries.status": DELIVERY_STATUS_NAMES,
 } as const;
+
+/**
+ * Where an API version is in its life (issue 29): `current` (what new apps and key pairs are
+ * pinned to), `supported`, `deprecated` (served with Deprecation and Sunset headers until its
+ * sunset) and `retired` (no longer served: 400 UNSUPPORTED_API_VERSION).
+ */
+export const API_VERSION_STATUSES = {
+  current: { label: "Current", served: true },
+  supported: { label: "Supported", served: true },
+  deprecated: { label: "Deprecated", served: true },
+  retired: { label: "Retired", served: false },
+} as const satisfies Record<string, { label: string; served: boolean }>;
+export type ApiVersionStatus = keyof typeof API_VERSION_STATUSES;
+export const API_VERSION_STATUS_NAMES = keysOf(API_VERSION_STATUSES);
+export const ApiVersionStatus = mirror(API_VERSION_STATUS_NAMES);
+export const ApiVersionStatusSchema = enumSchema(
+  API_VERSION_STATUS_NAMES,
+  "`current`: what new apps and key pairs are pinned to. `supported`: served. `deprecated`: served, with `Deprecation` and `Sunset` headers on every answer, until `sunsetAt`. `retired`: no longer served (400 `UNSUPPORTED_API_VERSION`).",
+);

@@ -8,6 +8,11 @@ export const ERROR_CODES = {
     status: 400,
     description: "A field or parameter is invalid; `details` names each one.",
   },
+  UNSUPPORTED_API_VERSION: {
+    status: 400,
+    description:
+      "The `Api-Version` asked for (or the credential's pinned version) is not served: malformed, unknown or retired; `details.supported` lists the versions served.",
+  },
   UNAUTHENTICATED: { status: 401, description: "No session or credentials were presented." },
   INVALID_CREDENTIALS: {
     status: 401,
@@ -56,6 +61,7 @@ export type ErrorCode = keyof typeof ERROR_CODES;
 export const DEFAULT_MESSAGES: Record<ErrorCode, string> = {
   BAD_REQUEST: "The request could not be read.",
   VALIDATION_FAILED: "The request is invalid.",
+  UNSUPPORTED_API_VERSION: "This API version is not served.",
   UNAUTHENTICATED: "Authentication is required.",
   INVALID_CREDENTIALS: "The credentials are invalid.",
   INVALID_TOKEN: "The access token is invalid or expired.",

@@ -1,0 +1,106 @@
+import fastJsonStringify from "fast-json-stringify";
+import type { FastifyReply, FastifyRequest } from "fastify";
+import type { Clock } from "../../lib/clock.ts";
+import type { App } from "../../lib/http/types.ts";
+import type { ApiVersions } from "./api-versions.ts";
+import { type Renderer, upgradeRequest } from "./render.ts";
+import type { SchemaVersions } from "./schema-versions.ts";
+
+export const API_VERSION_HEADER = "api-version";
+
+declare module "fastify" {
+  interface FastifyRequest {
+    /** The API version the request is served at (the versioned families), once resolved. */
+    apiVersion: string | null;
+  }
+}
+
+/** How a versioned family serves versions: the registry, and the credential's pin. */
+export interface VersioningDeps {
+  versions: ApiVersions;
+  renderer: Renderer;
+  schemas: SchemaVersions;
+  clock: Clock;
+  /** The version the request's credential is pinned to (its app's or key pair's); null when unknown. */
+  pinnedVersion(request: FastifyRequest): string | null;
+  /** Where the changelog is (the `Link` of a deprecated version's answers). */
+  changelogUrl: string;
+  /** A call served at a deprecated version: counted for the credential's owner (cheaply, in memory). */
+  deprecatedCall?(request: FastifyRequest, version: string): void;
+}
+
+/** The header as sent, when it is one value (a repeated header is one malformed value). */
+function headerOf(request: FastifyRequest): string | undefined {
+  const raw = request.headers[API_VERSION_HEADER];
+  if (raw === undefined) return undefined;
+  return Array.isArray(raw) ? raw.join(",") : raw.trim();
+}
+
+/**
+ * Installs API versions on a family's scope (the Admin API, the developer API), after its guard:
+ * the version a request is served at (its `Api-Version` header, else its credential's pin; 400
+ * UNSUPPORTED_API_VERSION for anything else), the request body brought up to the newest shape
+ * before it is validated, the answer brought down to the version's shape and serialised with that
+ * version's schema, and `Api-Version` on every answer, errors included. A deprecated version's
+ * answers say so (RFC 9745 `Deprecation`, RFC 8594 `Sunset`, `Link … rel="deprecation"`).
+ * Handlers and services never see a version: they compute the newest shape.
+ */
+export function installVersioning(app: App, deps: VersioningDeps): void {
+  const { versions, clock } = deps;
+  /** Serialisers of older versions' answers, per schema as that version has it. */
+  const serializers = new WeakMap<object, (data: unknown) => string>();
+
+  // After the guard's onRequest (authentication sets the pin it reads): hooks run in order.
+  app.addHook("onRequest", async (request) => {
+    request.apiVersion = versions.resolve(headerOf(request), deps.pinnedVersion(request), clock.now());
+  });
+
+  app.addHook("preValidation", async (request) => {
+    const version = request.apiVersion;
+    const operationId = (request.routeOptions.schema as { operationId?: string } | undefined)?.operationId;
+    if (!version || !operationId || request.body === undefined) return;
+    const changes = versions.changesAfter(version);
+    if (changes.length) request.body = upgradeRequest(operationId, request.body, changes);
+  });
+
+  app.addHook("preSerialization", async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+    const version = request.apiVersion;
+    if (!version || payload === null || typeof payload !== "object") return payload;
+    const changes = versions.changesAfter(version);
+    if (changes.length === 0) return payload;
+    const responses = (request.routeOptions.schema as { response?: Record<number, object> } | undefined)
+      ?.response;
+    const schema = responses?.[reply.statusCode];
+    if (!schema) return payload;
+    const older = deps.schemas.at(schema, changes);
+    if (older !== schema) {
+      let serialize = serializers.get(older);
+      if (!serialize) {
+        serialize = fastJsonStringify(older as never) as (data: unknown) => string;
+        serializers.set(older, serialize);
+      }
+      reply.serializer(serialize);
+    }
+    return deps.renderer.render(schema, payload, changes);
+  });
+
+  app.addHook("onSend", async (request, reply, payload) => {
+    const now = clock.now();
+    // The version served; for an answer given before it was resolved (401, a bad version), the
+    // version asked for when it is one, else the current one.
+    let served = request.apiVersion;
+    if (!served) {
+      const asked = headerOf(request);
+      served = asked && versions.statusOf(asked, now) ? asked : versions.current(now);
+    }
+    reply.header("Api-Version", served);
+    const deprecation = versions.deprecationOf(served, now);
+    if (deprecation) {
+      reply.header("Deprecation", `@${Math.floor(deprecation.at.getTime() / 1000)}`);
+      reply.header("Sunset", deprecation.sunset.toUTCString());
+      reply.header("Link", `<${deps.changelogUrl}>; rel="deprecation"; type="text/html"`);
+      if (request.apiVersion) deps.deprecatedCall?.(request, served);
+    }
+    return payload;
+  });
+}
