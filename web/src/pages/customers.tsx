@@ -111,7 +111,13 @@ export function CustomersPage() {
               <td data-label="E-mail">{c.anonymizedAt ? "—" : c.email}</td>
               <td data-label="Phone">{c.phone ?? "—"}</td>
               <td data-label="Ships to" className="small">
-                {c.defaultAddress ? `${c.defaultAddress.city}, ${c.defaultAddress.country}` : "—"}
+                {c.defaultAddress ? (
+                  <>
+                    <bdi>{c.defaultAddress.city}</bdi>, {c.defaultAddress.country}
+                  </>
+                ) : (
+                  "—"
+                )}
               </td>
               <td data-label="Since" className="small">
                 {when(c.createdAt)}

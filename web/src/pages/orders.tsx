@@ -1,5 +1,5 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { useState } from "react";
+import { Fragment, type ReactNode, useState } from "react";
 import { Link, useParams } from "react-router";
 import { api, unwrap } from "../api/client.ts";
 import { useCursorList } from "../api/lists.ts";
@@ -177,7 +177,12 @@ export function OrdersPage() {
               </td>
               <td data-label="Customer">{names.data?.get(o.customerId) ?? "…"}</td>
               <td data-label="Items" className="small">
-                {o.lineItems.map((li) => `${li.quantity} × ${li.title}`).join(", ")}
+                {o.lineItems.map((li, i) => (
+                  <Fragment key={li.id}>
+                    {i > 0 ? ", " : null}
+                    {li.quantity} × <bdi>{li.title}</bdi>
+                  </Fragment>
+                ))}
               </td>
               <td data-label="Total" className="num">
                 {money(o.total, o.currency)}
@@ -253,12 +258,17 @@ export function OrderPage() {
     );
   }
   const o = order.data;
-  const actorName = (h: OrderHistoryEntry) =>
-    h.actor.kind === ActorKind.unknown
-      ? ACTOR_KINDS.unknown.label
-      : h.actor.kind === ActorKind.app
-        ? `${h.actor.name} (app)`
-        : h.actor.name;
+  // The name in a <bdi>: an app's right-to-left override stays in its name, off "(app)".
+  const actorName = (h: OrderHistoryEntry): ReactNode =>
+    h.actor.kind === ActorKind.unknown ? (
+      ACTOR_KINDS.unknown.label
+    ) : h.actor.kind === ActorKind.app ? (
+      <>
+        <bdi>{h.actor.name}</bdi> (app)
+      </>
+    ) : (
+      <bdi>{h.actor.name}</bdi>
+    );
   const addressFinal = FINAL_ADDRESS.has(o.status);
   return (
     <>
