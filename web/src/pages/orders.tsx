@@ -175,8 +175,10 @@ export function OrdersPage() {
                   {o.name}
                 </Link>
               </td>
-              <td data-label="Customer">{names.data?.get(o.customerId) ?? "…"}</td>
-              <td data-label="Items" className="small">
+              <td data-label="Customer" className="user-text">
+                {names.data?.get(o.customerId) ?? "…"}
+              </td>
+              <td data-label="Items" className="small user-text">
                 {o.lineItems.map((li, i) => (
                   <Fragment key={li.id}>
                     {i > 0 ? ", " : null}
@@ -295,8 +297,10 @@ export function OrderPage() {
             >
               {o.lineItems.map((li) => (
                 <tr key={li.id}>
-                  <td data-label="Product">{li.title}</td>
-                  <td data-label="SKU" className="mono">
+                  <td data-label="Product" className="user-text">
+                    {li.title}
+                  </td>
+                  <td data-label="SKU" className="mono user-text">
                     {li.sku ?? "—"}
                   </td>
                   <td data-label="Unit price" className="num">
@@ -447,7 +451,9 @@ export function OrderPage() {
                 <td data-label="Event" className="mono">
                   {w.eventName}
                 </td>
-                <td data-label="App">{w.app.name}</td>
+                <td data-label="App" className="user-text">
+                  {w.app.name}
+                </td>
                 {w.via === WebhookChannel.subscription ? (
                   <>
                     <td data-label="Status">
