@@ -14,13 +14,16 @@ import {
   merchantWithStore,
   type TestContext,
 } from "./harness.ts";
+import { HOSTILE_TEXT } from "./hostile-inputs.ts";
 import { fetchDocument, inlineRefs, isRfc, type Operation, operationsOf } from "./openapi-doc.ts";
 import { rawRequest } from "./raw-http.ts";
 
 /**
  * Walks every operation of the served OpenAPI document and attacks it: malformed and mistyped JSON,
  * unknown fields, oversized strings and bodies, wrong content types, hostile path ids, query values
- * and credentials, SQL-looking and control-character text, another tenant's ids. Every answer must
+ * and credentials, SQL-looking and control-character text, markup, `javascript:` links, bidi
+ * overrides, 10,000-character words and path-like text (test/hostile-inputs.ts, which the browser
+ * test renders), another tenant's ids. Every answer must
  * be below 500, a 4xx where the input was bad (the document's own schemas decide, with Ajv, which
  * inputs are bad), the documented failure envelope with a code from the closed list, and free of
  * stack traces, SQL and library messages. Routes added later are attacked without edits here; an
@@ -712,7 +715,7 @@ function createArsenal(app: App, doc: Json, worlds: { own: World; other: World }
     if (s.isWellFormed()) forms.push(encodeURIComponent(s));
     sent.set(s, forms);
   };
-  for (const s of [...SQLISH, NASTY, HUGE]) remember(s);
+  for (const s of [...SQLISH, NASTY, HUGE, ...HOSTILE_TEXT.map(([, text]) => text)]) remember(s);
   /** The text without the attack strings, in any encoding. */
   const strip = (text: string) => {
     let out = text;
@@ -1098,7 +1101,13 @@ const parameterAttacks: Family = async (k, t, failures) => {
   for (const p of t.queryParams) {
     const schema = k.inline(p.schema);
     const type = mainType(schema);
-    const candidates = new Set<string>([SQLISH[0]!, NASTY, "", "x".repeat(3000)]);
+    const candidates = new Set<string>([
+      SQLISH[0]!,
+      NASTY,
+      "",
+      "x".repeat(3000),
+      ...HOSTILE_TEXT.map(([, text]) => text),
+    ]);
     if (type === "integer" || type === "number")
       for (const v of ["-1", "0", "1.5", "abc", "99999999999999999999", "1e400", "0x10", "NaN"])
         candidates.add(v);
@@ -1175,6 +1184,9 @@ const fieldAttacks: Family = async (k, t, failures) => {
         ["SQL", SQLISH[0]],
         ["SQL", SQLISH[1 + (sqlTurn++ % (SQLISH.length - 1))]],
         ["control characters", NASTY],
+        // Taken where the field's rules allow it (and then rendered as text: test/ui/hostile-markup),
+        // refused with a 400 where they do not; never a 500.
+        ...HOSTILE_TEXT.map(([label, text]): [string, unknown] => [label, text]),
       );
       mutations.push(["100 KB string", HUGE]);
       if (schema.maxLength !== undefined && schema.maxLength < BODY_LIMIT / 2)
@@ -1366,6 +1378,10 @@ describe("robustness: every documented operation under bad input", () => {
       CREDENTIAL_MAX_FAILURES: "1000000",
       LOGIN_MAX_FAILURES: "1000000",
       WEBHOOK_ALLOW_PRIVATE_TARGETS: "true",
+      // A revocation answers once no instance may still trust the token it ended (the access
+      // cache's lifetime): half a second for each of the hundreds of revokes the sweep sends.
+      // Reading every token every time makes them answer at once; no answer here depends on it.
+      ACCESS_TOKEN_CACHE_MS: "0",
     });
     started = Date.now();
     doc = await fetchDocument(ctx.app);

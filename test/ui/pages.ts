@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { mkdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { Browser, BrowserContext, BrowserContextOptions, Page } from "playwright-core";
 import { uniqueEmail } from "../harness.ts";
 
 /** Where the browser tests save their screenshots (ignored by git). */
@@ -33,8 +33,8 @@ export function pages(browser: () => Browser, base: () => string) {
   const contexts: BrowserContext[] = [];
   mkdirSync(SHOTS, { recursive: true });
   return {
-    async open(viewport = DESKTOP) {
-      const context = await browser().newContext({ viewport });
+    async open(viewport = DESKTOP, options: BrowserContextOptions = {}) {
+      const context = await browser().newContext({ ...options, viewport });
       contexts.push(context);
       const page = await context.newPage();
       // An upper bound for a loaded machine (CI runs two test files at once on two cores), not an expectation.

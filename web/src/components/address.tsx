@@ -197,22 +197,28 @@ export function AddressFieldset(props: {
   );
 }
 
-/** An address as a label reads it, one part a line. */
+/**
+ * An address as a label reads it, one part a line. The city and the region share a line, each in
+ * its own <bdi>: a right-to-left override in one turns only itself around, not the other.
+ */
 export function AddressView({ address }: { address: Address }) {
-  const cityLine = [address.postalCode, address.city].filter(Boolean).join(" ");
-  const lines = [
-    address.company,
-    address.line1,
-    address.line2,
-    address.region ? `${cityLine}, ${address.region}` : cityLine,
-    countryName(address.country),
-  ].filter(Boolean);
+  const lines = [address.company, address.line1, address.line2].filter(Boolean);
   return (
     <address className="address-view">
       <span className="strong">{address.name}</span>
       {lines.map((l) => (
         <span key={l}>{l}</span>
       ))}
+      <span>
+        {address.postalCode ? `${address.postalCode} ` : null}
+        <bdi>{address.city}</bdi>
+        {address.region ? (
+          <>
+            , <bdi>{address.region}</bdi>
+          </>
+        ) : null}
+      </span>
+      <span>{countryName(address.country)}</span>
       {address.phone ? <span className="muted">{address.phone}</span> : null}
     </address>
   );

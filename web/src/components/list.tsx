@@ -1,7 +1,11 @@
 import type { ReactNode } from "react";
 import { Empty, Loading } from "./ui.tsx";
 
-/** A table with labelled columns; on a phone each row becomes a card (labels from `data-label`). */
+/**
+ * A table with labelled columns; on a phone each row becomes a card (labels from `data-label`). A
+ * cell of text merchants or apps write (a name, a title, an e-mail) is `className="user-text"`: its
+ * long words wrap inside it, where every other cell keeps its longest word whole (styles.css).
+ */
 export function Table(props: {
   headers: Array<string | { label: string; num?: boolean }>;
   children: ReactNode;

@@ -91,7 +91,7 @@ export function AppsPage() {
           <Table headers={["App", "Client id", "Scopes", "Created", "Actions"]}>
             {apps.data.map((a) => (
               <tr key={a.clientId}>
-                <td data-label="App" className="strong">
+                <td data-label="App" className="strong user-text">
                   <Link to={`/apps/${a.clientId}`}>{a.name}</Link>
                 </td>
                 <td data-label="Client id" className="mono">
@@ -526,7 +526,7 @@ function Subscriptions({ clientId }: { clientId: string }) {
             <td data-label="Target" className="mono clamp" title={s.targetUrl}>
               {s.targetUrl}
             </td>
-            <td data-label="Filter and fields" className="small">
+            <td data-label="Filter and fields" className="small user-text">
               {s.filter === null ? (
                 "Every event"
               ) : (

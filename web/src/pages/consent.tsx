@@ -105,11 +105,13 @@ export function ConsentPage() {
           </>
         ) : (
           <>
+            {/* The app names itself: each <bdi> keeps a right-to-left override in the name from
+                turning the platform's own words after it around. */}
             <h1 ref={heading} tabIndex={-1}>
-              Install {r.app.name}?
+              Install <bdi>{r.app.name}</bdi>?
             </h1>
             <p>
-              <span className="strong">{r.app.name}</span> asks to:
+              <bdi className="strong">{r.app.name}</bdi> asks to:
             </p>
             <ul className="consent-scopes">
               {r.scopes.map((s) => (

@@ -103,15 +103,25 @@ export function CustomersPage() {
         >
           {(c) => (
             <tr key={c.id}>
-              <td data-label="Name">
+              <td data-label="Name" className="user-text">
                 <Link to={`/stores/${slug}/customers/${c.id}`} className="strong">
                   {c.anonymizedAt ? "Deleted customer" : personName(c)}
                 </Link>
               </td>
-              <td data-label="E-mail">{c.anonymizedAt ? "—" : c.email}</td>
-              <td data-label="Phone">{c.phone ?? "—"}</td>
-              <td data-label="Ships to" className="small">
-                {c.defaultAddress ? `${c.defaultAddress.city}, ${c.defaultAddress.country}` : "—"}
+              <td data-label="E-mail" className="user-text">
+                {c.anonymizedAt ? "—" : c.email}
+              </td>
+              <td data-label="Phone" className="user-text">
+                {c.phone ?? "—"}
+              </td>
+              <td data-label="Ships to" className="small user-text">
+                {c.defaultAddress ? (
+                  <>
+                    <bdi>{c.defaultAddress.city}</bdi>, {c.defaultAddress.country}
+                  </>
+                ) : (
+                  "—"
+                )}
               </td>
               <td data-label="Since" className="small">
                 {when(c.createdAt)}

@@ -71,7 +71,7 @@ export function InstalledAppsPage() {
           <Table headers={["App", "Access", "Installed", "Actions"]}>
             {installed.data.map((i) => (
               <tr key={i.clientId}>
-                <td data-label="App" className="strong">
+                <td data-label="App" className="strong user-text">
                   {i.appName}
                 </td>
                 <td data-label="Access">
@@ -159,7 +159,7 @@ export function ApiKeysPage() {
               const state = k.revokedAt ? "revoked" : expired ? "expired" : "usable";
               return (
                 <tr key={k.keyId}>
-                  <td data-label="Name" className="strong">
+                  <td data-label="Name" className="strong user-text">
                     {k.name}
                   </td>
                   <td data-label="Key id" className="mono">

@@ -201,7 +201,8 @@ export function NewOrderPage() {
                     return (
                       <li key={p.id}>
                         <span>
-                          <span className="strong">{p.title}</span>{" "}
+                          {/* <bdi>: an override in the title stays off the price after it. */}
+                          <bdi className="strong">{p.title}</bdi>{" "}
                           <span className="muted small">
                             {money(p.price, p.currency)} · {p.stock} in stock
                           </span>
@@ -356,7 +357,7 @@ export function NewOrderPage() {
                       {customers.data.map((c) => (
                         <li key={c.id}>
                           <span>
-                            <span className="strong">{personName(c)}</span>{" "}
+                            <bdi className="strong">{personName(c)}</bdi>{" "}
                             <span className="muted small">{c.email}</span>
                           </span>
                           <button type="button" className="secondary" onClick={() => choose(c)}>

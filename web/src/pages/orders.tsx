@@ -1,5 +1,5 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { useState } from "react";
+import { Fragment, type ReactNode, useState } from "react";
 import { Link, useParams } from "react-router";
 import { api, unwrap } from "../api/client.ts";
 import { useCursorList } from "../api/lists.ts";
@@ -176,9 +176,16 @@ export function OrdersPage() {
                   {o.name}
                 </Link>
               </td>
-              <td data-label="Customer">{names.data?.get(o.customerId) ?? "…"}</td>
-              <td data-label="Items" className="small">
-                {o.lineItems.map((li) => `${li.quantity} × ${li.title}`).join(", ")}
+              <td data-label="Customer" className="user-text">
+                {names.data?.get(o.customerId) ?? "…"}
+              </td>
+              <td data-label="Items" className="small user-text">
+                {o.lineItems.map((li, i) => (
+                  <Fragment key={li.id}>
+                    {i > 0 ? ", " : null}
+                    {li.quantity} × <bdi>{li.title}</bdi>
+                  </Fragment>
+                ))}
               </td>
               <td data-label="Total" className="num">
                 {money(o.total, o.currency)}
@@ -254,12 +261,17 @@ export function OrderPage() {
     );
   }
   const o = order.data;
-  const actorName = (h: OrderHistoryEntry) =>
-    h.actor.kind === ActorKind.unknown
-      ? ACTOR_KINDS.unknown.label
-      : h.actor.kind === ActorKind.app
-        ? `${h.actor.name} (app)`
-        : h.actor.name;
+  // The name in a <bdi>: an app's right-to-left override stays in its name, off "(app)".
+  const actorName = (h: OrderHistoryEntry): ReactNode =>
+    h.actor.kind === ActorKind.unknown ? (
+      ACTOR_KINDS.unknown.label
+    ) : h.actor.kind === ActorKind.app ? (
+      <>
+        <bdi>{h.actor.name}</bdi> (app)
+      </>
+    ) : (
+      <bdi>{h.actor.name}</bdi>
+    );
   const addressFinal = FINAL_ADDRESS.has(o.status);
   return (
     <>
@@ -286,8 +298,10 @@ export function OrderPage() {
             >
               {o.lineItems.map((li) => (
                 <tr key={li.id}>
-                  <td data-label="Product">{li.title}</td>
-                  <td data-label="SKU" className="mono">
+                  <td data-label="Product" className="user-text">
+                    {li.title}
+                  </td>
+                  <td data-label="SKU" className="mono user-text">
                     {li.sku ?? "—"}
                   </td>
                   <td data-label="Unit price" className="num">
@@ -438,7 +452,9 @@ export function OrderPage() {
                 <td data-label="Event" className="mono">
                   {w.eventName}
                 </td>
-                <td data-label="App">{w.app.name}</td>
+                <td data-label="App" className="user-text">
+                  {w.app.name}
+                </td>
                 {w.via === WebhookChannel.subscription ? (
                   <>
                     <td data-label="Status">

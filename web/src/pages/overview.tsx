@@ -108,7 +108,7 @@ export function OverviewPage() {
                 <Table headers={["Product", { label: "In stock", num: true }]}>
                   {o.lowStock.map((p) => (
                     <tr key={p.id}>
-                      <td data-label="Product">
+                      <td data-label="Product" className="user-text">
                         <Link to={`/stores/${slug}/products`}>{p.title}</Link>
                       </td>
                       <td data-label="In stock" className="num">

@@ -120,10 +120,10 @@ export function ProductsPage() {
         >
           {(p) => (
             <tr key={p.id}>
-              <td data-label="Product" className="strong">
+              <td data-label="Product" className="strong user-text">
                 {p.title}
               </td>
-              <td data-label="SKU" className="mono">
+              <td data-label="SKU" className="mono user-text">
                 {p.sku ?? "—"}
               </td>
               <td data-label="Price" className="num">
