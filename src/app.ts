@@ -30,6 +30,7 @@ import { createAdminGuard } from "./modules/families/admin-family.ts";
 import { installFamilyGuard } from "./modules/families/api-family.ts";
 import { createDashboardGuard, requireJsonWrites } from "./modules/families/dashboard-family.ts";
 import { createDeveloperGuard } from "./modules/families/developer-family.ts";
+import { documentAt, versionsNote } from "./modules/versions/documents.ts";
 import { installVersioning } from "./modules/versions/versioning.ts";
 import { webhooksDocument } from "./modules/webhooks/webhooks-schemas.ts";
 import type { Platform } from "./platform.ts";
@@ -165,6 +166,17 @@ export async function buildApp(
       requestsPerMinute: config.RATE_LIMIT_PER_MINUTE,
       accessTokenSeconds: config.ACCESS_TOKEN_TTL_SECONDS,
       refreshTokenSeconds: config.REFRESH_TOKEN_TTL_SECONDS,
+    },
+    apiVersion: platform.versions.registry.current(platform.clock.now()),
+    versionsNote: versionsNote(platform.versions.declared, platform.versions.changelogUrl),
+    olderVersions: platform.versions.declared
+      .map((v) => v.version)
+      .filter((v) => v !== platform.versions.registry.current(platform.clock.now())),
+    documentAt: (current, version) => {
+      const { registry, schemas } = platform.versions;
+      // A version that is not served answers 400 UNSUPPORTED_API_VERSION, as a request would.
+      registry.resolve(version, null, platform.clock.now());
+      return documentAt(current, version, { versions: registry, schemas });
     },
   });
   // Before any route: it applies itself to every create route (POST with a 201 and credentials).

@@ -1,4 +1,5 @@
-import { resolve } from "node:path";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
 import { buildApp } from "./app.ts";
 import { type Config, ConfigError, ConfigSchema, loadConfig } from "./config.ts";
 import { openDatabase } from "./db/client.ts";
@@ -6,7 +7,10 @@ import { lockDataDir } from "./db/data-dir-lock.ts";
 import { migrate } from "./db/migrate.ts";
 import { StartupError } from "./lib/preflight.ts";
 import { demoCredentialsFile, seedDemo } from "./modules/demo/demo-seed.ts";
+import { changelogMarkdown, documentAt } from "./modules/versions/documents.ts";
 import { createPlatform } from "./platform.ts";
+
+const json = (document: unknown) => `${JSON.stringify(document, null, 2)}\n`;
 
 /** Operator commands: migrate | seed | openapi | config (`npm run cli -- <command>`). */
 const command = process.argv[2];
@@ -71,19 +75,48 @@ try {
       break;
     }
     case "openapi": {
-      // The committed document is generated with fixed settings so it does not depend on the environment.
+      // The committed documents are generated with fixed settings so they do not depend on the
+      // environment: openapi.json (the current version), openapi/<version>.json for every other
+      // declared version, and docs/api-changelog.md. `--write` writes them, `--check` fails when
+      // one is stale (CI), and without either the current document goes to standard output.
       process.env.PUBLIC_BASE_URL = "http://localhost:3000";
-      const document = await withPlatform(
+      const files = await withPlatform(
         async (platform) => {
           const app = await buildApp(platform);
           await app.ready();
-          const doc = app.swagger();
+          const current = app.swagger() as Record<string, unknown>;
+          const { registry, schemas, declared } = platform.versions;
+          const now = platform.clock.now();
+          const out = new Map<string, string>([["openapi.json", json(current)]]);
+          for (const v of declared)
+            if (v.version !== registry.current(now))
+              out.set(
+                join("openapi", `${v.version}.json`),
+                json(documentAt(current, v.version, { versions: registry, schemas })),
+              );
+          out.set(join("docs", "api-changelog.md"), changelogMarkdown(declared));
           await app.close();
-          return doc;
+          return out;
         },
         { memory: true },
       );
-      process.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
+      const root = resolve(import.meta.dirname, "..");
+      const mode = process.argv[3];
+      if (mode === "--write") {
+        for (const [file, text] of files) {
+          mkdirSync(dirname(join(root, file)), { recursive: true });
+          writeFileSync(join(root, file), text);
+        }
+      } else if (mode === "--check") {
+        const stale = [...files].filter(([file, text]) => {
+          const path = join(root, file);
+          return !existsSync(path) || readFileSync(path, "utf8") !== text;
+        });
+        if (stale.length) {
+          console.error(`stale: ${stale.map(([f]) => f).join(", ")}: run npm run openapi`);
+          process.exitCode = 1;
+        }
+      } else process.stdout.write(files.get("openapi.json")!);
       break;
     }
     case "config": {

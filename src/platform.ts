@@ -107,8 +107,10 @@ export function createPlatform(input: {
     input.secretsKey ?? (config.SECRETS_KEY ? parseSecretsKey(config.SECRETS_KEY) : randomBytes(32));
   const redis = input.redis ?? null;
   /** The API's dated versions, and how an older one is served (modules/versions). */
+  const declaredVersions = input.apiVersions ?? API_VERSIONS;
   const versions = {
-    registry: createApiVersions(input.apiVersions ?? API_VERSIONS),
+    declared: declaredVersions,
+    registry: createApiVersions(declaredVersions),
     renderer: createRenderer(),
     schemas: createSchemaVersions(),
     changelogUrl: `${config.PUBLIC_BASE_URL}${CHANGELOG_PATH}`,
@@ -335,7 +337,12 @@ export function createPlatform(input: {
    */
   const routes: FeatureRoutes[] = [
     probeRoutes(ping),
-    versionRoutes({ versions: versions.registry, clock, changelogUrl: versions.changelogUrl }),
+    versionRoutes({
+      versions: versions.registry,
+      declared: versions.declared,
+      clock,
+      changelogUrl: versions.changelogUrl,
+    }),
     tokenRoutes({ apps, tokens, issuer }),
     consentRoutes({ consent: integration.consent, stores: services.stores, requireSession, issuer }),
     accountRoutes({

@@ -9,7 +9,11 @@ const LIMITS = { requestsPerMinute: 60, accessTokenSeconds: 3600, refreshTokenSe
 /** An application with the docs and one GET route per tag list given. */
 async function appWith(described: Record<string, string>, routes: string[][]) {
   const app = Fastify();
-  await installDocs(app, "http://localhost", { tags: new Map(Object.entries(described)), limits: LIMITS });
+  await installDocs(app, "http://localhost", {
+    tags: new Map(Object.entries(described)),
+    limits: LIMITS,
+    apiVersion: "2026-11-28",
+  });
   routes.forEach((tags, i) => {
     app.get(`/r${i}`, { schema: { operationId: `r${i}`, security: [], tags } }, async () => ({}));
   });

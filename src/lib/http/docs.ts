@@ -35,6 +35,17 @@ export async function installDocs(
     webhooks?: Record<string, unknown>;
     /** The configured limits the document states (the committed document: the defaults). */
     limits: { requestsPerMinute: number; accessTokenSeconds: number; refreshTokenSeconds: number };
+    /** The API version the routes serve now: the document's `info.version`. */
+    apiVersion: string;
+    /**
+     * The document at an older version (`?version=` on the document's address), from the current
+     * one; throws (400) for a version that is not served.
+     */
+    documentAt?(current: Record<string, unknown>, version: string): Record<string, unknown>;
+    /** More about the versions, for the document's description (links to each version's document). */
+    versionsNote?: string;
+    /** The other declared versions: each has its own docs page, `/api/docs/ui/versions/<version>`. */
+    olderVersions?: readonly string[];
   },
 ): Promise<void> {
   const { requestsPerMinute, accessTokenSeconds, refreshTokenSeconds } = extra.limits;
@@ -82,7 +93,11 @@ export async function installDocs(
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
     openapi: {
       openapi: "3.1.0",
-      info: { title: "Merchant Platform API", version: "1.0.0", description: API_DESCRIPTION },
+      info: {
+        title: "Merchant Platform API",
+        version: extra.apiVersion,
+        description: extra.versionsNote ? `${API_DESCRIPTION}\n\n${extra.versionsNote}` : API_DESCRIPTION,
+      },
       servers: [{ url: publicBaseUrl }],
       ...(extra.webhooks ? { webhooks: extra.webhooks } : {}),
       // Filled in from the routes when the document is made (transformObject, above).
@@ -139,12 +154,36 @@ export async function installDocs(
     // hot path, and an export compresses itself). Brotli at the plugin's quality 4: ~0.5 MB on the
     // wire for a few milliseconds a file.
     await docs.register(compress, { global: true, encodings: ["br", "gzip"] });
-    docs.get("/api/docs/openapi.json", { schema: { hide: true } }, async () => app.swagger());
+    const documents = new Map<string, Record<string, unknown>>();
+    docs.get<{ Querystring: { version?: string } }>(
+      "/api/docs/openapi.json",
+      { schema: { hide: true } },
+      async (request) => {
+        const version = request.query.version;
+        if (version === undefined || !extra.documentAt) return app.swagger();
+        let document = documents.get(version);
+        if (!document) {
+          document = extra.documentAt(app.swagger() as Record<string, unknown>, version);
+          documents.set(version, document);
+        }
+        return document;
+      },
+    );
     await docs.register(swaggerUi, {
       routePrefix: "/api/docs/ui",
       // BaseLayout: without the standalone top bar, whose Swagger logo is an SVG with an inline
       // <style> (the CSP refuses it) and whose box loads any other document by URL.
       uiConfig: { deepLinking: true, layout: "BaseLayout" },
     });
+    // Each other version's reference, at its own address: the same page on that version's
+    // document. The document's description links every version's page (its version selector).
+    for (const version of extra.olderVersions ?? []) {
+      const documentAt = extra.documentAt!;
+      await docs.register(swaggerUi, {
+        routePrefix: `/api/docs/ui/versions/${version}`,
+        uiConfig: { deepLinking: true, layout: "BaseLayout" },
+        transformSpecification: (current) => documentAt(current as Record<string, unknown>, version),
+      });
+    }
   });
 }

@@ -2,9 +2,12 @@ import Type from "typebox";
 import { ApiVersionStatusSchema } from "../../contracts/index.ts";
 import type { Clock } from "../../lib/clock.ts";
 import type { FeatureRoutes } from "../../lib/http/feature-routes.ts";
+import { pageSecurityHeaders } from "../../lib/http/page-headers.ts";
 import { Envelope, errorResponses } from "../../lib/http/schemas.ts";
 import type { App } from "../../lib/http/types.ts";
-import type { ApiVersions } from "./api-versions.ts";
+import type { ApiVersions, VersionSpec } from "./api-versions.ts";
+import { changelogHtml } from "./documents.ts";
+import { CHANGELOG_PATH } from "./versions.ts";
 
 const ApiDate = Type.String({ pattern: "^\\d{4}-\\d{2}-\\d{2}$", examples: ["2026-11-28"] });
 
@@ -30,9 +33,11 @@ export const ApiVersionResource = Type.Object(
 /** The API's versions, publicly (`GET /api/versions`). */
 export function versionRoutes(deps: {
   versions: ApiVersions;
+  declared: readonly VersionSpec[];
   clock: Clock;
   changelogUrl: string;
 }): FeatureRoutes {
+  const headers = pageSecurityHeaders();
   return {
     tags: {
       Versions:
@@ -52,6 +57,13 @@ export function versionRoutes(deps: {
           },
         },
         async () => ({ success: true as const, data: deps.versions.list(deps.clock.now()) }),
+      );
+      // The page a deprecated version's answers link to (`Link: …; rel="deprecation"`).
+      app.get(CHANGELOG_PATH, { schema: { hide: true } }, async (_request, reply) =>
+        reply
+          .headers(headers)
+          .type("text/html; charset=utf-8")
+          .send(changelogHtml(deps.declared, (v) => deps.versions.statusOf(v, deps.clock.now()))),
       );
     },
   };

@@ -1,0 +1,108 @@
+import type { ApiVersions, VersionSpec } from "./api-versions.ts";
+import type { SchemaVersions } from "./schema-versions.ts";
+import type { Json } from "./version-change.ts";
+
+/** The paths every version serves: the dashboard's are served at the current version only. */
+const UNVERSIONED = /^\/api\/v1\/dashboard(\/|$)/;
+
+/**
+ * The OpenAPI document of an older version, from the current one: the versioned paths (the
+ * dashboard is always current, so its paths are left out), every component schema and every
+ * titled inline schema as that version has it (the changes' `schemas`), `info.version` the version.
+ * The current version's document is the current document itself, with its version in `info`.
+ */
+export function documentAt(
+  current: Json,
+  version: string,
+  deps: { versions: ApiVersions; schemas: SchemaVersions },
+): Json {
+  const changes = deps.versions.changesAfter(version);
+  const info = { ...current.info, version };
+  if (changes.length === 0) return { ...current, info };
+  const paths = Object.fromEntries(Object.entries(current.paths ?? {}).filter(([p]) => !UNVERSIONED.test(p)));
+  const components = { ...current.components };
+  if (components.schemas) {
+    components.schemas = Object.fromEntries(
+      Object.entries(components.schemas as Record<string, Json>).map(([name, schema]) => [
+        name,
+        deps.schemas.component(name, schema, changes),
+      ]),
+    );
+  }
+  return {
+    ...current,
+    info,
+    paths: deps.schemas.at(paths, changes),
+    ...(current.webhooks ? { webhooks: deps.schemas.at(current.webhooks, changes) } : {}),
+    components,
+  };
+}
+
+/** The changelog, newest version first: what each version changed (docs/api-changelog.md). */
+export function changelogMarkdown(versions: readonly VersionSpec[]): string {
+  const lines = [
+    "# API changelog",
+    "",
+    "Generated from the version change modules (`src/modules/versions/`) by `npm run openapi`: do not edit.",
+    "Every Admin API and developer API request is served at one version: its `Api-Version` header, or its",
+    "credential's pinned version. A version is supported at least 12 months after the next one ships;",
+    '`GET /api/versions` lists each one\'s status. The policy: `docs/decisions.md`, "API versions".',
+    "",
+  ];
+  for (const v of [...versions].reverse()) {
+    lines.push(`## ${v.version}`, "");
+    if (v.deprecation)
+      lines.push(`Deprecated from ${v.deprecation.at}; retired on ${v.deprecation.sunset}.`, "");
+    if (v.changes.length === 0) lines.push("- The first version: the API as it stood when versions began.");
+    for (const c of v.changes) lines.push(`- ${c.description}`);
+    lines.push("");
+  }
+  return lines.join("\n");
+}
+
+const escape = (text: string) =>
+  text.replace(
+    /[&<>"']/g,
+    (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!,
+  );
+
+/** The changelog as a page (`/api/docs/changelog`, the `Link` of a deprecated version's answers). */
+export function changelogHtml(
+  versions: readonly VersionSpec[],
+  statusOf: (version: string) => string | null,
+): string {
+  const sections = [...versions].reverse().map((v) => {
+    const status = statusOf(v.version);
+    const items = v.changes.length
+      ? v.changes
+          .map((c) => `<li>${escape(c.description).replace(/`([^`]+)`/g, "<code>$1</code>")}</li>`)
+          .join("")
+      : "<li>The first version: the API as it stood when versions began.</li>";
+    const deprecation = v.deprecation
+      ? `<p>Deprecated from ${escape(v.deprecation.at)}; retired on ${escape(v.deprecation.sunset)}.</p>`
+      : "";
+    return `<section><h2 id="${escape(v.version)}">${escape(v.version)}${status ? ` <small>(${escape(status)})</small>` : ""}</h2>${deprecation}<ul>${items}</ul></section>`;
+  });
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>API changelog</title></head><body><main><h1>API changelog</h1><p>Each version's changes, newest first. Send <code>Api-Version: YYYY-MM-DD</code> to be served at a version; without it a request is served at its credential's pinned version. <a href="/api/versions">The versions and their status</a> · <a href="/api/docs/ui">API reference</a></p>${sections.join("")}</main></body></html>`;
+}
+
+/**
+ * What the document's description says of versions: the version it describes, how to ask for
+ * another, and each declared version's document. Nothing that changes with the date (statuses are
+ * `GET /api/versions`'s), so the committed document stays the same until a version is declared.
+ */
+export function versionsNote(versions: readonly VersionSpec[], changelogUrl: string): string {
+  const newest = versions.at(-1)!.version;
+  const links = [...versions]
+    .reverse()
+    .map((v) =>
+      v.version === newest
+        ? `[${v.version}](/api/docs/ui) (this one)`
+        : `[${v.version}](/api/docs/ui/versions/${v.version}) ([document](/api/docs/openapi.json?version=${v.version}))`,
+    )
+    .join(", ");
+  return [
+    "**Versions.** The Admin API and the developer API are versioned by date. Send `Api-Version: YYYY-MM-DD` with a request to be served at that version; without it, a request is served at its credential's pinned version (the app's, raised by its developer; the key pair's, set by the merchant). Every answer carries `Api-Version`, the version it was served at; a deprecated version's answers also carry `Deprecation`, `Sunset` and `Link: <changelog>; rel=\"deprecation\"`. A malformed, unknown or retired version answers 400 `UNSUPPORTED_API_VERSION`, never another version.",
+    `This document describes the newest version; each version's own: ${links}. What each changed: [the changelog](${changelogUrl}); each one's status: \`GET /api/versions\`.`,
+  ].join("\n\n");
+}
