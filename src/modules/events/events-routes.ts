@@ -71,6 +71,8 @@ export function eventRoutes(deps: {
               `Events are kept ${deps.retentionDays} days (and never while a delivery of them is pending). \`since\` starts from events created at or after an instant (exact while no transaction stays open, and no two servers' clocks disagree, for more than 5 minutes).`,
             ].join("\n"),
             querystring: EventsQuery,
+            // Written as stored (below), at an older version too (modules/versions).
+            config: { serializeAsIs: true },
             response: {
               200: Type.Object(
                 { success: Type.Literal(true), data: Type.Array(FeedEventResource), meta: FeedMeta },

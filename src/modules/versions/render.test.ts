@@ -42,6 +42,27 @@ describe("rendering an older version", () => {
     assert.equal(r.render(other, value, [rename]), value);
   });
 
+  it("tells the alternatives of a union apart by their fixed values: only a product's item is a product", () => {
+    const Customer = Type.Object({ id: Type.String(), title: Type.String() }, { title: "Customer" });
+    const Item = Type.Union([
+      Type.Object({ type: Type.Literal("product"), data: Product }),
+      Type.Object({ type: Type.Unsafe({ type: "string", enum: ["customer.created"] }), data: Customer }),
+    ]);
+    const Feed = Type.Object({ data: Type.Array(Item) });
+    const feed = {
+      data: [
+        { type: "customer.created", data: { id: "c", title: "Ms" } },
+        { type: "product", data: { id: "a", title: "Mug" } },
+      ],
+    };
+    assert.deepEqual(r.render(Feed, feed, [rename]), {
+      data: [
+        { type: "customer.created", data: { id: "c", title: "Ms" } },
+        { type: "product", data: { id: "a", name: "Mug" } },
+      ],
+    });
+  });
+
   it("brings a request body up, oldest change first", () => {
     assert.deepEqual(upgradeRequest("adminCreateProduct", { name: "Mug", price: "1" }, [tag, rename]), {
       price: "1",

@@ -47,18 +47,22 @@ export function createRenderer() {
     if (alternatives) {
       // A union (a nullable record, one of several kinds): each alternative that changes, tried
       // on values it could describe (objects for records, arrays for lists).
-      const parts = alternatives
-        .map((a) => ({ kind: kindOf(a), fn: compile(a, changes, seen) }))
-        .filter((p): p is { kind: string; fn: Transform } => p.fn !== null);
-      if (parts.length)
+      // Object alternatives are told apart by their properties of fixed values (an event's
+      // `type`, a kind's literal), so a record is transformed only by its own alternative.
+      const all = alternatives.map((a) => ({
+        kind: kindOf(a),
+        fits: fitsOf(a),
+        fn: compile(a, changes, seen),
+      }));
+      if (all.some((p) => p.fn !== null))
         inner = (value) => {
           const kind = Array.isArray(value)
             ? "array"
             : value !== null && typeof value === "object"
               ? "object"
               : "other";
-          const part = parts.find((p) => p.kind === kind);
-          return part ? part.fn(value) : value;
+          const part = all.find((p) => p.kind === kind && p.fits(value));
+          return part?.fn ? part.fn(value) : value;
         };
     } else if (schema.allOf) {
       const parts = schema.allOf
@@ -109,6 +113,25 @@ export function createRenderer() {
   };
 }
 export type Renderer = ReturnType<typeof createRenderer>;
+
+/** The fixed values a schema allows (`const`, a one-level `enum`, a union of consts); null: any. */
+function fixedValues(schema: SchemaNode & { const?: unknown; enum?: unknown[] }): unknown[] | null {
+  if ("const" in schema) return [schema.const];
+  if (Array.isArray(schema.enum)) return schema.enum;
+  const alternatives = schema.anyOf ?? schema.oneOf;
+  if (alternatives?.every((a) => "const" in a))
+    return alternatives.map((a) => (a as { const: unknown }).const);
+  return null;
+}
+
+/** Whether a value can be this alternative: its properties of fixed values hold one of them. */
+function fitsOf(schema: SchemaNode): (value: Json) => boolean {
+  const fixed = Object.entries(schema.properties ?? {})
+    .map(([name, s]) => ({ name, values: fixedValues(s) }))
+    .filter((f): f is { name: string; values: unknown[] } => f.values !== null);
+  if (fixed.length === 0) return () => true;
+  return (value) => fixed.every((f) => f.values.includes(value?.[f.name]));
+}
 
 function kindOf(schema: SchemaNode): string {
   const type = Array.isArray(schema.type) ? schema.type[0] : schema.type;

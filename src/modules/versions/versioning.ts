@@ -13,6 +13,13 @@ declare module "fastify" {
     /** The API version the request is served at (the versioned families), once resolved. */
     apiVersion: string | null;
   }
+  interface FastifyContextConfig {
+    /**
+     * The route writes its answer with JSON.stringify, not its schema's serializer (the event
+     * feed: each event's data as it was recorded): an older version's answer is written so too.
+     */
+    serializeAsIs?: boolean;
+  }
 }
 
 /** How a versioned family serves versions: the registry, and the credential's pin. */
@@ -73,7 +80,8 @@ export function installVersioning(app: App, deps: VersioningDeps): void {
     const schema = responses?.[reply.statusCode];
     if (!schema) return payload;
     const older = deps.schemas.at(schema, changes);
-    if (older !== schema) {
+    if (request.routeOptions.config.serializeAsIs) reply.serializer(JSON.stringify);
+    else if (older !== schema) {
       let serialize = serializers.get(older);
       if (!serialize) {
         serialize = fastJsonStringify(older as never) as (data: unknown) => string;
