@@ -23,7 +23,8 @@ for (const item of Object.values(doc.paths)) {
         maximum,
         default: dflt,
       } = p.schema as { minimum?: number; maximum?: number; default?: number };
-      (bounds[id] ??= {})[p.name] = {
+      bounds[id] ??= {};
+      bounds[id][p.name] = {
         ...(minimum !== undefined ? { minimum } : {}),
         ...(maximum !== undefined ? { maximum } : {}),
         ...(dflt !== undefined ? { default: dflt } : {}),

@@ -60,7 +60,7 @@ export function changelogMarkdown(versions: readonly VersionSpec[]): string {
   return lines.join("\n");
 }
 
-const escape = (text: string) =>
+const escapeHtml = (text: string) =>
   text.replace(
     /[&<>"']/g,
     (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!,
@@ -75,13 +75,13 @@ export function changelogHtml(
     const status = statusOf(v.version);
     const items = v.changes.length
       ? v.changes
-          .map((c) => `<li>${escape(c.description).replace(/`([^`]+)`/g, "<code>$1</code>")}</li>`)
+          .map((c) => `<li>${escapeHtml(c.description).replace(/`([^`]+)`/g, "<code>$1</code>")}</li>`)
           .join("")
       : "<li>The first version: the API as it stood when versions began.</li>";
     const deprecation = v.deprecation
-      ? `<p>Deprecated from ${escape(v.deprecation.at)}; retired on ${escape(v.deprecation.sunset)}.</p>`
+      ? `<p>Deprecated from ${escapeHtml(v.deprecation.at)}; retired on ${escapeHtml(v.deprecation.sunset)}.</p>`
       : "";
-    return `<section><h2 id="${escape(v.version)}">${escape(v.version)}${status ? ` <small>(${escape(status)})</small>` : ""}</h2>${deprecation}<ul>${items}</ul></section>`;
+    return `<section><h2 id="${escapeHtml(v.version)}">${escapeHtml(v.version)}${status ? ` <small>(${escapeHtml(status)})</small>` : ""}</h2>${deprecation}<ul>${items}</ul></section>`;
   });
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>API changelog</title></head><body><main><h1>API changelog</h1><p>Each version's changes, newest first. Send <code>Api-Version: YYYY-MM-DD</code> to be served at a version; without it a request is served at its credential's pinned version. <a href="/api/versions">The versions and their status</a> · <a href="/api/docs/ui">API reference</a></p>${sections.join("")}</main></body></html>`;
 }
