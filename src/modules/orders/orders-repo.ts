@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import { type ActorKind, ProductStatus } from "../../contracts/index.ts";
+import { type ActorKind, type OrderStatus, ProductStatus } from "../../contracts/index.ts";
 import type { Executor } from "../../db/client.ts";
 import { jsonb } from "../../db/json.ts";
 import type {
@@ -8,7 +8,6 @@ import type {
   FulfillmentJson,
   Order,
   OrderLineItem,
-  OrderStatus,
   Product,
 } from "../../db/schema.ts";
 import {
@@ -29,8 +28,14 @@ export function orderNumberOf(text: string, prefix = ""): number | null {
   return /^#?\d{1,15}$/.test(rest) ? Number(rest.replace("#", "")) : null;
 }
 
-/** An order's row as the service builds it (JSON columns as values; the repo writes them as JSON). */
-export type OrderRow = Omit<Order, "shipping_address" | "fulfillment" | "tags" | "metadata"> & {
+/**
+ * An order's row as the service builds it (JSON columns as values; the repo writes them as JSON;
+ * customer_text is the triggers').
+ */
+export type OrderRow = Omit<
+  Order,
+  "shipping_address" | "fulfillment" | "tags" | "metadata" | "customer_text"
+> & {
   shipping_address: AddressJson | null;
   fulfillment: FulfillmentJson | null;
   tags: string[];
