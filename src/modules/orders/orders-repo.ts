@@ -10,13 +10,8 @@ import type {
   OrderLineItem,
   Product,
 } from "../../db/schema.ts";
-import {
-  containsPattern,
-  type ExportWindow,
-  exportWhere,
-  keysetPage,
-  type PagePlan,
-} from "../../lib/pagination.ts";
+import { storeTable } from "../../db/store-table.ts";
+import { containsPattern, keysetPage, type PagePlan } from "../../lib/pagination.ts";
 
 /**
  * The order number a search text names ("1042", "#1042", or with the store's own prefix: "SO-1042"),
@@ -75,6 +70,7 @@ export interface Actor {
 
 export function createOrderRepo(db: Executor) {
   return {
+    ...storeTable(db, "orders"),
     async insert(order: OrderRow, items: OrderLineItem[], tx: Executor) {
       const row = await tx
         .insertInto("orders")
@@ -83,14 +79,6 @@ export function createOrderRepo(db: Executor) {
         .executeTakeFirstOrThrow();
       await tx.insertInto("order_line_items").values(items).execute();
       return row;
-    },
-    async find(storeId: string, id: string, tx: Executor = db) {
-      return tx
-        .selectFrom("orders")
-        .selectAll()
-        .where("store_id", "=", storeId)
-        .where("id", "=", id)
-        .executeTakeFirst();
     },
     async findForUpdate(storeId: string, id: string, tx: Executor) {
       return tx
@@ -164,28 +152,6 @@ export function createOrderRepo(db: Executor) {
                       ${col((o) => o.note)}::text[], ${col((o) => json(o.fulfillment))}::text[])
                AS v(id, shipping_address, note, fulfillment)
          WHERE o.store_id = ${storeId} AND o.id = v.id`.execute(tx);
-    },
-    /** The store's orders, from the counts triggers keep (migration 20261126_0042): at most 16 rows read. */
-    async count(storeId: string, tx: Executor = db) {
-      const row = await tx
-        .selectFrom("store_row_counts")
-        .select(sql<number>`coalesce(sum(n), 0)::bigint`.as("n"))
-        .where("store_id", "=", storeId)
-        .where("resource", "=", "orders")
-        .executeTakeFirstOrThrow();
-      return Number(row.n);
-    },
-    /** Offset page for the developer API's page/perPage contract (bounded by the caller). */
-    async listPage(storeId: string, offset: number, limit: number, tx: Executor = db) {
-      return tx
-        .selectFrom("orders")
-        .selectAll()
-        .where("store_id", "=", storeId)
-        .orderBy("created_at", "desc")
-        .orderBy("id", "desc")
-        .offset(offset)
-        .limit(limit)
-        .execute();
     },
     /**
      * Records that the order entered `status`, after the changes recorded so far. Call it in the
@@ -268,12 +234,6 @@ export function createOrderRepo(db: Executor) {
             : q.where(sql<boolean>`orders.customer_text ILIKE ${containsPattern(text)}`);
       }
       return keysetPage(q, plan, "orders").execute();
-    },
-    /** A bulk export's batch (ExportWindow), in the primary key's order. */
-    async exportBatch(storeId: string, window: ExportWindow, tx: Executor = db) {
-      let q = tx.selectFrom("orders").selectAll().where("store_id", "=", storeId);
-      for (const w of exportWhere(window)) q = q.where(w);
-      return q.orderBy("id").limit(window.limit).execute();
     },
     /** Takes `quantity` from an active product's stock; undefined when it is missing, inactive or short. */
     async takeStock(
