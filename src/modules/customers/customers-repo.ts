@@ -3,13 +3,8 @@ import { OrderStatus } from "../../contracts/index.ts";
 import type { Executor } from "../../db/client.ts";
 import { jsonb } from "../../db/json.ts";
 import type { AddressJson, AppMetadataJson, Customer } from "../../db/schema.ts";
-import {
-  containsPattern,
-  type ExportWindow,
-  exportWhere,
-  keysetPage,
-  type PagePlan,
-} from "../../lib/pagination.ts";
+import { storeTable } from "../../db/store-table.ts";
+import { containsPattern, keysetPage, type PagePlan } from "../../lib/pagination.ts";
 
 /**
  * A customer whose e-mail address or full name contains `text` (case-insensitively). The name is
@@ -58,6 +53,7 @@ function jsonColumns<T extends { addresses?: AddressJson[]; tags?: string[]; met
 
 export function createCustomerRepo(db: Executor) {
   return {
+    ...storeTable(db, "customers"),
     /** Inserts unless the store already has this e-mail address (case-insensitively); then returns undefined. */
     async insert(row: CustomerRow, tx: Executor = db) {
       return tx
@@ -65,14 +61,6 @@ export function createCustomerRepo(db: Executor) {
         .values(jsonColumns(row))
         .onConflict((oc) => oc.expression(sql`store_id, lower(email)`).doNothing())
         .returningAll()
-        .executeTakeFirst();
-    },
-    async find(storeId: string, id: string, tx: Executor = db) {
-      return tx
-        .selectFrom("customers")
-        .selectAll()
-        .where("store_id", "=", storeId)
-        .where("id", "=", id)
         .executeTakeFirst();
     },
     /**
@@ -156,34 +144,6 @@ export function createCustomerRepo(db: Executor) {
       let q = tx.selectFrom("customers").selectAll().where("store_id", "=", storeId);
       if (filter.q) q = q.where(matchesCustomer(filter.q));
       return keysetPage(q, plan).execute();
-    },
-    /** A bulk export's batch (ExportWindow), in the primary key's order. */
-    async exportBatch(storeId: string, window: ExportWindow, tx: Executor = db) {
-      let q = tx.selectFrom("customers").selectAll().where("store_id", "=", storeId);
-      for (const w of exportWhere(window)) q = q.where(w);
-      return q.orderBy("id").limit(window.limit).execute();
-    },
-    /** The store's customers, from the counts triggers keep (migration 20261126_0042): at most 16 rows read. */
-    async count(storeId: string, tx: Executor = db) {
-      const row = await tx
-        .selectFrom("store_row_counts")
-        .select(sql<number>`coalesce(sum(n), 0)::bigint`.as("n"))
-        .where("store_id", "=", storeId)
-        .where("resource", "=", "customers")
-        .executeTakeFirstOrThrow();
-      return Number(row.n);
-    },
-    /** Offset page for the developer API's page/perPage contract (bounded by the caller). */
-    async listPage(storeId: string, offset: number, limit: number, tx: Executor = db) {
-      return tx
-        .selectFrom("customers")
-        .selectAll()
-        .where("store_id", "=", storeId)
-        .orderBy("created_at", "desc")
-        .orderBy("id", "desc")
-        .offset(offset)
-        .limit(limit)
-        .execute();
     },
   };
 }

@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import { type ActorKind, ProductStatus } from "../../contracts/index.ts";
+import { type ActorKind, type OrderStatus, ProductStatus } from "../../contracts/index.ts";
 import type { Executor } from "../../db/client.ts";
 import { jsonb } from "../../db/json.ts";
 import type {
@@ -8,16 +8,10 @@ import type {
   FulfillmentJson,
   Order,
   OrderLineItem,
-  OrderStatus,
   Product,
 } from "../../db/schema.ts";
-import {
-  containsPattern,
-  type ExportWindow,
-  exportWhere,
-  keysetPage,
-  type PagePlan,
-} from "../../lib/pagination.ts";
+import { storeTable } from "../../db/store-table.ts";
+import { containsPattern, keysetPage, type PagePlan } from "../../lib/pagination.ts";
 
 /**
  * The order number a search text names ("1042", "#1042", or with the store's own prefix: "SO-1042"),
@@ -29,8 +23,14 @@ export function orderNumberOf(text: string, prefix = ""): number | null {
   return /^#?\d{1,15}$/.test(rest) ? Number(rest.replace("#", "")) : null;
 }
 
-/** An order's row as the service builds it (JSON columns as values; the repo writes them as JSON). */
-export type OrderRow = Omit<Order, "shipping_address" | "fulfillment" | "tags" | "metadata"> & {
+/**
+ * An order's row as the service builds it (JSON columns as values; the repo writes them as JSON;
+ * customer_text is the triggers').
+ */
+export type OrderRow = Omit<
+  Order,
+  "shipping_address" | "fulfillment" | "tags" | "metadata" | "customer_text"
+> & {
   shipping_address: AddressJson | null;
   fulfillment: FulfillmentJson | null;
   tags: string[];
@@ -70,6 +70,7 @@ export interface Actor {
 
 export function createOrderRepo(db: Executor) {
   return {
+    ...storeTable(db, "orders"),
     async insert(order: OrderRow, items: OrderLineItem[], tx: Executor) {
       const row = await tx
         .insertInto("orders")
@@ -78,14 +79,6 @@ export function createOrderRepo(db: Executor) {
         .executeTakeFirstOrThrow();
       await tx.insertInto("order_line_items").values(items).execute();
       return row;
-    },
-    async find(storeId: string, id: string, tx: Executor = db) {
-      return tx
-        .selectFrom("orders")
-        .selectAll()
-        .where("store_id", "=", storeId)
-        .where("id", "=", id)
-        .executeTakeFirst();
     },
     async findForUpdate(storeId: string, id: string, tx: Executor) {
       return tx
@@ -159,28 +152,6 @@ export function createOrderRepo(db: Executor) {
                       ${col((o) => o.note)}::text[], ${col((o) => json(o.fulfillment))}::text[])
                AS v(id, shipping_address, note, fulfillment)
          WHERE o.store_id = ${storeId} AND o.id = v.id`.execute(tx);
-    },
-    /** The store's orders, from the counts triggers keep (migration 20261126_0042): at most 16 rows read. */
-    async count(storeId: string, tx: Executor = db) {
-      const row = await tx
-        .selectFrom("store_row_counts")
-        .select(sql<number>`coalesce(sum(n), 0)::bigint`.as("n"))
-        .where("store_id", "=", storeId)
-        .where("resource", "=", "orders")
-        .executeTakeFirstOrThrow();
-      return Number(row.n);
-    },
-    /** Offset page for the developer API's page/perPage contract (bounded by the caller). */
-    async listPage(storeId: string, offset: number, limit: number, tx: Executor = db) {
-      return tx
-        .selectFrom("orders")
-        .selectAll()
-        .where("store_id", "=", storeId)
-        .orderBy("created_at", "desc")
-        .orderBy("id", "desc")
-        .offset(offset)
-        .limit(limit)
-        .execute();
     },
     /**
      * Records that the order entered `status`, after the changes recorded so far. Call it in the
@@ -263,12 +234,6 @@ export function createOrderRepo(db: Executor) {
             : q.where(sql<boolean>`orders.customer_text ILIKE ${containsPattern(text)}`);
       }
       return keysetPage(q, plan, "orders").execute();
-    },
-    /** A bulk export's batch (ExportWindow), in the primary key's order. */
-    async exportBatch(storeId: string, window: ExportWindow, tx: Executor = db) {
-      let q = tx.selectFrom("orders").selectAll().where("store_id", "=", storeId);
-      for (const w of exportWhere(window)) q = q.where(w);
-      return q.orderBy("id").limit(window.limit).execute();
     },
     /** Takes `quantity` from an active product's stock; undefined when it is missing, inactive or short. */
     async takeStock(

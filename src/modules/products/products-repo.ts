@@ -2,14 +2,8 @@ import { sql } from "kysely";
 import type { Executor } from "../../db/client.ts";
 import { queryShapes } from "../../db/query-shapes.ts";
 import type { NewProduct, Product, ProductUpdate } from "../../db/schema.ts";
-import {
-  containsPattern,
-  type ExportWindow,
-  exportWhere,
-  keyset,
-  keysetPage,
-  type PagePlan,
-} from "../../lib/pagination.ts";
+import { storeTable } from "../../db/store-table.ts";
+import { containsPattern, keyset, keysetPage, type PagePlan } from "../../lib/pagination.ts";
 
 /**
  * Above this many suffixes beginning with the searched text, a SKU match is checked row by row
@@ -37,7 +31,7 @@ function skuSuffixRange(storeId: string, text: string, tx: Executor) {
 }
 
 export function createProductRepo(db: Executor) {
-  // The reads every product page and product answer runs, compiled once per shape (query-shapes.ts).
+  // The reads every product page runs, compiled once per shape (query-shapes.ts).
   const compiled = queryShapes();
   /** `list` with a search: the title or the SKU contains the text, case-insensitively. */
   async function search(
@@ -75,14 +69,9 @@ export function createProductRepo(db: Executor) {
   }
 
   return {
+    ...storeTable(db, "products"),
     async insert(row: NewProduct, tx: Executor = db) {
       return tx.insertInto("products").values(row).returningAll().executeTakeFirstOrThrow();
-    },
-    async find(storeId: string, id: string, tx: Executor = db) {
-      const [row] = await compiled(tx, "find", { storeId, id }, (v) =>
-        db.selectFrom("products").selectAll().where("store_id", "=", v.storeId).where("id", "=", v.id),
-      );
-      return row;
     },
     /** Locks the row until the transaction ends, so concurrent edits of one product apply one after another. */
     async findForUpdate(storeId: string, id: string, tx: Executor) {
@@ -151,37 +140,6 @@ export function createProductRepo(db: Executor) {
       // Every choice `build` makes, and nothing else: one text for all pages of a sort and filter.
       const shape = `list:${filter.status ? "status" : ""}:${plan.column} ${plan.direction}:${plan.after ? "after" : ""}:${plan.updatedSince ? "since" : ""}`;
       return compiled(tx, shape, values, build);
-    },
-    /** A bulk export's batch (ExportWindow): the primary key's order, so each batch is one index range. */
-    async exportBatch(storeId: string, window: ExportWindow, tx: Executor = db) {
-      let q = tx.selectFrom("products").selectAll().where("store_id", "=", storeId);
-      for (const w of exportWhere(window)) q = q.where(w);
-      return q.orderBy("id").limit(window.limit).execute();
-    },
-    /**
-     * The store's products, from the counts the triggers of migration 20261123_0040 keep: at most
-     * 16 rows read, whatever the size of the catalogue.
-     */
-    async count(storeId: string, tx: Executor = db) {
-      const row = await tx
-        .selectFrom("store_row_counts")
-        .select(sql<number>`coalesce(sum(n), 0)::bigint`.as("n"))
-        .where("store_id", "=", storeId)
-        .where("resource", "=", "products")
-        .executeTakeFirstOrThrow();
-      return Number(row.n);
-    },
-    /** Offset page for the developer API's page/perPage contract (bounded: perPage <= 100). */
-    async listPage(storeId: string, offset: number, limit: number, tx: Executor = db) {
-      return tx
-        .selectFrom("products")
-        .selectAll()
-        .where("store_id", "=", storeId)
-        .orderBy("created_at", "desc")
-        .orderBy("id", "desc")
-        .offset(offset)
-        .limit(limit)
-        .execute();
     },
   };
 }

@@ -1,0 +1,104 @@
+/**
+ * What the database's catalogue cannot know about its columns, for the row types generated into
+ * schema.ts (`npm run db:types`, scripts/db-types.ts): the shape of every jsonb column, the
+ * contract's type of each enumerated column, and a column written otherwise than its SQL type
+ * says. Everything else (the SQL type, null, a default, the comments) comes from the migrated
+ * database. Every type an override names is exported from this file.
+ */
+import type { ColumnType } from "kysely";
+
+/** The contract's types the overrides name (schema.ts imports them from here). */
+export type {
+  ActorKind,
+  DeliveryStatus,
+  InstallationStatus,
+  OrderStatus,
+  ProductStatus,
+  Scope,
+  SubscriptionStatus,
+} from "../contracts/index.ts";
+
+/** A jsonb column: read as `T` (the drivers parse it), written as its JSON text (db/json.ts `jsonb`). */
+export type Jsonb<T> = ColumnType<T, string, string>;
+
+/** An address as stored in JSON columns: the public shape (contracts/resources.ts AddressResource). */
+export interface AddressJson {
+  name: string;
+  company: string | null;
+  line1: string;
+  line2: string | null;
+  city: string;
+  region: string | null;
+  postalCode: string | null;
+  country: string;
+  phone: string | null;
+}
+
+/** Fulfilment details recorded when an order moved to shipped. */
+export interface FulfillmentJson {
+  carrier: string | null;
+  trackingNumber: string | null;
+  trackingUrl: string | null;
+  shippedAt: string;
+}
+
+/** Every app's metadata on a record: app id -> its key-value pairs (migration 20261126_0041). */
+export type AppMetadataJson = Record<string, Record<string, string>>;
+
+/**
+ * `table.column` -> its TypeScript type as the catalogue cannot say it, before null and default:
+ * the generator adds `| null` to a nullable column and `Generated<…>` to one with a default. Every
+ * jsonb column needs one (the generator fails without it, and on a name no table has); an
+ * enumerated column (a CHECK listing its values) without one is typed by its CHECK's values.
+ */
+export const COLUMN_TYPES: Record<string, string> = {
+  "access_tokens.scopes": "Jsonb<Scope[]>",
+  "api_keys.scopes": "Jsonb<Scope[]>",
+  "apps.redirect_uris": "Jsonb<string[]>",
+  "apps.scopes": "Jsonb<Scope[]>",
+  "authorization_codes.scopes": "Jsonb<Scope[]>",
+  "customers.addresses": "Jsonb<AddressJson[]>",
+  "customers.metadata": "Jsonb<AppMetadataJson>",
+  "customers.tags": "Jsonb<string[]>",
+  "events.app_metadata": "Jsonb<AppMetadataJson>",
+  // Given after commit by the sequencer (feed-repo.ts), never by the insert.
+  "events.feed_position": "ColumnType<number, never, number>",
+  "events.payload": "Jsonb<unknown>",
+  "installations.scopes": "Jsonb<Scope[]>",
+  "installations.status": "InstallationStatus",
+  "order_status_changes.actor_kind": "ActorKind",
+  "order_status_changes.status": "OrderStatus",
+  // Kept by triggers (migration 20261124_0010), never written by the application.
+  "orders.customer_text": "ColumnType<string, never, never>",
+  "orders.fulfillment": "Jsonb<FulfillmentJson>",
+  "orders.metadata": "Jsonb<AppMetadataJson>",
+  "orders.shipping_address": "Jsonb<AddressJson>",
+  "orders.status": "OrderStatus",
+  "orders.tags": "Jsonb<string[]>",
+  "products.metadata": "Jsonb<AppMetadataJson>",
+  "products.status": "ProductStatus",
+  "stores.address": "Jsonb<AddressJson>",
+  "token_grants.scopes": "Jsonb<Scope[]>",
+  "webhook_deliveries.status": "DeliveryStatus",
+  "webhook_subscriptions.status": "SubscriptionStatus",
+};
+
+/**
+ * The names importers give rows, emitted at the end of schema.ts: a table's row as read
+ * (`Selectable`), or as inserted or updated.
+ */
+export const ROW_TYPES: Record<string, string | ["Insertable" | "Updateable", string]> = {
+  Account: "accounts",
+  Store: "stores",
+  Product: "products",
+  NewProduct: ["Insertable", "products"],
+  ProductUpdate: ["Updateable", "products"],
+  Customer: "customers",
+  Order: "orders",
+  OrderLineItem: "order_line_items",
+  AppRow: "apps",
+  Installation: "installations",
+  WebhookSubscription: "webhook_subscriptions",
+  WebhookDelivery: "webhook_deliveries",
+  ApiKey: "api_keys",
+};
