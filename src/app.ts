@@ -209,7 +209,10 @@ export async function buildApp(
         developer,
         createDeveloperGuard({ keys: platform.developer.keys, limiter: platform.developer.limiter }),
       );
-      installVersioning(developer, { ...versioning, pinnedVersion: () => null });
+      installVersioning(developer, {
+        ...versioning,
+        pinnedVersion: (request) => request.apiKey?.apiVersion ?? null,
+      });
       for (const feature of platform.routes) feature.developer?.(developer);
     },
     { prefix: "/api/v1/developer" },
@@ -221,7 +224,10 @@ export async function buildApp(
         admin,
         createAdminGuard({ tokens: integration.tokens, limiter: integration.adminLimiter }),
       );
-      installVersioning(admin, { ...versioning, pinnedVersion: () => null });
+      installVersioning(admin, {
+        ...versioning,
+        pinnedVersion: (request) => request.access?.apiVersion ?? null,
+      });
       for (const feature of platform.routes) feature.admin?.(admin);
     },
     { prefix: "/api/v1/apps/api" },

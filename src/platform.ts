@@ -70,6 +70,7 @@ import { createStoreRepo } from "./modules/stores/stores-repo.ts";
 import { storeRoutes } from "./modules/stores/stores-routes.ts";
 import { createStoreService } from "./modules/stores/stores-service.ts";
 import { createApiVersions, type VersionSpec } from "./modules/versions/api-versions.ts";
+import { createEventVersions } from "./modules/versions/event-versions.ts";
 import { createRenderer } from "./modules/versions/render.ts";
 import { createSchemaVersions } from "./modules/versions/schema-versions.ts";
 import { API_VERSIONS, CHANGELOG_PATH } from "./modules/versions/versions.ts";
@@ -108,12 +109,16 @@ export function createPlatform(input: {
   const redis = input.redis ?? null;
   /** The API's dated versions, and how an older one is served (modules/versions). */
   const declaredVersions = input.apiVersions ?? API_VERSIONS;
-  const versions = {
+  const versionParts = {
     declared: declaredVersions,
     registry: createApiVersions(declaredVersions),
     renderer: createRenderer(),
     schemas: createSchemaVersions(),
     changelogUrl: `${config.PUBLIC_BASE_URL}${CHANGELOG_PATH}`,
+  };
+  const versions = {
+    ...versionParts,
+    events: createEventVersions({ versions: versionParts.registry, renderer: versionParts.renderer }),
   };
   // With Redis, limits and throttles are shared by every instance, and fall back to per-instance
   // memory while Redis does not answer: Redis accelerates, it is not a single point of failure.
@@ -155,7 +160,7 @@ export function createPlatform(input: {
   const privacyOn = (on: Clock, record: RecordEvent, onDb: Db = db) =>
     createPrivacyService({
       db: onDb,
-      repo: createPrivacyRepo(onDb),
+      repo: createPrivacyRepo(onDb, { events: versions.events }),
       recordEvent: record,
       clock: on,
       shopRedactDelaySeconds: config.SHOP_REDACT_DELAY_SECONDS,
@@ -163,7 +168,7 @@ export function createPlatform(input: {
       idempotency: createIdempotencyRepo(onDb),
       erasureFollowUpMs: 2 * config.WEBHOOK_LEASE_MS + 60_000,
     });
-  const privacyRepo = createPrivacyRepo(db);
+  const privacyRepo = createPrivacyRepo(db, { events: versions.events });
   const privacy = privacyOn(clock, recordEvent);
   /** A store's commerce services (stores, products, customers, orders), their times from `on`. */
   const commerce = (on: Clock, record: RecordEvent, db: Db = database.db) => {
@@ -218,6 +223,7 @@ export function createPlatform(input: {
     repo: appRepo,
     clock,
     guard: credentialGuard,
+    apiVersions: versions.registry,
     privacy: {
       assertSafeTarget: (url) =>
         assertSafeTargetUrl(url, {
@@ -252,6 +258,9 @@ export function createPlatform(input: {
     recordEvent,
     shopRedactions: privacy,
     erasures: privacy,
+    apiVersions: versions.registry,
+    events: versions.events,
+    firstApiVersion: versions.declared[0]!.version,
     registry: metrics.registry,
     feed,
     subscribeEvents: (onEvent) => listenForEvents(database, onEvent, () => {}),
@@ -261,7 +270,13 @@ export function createPlatform(input: {
   for (const metric of sharedCounters?.metrics ?? []) metrics.registry.registerMetric(metric);
   const uninstallHooks: UninstallHook[] = [webhooks.onUninstall, privacy.onUninstall];
   const developer = {
-    keys: createApiKeyService({ db, repo: createApiKeyRepo(db), clock, guard: credentialGuard }),
+    keys: createApiKeyService({
+      db,
+      repo: createApiKeyRepo(db),
+      clock,
+      guard: credentialGuard,
+      apiVersions: versions.registry,
+    }),
     /** Developer API quota: RATE_LIMIT_PER_MINUTE accepted requests per key pair in any 60 s. */
     limiter: createRateLimiter({ store: windowStore, clock }, config.RATE_LIMIT_PER_MINUTE, 60_000),
   };

@@ -18,6 +18,8 @@ export function claimedDelivery(overrides: Partial<ClaimedDelivery> = {}): Claim
     previous_secret_ciphertext: null,
     secret_rotated_at: null,
     test: false,
+    api_version: "2026-11-28",
+    body_api_version: "2026-11-28",
     ...overrides,
   };
 }

@@ -638,11 +638,17 @@ describe("erasure: copies being made while it commits", () => {
           });
       },
     });
-    const first = await createDeliveryRepo(racing).dispatchEvents(ctx.clock.now(), 100);
+    const first = await createDeliveryRepo(racing, { events: ctx.platform.versions.events }).dispatchEvents(
+      ctx.clock.now(),
+      100,
+    );
     assert.ok(erased, "the erasure ran between the dispatch's read and its write");
     assert.equal(first.events, 0, "the erased event was left for the next dispatch");
     assert.deepEqual(await bodiesOf(storeId), [], "nothing was inserted from the payload read before");
-    const second = await createDeliveryRepo(db).dispatchEvents(ctx.clock.now(), 100);
+    const second = await createDeliveryRepo(db, { events: ctx.platform.versions.events }).dispatchEvents(
+      ctx.clock.now(),
+      100,
+    );
     assert.equal(second.events, 1);
     const bodies = await bodiesOf(storeId);
     assert.equal(bodies.length, 1);
@@ -653,7 +659,10 @@ describe("erasure: copies being made while it commits", () => {
   it("a redelivery whose delivery was read before the erasure sends the erased body", async () => {
     const p = person("Ij");
     const { merchant, api, customerId, storeId } = await storeWithCustomer(p);
-    await createDeliveryRepo(ctx.platform.db).dispatchEvents(ctx.clock.now(), 100);
+    await createDeliveryRepo(ctx.platform.db, { events: ctx.platform.versions.events }).dispatchEvents(
+      ctx.clock.now(),
+      100,
+    );
     const [original] = await ctx.platform.db
       .selectFrom("webhook_deliveries")
       .selectAll()
@@ -744,7 +753,10 @@ describe("erasure: copies being made while it commits", () => {
   }, async () => {
     const p = person("Op");
     const { merchant, customerId, storeId } = await storeWithCustomer(p);
-    await createDeliveryRepo(ctx.platform.db).dispatchEvents(ctx.clock.now(), 100);
+    await createDeliveryRepo(ctx.platform.db, { events: ctx.platform.versions.events }).dispatchEvents(
+      ctx.clock.now(),
+      100,
+    );
     const [original] = await ctx.platform.db
       .selectFrom("webhook_deliveries")
       .selectAll()
@@ -784,7 +796,10 @@ describe("erasure: copies being made while it commits", () => {
   }, async () => {
     const p = person("Qr");
     const { storeId } = await storeWithCustomer(p);
-    await createDeliveryRepo(ctx.platform.db).dispatchEvents(ctx.clock.now(), 100);
+    await createDeliveryRepo(ctx.platform.db, { events: ctx.platform.versions.events }).dispatchEvents(
+      ctx.clock.now(),
+      100,
+    );
     const now = ctx.clock.now();
     const [failed] = await ctx.platform.db
       .updateTable("webhook_deliveries")

@@ -294,7 +294,10 @@ describe("delivery engine: a dispatch racing an uninstall", {
       },
     });
     const { createDeliveryRepo } = await import("../src/modules/webhooks/delivery/delivery-repo.ts");
-    const dispatching = createDeliveryRepo(paused).dispatchEvents(ctx.clock.now(), 100);
+    const dispatching = createDeliveryRepo(paused, { events: ctx.platform.versions.events }).dispatchEvents(
+      ctx.clock.now(),
+      100,
+    );
     // A read this hook does not recognise would leave the test waiting: say so instead.
     const unrecognised = dispatching.then(() => {
       throw new Error("the dispatch finished without the hook recognising its read (its SQL changed?)");

@@ -470,6 +470,7 @@ describe("rotating a subscription's secret: who may, and what answers", () => {
         failingSince: null,
         createdAt: sub.createdAt,
         secretRotatedAt: null,
+        apiVersion: sub.apiVersion,
         filter: null,
         fields: null,
       },

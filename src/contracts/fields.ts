@@ -237,3 +237,12 @@ export const MetadataKey = Type.String({
   "x-hint": `a key of 1 to ${METADATA_LIMITS.keyLength} letters, digits, _ . : or -`,
 });
 export const MetadataValue = Type.String({ maxLength: METADATA_LIMITS.valueLength, examples: ["ERP-88213"] });
+
+/** An API version (issue 29): the date it was released. Which are served: `GET /api/versions`. */
+export const ApiVersionName = Type.String({
+  pattern: "^\\d{4}-\\d{2}-\\d{2}$",
+  maxLength: 10,
+  examples: ["2026-11-28"],
+  description: "An API version: its release date, `YYYY-MM-DD` (`GET /api/versions` lists them).",
+  "x-hint": "a version's date, YYYY-MM-DD",
+});

@@ -55,6 +55,10 @@ export interface AccountsTable {
 }
 
 export interface ApiKeysTable {
+  /**
+   * The API version the key pair's requests are served at when they name none (issue 29).
+   */
+  api_version: string;
   created_at: Timestamp;
   created_by: string | null;
   expires_at: Timestamp | null;
@@ -68,6 +72,17 @@ export interface ApiKeysTable {
 }
 
 export interface AppsTable {
+  /**
+   * The API version the app's requests and new subscriptions are served at when they name none (issue
+   * 29).
+   */
+  api_version: string;
+  api_version_changed_at: Timestamp | null;
+  /**
+   * The pin before the last change: the developer may roll back to it within 72 hours of
+   * api_version_changed_at.
+   */
+  api_version_previous: string | null;
   client_id: string;
   client_secret_hash: string;
   created_at: Timestamp;
@@ -130,6 +145,16 @@ export interface CustomersTable {
   store_id: string;
   tags: Generated<Jsonb<string[]>>;
   updated_at: Generated<Timestamp>;
+}
+
+/** Calls made at deprecated API versions, per app, day, version and operation (issue 29). */
+export interface DeprecatedApiCallsTable {
+  api_version: string;
+  app_id: string;
+  calls: number;
+  day: Timestamp;
+  last_at: Timestamp;
+  operation_id: string;
 }
 
 /** The last feed position given in each store; its row is locked while the sequencer numbers. */
@@ -369,6 +394,11 @@ export interface WebhookAttemptsTable {
 }
 
 export interface WebhookDeliveriesTable {
+  /**
+   * The API version its body was rendered at (its subscription's when it was made), sent as Api-Version;
+   * null: the first version.
+   */
+  api_version: string | null;
   app_id: string;
   attempts: Generated<number>;
   body: string;
@@ -403,6 +433,10 @@ export interface WebhookDeliveriesTable {
 
 /** A `listen` connection's session (migration 20261125_0012). */
 export interface WebhookListenSessionsTable {
+  /**
+   * The API version the session streams events at (issue 29).
+   */
+  api_version: string;
   app_id: string;
   connection: string | null;
   created_at: Timestamp;
@@ -434,6 +468,10 @@ export interface WebhookSubscriptionFailuresTable {
 }
 
 export interface WebhookSubscriptionsTable {
+  /**
+   * The API version its deliveries are rendered at (issue 29).
+   */
+  api_version: string;
   app_id: string;
   created_at: Timestamp;
   /**
@@ -477,6 +515,7 @@ export interface DB {
   apps: AppsTable;
   authorization_codes: AuthorizationCodesTable;
   customers: CustomersTable;
+  deprecated_api_calls: DeprecatedApiCallsTable;
   event_feed_heads: EventFeedHeadsTable;
   events: EventsTable;
   export_leases: ExportLeasesTable;

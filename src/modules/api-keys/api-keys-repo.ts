@@ -59,6 +59,7 @@ export function createApiKeyRepo(db: Executor) {
           "k.expires_at",
           "k.revoked_at",
           "k.last_used_at",
+          "k.api_version",
         ])
         .where("k.id", "=", id)
         .executeTakeFirst();

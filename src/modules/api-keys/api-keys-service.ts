@@ -23,6 +23,8 @@ export function createApiKeyService(deps: {
   clock: Clock;
   /** A "random" secret guard: see createCredentialGuard. */
   guard: CredentialGuard;
+  /** The API's versions: a new key pair is pinned to the current one. */
+  apiVersions: { current(now: Date): string };
 }) {
   const { repo, clock } = deps;
   const invalid = () =>
@@ -64,6 +66,7 @@ export function createApiKeyService(deps: {
             last_used_at: null,
             expires_at: expiresAt,
             revoked_at: null,
+            api_version: deps.apiVersions.current(now),
           },
           tx,
         );
@@ -110,7 +113,7 @@ export function createApiKeyService(deps: {
         await repo.touch(row.id, row.key_id, now);
       }
       const store = pickStore(row);
-      return { store, keyId: row.key_id, scopes: row.scopes };
+      return { store, keyId: row.key_id, scopes: row.scopes, apiVersion: row.api_version };
     },
   };
 }

@@ -16,6 +16,8 @@ export function createAppService(deps: {
   clock: Clock;
   /** Failures per client id and per IP: guessing a secret is throttled (a "random" secret guard). */
   guard: CredentialGuard;
+  /** The API's versions: a new app is pinned to the current one. */
+  apiVersions: { current(now: Date): string };
   /** The app's privacy endpoint (issue 21): its URL is checked like a subscription's, its secret sealed like one. */
   privacy: {
     assertSafeTarget(url: string): Promise<void>;
@@ -54,6 +56,9 @@ export function createAppService(deps: {
         privacy_secret_ciphertext: privacy?.sealed ?? null,
         privacy_previous_secret_ciphertext: null,
         privacy_secret_rotated_at: null,
+        api_version: deps.apiVersions.current(now),
+        api_version_previous: null,
+        api_version_changed_at: null,
       });
       return { app, secret, privacySecret: privacy?.secret };
     },

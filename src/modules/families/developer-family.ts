@@ -12,6 +12,8 @@ export interface KeyContext {
   store: Store;
   keyId: string;
   scopes: Scope[];
+  /** The key pair's pinned API version: what a request without Api-Version is served at. */
+  apiVersion: string;
 }
 
 declare module "fastify" {

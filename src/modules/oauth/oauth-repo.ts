@@ -290,8 +290,10 @@ export function createOAuthRepo(db: Executor) {
           j.onRef("i.store_id", "=", "g.store_id").onRef("i.id", "=", "g.installation_id"),
         )
         .innerJoin("stores as s", "s.id", "t.store_id")
+        .innerJoin("apps as a", "a.id", "g.app_id")
         .selectAll("s")
         .select([
+          "a.api_version as app_api_version",
           "t.expires_at as token_expires_at",
           "t.revoked_at as token_revoked_at",
           "t.first_used_at as token_first_used_at",

@@ -31,6 +31,8 @@ export interface AccessContext {
   scopes: Scope[];
   /** When the access token expires (ms since the epoch): a long-lived stream ends then. */
   expiresAt: number;
+  /** The app's pinned API version: what a request without Api-Version is served at. */
+  apiVersion: string;
 }
 
 export interface TokenTtls {
@@ -339,6 +341,7 @@ export function createTokenService(deps: {
         grantId: row.grant_id,
         scopes: Object.freeze((row.token_scopes ?? row.grant_scopes) as Scope[]) as Scope[],
         expiresAt: row.token_expires_at.getTime(),
+        apiVersion: row.app_api_version,
       });
       cache.set(hash, access, row.token_expires_at.getTime(), started);
       return access;

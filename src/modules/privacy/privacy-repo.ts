@@ -9,6 +9,7 @@ import {
 } from "../../contracts/index.ts";
 import type { Db, Executor } from "../../db/client.ts";
 import { newId } from "../../lib/ids.ts";
+import type { EventVersion } from "../versions/event-versions.ts";
 import { newDeliveryId, webhookBody } from "../webhooks/delivery/delivery-repo.ts";
 
 /** A privacy event just recorded, as its deliveries' body needs it. */
@@ -42,7 +43,13 @@ export interface DueShopRedaction {
  * a delivery of that row, inserted in the event's own transaction. So the worker claims, signs,
  * retries and logs them like any delivery, and nothing in dispatch, claim or completion changed.
  */
-export function createPrivacyRepo(db: Db) {
+export function createPrivacyRepo(
+  db: Db,
+  deps: {
+    /** A privacy webhook is stored labelled with its app's API version (modules/versions). */
+    events: { stored(apiVersion: string): EventVersion };
+  },
+) {
   /** The literal, so the partial unique index can be the arbiter in a generic plan too. */
   const privacyStatus = sql.lit(SubscriptionStatus.privacy);
   return {
@@ -71,6 +78,7 @@ export function createPrivacyRepo(db: Db) {
           "a.privacy_secret_ciphertext",
           "a.privacy_previous_secret_ciphertext",
           "a.privacy_secret_rotated_at",
+          "a.api_version",
         ])
         .where("i.store_id", "=", storeId)
         // An app its developer deleted receives nothing more.
@@ -107,6 +115,8 @@ export function createPrivacyRepo(db: Db) {
             previous_secret_ciphertext: t.privacy_previous_secret_ciphertext,
             secret_rotated_at: t.privacy_secret_rotated_at,
             status: SubscriptionStatus.privacy,
+            // Rendered at the app's pin, as every delivery to it.
+            api_version: t.api_version,
             created_at: now,
             stopped_at: null,
           })),
@@ -120,11 +130,12 @@ export function createPrivacyRepo(db: Db) {
               secret_ciphertext: eb.ref("excluded.secret_ciphertext"),
               previous_secret_ciphertext: eb.ref("excluded.previous_secret_ciphertext"),
               secret_rotated_at: eb.ref("excluded.secret_rotated_at"),
+              // The app's pin as it is now: a privacy webhook is rendered at it.
+              api_version: eb.ref("excluded.api_version"),
             })),
         )
-        .returning(["id", "installation_id", "app_id", "target_url"])
+        .returning(["id", "installation_id", "app_id", "target_url", "api_version"])
         .execute();
-      const body = webhookBody(input.event, input.slug);
       const deliveries = await tx
         .insertInto("webhook_deliveries")
         .values(
@@ -138,7 +149,8 @@ export function createPrivacyRepo(db: Db) {
             app_id: c.app_id,
             target_url: c.target_url,
             target_host: new URL(c.target_url).host,
-            body,
+            body: webhookBody(input.event, input.slug, deps.events.stored(c.api_version)),
+            api_version: c.api_version,
             status: DeliveryStatus.pending,
             next_attempt_at: now,
             created_at: now,

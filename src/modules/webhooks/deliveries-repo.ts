@@ -316,6 +316,8 @@ export function createDeliveryLogRepo(db: Db) {
             next_attempt_at: now,
             redelivery_of: original.id,
             test: original.test,
+            // The label of the body it copies; it is sent at its subscription's version then.
+            api_version: original.api_version,
             created_at: now,
             updated_at: now,
           })
@@ -397,10 +399,10 @@ export function createDeliveryLogRepo(db: Db) {
           INSERT INTO webhook_deliveries
             (store_id, id, webhook_id, event_id, event_name, subscription_id, installation_id, app_id, target_url,
              target_host, body, status, attempts, next_attempt_at, redelivery_of, recovery_of, test, created_at,
-             updated_at)
+             updated_at, api_version)
           SELECT t.store_id, x.id, coalesce(t.webhook_id, t.id), t.event_id, t.event_name, t.subscription_id,
                  t.installation_id, t.app_id, t.target_url, t.target_host, t.body, ${DeliveryStatus.pending}, 0,
-                 ${now}, t.id, t.id, t.test, ${now}, ${now}
+                 ${now}, t.id, t.id, t.test, ${now}, ${now}, t.api_version
             FROM numbered t
             JOIN unnest(${ids as unknown as string}::text[]) WITH ORDINALITY AS x(id, n) ON x.n = t.n
           ON CONFLICT (store_id, recovery_of) WHERE recovery_of IS NOT NULL DO NOTHING

@@ -45,6 +45,7 @@ export function toSubscriptionResource(s: WebhookSubscription & { failing_since?
     failingSince: s.failing_since ? s.failing_since.toISOString() : null,
     createdAt: s.created_at.toISOString(),
     secretRotatedAt: s.secret_rotated_at ? s.secret_rotated_at.toISOString() : null,
+    apiVersion: s.api_version,
     filter: s.filter,
     fields: s.fields,
   };
@@ -62,6 +63,8 @@ export function createSubscriptionService(deps: {
   sealSecret(secret: string): string;
   /** Refuses non-https targets and targets resolving to internal addresses (SSRF). */
   assertSafeTarget(url: string): Promise<void>;
+  /** A version the subscription's deliveries may be rendered at: one served now (400 otherwise). */
+  apiVersions: { resolve(asked: string | undefined, pinned: string | null, now: Date): string };
 }) {
   const { repo, clock } = deps;
   return {
@@ -78,6 +81,8 @@ export function createSubscriptionService(deps: {
       // Against the event's payload schema: a 400 naming the field, or where the filter breaks.
       const view = checkSubscriptionView(input.eventName, input);
       await deps.assertSafeTarget(input.targetUrl);
+      const now = clock.now();
+      const apiVersion = deps.apiVersions.resolve(input.apiVersion, access.apiVersion, now);
       const secret = newWebhookSecret();
       const result = await repo.insertWithinBounds(
         {
@@ -91,7 +96,8 @@ export function createSubscriptionService(deps: {
           previous_secret_ciphertext: null,
           secret_rotated_at: null,
           status: SubscriptionStatus.active,
-          created_at: clock.now(),
+          api_version: apiVersion,
+          created_at: now,
           stopped_at: null,
           disabled_at: null,
           disabled_reason: null,

@@ -12,6 +12,7 @@ import type { RecordEvent } from "../events/events-repo.ts";
 import { createFeedKeeper, type FeedRepo, type FeedSequencer } from "../events/feed-repo.ts";
 import type { AccessContext } from "../oauth/token-service.ts";
 import { createRetention } from "../retention/retention-repo.ts";
+import type { EventVersions } from "../versions/event-versions.ts";
 import { createDeliveryLogRepo } from "./deliveries-repo.ts";
 import { adminDeliveryRoutes, createDeliveryViews } from "./deliveries-routes.ts";
 import { createDeliveryRepo, stopInstallationWebhooks } from "./delivery/delivery-repo.ts";
@@ -60,10 +61,15 @@ export function createWebhooksModule(deps: {
   shopRedactions: { sweepShopRedactions(): Promise<{ sent: number; skipped: number }> };
   /** The follow-up of customers' erasures (answers to attempts that were on the wire). */
   erasures: { clearLateAnswers(): Promise<number> };
+  /** The API's versions: a subscription's, and its bodies rendered at it (modules/versions). */
+  apiVersions: { resolve(asked: string | undefined, pinned: string | null, now: Date): string };
+  events: EventVersions;
+  /** The first API version: what a delivery made before versions was rendered at. */
+  firstApiVersion: string;
 }) {
   const { db, config, clock, secretBox } = deps;
   const allowPrivate = config.WEBHOOK_ALLOW_PRIVATE_TARGETS;
-  const deliveries = createDeliveryRepo(db);
+  const deliveries = createDeliveryRepo(db, { events: deps.events });
   const metrics = createWebhookMetrics({ registry: deps.registry, repo: deliveries, clock });
   const subscriptionRepo = createSubscriptionRepo(db);
   const limits = createWebhookLimits({
@@ -83,6 +89,7 @@ export function createWebhooksModule(deps: {
     secretOverlapSeconds: config.WEBHOOK_SECRET_OVERLAP_SECONDS,
     sealSecret: (secret) => secretBox.seal(secret),
     assertSafeTarget: (url) => assertSafeTargetUrl(url, { allowPrivate }),
+    apiVersions: deps.apiVersions,
   });
 
   /** Uninstall hook: `app/uninstalled` is queued first, then the installation's webhooks stop. */
@@ -108,6 +115,7 @@ export function createWebhooksModule(deps: {
       event: { id: event.id, seq: event.seq, created_at: now, payload },
       slug: store.slug,
       now,
+      events: deps.events,
     });
     await stopListenSessions(tx, { storeId: store.id, installationId: installation.id, now });
   }
@@ -193,8 +201,15 @@ export function createWebhooksModule(deps: {
       },
       openSecret,
       async attempt({ delivery, secret, timeoutMs }) {
-        // Each attempt is signed with its own timestamp; the body bytes never change.
+        // Each attempt is signed with its own timestamp. The body is the stored one, unless its
+        // subscription's version renders it otherwise (then every attempt renders the same bytes).
         const now = clock.now();
+        const body = deps.events.render(
+          delivery.body,
+          delivery.event_name,
+          delivery.body_api_version ?? deps.firstApiVersion,
+          delivery.api_version,
+        );
         const overlap =
           delivery.previous_secret_ciphertext !== null &&
           inRotationOverlap(delivery.secret_rotated_at, now, config.WEBHOOK_SECRET_OVERLAP_SECONDS);
@@ -204,15 +219,16 @@ export function createWebhooksModule(deps: {
           deliveryId: delivery.webhook_id,
           attempt: delivery.attempts,
           timestampSeconds: Math.floor(now.getTime() / 1000),
-          body: delivery.body,
+          body,
           secret,
           previousSecret: overlap ? openSecret(delivery.previous_secret_ciphertext!) : null,
           test: delivery.test,
+          apiVersion: delivery.api_version,
         });
         const result = await sendWebhook({
           url: delivery.target_url,
           headers,
-          body: delivery.body,
+          body,
           timeoutMs,
           allowPrivate,
           agent,
@@ -320,6 +336,7 @@ export function createWebhooksModule(deps: {
         authenticate: deps.authenticate,
         subscribeEvents: deps.subscribeEvents,
         admitTestEvent: limits.admitTestEvent,
+        events: deps.events,
       }),
     ],
     deliveriesOf,

@@ -1,5 +1,6 @@
 import Type, { type Static } from "typebox";
 import {
+  ApiVersionName,
   DateTimeInput,
   EVENT_BY_NAME,
   EVENT_NAMES,
@@ -42,6 +43,20 @@ export const CreateSubscriptionBody = Body({
   targetUrl: WebhookTargetUrl,
   filter: Type.Optional(SubscriptionFilter),
   fields: Type.Optional(SubscriptionFields),
+  apiVersion: Type.Optional({
+    ...ApiVersionName,
+    description:
+      "The API version its deliveries are rendered at (the `data` of each body, and `Api-Version`): a version served now. Default: the app's pinned version.",
+  }),
+});
+
+/** What a subscription's owner may change in place. */
+export const UpdateSubscriptionBody = Body({
+  apiVersion: {
+    ...ApiVersionName,
+    description:
+      "Render its deliveries at this version from now on: a version served now. Deliveries already made keep the version they were rendered at; a redelivery or recover renders at the new one.",
+  },
 });
 
 const subscriptionFields = {
@@ -65,6 +80,11 @@ const subscriptionFields = {
   secretRotatedAt: Type.Union([Timestamp, Type.Null()], {
     description: "When the signing secret was last rotated (`POST /webhooks/{id}/secret`); null if never.",
   }),
+  apiVersion: {
+    ...ApiVersionName,
+    description:
+      "The API version its deliveries are rendered at (the body's `data`, `apiVersion` and the `Api-Version` header): the app's pin when it was made, unless another was asked for.",
+  },
   filter: Type.Union([SubscriptionFilter, Type.Null()], {
     description:
       "Only events whose `data` matches it make a delivery (see `filter` of `adminCreateWebhook`); null: every event of `eventName`.",
@@ -208,6 +228,11 @@ const DELIVERY_HEADERS = {
       "`true` on a test event's deliveries (`POST /api/v1/apps/api/webhooks/test`); absent otherwise. Not signed: decide by the body's `test`, which is.",
     schema: { type: "string", enum: ["true"] },
   },
+  "api-version": {
+    description:
+      "The API version the body's `data` is rendered at (also the body's `apiVersion`, which is signed: decide by that).",
+    schema: { type: "string", examples: ["2026-11-28"] },
+  },
   "webhook-id": {
     description:
       "Standard Webhooks: the same value as `x-webhook-id` (the same on every attempt), signed in `webhook-signature`.",
@@ -249,6 +274,11 @@ export function webhooksDocument(settings: {
             "The event id: the same on every attempt and redelivery, and for every subscription that receives the event. Signed: drop duplicates by it.",
         }),
         event: Type.Literal(name),
+        apiVersion: {
+          ...ApiVersionName,
+          description:
+            "The API version `data` is rendered at: the subscription's (`apiVersion` of the subscription; a privacy webhook's and a listen stream's, the app's). The same as the `Api-Version` header. Signed.",
+        },
         createdAt: Timestamp,
         sequence: Type.Integer({
           description:

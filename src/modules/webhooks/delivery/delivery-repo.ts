@@ -12,6 +12,7 @@ import { randomBase62 } from "../../../lib/crypto.ts";
 import { newId } from "../../../lib/ids.ts";
 import { eventDataFor } from "../../app-metadata/app-metadata.ts";
 import { EVENTS_CHANNEL } from "../../events/events-repo.ts";
+import type { EventVersion } from "../../versions/event-versions.ts";
 import { projectFields } from "../filters/filter-expression.ts";
 import { createFilterCache } from "../filters/subscription-view.ts";
 import { runsOfFailures } from "./failure-runs.ts";
@@ -44,6 +45,14 @@ export interface ClaimedDelivery {
   secret_rotated_at: Date | null;
   /** A test event's delivery: sent with `x-webhook-test: true`. */
   test: boolean;
+  /** The API version it is sent at: its subscription's now (`Api-Version`, the body's `data`). */
+  api_version: string;
+  /**
+   * The version its stored body is labelled with (its subscription's when it was made; null: made
+   * before versions, the first). Bodies are stored with the newest shape of their data and
+   * rendered at `api_version` when sent (versions/event-versions.ts `render`).
+   */
+  body_api_version: string | null;
 }
 
 /**
@@ -68,13 +77,16 @@ export function webhookBody(
     app_metadata?: AppMetadataJson | null;
   },
   slug: string,
+  at: EventVersion,
   appId?: string,
   fields: readonly string[] | null = null,
 ): string {
-  const withOwn = eventDataFor(event, appId);
+  // The app's own metadata first, then the version's shape, then the subscription's fields.
+  const withOwn = at.data(event.topic, eventDataFor(event, appId));
   return JSON.stringify({
     id: event.id,
     event: event.topic,
+    apiVersion: at.apiVersion,
     createdAt: event.created_at.toISOString(),
     sequence: Number(event.seq),
     store: { slug },
@@ -146,7 +158,13 @@ export interface DisableRequest {
  * operation is a fixed number of statements for any number of rows: the engine waits on the
  * database, so round trips per delivery are what bound it.
  */
-export function createDeliveryRepo(db: Db) {
+export function createDeliveryRepo(
+  db: Db,
+  deps: {
+    /** Bodies are stored labelled with their subscription's API version (modules/versions). */
+    events: { stored(apiVersion: string): EventVersion };
+  },
+) {
   // Subscription filters, parsed once per text (each dispatch would otherwise parse every one).
   const filters = createFilterCache();
   return {
@@ -202,11 +220,13 @@ export function createDeliveryRepo(db: Db) {
         sub_status: SubscriptionStatus | null;
         filter: string | null;
         fields: string[] | null;
+        sub_api_version: string | null;
       }>`
           SELECT e.seq, e.id, e.store_id, e.topic, e.created_at, e.payload, e.test, e.app_metadata,
                  e.redacted_at IS NOT NULL AS erased, st.slug,
                  s.id AS sub_id, s.installation_id, s.app_id, s.target_url, s.secret_ciphertext,
-                 s.previous_secret_ciphertext, s.secret_rotated_at, s.status AS sub_status, s.filter, s.fields
+                 s.previous_secret_ciphertext, s.secret_rotated_at, s.status AS sub_status, s.filter, s.fields,
+                 s.api_version AS sub_api_version
             FROM events e
             JOIN stores st ON st.id = e.store_id
             LEFT JOIN (
@@ -245,6 +265,7 @@ export function createDeliveryRepo(db: Db) {
         body: [] as string[],
         leased: [] as boolean[],
         test: [] as boolean[],
+        api_version: [] as string[],
       };
       const secrets = new Map<
         string,
@@ -257,10 +278,10 @@ export function createDeliveryRepo(db: Db) {
         // counted as a failure. The event is still marked dispatched below (`seqs` has it). A
         // test event is sent whatever the filter says: the developer asked for it.
         if (r.filter !== null && !r.test && !filters.receives(r.filter, eventDataFor(r, r.app_id!))) continue;
-        const bodyKey = `${r.seq} ${r.app_id} ${r.fields?.join(",") ?? "*"}`;
+        const bodyKey = `${r.seq} ${r.app_id} ${r.sub_api_version} ${r.fields?.join(",") ?? "*"}`;
         let body = bodies.get(bodyKey);
         if (body === undefined) {
-          body = webhookBody(r, r.slug, r.app_id!, r.fields);
+          body = webhookBody(r, r.slug, deps.events.stored(r.sub_api_version!), r.app_id!, r.fields);
           bodies.set(bodyKey, body);
         }
         const host = new URL(r.target_url!).host;
@@ -290,6 +311,7 @@ export function createDeliveryRepo(db: Db) {
         d.body.push(body);
         d.leased.push(leased);
         d.test.push(r.test);
+        d.api_version.push(r.sub_api_version!);
       }
       // One statement: the events locked, the deliveries of the locked events (a retried dispatch
       // conflicts and inserts nothing) and the events marked dispatched. Only rows this statement
@@ -330,7 +352,7 @@ export function createDeliveryRepo(db: Db) {
             INSERT INTO webhook_deliveries
               (store_id, id, event_id, event_name, subscription_id, installation_id, app_id, target_url,
                target_host, body, status, attempts, next_attempt_at, lease_until, lease_token, created_at, updated_at,
-               test, completed_at, last_error)
+               test, completed_at, last_error, api_version)
             SELECT n.store_id, n.id, n.event_id, n.event_name, n.subscription_id, n.installation_id, n.app_id,
                    n.target_url, n.target_host, n.body,
                    CASE WHEN l.sends THEN 'pending' ELSE 'skipped' END,
@@ -338,15 +360,15 @@ export function createDeliveryRepo(db: Db) {
                    CASE WHEN n.leased AND l.sends THEN ${leaseUntil}::timestamptz END,
                    CASE WHEN n.leased AND l.sends THEN ${token} END, ${now}, ${now}, n.test,
                    CASE WHEN NOT l.sends THEN ${now}::timestamptz END,
-                   CASE WHEN NOT l.sends THEN ${SKIPPED_ERROR} END
+                   CASE WHEN NOT l.sends THEN ${SKIPPED_ERROR} END, n.api_version
               FROM unnest(${pgArray(d.seq)}::bigint[], ${pgArray(d.store_id)}::text[], ${pgArray(d.id)}::text[],
                           ${pgArray(d.event_id)}::text[], ${pgArray(d.event_name)}::text[],
                           ${pgArray(d.subscription_id)}::text[], ${pgArray(d.installation_id)}::text[],
                           ${pgArray(d.app_id)}::text[], ${pgArray(d.target_url)}::text[],
                           ${pgArray(d.target_host)}::text[], ${pgArray(d.body)}::text[], ${pgArray(d.leased)}::boolean[],
-                          ${pgArray(d.test)}::boolean[])
+                          ${pgArray(d.test)}::boolean[], ${pgArray(d.api_version)}::text[])
                    AS n(seq, store_id, id, event_id, event_name, subscription_id, installation_id, app_id,
-                        target_url, target_host, body, leased, test)
+                        target_url, target_host, body, leased, test, api_version)
               JOIN live l ON l.store_id = n.store_id AND l.id = n.subscription_id
              WHERE n.seq IN (SELECT seq FROM locked)
             ON CONFLICT (store_id, subscription_id, event_id) WHERE redelivery_of IS NULL DO NOTHING
@@ -380,6 +402,8 @@ export function createDeliveryRepo(db: Db) {
           target_url: d.target_url[i]!,
           target_host: d.target_host[i]!,
           body: d.body[i]!,
+          api_version: d.api_version[i]!,
+          body_api_version: d.api_version[i]!,
           attempts: 1,
           lease_token: token,
           ...secrets.get(id)!,
@@ -437,7 +461,8 @@ export function createDeliveryRepo(db: Db) {
            AND s.store_id = d.store_id AND s.id = d.subscription_id
         RETURNING d.store_id, d.id, coalesce(d.webhook_id, d.id) AS webhook_id, d.event_name, d.subscription_id,
                   d.target_url, d.target_host, d.body, d.attempts, d.lease_token, s.secret_ciphertext,
-                  s.previous_secret_ciphertext, s.secret_rotated_at, d.test`.execute(db);
+                  s.previous_secret_ciphertext, s.secret_rotated_at, d.test, s.api_version,
+                  d.api_version AS body_api_version`.execute(db);
       return result.rows;
     },
 
@@ -715,6 +740,8 @@ export async function stopInstallationWebhooks(
     event: { id: string; seq: number; created_at: Date; payload: unknown };
     slug: string;
     now: Date;
+    /** Each subscription's body is stored labelled with its API version. */
+    events: { stored(apiVersion: string): EventVersion };
   },
 ): Promise<WebhookDelivery[]> {
   const { storeId, installationId, now } = input;
@@ -731,6 +758,7 @@ export async function stopInstallationWebhooks(
     was_active: boolean;
     filter: string | null;
     fields: string[] | null;
+    api_version: string;
   }>`
     WITH mine AS (
       SELECT store_id, id, status = 'active' AS was_active FROM webhook_subscriptions
@@ -740,7 +768,9 @@ export async function stopInstallationWebhooks(
     )
     UPDATE webhook_subscriptions s SET status = 'stopped', stopped_at = ${now}
       FROM mine WHERE s.store_id = mine.store_id AND s.id = mine.id
-    RETURNING s.id, s.app_id, s.target_url, s.event_name, mine.was_active, s.filter, s.fields`.execute(tx);
+    RETURNING s.id, s.app_id, s.target_url, s.event_name, mine.was_active, s.filter, s.fields, s.api_version`.execute(
+    tx,
+  );
   // Attempts already in flight may still land; app/uninstalled waits until their leases are over,
   // so it is the last thing the app receives for this installation.
   const inflight = await tx
@@ -789,9 +819,11 @@ export async function stopInstallationWebhooks(
           payload: input.event.payload,
         },
         input.slug,
+        input.events.stored(s.api_version),
         undefined,
         s.fields,
       ),
+      api_version: s.api_version,
       status: s.was_active ? DeliveryStatus.pending : DeliveryStatus.skipped,
       next_attempt_at: notBefore,
       created_at: now,

@@ -67,6 +67,7 @@ describe("webhook signing", () => {
       timestampSeconds: 1795000123,
       body,
       secret: "whsec_rQ==",
+      apiVersion: "2026-11-28",
     });
     const key = await hmacKey("whsec_rQ==", "verify");
     const signed = new TextEncoder().encode(`${headers["x-webhook-timestamp"]}.${body}`);
@@ -101,6 +102,7 @@ describe("webhook signing", () => {
         timestampSeconds: 1795000000,
         body,
         secret,
+        apiVersion: "2026-11-28",
       }),
       {
         "content-type": "application/json",
@@ -110,6 +112,7 @@ describe("webhook signing", () => {
         "x-webhook-signature": signWebhook(secret, 1795000000, body),
         "x-webhook-id": "whd_1",
         "x-webhook-attempt": "3",
+        "api-version": "2026-11-28",
         "webhook-id": "whd_1",
         "webhook-timestamp": "1795000000",
         "webhook-signature": signStandardWebhook(secret, "whd_1", 1795000000, body),
@@ -191,6 +194,7 @@ describe("Standard Webhooks signatures", () => {
         timestampSeconds: ts,
         body,
         secret,
+        apiVersion: "2026-11-28",
       });
       for (const verifier of [new Webhook(secret), new SvixWebhook(secret)]) {
         assert.equal(verifiesAt(verifier, headers, body, ts + 10), true);
@@ -219,6 +223,7 @@ describe("Standard Webhooks signatures", () => {
       body,
       secret: next,
       previousSecret: old,
+      apiVersion: "2026-11-28",
     });
     assert.equal(
       headers["webhook-signature"],

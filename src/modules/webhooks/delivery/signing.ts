@@ -95,6 +95,8 @@ export function webhookHeaders(input: {
   previousSecret?: string | null;
   /** A test event's delivery (POST /webhooks/test). */
   test?: boolean;
+  /** The API version the body is rendered at (also the body's `apiVersion`). */
+  apiVersion: string;
 }): Record<string, string> {
   const { deliveryId, timestampSeconds: ts, body } = input;
   const standard = [input.secret, ...(input.previousSecret ? [input.previousSecret] : [])].map((s) =>
@@ -109,6 +111,7 @@ export function webhookHeaders(input: {
     "x-webhook-id": deliveryId,
     "x-webhook-attempt": String(input.attempt),
     ...(input.test ? { "x-webhook-test": "true" } : {}),
+    "api-version": input.apiVersion,
     "webhook-id": deliveryId,
     "webhook-timestamp": String(ts),
     "webhook-signature": standard.join(" "),

@@ -112,8 +112,7 @@ export function createDeliveryWorker(deps: WorkerDeps) {
   /** Ends the current sleep when a slot or a retry makes a claim worth it; null while backing off. */
   let wakeOnSlot: (() => void) | null = null;
 
-  /** Passes run so far (each counted once over, failed or not), and who waits for the next one. */
-  let passes = 0;
+  /** Who waits for the next pass to end (failed or not). */
   let passWaiters: Array<() => void> = [];
   /** Events dispatched, attempts started and deliveries given back so far: what `settled` watches. */
   let work = 0;
@@ -308,7 +307,6 @@ export function createDeliveryWorker(deps: WorkerDeps) {
           );
         else logger.error({ err: error, failures, retryInMs: backoffMs }, "delivery worker tick failed");
       }
-      passes++;
       const waiting = passWaiters;
       passWaiters = [];
       for (const resolve of waiting) resolve();

@@ -78,6 +78,8 @@ export function listenRoutes(deps: ListenServiceDeps): FeatureRoutes {
               token: bearerToken(request)!,
               lastEventId: request.headers["last-event-id"],
               events: request.query.events,
+              // A new session streams at the version of this request (its Api-Version, or the app's pin).
+              apiVersion: request.apiVersion!,
               log: request.log,
             },
             () => {

@@ -12,6 +12,7 @@ import { eventAllowed, eventNamesParam, eventsAllowed } from "../../events/event
 import type { RecordEvent } from "../../events/events-repo.ts";
 import type { FeedRepo, FeedSequencer } from "../../events/feed-repo.ts";
 import type { AccessContext } from "../../oauth/token-service.ts";
+import type { EventVersion } from "../../versions/event-versions.ts";
 import type { ListenRepo, ListenSession } from "./listen-repo.ts";
 import { createListenStreamer, HEARTBEAT_MS, sse } from "./listen-stream.ts";
 import { createStreamRegistry } from "./stream-registry.ts";
@@ -67,6 +68,8 @@ export function chooseEvents(asked: string | undefined, access: Pick<AccessConte
 }
 
 export interface ListenServiceDeps {
+  /** Events at a session's API version (modules/versions). */
+  events: { at(apiVersion: string): EventVersion };
   db: Db;
   config: Pick<Config, "LISTEN_MAX_STREAMS" | "LISTEN_SESSION_IDLE_SECONDS">;
   repo: ListenRepo;
@@ -99,6 +102,7 @@ export function createListenService(deps: ListenServiceDeps) {
     wakeups,
     clock,
     tokenExpiry: async (token) => (await deps.authenticate(token)).expiresAt,
+    events: deps.events,
   });
   const streams = createStreamRegistry(config.LISTEN_MAX_STREAMS);
   const idleMs = config.LISTEN_SESSION_IDLE_SECONDS * 1000;
@@ -126,6 +130,8 @@ export function createListenService(deps: ListenServiceDeps) {
         lastEventId: string | undefined;
         /** The `events` query: the names a new session streams. */
         events: string | undefined;
+        /** The API version a new session streams at (a resumed one keeps its own). */
+        apiVersion: string;
         log: { warn(fields: object, message: string): void };
       },
       hijack: () => { raw: ServerResponse; headers: Record<string, string> },
@@ -174,6 +180,7 @@ export function createListenService(deps: ListenServiceDeps) {
               installation_id: access.installationId,
               app_id: access.appId,
               events: asked!,
+              api_version: input.apiVersion,
               secret_ciphertext: deps.secretBox.seal(newSecret),
               connection,
               position: head,

@@ -8,6 +8,7 @@ import {
 import type { Clock } from "../../../lib/clock.ts";
 import { derivedId } from "../../../lib/ids.ts";
 import type { FeedEvent, FeedRepo, FeedSequencer } from "../../events/feed-repo.ts";
+import type { EventVersion } from "../../versions/event-versions.ts";
 import { webhookBody } from "../delivery/delivery-repo.ts";
 import { webhookHeaders } from "../delivery/signing.ts";
 import type { ListenRepo, ListenSession } from "./listen-repo.ts";
@@ -67,6 +68,8 @@ export function createListenStreamer(deps: {
   clock: Clock;
   /** The token's expiry (ms) while it is valid; throws once it is not (expired, revoked, uninstalled). */
   tokenExpiry(token: string): Promise<number>;
+  /** Events at the session's API version (modules/versions). */
+  events: { at(apiVersion: string): EventVersion };
 }) {
   const { clock } = deps;
 
@@ -125,6 +128,7 @@ export function createListenStreamer(deps: {
         app_metadata: event.app_metadata,
       },
       input.slug,
+      deps.events.at(input.session.api_version),
       input.session.app_id,
     );
     const ts = Math.floor(clock.now().getTime() / 1000);
@@ -137,6 +141,7 @@ export function createListenStreamer(deps: {
       body,
       secret: input.secret,
       test: event.test,
+      apiVersion: input.session.api_version,
     });
     return sse({
       id: `${input.session.id}.${event.position}`,
