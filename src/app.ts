@@ -198,6 +198,17 @@ export async function buildApp(
     schemas: platform.versions.schemas,
     clock: platform.clock,
     changelogUrl: platform.versions.changelogUrl,
+    // An app's calls at deprecated versions, counted for its developer (the app's page).
+    deprecatedCall: (request: FastifyRequest, version: string) => {
+      const operationId = (request.routeOptions.schema as { operationId?: string } | undefined)?.operationId;
+      if (request.access && operationId)
+        platform.versions.deprecatedCalls.count(
+          request.access.appId,
+          version,
+          operationId,
+          platform.clock.now(),
+        );
+    },
   };
   // Both token families check credentials and the route's scope in onRequest: a request without
   // them answers 401/403 before its body is parsed or its query validated, and malformed requests

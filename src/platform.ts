@@ -70,6 +70,8 @@ import { createStoreRepo } from "./modules/stores/stores-repo.ts";
 import { storeRoutes } from "./modules/stores/stores-routes.ts";
 import { createStoreService } from "./modules/stores/stores-service.ts";
 import { createApiVersions, type VersionSpec } from "./modules/versions/api-versions.ts";
+import { createDeprecatedCallCounter } from "./modules/versions/deprecated-calls.ts";
+import { createDeprecatedCallRepo } from "./modules/versions/deprecated-calls-repo.ts";
 import { createEventVersions } from "./modules/versions/event-versions.ts";
 import { createRenderer } from "./modules/versions/render.ts";
 import { createSchemaVersions } from "./modules/versions/schema-versions.ts";
@@ -80,6 +82,9 @@ import { listenForEvents } from "./modules/webhooks/delivery/notifications.ts";
 import { assertSafeTargetUrl } from "./modules/webhooks/delivery/ssrf.ts";
 import { subscriptionRoutes } from "./modules/webhooks/subscriptions-routes.ts";
 import { createWebhooksModule } from "./modules/webhooks/webhooks-module.ts";
+
+/** How often the calls counted at deprecated API versions are written. */
+const DEPRECATED_CALLS_FLUSH_MS = 10_000;
 
 /**
  * The one place where repositories and services are wired together. main.ts and the test harness
@@ -116,9 +121,30 @@ export function createPlatform(input: {
     schemas: createSchemaVersions(),
     changelogUrl: `${config.PUBLIC_BASE_URL}${CHANGELOG_PATH}`,
   };
+  const deprecatedCallRepo = createDeprecatedCallRepo(db);
+  const deprecatedCalls = createDeprecatedCallCounter({
+    write: (calls) => deprecatedCallRepo.add(calls),
+    onError: (error) =>
+      input.logger?.warn(
+        { err: error },
+        "could not record calls at deprecated API versions; kept for the next try",
+      ),
+  });
+  // Counted in memory, written every few seconds and at close (never a write per request).
+  const flushCalls = setInterval(() => void deprecatedCalls.flush(), DEPRECATED_CALLS_FLUSH_MS);
+  flushCalls.unref();
   const versions = {
     ...versionParts,
     events: createEventVersions({ versions: versionParts.registry, renderer: versionParts.renderer }),
+    deprecatedCalls: {
+      count: deprecatedCalls.count,
+      /** An app's calls at deprecated versions over the last 30 days (this process's counted first). */
+      async ofApp(appId: string) {
+        await deprecatedCalls.flush();
+        const since = new Date(clock.now().getTime() - 30 * 24 * 3600_000).toISOString().slice(0, 10);
+        return deprecatedCallRepo.ofApp(appId, since);
+      },
+    },
   };
   // With Redis, limits and throttles are shared by every instance, and fall back to per-instance
   // memory while Redis does not answer: Redis accelerates, it is not a single point of failure.
@@ -366,7 +392,12 @@ export function createPlatform(input: {
       secureCookies: config.PUBLIC_BASE_URL.startsWith("https://"),
     }),
     storeRoutes(services.stores, requireSession),
-    appRoutes({ apps, uninstallEverywhere: installations.uninstallEverywhere, requireSession }),
+    appRoutes({
+      apps,
+      uninstallEverywhere: installations.uninstallEverywhere,
+      requireSession,
+      deprecatedCalls: versions.deprecatedCalls.ofApp,
+    }),
     appDeliveryRoutes({
       views: webhooks.deliveryViews,
       recovery: webhooks.recovery,
@@ -389,6 +420,10 @@ export function createPlatform(input: {
       products: services.products,
       orders: services.orders,
       customers: services.customers,
+      renderAt: (apiVersion, schema, record) =>
+        apiVersion === null
+          ? record
+          : versions.renderer.render(schema, record, versions.registry.changesAfter(apiVersion)),
       orderBatchRows: Math.max(100, Math.floor(config.EXPORT_BATCH_ROWS / 2)),
     }),
   ];
@@ -423,6 +458,8 @@ export function createPlatform(input: {
     requireSession,
     ping,
     async close() {
+      clearInterval(flushCalls);
+      await deprecatedCalls.flush();
       sharedCounters?.close();
       if (redis) redis.disconnect();
       await database.close();

@@ -307,6 +307,7 @@ describe("answers: every operation's answer on a seeded store, byte for byte", (
     ).data as Json;
     await settle();
     ok(await merchant.get(`${S}/api-keys`));
+    ok(await merchant.patch(`${S}/api-keys/${key.keyId}`, { apiVersion: key.apiVersion }));
     // Errors: another store's slug, a malformed body, a missing record.
     assert.equal((await merchant.get("/api/v1/dashboard/stores/not-mine/products")).status, 404);
     assert.equal((await merchant.post(`${S}/products`, { title: "" })).status, 400);
@@ -380,6 +381,7 @@ describe("answers: every operation's answer on a seeded store, byte for byte", (
       await settle();
     }
     ok(await api.get(`${A}/webhooks`));
+    ok(await api.patch(`${A}/webhooks/${hooks[0]!.id}`, { apiVersion: hooks[0]!.apiVersion }));
     const tee = (
       await api.post(`${A}/products`, { title: "Tee", price: "20.00", stock: 5, metadata: { erpId: "E-1" } })
     ).data as Json;
@@ -450,6 +452,7 @@ describe("answers: every operation's answer on a seeded store, byte for byte", (
     ok(await developer.get(`${D}/deliveries`));
     ok(await developer.get(`${D}/webhooks`));
     ok(await developer.get(`${D}/listen-sessions`));
+    ok(await developer.get(`${D}/deprecated-calls`));
     const failed = (await developer.get(`${D}/deliveries?status=failed`)).data as Json[];
     ok(await developer.post(`${D}/deliveries/${failed[0]!.id}/redeliver`), 201);
     await settle();

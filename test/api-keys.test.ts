@@ -76,7 +76,7 @@ describe("dashboard: developer key pairs", () => {
       assert.equal(list.status, 200);
       assert.deepEqual(
         list.data.map((k: Record<string, unknown>) => Object.keys(k).sort()),
-        [["createdAt", "expiresAt", "keyId", "lastUsedAt", "name", "revokedAt", "scopes"]],
+        [["apiVersion", "createdAt", "expiresAt", "keyId", "lastUsedAt", "name", "revokedAt", "scopes"]],
       );
       assert.ok(!JSON.stringify(list.body).includes(key.secret.slice(5)), "never listed");
       assert.equal((await developer(key).get(`${DEV}/store`)).status, 200);

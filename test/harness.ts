@@ -10,6 +10,7 @@ import type { Clock } from "../src/lib/clock.ts";
 import type { App } from "../src/lib/http/types.ts";
 import type { PasswordHashing } from "../src/modules/accounts/password.ts";
 import { seedDemo } from "../src/modules/demo/demo-seed.ts";
+import type { VersionSpec } from "../src/modules/versions/api-versions.ts";
 import { createPlatform, type Platform } from "../src/platform.ts";
 import { demoTemplate, embeddedTemplate } from "./db-template.ts";
 
@@ -57,6 +58,8 @@ export async function createTestContext(
     frozenClock?: boolean;
     /** Where the clock starts (ms since the epoch; default now): a story whose answers hold dates. */
     startAt?: number;
+    /** The API's versions (default: the platform's own), for a test of versions. */
+    apiVersions?: readonly VersionSpec[];
     /** Password hashing to use instead of argon2id (to count verifications, for example). */
     passwords?: PasswordHashing;
     /**
@@ -88,15 +91,31 @@ export async function createTestContext(
     startAt: demo?.seededAt ?? options.startAt,
   });
   const redis = options.redis ? new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: 2 }) : null;
-  const platform = createPlatform({ config, database, clock, redis, passwords: options.passwords });
+  const platform = createPlatform({
+    config,
+    database,
+    clock,
+    redis,
+    passwords: options.passwords,
+    ...(options.apiVersions ? { apiVersions: options.apiVersions } : {}),
+  });
   let signIn = demo && { email: demo.email, password: demo.password };
   if (options.demo && !demo) {
     const seeded = await seedDemo(platform);
     await seeded.history!();
     signIn = { email: seeded.email, password: seeded.password! };
   }
-  const app = await buildApp(platform);
-  await app.ready();
+  // A platform whose app fails to build is closed here: its pools and timers would keep the test
+  // file running after the failure.
+  let app: App;
+  try {
+    app = await buildApp(platform);
+    await app.ready();
+  } catch (error) {
+    await platform.close();
+    if (TEST_DATABASE_URL && !options.schema) await dropSchema(schema);
+    throw error;
+  }
   return {
     app,
     platform,
@@ -154,8 +173,9 @@ export class Client {
   get = (url: string, headers?: Record<string, string>) => this.request("GET", url, undefined, headers);
   post = (url: string, body?: unknown, headers?: Record<string, string>) =>
     this.request("POST", url, body ?? {}, headers);
-  patch = (url: string, body?: unknown) => this.request("PATCH", url, body);
-  delete = (url: string) => this.request("DELETE", url);
+  patch = (url: string, body?: unknown, headers?: Record<string, string>) =>
+    this.request("PATCH", url, body, headers);
+  delete = (url: string, headers?: Record<string, string>) => this.request("DELETE", url, undefined, headers);
 }
 
 export class Response_ {

@@ -12,9 +12,11 @@ import { fetchDocument, inlineRefs, operationsOf } from "./openapi-doc.ts";
  *   const spec = await openApiChecker(ctx.app);
  *   const api = spec.watch(new Client(ctx.app, headers)); // every response it gets is checked
  *   spec.check("GET", "/api/v1/developer/store", res);    // or one response, by path template
+ *
+ * With `version`, against that API version's document (the client sends that version).
  */
-export async function openApiChecker(app: App) {
-  const doc = await fetchDocument(app);
+export async function openApiChecker(app: App, options: { version?: string } = {}) {
+  const doc = await fetchDocument(app, options.version);
   const ajv = new Ajv({ strict: false, allErrors: true });
   addFormats.default(ajv);
   const cache = new Map<string, ValidateFunction>();

@@ -16,9 +16,11 @@ export interface Operation {
   name: string;
 }
 
-export async function fetchDocument(app: App): Promise<Json> {
-  const res = await app.inject({ method: "GET", url: "/api/docs/openapi.json" });
-  if (res.statusCode !== 200) throw new Error(`GET /api/docs/openapi.json answered ${res.statusCode}`);
+/** The served document: the current version's, or `version`'s. */
+export async function fetchDocument(app: App, version?: string): Promise<Json> {
+  const url = `/api/docs/openapi.json${version ? `?version=${version}` : ""}`;
+  const res = await app.inject({ method: "GET", url });
+  if (res.statusCode !== 200) throw new Error(`GET ${url} answered ${res.statusCode}`);
   return res.json() as Json;
 }
 

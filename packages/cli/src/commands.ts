@@ -95,7 +95,8 @@ Commands:
                        be answered 2xx. Calls only <url>, never the platform.
 
 Options for every command: --base-url, --token, --token-command (or MP_BASE_URL, MP_ACCESS_TOKEN,
-MP_TOKEN_COMMAND; otherwise what login saved in ${configPath({})}).
+MP_TOKEN_COMMAND; otherwise what login saved in ${configPath({})}); --verbose (-v) prints each call
+to stderr with its status, the API version it was served at, and its deprecation when it has one.
 Exit codes: 0 done, 1 the platform refused or is unreachable, 2 bad usage, 3 a forward failed (--fail-on-error),
 4 the --token-command failed or printed no access token, 5 check-privacy found the endpoint wrong.
 `;
@@ -105,6 +106,7 @@ const COMMON = {
   token: { type: "string" },
   "token-command": { type: "string" },
   help: { type: "boolean", short: "h" },
+  verbose: { type: "boolean", short: "v" },
 } as const;
 
 function line(io: Io, text: string) {
@@ -114,7 +116,28 @@ function line(io: Io, text: string) {
 /** The token source each command line used, to say so when the platform refuses its token. */
 const sources = new WeakMap<Io, TokenSource>();
 
-async function settings(io: Io, values: { "base-url"?: string; token?: string; "token-command"?: string }) {
+/**
+ * A fetch that writes one line per call to stderr: the request, the status, the API version the
+ * platform served it at (`Api-Version`), its deprecation when it has one, and the time taken.
+ */
+export function verboseFetch(io: Io, send: typeof fetch = fetch): typeof fetch {
+  return async (input: string | URL | Request, init?: RequestInit) => {
+    const request = new Request(input, init);
+    const started = performance.now();
+    const response = await send(request);
+    const url = new URL(request.url);
+    const sunset = response.headers.get("sunset");
+    io.stderr.write(
+      `${request.method} ${url.pathname}${url.search} → ${response.status} · Api-Version ${response.headers.get("api-version") ?? "(none)"}${sunset ? ` (deprecated; sunset ${sunset})` : ""} · ${Math.round(performance.now() - started)} ms\n`,
+    );
+    return response;
+  };
+}
+
+async function settings(
+  io: Io,
+  values: { "base-url"?: string; token?: string; "token-command"?: string; verbose?: boolean },
+) {
   const flags: CliConfig = {
     ...(values["base-url"] ? { baseUrl: values["base-url"] } : {}),
     ...(values.token ? { accessToken: values.token } : {}),
@@ -124,7 +147,10 @@ async function settings(io: Io, values: { "base-url"?: string; token?: string; "
   if (!config.baseUrl) throw new UsageError("No platform URL: pass --base-url or run login.");
   const tokens = tokenSource(config);
   sources.set(io, tokens);
-  return { baseUrl: checkBaseUrl(config.baseUrl), tokens };
+  const baseUrl = checkBaseUrl(config.baseUrl);
+  /** What every client of the command is made with: where, and with --verbose the logging fetch. */
+  const connection = { baseUrl, ...(values.verbose ? { fetch: verboseFetch(io) } : {}) };
+  return { baseUrl, tokens, connection };
 }
 
 /**
@@ -162,7 +188,11 @@ async function login(io: Io, argv: string[]) {
   const tokens = tokenSource(config);
   sources.set(io, tokens);
   // The token must work and carry manage_webhooks.
-  const admin = createAdminClient({ baseUrl: config.baseUrl!, accessToken: await tokens.accessToken() });
+  const admin = createAdminClient({
+    baseUrl: config.baseUrl!,
+    accessToken: await tokens.accessToken(),
+    ...(values.verbose ? { fetch: verboseFetch(io) } : {}),
+  });
   await unwrap(admin.GET("/api/v1/apps/api/webhooks"));
   const path = configPath(io.env);
   await writeConfig(path, config);
@@ -189,7 +219,7 @@ async function listenCommand(io: Io, argv: string[]) {
   } catch {
     throw new UsageError(`--forward-to must be an http(s) URL, got "${target}"`);
   }
-  const { baseUrl, tokens } = await settings(io, values);
+  const { tokens, connection } = await settings(io, values);
   const events = values.events
     ?.split(",")
     .map((e) => e.trim())
@@ -201,7 +231,7 @@ async function listenCommand(io: Io, argv: string[]) {
     if (tty) io.stderr.write(`\r\x1b[2K${text}`);
   };
   for await (const message of listen({
-    baseUrl,
+    ...connection,
     tokens,
     ...(events ? { events } : {}),
     ...(io.signal ? { signal: io.signal } : {}),
@@ -269,8 +299,8 @@ async function trigger(io: Io, argv: string[]) {
   const event = positionals[0];
   if (!event || positionals.length > 1)
     throw new UsageError("trigger needs one event name, e.g. trigger order.created");
-  const { baseUrl, tokens } = await settings(io, values);
-  const admin = createAdminClient({ baseUrl, accessToken: await tokens.accessToken() });
+  const { tokens, connection } = await settings(io, values);
+  const admin = createAdminClient({ ...connection, accessToken: await tokens.accessToken() });
   const result = await unwrap(
     admin.POST("/api/v1/apps/api/webhooks/test", { body: { event: event as WebhookEventName } }),
   );
@@ -300,8 +330,8 @@ async function deliveries(io: Io, argv: string[]) {
     throw new UsageError(`--limit must be ${bounds.minimum} to ${bounds.maximum}`);
   if (values.session && values.failed)
     throw new UsageError("--session lists what a listen session streamed: it has no failed deliveries");
-  const { baseUrl, tokens } = await settings(io, values);
-  const admin = createAdminClient({ baseUrl, accessToken: await tokens.accessToken() });
+  const { tokens, connection } = await settings(io, values);
+  const admin = createAdminClient({ ...connection, accessToken: await tokens.accessToken() });
   const event = values.event as WebhookEventName | undefined;
   const streamed = (e: {
     id: string;
@@ -376,8 +406,8 @@ async function redeliver(io: Io, argv: string[]) {
   });
   const id = positionals[0];
   if (!id || positionals.length > 1) throw new UsageError("redeliver needs one delivery id");
-  const { baseUrl, tokens } = await settings(io, values);
-  const admin = createAdminClient({ baseUrl, accessToken: await tokens.accessToken() });
+  const { tokens, connection } = await settings(io, values);
+  const admin = createAdminClient({ ...connection, accessToken: await tokens.accessToken() });
   const created = await unwrap(
     admin.POST("/api/v1/apps/api/webhooks/deliveries/{id}/redeliver", { params: { path: { id } } }),
   );
@@ -401,8 +431,8 @@ async function events(io: Io, argv: string[]) {
   });
   if (values.after !== undefined && !/^[0-9]{1,15}$/.test(values.after))
     throw new UsageError("--after takes a cursor printed by this command (digits)");
-  const { baseUrl, tokens } = await settings(io, values);
-  const admin = createAdminClient({ baseUrl, accessToken: await tokens.accessToken() });
+  const { tokens, connection } = await settings(io, values);
+  const admin = createAdminClient({ ...connection, accessToken: await tokens.accessToken() });
   let last: string | undefined = values.after;
   let count = 0;
   for await (const e of admin.events.list({
@@ -466,10 +496,15 @@ async function exportCommand(io: Io, argv: string[]) {
       await readConfig(configPath(io.env)),
     );
     if (!config.baseUrl) throw new UsageError("No platform URL: pass --base-url or run login.");
-    client = createDeveloperClient({ baseUrl: checkBaseUrl(config.baseUrl), apiKey, apiSecret });
+    client = createDeveloperClient({
+      baseUrl: checkBaseUrl(config.baseUrl),
+      apiKey,
+      apiSecret,
+      ...(values.verbose ? { fetch: verboseFetch(io) } : {}),
+    });
   } else {
-    const { baseUrl, tokens } = await settings(io, values);
-    client = createAdminClient({ baseUrl, accessToken: await tokens.accessToken() });
+    const { tokens, connection } = await settings(io, values);
+    client = createAdminClient({ ...connection, accessToken: await tokens.accessToken() });
   }
   const tty = Boolean(io.stderr.isTTY);
   const started = performance.now();
@@ -522,8 +557,8 @@ async function rotateSecret(io: Io, argv: string[]) {
   });
   const id = positionals[0];
   if (!id || positionals.length > 1) throw new UsageError("rotate-secret needs one subscription id");
-  const { baseUrl, tokens } = await settings(io, values);
-  const admin = createAdminClient({ baseUrl, accessToken: await tokens.accessToken() });
+  const { tokens, connection } = await settings(io, values);
+  const admin = createAdminClient({ ...connection, accessToken: await tokens.accessToken() });
   // The SDK sends an Idempotency-Key with the POST, the same on each retry: a retry whose answer
   // was lost gets this same secret back instead of rotating a second time.
   const rotated = await unwrap(
@@ -560,8 +595,8 @@ async function recover(io: Io, argv: string[]) {
     throw new UsageError("recover needs one subscription id and --since, e.g. recover whsub_… --since 2h");
   const since = instant("--since", values.since)!;
   const until = instant("--until", values.until);
-  const { baseUrl, tokens } = await settings(io, values);
-  const admin = createAdminClient({ baseUrl, accessToken: await tokens.accessToken() });
+  const { tokens, connection } = await settings(io, values);
+  const admin = createAdminClient({ ...connection, accessToken: await tokens.accessToken() });
   const result = await recoverWebhook(admin, id, { since, ...(until ? { until } : {}) });
   line(
     io,
@@ -574,8 +609,8 @@ async function recover(io: Io, argv: string[]) {
 
 async function webhooks(io: Io, argv: string[]) {
   const { values } = parseArgs({ args: argv, options: COMMON, strict: true });
-  const { baseUrl, tokens } = await settings(io, values);
-  const admin = createAdminClient({ baseUrl, accessToken: await tokens.accessToken() });
+  const { tokens, connection } = await settings(io, values);
+  const admin = createAdminClient({ ...connection, accessToken: await tokens.accessToken() });
   const all = await unwrap(admin.GET("/api/v1/apps/api/webhooks"));
   if (!all.length) {
     line(io, "No subscriptions.");
@@ -603,8 +638,8 @@ async function enable(io: Io, argv: string[]) {
   const id = positionals[0];
   if (!id || positionals.length > 1) throw new UsageError("enable needs one subscription id");
   const recoverSince = instant("--recover-since", values["recover-since"]);
-  const { baseUrl, tokens } = await settings(io, values);
-  const admin = createAdminClient({ baseUrl, accessToken: await tokens.accessToken() });
+  const { tokens, connection } = await settings(io, values);
+  const admin = createAdminClient({ ...connection, accessToken: await tokens.accessToken() });
   const result = await enableWebhook(admin, id, recoverSince ? { recoverSince } : {});
   line(
     io,

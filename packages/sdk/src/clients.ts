@@ -3,6 +3,7 @@ import { errorFromResponse, PlatformError } from "./errors.ts";
 import { type EventFeed, eventFeed } from "./events.ts";
 import { type ExportOptions, type ExportRecord, type ExportResource, exportRecords } from "./export.ts";
 import type { paths } from "./generated/api.ts";
+import { API_VERSION } from "./generated/api-version.ts";
 import { type Fetch, type RetryOptions, retryingFetch } from "./http.ts";
 import type { TokenManager } from "./oauth.ts";
 
@@ -47,6 +48,12 @@ interface CommonOptions {
   fetch?: Fetch;
   /** Sent as `User-Agent` (server side) so the platform's logs name your app. */
   userAgent?: string;
+  /**
+   * Sent as `Api-Version` on every call: by default `API_VERSION`, the version this SDK was
+   * generated for and its types describe. Another version is served at that version's shape,
+   * which these types may not match; upgrade the SDK instead.
+   */
+  apiVersion?: string;
 }
 
 /** Client options where every refusal is thrown as a `PlatformError` before openapi-fetch sees it. */
@@ -62,7 +69,10 @@ function options(common: CommonOptions, send: Fetch): ClientOptions {
   return {
     baseUrl: common.baseUrl.replace(/\/+$/, ""),
     fetch: throwingFetch(send),
-    headers: common.userAgent ? { "user-agent": common.userAgent } : {},
+    headers: {
+      "api-version": common.apiVersion ?? API_VERSION,
+      ...(common.userAgent ? { "user-agent": common.userAgent } : {}),
+    },
   };
 }
 

@@ -19,6 +19,7 @@ export {
 } from "./events.ts";
 export { type ExportOptions, type ExportRecord, type ExportResource, exportRecords } from "./export.ts";
 export type { components as Components, paths as Paths } from "./generated/api.ts";
+export { API_VERSION } from "./generated/api-version.ts";
 export { QUERY_BOUNDS } from "./generated/query-bounds.ts";
 export { type Fetch, isIdempotent, type RetryOptions, retryingFetch } from "./http.ts";
 export {

@@ -1,4 +1,5 @@
 import { errorFromResponse, PlatformError } from "./errors.ts";
+import { API_VERSION } from "./generated/api-version.ts";
 import type { TokenManager } from "./oauth.ts";
 
 /** One Server-Sent Events message. */
@@ -72,6 +73,8 @@ export interface ListenOptions {
   /** Reconnect waits: 1 s doubling to 30 s. Injected for tests. */
   sleep?: (ms: number) => Promise<void>;
   fetch?: typeof fetch;
+  /** The version the session's bodies are rendered at (`Api-Version`); default `API_VERSION`. */
+  apiVersion?: string;
 }
 
 /**
@@ -98,6 +101,7 @@ export async function* listen(options: ListenOptions): AsyncGenerator<ListenMess
         headers: {
           accept: "text/event-stream",
           authorization: `Bearer ${token}`,
+          "api-version": options.apiVersion ?? API_VERSION,
           ...(lastId ? { "last-event-id": lastId } : {}),
         },
         ...(options.signal ? { signal: options.signal } : {}),

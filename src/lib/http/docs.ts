@@ -177,12 +177,15 @@ export async function installDocs(
     });
     // Each other version's reference, at its own address: the same page on that version's
     // document. The document's description links every version's page (its version selector).
+    // Each in its own scope: the plugin decorates the instance it is registered on.
     for (const version of extra.olderVersions ?? []) {
       const documentAt = extra.documentAt!;
-      await docs.register(swaggerUi, {
-        routePrefix: `/api/docs/ui/versions/${version}`,
-        uiConfig: { deepLinking: true, layout: "BaseLayout" },
-        transformSpecification: (current) => documentAt(current as Record<string, unknown>, version),
+      await docs.register(async (scope) => {
+        await scope.register(swaggerUi, {
+          routePrefix: `/api/docs/ui/versions/${version}`,
+          uiConfig: { deepLinking: true, layout: "BaseLayout" },
+          transformSpecification: (current) => documentAt(current as Record<string, unknown>, version),
+        });
       });
     }
   });

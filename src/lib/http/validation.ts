@@ -62,6 +62,25 @@ const validators = {
   text: new WeakMap<object, ValidateFunction>(),
 };
 
+/** The body validator of `schema`, compiled once (a version's older request body, for one). */
+export function bodyValidator(schema: object): ValidateFunction {
+  let compiled = validators.body.get(schema);
+  if (!compiled) {
+    compiled = bodyAjv.compile(schema);
+    validators.body.set(schema, compiled);
+  }
+  return compiled;
+}
+
+/** An error Fastify's own validation would give (400, the issues in `validation`). */
+export function bodyValidationError(issues: unknown): Error {
+  return Object.assign(new Error("body is not valid"), {
+    statusCode: 400,
+    validation: issues,
+    validationContext: "body",
+  });
+}
+
 export function installValidators(app: FastifyInstance): void {
   app.setValidatorCompiler(({ schema, httpPart }) => {
     const body = httpPart === "body";

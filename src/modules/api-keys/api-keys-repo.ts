@@ -74,6 +74,16 @@ export function createApiKeyRepo(db: Executor) {
         .returningAll()
         .executeTakeFirst();
     },
+    /** Pins the key pair to a version; undefined for another store's key (or none). */
+    async setApiVersion(storeId: string, id: string, apiVersion: string, tx: Executor = db) {
+      return tx
+        .updateTable("api_keys")
+        .set({ api_version: apiVersion })
+        .where("store_id", "=", storeId)
+        .where("id", "=", id)
+        .returningAll()
+        .executeTakeFirst();
+    },
     async find(storeId: string, id: string, tx: Executor = db) {
       return tx
         .selectFrom("api_keys")

@@ -12,6 +12,7 @@ import {
   CreateApiKeyBody,
   KeyId,
   toApiKeyResource,
+  UpdateApiKeyBody,
 } from "./api-keys-schemas.ts";
 import type { ApiKeyService } from "./api-keys-service.ts";
 
@@ -45,6 +46,7 @@ export function registerApiKeyRoutes(app: App, keys: ApiKeyService) {
                   lastUsedAt: null,
                   expiresAt: null,
                   revokedAt: null,
+                  apiVersion: "2026-11-28",
                   secret: "mpsk_3Gh8Jk2Lm5Np7Qr9St1Uv4Wx6Yz0Ab2Cd5Ef8Gh1Jk4",
                 },
               },
@@ -78,6 +80,26 @@ export function registerApiKeyRoutes(app: App, keys: ApiKeyService) {
     async (request) => ({
       success: true as const,
       data: (await keys.list(storeOf(request))).map(toApiKeyResource),
+    }),
+  );
+
+  app.patch(
+    "/stores/:slug/api-keys/:keyId",
+    dashboardRoute({
+      operationId: "dashboardUpdateApiKey",
+      scope: Scope.manage_api_keys,
+      tags,
+      summary: "Pin a key pair to another API version",
+      description:
+        "The key's requests without an `Api-Version` header are served at this version from now on (on every instance: each call reads the key). A version not served answers 400 `UNSUPPORTED_API_VERSION`.",
+      params: storeParams({ keyId: KeyId }),
+      body: UpdateApiKeyBody,
+      response: { 200: Envelope(ApiKeyResource) },
+      errors: ["NOT_FOUND", "UNSUPPORTED_API_VERSION"],
+    }),
+    async (request) => ({
+      success: true as const,
+      data: toApiKeyResource(await keys.setApiVersion(storeOf(request), request.params.keyId, request.body)),
     }),
   );
 

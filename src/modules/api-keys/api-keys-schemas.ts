@@ -1,5 +1,6 @@
 import Type, { type Static } from "typebox";
 import {
+  ApiVersionName,
   DateTimeInput,
   idPattern,
   KEY_SCOPE_NAMES,
@@ -30,6 +31,20 @@ export const CreateApiKeyBody = Body({
   expiresAt: Type.Optional(
     DateTimeInput("Optional expiry (must be in the future). Without it the key lives until revoked."),
   ),
+  apiVersion: Type.Optional({
+    ...ApiVersionName,
+    description:
+      "The API version the key's requests without `Api-Version` are served at: a version served now. Default: the current version.",
+  }),
+});
+
+/** What the merchant may change on a key pair. */
+export const UpdateApiKeyBody = Body({
+  apiVersion: {
+    ...ApiVersionName,
+    description:
+      "Serve the key's requests without `Api-Version` at this version from now on: a version served now.",
+  },
 });
 
 const keyFields = {
@@ -40,6 +55,11 @@ const keyFields = {
   lastUsedAt: Type.Union([Timestamp, Type.Null()], { description: "Updated at most once a minute." }),
   expiresAt: Type.Union([Timestamp, Type.Null()]),
   revokedAt: Type.Union([Timestamp, Type.Null()]),
+  apiVersion: {
+    ...ApiVersionName,
+    description:
+      "The API version the key pair is pinned to: its requests without `Api-Version` are served at it.",
+  },
 };
 
 export const ApiKeyResource = Type.Object(keyFields, { title: "ApiKey" });
@@ -63,7 +83,9 @@ export function toApiKeyResource(k: ApiKey) {
     lastUsedAt: k.last_used_at ? k.last_used_at.toISOString() : null,
     expiresAt: k.expires_at ? k.expires_at.toISOString() : null,
     revokedAt: k.revoked_at ? k.revoked_at.toISOString() : null,
+    apiVersion: k.api_version,
   };
 }
 
 export type CreateApiKeyInput = Static<typeof CreateApiKeyBody>;
+export type UpdateApiKeyInput = Static<typeof UpdateApiKeyBody>;

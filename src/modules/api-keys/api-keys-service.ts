@@ -10,7 +10,7 @@ import type { CredentialGuard } from "../../lib/rate-limit/limiters.ts";
 import type { KeyContext } from "../families/developer-family.ts";
 import { pickStore } from "../stores/stores-repo.ts";
 import type { ApiKeyRepo } from "./api-keys-repo.ts";
-import type { CreateApiKeyInput } from "./api-keys-schemas.ts";
+import type { CreateApiKeyInput, UpdateApiKeyInput } from "./api-keys-schemas.ts";
 
 // Compared against when the key id is unknown, so that answer costs the same as a wrong secret.
 const UNKNOWN_KEY_HASH = sha256Hex(newSecretOf("apiKeySecret"));
@@ -23,8 +23,8 @@ export function createApiKeyService(deps: {
   clock: Clock;
   /** A "random" secret guard: see createCredentialGuard. */
   guard: CredentialGuard;
-  /** The API's versions: a new key pair is pinned to the current one. */
-  apiVersions: { current(now: Date): string };
+  /** The API's versions: a new key pair is pinned to the current one, or to one served now. */
+  apiVersions: { resolve(asked: string | undefined, pinned: string | null, now: Date): string };
 }) {
   const { repo, clock } = deps;
   const invalid = () =>
@@ -66,7 +66,8 @@ export function createApiKeyService(deps: {
             last_used_at: null,
             expires_at: expiresAt,
             revoked_at: null,
-            api_version: deps.apiVersions.current(now),
+            // The version asked for (one served now), else the current one.
+            api_version: deps.apiVersions.resolve(input.apiVersion, null, now),
           },
           tx,
         );
@@ -75,6 +76,14 @@ export function createApiKeyService(deps: {
     },
 
     list: (store: Store) => repo.listByStore(store.id, clock.now()),
+
+    /** Pins the key pair to another version (one served now); the merchant may choose any. */
+    async setApiVersion(store: Store, keyId: string, input: UpdateApiKeyInput) {
+      const version = deps.apiVersions.resolve(input.apiVersion, null, clock.now());
+      const key = await repo.setApiVersion(store.id, keyId, version);
+      if (!key) throw notFound("API key");
+      return key;
+    },
 
     async revoke(store: Store, keyId: string) {
       const key = (await repo.revoke(store.id, keyId, clock.now())) ?? (await repo.find(store.id, keyId));

@@ -36,11 +36,13 @@ export function createAppRepo(db: Executor) {
         privacy_webhook_url?: string | null;
         /** Only when the app has no privacy secret yet (its first endpoint): see setPrivacySecret. */
         privacy_secret_ciphertext?: string;
+        /** A new pin, applied only while the pin is still `from` (another change meanwhile: no row). */
+        pin?: { from: string; apiVersion: string; previous: string | null; changedAt: Date | null };
       },
       now: Date,
       tx: Executor = db,
     ) {
-      return tx
+      let q = tx
         .updateTable("apps")
         .set({
           ...(changes.name !== undefined ? { name: changes.name } : {}),
@@ -54,11 +56,19 @@ export function createAppRepo(db: Executor) {
           ...(changes.privacy_secret_ciphertext !== undefined
             ? { privacy_secret_ciphertext: changes.privacy_secret_ciphertext }
             : {}),
+          ...(changes.pin
+            ? {
+                api_version: changes.pin.apiVersion,
+                api_version_previous: changes.pin.previous,
+                api_version_changed_at: changes.pin.changedAt,
+              }
+            : {}),
           updated_at: now,
         })
-        .where("id", "=", appId)
-        .returningAll()
-        .executeTakeFirstOrThrow();
+        .where("id", "=", appId);
+      // Compare and set: two changes of the pin at once cannot both read the same pin and write.
+      if (changes.pin) q = q.where("api_version", "=", changes.pin.from);
+      return q.returningAll().executeTakeFirst();
     },
     /**
      * Marks the app deleted and replaces its secret's hash with one no secret has, so no token

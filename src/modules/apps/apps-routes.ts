@@ -1,9 +1,10 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import Type from "typebox";
+import { ApiVersionName } from "../../contracts/index.ts";
 import type { Scope } from "../../contracts/scopes.ts";
 import type { AppRow } from "../../db/schema.ts";
 import type { FeatureRoutes } from "../../lib/http/feature-routes.ts";
-import { Envelope, errorResponses, Params } from "../../lib/http/schemas.ts";
+import { Envelope, errorResponses, Params, Timestamp } from "../../lib/http/schemas.ts";
 import type { App } from "../../lib/http/types.ts";
 import { currentAccount } from "../accounts/session-auth.ts";
 import {
@@ -30,6 +31,10 @@ export function registerAppRoutes(
     /** Uninstalls a deleted app from every store (installations-service). */
     uninstallEverywhere: (app: AppRow) => Promise<number>;
     requireSession: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+    /** The app's calls at deprecated API versions over the last 30 days (modules/versions). */
+    deprecatedCalls(
+      appId: string,
+    ): Promise<Array<{ apiVersion: string; operationId: string; calls: number; lastAt: string }>>;
   },
 ) {
   const { apps, requireSession } = deps;
@@ -112,6 +117,42 @@ export function registerAppRoutes(
       success: true as const,
       data: toAppResource(await apps.getOwned(currentAccount(request).id, request.params.clientId)),
     }),
+  );
+
+  app.get(
+    "/apps/:clientId/deprecated-calls",
+    {
+      preHandler: requireSession,
+      schema: {
+        operationId: "dashboardListDeprecatedCalls",
+        tags,
+        summary: "Your app's calls at deprecated API versions",
+        description:
+          "Over the last 30 days, per version and operation: how many calls the app made at a deprecated API version (its `Api-Version` header, or its pin) and when it last did, latest first. Change them before the version's sunset (`GET /api/versions`). Counts are kept by each server and added every few seconds.",
+        security,
+        params: clientParams,
+        response: {
+          200: Envelope(
+            Type.Array(
+              Type.Object(
+                {
+                  apiVersion: ApiVersionName,
+                  operationId: Type.String({ examples: ["adminListProducts"] }),
+                  calls: Type.Integer({ minimum: 1 }),
+                  lastAt: Timestamp,
+                },
+                { title: "DeprecatedCalls" },
+              ),
+            ),
+          ),
+          ...errorResponses("UNAUTHENTICATED", "NOT_FOUND"),
+        },
+      },
+    },
+    async (request) => {
+      const row = await apps.getOwned(currentAccount(request).id, request.params.clientId);
+      return { success: true as const, data: await deps.deprecatedCalls(row.id) };
+    },
   );
 
   app.patch(

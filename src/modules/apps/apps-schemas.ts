@@ -1,5 +1,6 @@
 import Type, { type Static } from "typebox";
 import {
+  ApiVersionName,
   AppName,
   idPattern,
   MAX_REDIRECT_URIS,
@@ -10,6 +11,7 @@ import {
 } from "../../contracts/index.ts";
 import type { AppRow } from "../../db/schema.ts";
 import { Body, Timestamp } from "../../lib/http/schemas.ts";
+import { rollbackOf } from "../versions/pins.ts";
 
 export const ClientId = Type.String({
   pattern: idPattern("clientId"),
@@ -60,6 +62,11 @@ export const UpdateAppBody = Type.Object(
           "The privacy endpoint (see `privacyWebhookUrl` on the app), or null to remove it. Its secret is made the first time one is declared (and answered as `privacySecret`, once); changing the URL keeps it.",
       }),
     ),
+    apiVersion: Type.Optional({
+      ...ApiVersionName,
+      description:
+        "Raise the app's API version (its requests without `Api-Version`, and its new subscriptions, are served at it) to a newer one served now; or roll it back to the one before, within 72 hours of the change (`apiVersionRollback`). Anything else: 409. Subscriptions keep their own version.",
+    }),
   },
   { additionalProperties: false, minProperties: 1 },
 );
@@ -79,6 +86,18 @@ export const AppResource = Type.Object(
     privacySecretRotatedAt: Type.Union([Timestamp, Type.Null()], {
       description: "When the privacy endpoint's secret was last rotated; null if never.",
     }),
+    apiVersion: {
+      ...ApiVersionName,
+      description:
+        "The API version the app is pinned to: its requests without `Api-Version` are served at it, and its new subscriptions take it. Set to the current version when the app is registered.",
+    },
+    apiVersionRollback: Type.Union(
+      [Type.Object({ version: ApiVersionName, until: Timestamp }), Type.Null()],
+      {
+        description:
+          "The version the pin may go back to, and until when (72 hours after it changed); null when none.",
+      },
+    ),
   },
   { title: "App" },
 );
@@ -139,7 +158,18 @@ export function toAppResource(app: AppRow) {
     privacySecretRotatedAt: app.privacy_secret_rotated_at
       ? app.privacy_secret_rotated_at.toISOString()
       : null,
+    apiVersion: app.api_version,
+    apiVersionRollback: rollbackView(app),
   };
+}
+
+function rollbackView(app: AppRow) {
+  const rollback = rollbackOf({
+    apiVersion: app.api_version,
+    previous: app.api_version_previous,
+    changedAt: app.api_version_changed_at,
+  });
+  return rollback ? { version: rollback.version, until: rollback.until.toISOString() } : null;
 }
 
 export type CreateAppInput = Static<typeof CreateAppBody>;

@@ -4,6 +4,8 @@ import { safeEqual, sha256Hex } from "../../lib/crypto.ts";
 import { AppError, notFound } from "../../lib/errors.ts";
 import { newId, newSecretOf, newWebhookSecret } from "../../lib/ids.ts";
 import type { CredentialGuard } from "../../lib/rate-limit/limiters.ts";
+import type { ApiVersions } from "../versions/api-versions.ts";
+import { changedPin } from "../versions/pins.ts";
 import type { AppRepo } from "./apps-repo.ts";
 import type { CreateAppInput, UpdateAppInput } from "./apps-schemas.ts";
 
@@ -16,8 +18,8 @@ export function createAppService(deps: {
   clock: Clock;
   /** Failures per client id and per IP: guessing a secret is throttled (a "random" secret guard). */
   guard: CredentialGuard;
-  /** The API's versions: a new app is pinned to the current one. */
-  apiVersions: { current(now: Date): string };
+  /** The API's versions: a new app is pinned to the current one; a pin changes to a served one. */
+  apiVersions: Pick<ApiVersions, "current" | "resolve">;
   /** The app's privacy endpoint (issue 21): its URL is checked like a subscription's, its secret sealed like one. */
   privacy: {
     assertSafeTarget(url: string): Promise<void>;
@@ -85,6 +87,20 @@ export function createAppService(deps: {
       const privacy =
         typeof url === "string" && app.privacy_secret_ciphertext === null ? newPrivacySecret() : null;
       const now = clock.now();
+      // Raised, or rolled back within 72 hours (versions/pins.ts); the same version changes nothing.
+      const pin =
+        input.apiVersion === undefined
+          ? null
+          : changedPin(
+              {
+                apiVersion: app.api_version,
+                previous: app.api_version_previous,
+                changedAt: app.api_version_changed_at,
+              },
+              input.apiVersion,
+              now,
+              deps.apiVersions,
+            );
       const updated = await repo.update(
         app.id,
         {
@@ -93,9 +109,15 @@ export function createAppService(deps: {
           ...(input.scopes !== undefined ? { scopes: [...new Set(input.scopes)].sort() } : {}),
           ...(url !== undefined ? { privacy_webhook_url: url } : {}),
           ...(privacy ? { privacy_secret_ciphertext: privacy.sealed } : {}),
+          ...(pin ? { pin: { from: app.api_version, ...pin } } : {}),
         },
         now,
       );
+      if (!updated)
+        throw new AppError("CONFLICT", {
+          message: "The app's API version changed meanwhile: read the app again and retry.",
+          details: [{ field: "apiVersion", message: "changed meanwhile" }],
+        });
       if (url !== undefined) await deps.privacy.syncChannels(app.id, now);
       return { app: updated, privacySecret: privacy?.secret };
     },

@@ -109,6 +109,8 @@ export function exportOperations(deps: {
   customers: Pick<CustomerService, "exportBatch">;
   /** Records per batch of an order export (each comes with its line items). */
   orderBatchRows: number;
+  /** A record brought to the caller's API version (modules/versions), as an answer's would be. */
+  renderAt(apiVersion: string | null, schema: TSchema, record: unknown): unknown;
 }) {
   const { exports } = deps;
   /** One resource's export: the list it mirrors (`listOperation`, named in the description) and how a batch is read. */
@@ -133,7 +135,9 @@ export function exportOperations(deps: {
           gzip,
           // The guard has checked the credential; the export checks it again before every batch.
           stillAllowed: caller.stillAllowed,
-          read: (window: ExportWindow) => read(caller, window),
+          // Each line is exactly the list's item for this caller, at this caller's version.
+          read: async (window: ExportWindow) =>
+            (await read(caller, window)).map((record) => deps.renderAt(caller.apiVersion, item, record) as T),
           ...(batchRows ? { batchRows } : {}),
         });
         reply

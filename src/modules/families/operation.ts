@@ -42,6 +42,12 @@ export interface Caller {
    * (an export) calls it as it goes.
    */
   stillAllowed(): Promise<void>;
+  /**
+   * The API version the request is served at (the Admin API and the developer API; null in the
+   * dashboard, which is always the newest). Answers are brought to it for the operation; what an
+   * operation writes itself (an export's lines) is brought to it by the operation.
+   */
+  apiVersion: string | null;
 }
 
 /** The documentation and schemas a family's route helper takes, as the operation states them. */
@@ -178,6 +184,7 @@ export function mount<S extends StoreScope>(
           store: storeOf(request),
           principal: family.principal(request),
           viewer: family.viewer(request),
+          apiVersion: request.apiVersion ?? null,
           stillAllowed: async () => {
             if (!request.credentialCheck)
               throw new AppError("INTERNAL", { message: "This family checks no credential again." });

@@ -29,7 +29,12 @@ export type PruneCounts = {
   tokenGrants: number;
   /** `listen` sessions, as long after their last connection as the delivery log keeps deliveries. */
   listenSessions: number;
+  /** Days of calls at deprecated API versions older than DEPRECATED_CALLS_DAYS (app pages list 30). */
+  deprecatedCalls: number;
 };
+
+/** Days of calls at deprecated versions kept: the app page lists the last 30, and the day itself. */
+export const DEPRECATED_CALLS_DAYS = 31;
 
 // With the schema's hash as the second key: each schema on a server prunes apart (tests share one).
 const RETENTION_LOCK_KEY = 7_231_020;
@@ -85,6 +90,7 @@ export function createRetention(db: Db, settings: RetentionSettings) {
         refreshTokens: 0,
         tokenGrants: 0,
         listenSessions: 0,
+        deprecatedCalls: 0,
       };
       const steps: Array<[keyof PruneCounts, RawBuilder<unknown>]> = [];
       if (settings.webhookLogDays > 0) {
@@ -188,6 +194,15 @@ export function createRetention(db: Db, settings: RetentionSettings) {
               WHERE g.store_id = old.store_id AND g.id = old.id`,
         ],
       );
+      const callsCutoff = new Date(now.getTime() - DEPRECATED_CALLS_DAYS * DAY_MS).toISOString().slice(0, 10);
+      steps.push([
+        "deprecatedCalls",
+        sql`DELETE FROM deprecated_api_calls c USING (
+              SELECT app_id, day, api_version, operation_id FROM deprecated_api_calls WHERE day < ${callsCutoff}::date
+               ORDER BY day LIMIT ${batchSize} FOR UPDATE SKIP LOCKED) old
+            WHERE c.app_id = old.app_id AND c.day = old.day AND c.api_version = old.api_version
+              AND c.operation_id = old.operation_id`,
+      ]);
       for (const [name, statement] of steps) {
         const n = await drain(statement);
         if (n === null) return null;

@@ -29,10 +29,21 @@ export function documentAt(
       ]),
     );
   }
+  // A copy: the request bodies are rewritten in place, and the current document is shared.
+  const olderPaths = structuredClone(deps.schemas.at(paths, changes)) as Record<string, Record<string, Json>>;
+  for (const item of Object.values(olderPaths))
+    for (const op of Object.values(item)) {
+      const content = op?.requestBody?.content?.["application/json"];
+      if (!content?.schema) continue;
+      for (const change of changes) {
+        const fn = change.requestSchemas?.[op.operationId];
+        if (fn) content.schema = fn(content.schema);
+      }
+    }
   return {
     ...current,
     info,
-    paths: deps.schemas.at(paths, changes),
+    paths: olderPaths,
     ...(current.webhooks ? { webhooks: deps.schemas.at(current.webhooks, changes) } : {}),
     components,
   };

@@ -11,9 +11,19 @@ export function createSchemaVersions() {
 
   function rewrite(node: Json, changes: readonly VersionChange[]): Json {
     if (node === null || typeof node !== "object") return node;
-    if (Array.isArray(node)) return node.map((n) => rewrite(n, changes));
-    const out: Json = {};
-    for (const [k, v] of Object.entries(node)) out[k] = rewrite(v, changes);
+    // A node nothing rewrites is returned as it is (so is a schema no change touches: the
+    // route's own serialiser, and its shared `$ref`s, serve it).
+    if (Array.isArray(node)) {
+      const items = node.map((n) => rewrite(n, changes));
+      return items.some((item, i) => item !== node[i]) ? items : node;
+    }
+    let out: Json = node;
+    for (const [k, v] of Object.entries(node)) {
+      const next = rewrite(v, changes);
+      if (next === v) continue;
+      if (out === node) out = { ...node };
+      out[k] = next;
+    }
     const title = typeof node.title === "string" ? node.title : undefined;
     if (title === undefined) return out;
     let result = out;

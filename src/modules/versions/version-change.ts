@@ -26,6 +26,8 @@ export interface VersionChange {
   requests?: Readonly<Record<string, (body: Json) => Json>>;
   /** The document's component schemas by name: the newer schema → the older one. */
   schemas?: Readonly<Record<string, (schema: Json) => Json>>;
+  /** The document's request body schemas by operationId (what `requests` reads): newer → older. */
+  requestSchemas?: Readonly<Record<string, (schema: Json) => Json>>;
 }
 
 export function defineVersionChange(change: VersionChange): VersionChange {

@@ -2,9 +2,11 @@ import fastJsonStringify from "fast-json-stringify";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Clock } from "../../lib/clock.ts";
 import type { App } from "../../lib/http/types.ts";
+import { bodyValidationError, bodyValidator } from "../../lib/http/validation.ts";
 import type { ApiVersions } from "./api-versions.ts";
 import { type Renderer, upgradeRequest } from "./render.ts";
 import type { SchemaVersions } from "./schema-versions.ts";
+import type { Json, VersionChange } from "./version-change.ts";
 
 export const API_VERSION_HEADER = "api-version";
 
@@ -62,12 +64,41 @@ export function installVersioning(app: App, deps: VersioningDeps): void {
     request.apiVersion = versions.resolve(headerOf(request), deps.pinnedVersion(request), clock.now());
   });
 
+  /** An operation's request body schema as an older version has it, when a change rewrites it. */
+  const olderBodies = new Map<string, Map<readonly VersionChange[], object | null>>();
+  function olderBody(operationId: string, body: object, changes: readonly VersionChange[]): object | null {
+    let byChanges = olderBodies.get(operationId);
+    if (!byChanges) {
+      byChanges = new Map();
+      olderBodies.set(operationId, byChanges);
+    }
+    const known = byChanges.get(changes);
+    if (known !== undefined) return known;
+    let older: object | null = null;
+    for (const change of changes) {
+      const fn = change.requestSchemas?.[operationId];
+      if (fn) older = fn((older ?? body) as Json);
+    }
+    byChanges.set(changes, older);
+    return older;
+  }
+
+  // A body sent at an older version is checked against that version's schema (what its document
+  // says: a newer field is unknown there), then brought up to the newest shape, which the route's
+  // own schema checks.
   app.addHook("preValidation", async (request) => {
     const version = request.apiVersion;
-    const operationId = (request.routeOptions.schema as { operationId?: string } | undefined)?.operationId;
+    const schema = request.routeOptions.schema as { operationId?: string; body?: object } | undefined;
+    const operationId = schema?.operationId;
     if (!version || !operationId || request.body === undefined) return;
     const changes = versions.changesAfter(version);
-    if (changes.length) request.body = upgradeRequest(operationId, request.body, changes);
+    if (changes.length === 0) return;
+    const older = schema.body && olderBody(operationId, schema.body, changes);
+    if (older) {
+      const validate = bodyValidator(older);
+      if (!validate(request.body)) throw bodyValidationError(validate.errors);
+    }
+    request.body = upgradeRequest(operationId, request.body, changes);
   });
 
   app.addHook("preSerialization", async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
@@ -84,7 +115,16 @@ export function installVersioning(app: App, deps: VersioningDeps): void {
     else if (older !== schema) {
       let serialize = serializers.get(older);
       if (!serialize) {
-        serialize = fastJsonStringify(older as never) as (data: unknown) => string;
+        // With the shared schemas its `$ref`s name (the error envelope), at the same version.
+        const shared = Object.fromEntries(
+          Object.entries(request.server.getSchemas()).map(([id, s]) => [
+            id,
+            deps.schemas.at(s as object, changes),
+          ]),
+        );
+        serialize = fastJsonStringify(older as never, { schema: shared as never }) as (
+          data: unknown,
+        ) => string;
         serializers.set(older, serialize);
       }
       reply.serializer(serialize);

@@ -112,6 +112,18 @@ export function createSubscriptionRepo(db: Db) {
         .execute();
     },
     /** One of the installation's subscriptions the app sees (active or disabled), or undefined. */
+    /** Renders an active or disabled subscription's deliveries at `apiVersion` from now on; false when there is none. */
+    async setApiVersion(storeId: string, installationId: string, id: string, apiVersion: string) {
+      const result = await db
+        .updateTable("webhook_subscriptions")
+        .set({ api_version: apiVersion })
+        .where("store_id", "=", storeId)
+        .where("installation_id", "=", installationId)
+        .where("id", "=", id)
+        .where("status", "in", LISTED_SUBSCRIPTION_STATUS_NAMES)
+        .executeTakeFirst();
+      return result.numUpdatedRows > 0n;
+    },
     async findListed(storeId: string, installationId: string, id: string) {
       return withFailingSince(db)
         .where("s.store_id", "=", storeId)

@@ -16,6 +16,7 @@ import {
   SubscriptionId,
   SubscriptionResource,
   SubscriptionWithSecret,
+  UpdateSubscriptionBody,
 } from "./webhooks-schemas.ts";
 
 /**
@@ -62,6 +63,21 @@ export function subscriptionOperations(subscriptions: SubscriptionService, recov
         reply.header("cache-control", "no-store");
         return { data: await subscriptions.rotateSecret(accessOf(request), params.id) };
       },
+    }),
+    update: defineOperation({
+      method: "PATCH",
+      path: "/webhooks/:id",
+      summary: "Change a subscription's API version",
+      description:
+        "Its deliveries are rendered at this version from now on (their `data`, `apiVersion` and `Api-Version`), the pending ones and their retries included, and so are redeliveries and recoveries of earlier ones. A version not served answers 400 `UNSUPPORTED_API_VERSION`; another installation's subscription 404.",
+      params: { id: SubscriptionId },
+      body: UpdateSubscriptionBody,
+      response: { 200: Envelope(SubscriptionResource) },
+      errors: ["NOT_FOUND", "UNSUPPORTED_API_VERSION"],
+      authorize: (request) => subscriptions.authorizeChange(accessOf(request), request.params.id),
+      run: async ({ request, params, body }) => ({
+        data: await subscriptions.update(accessOf(request), params.id, body),
+      }),
     }),
     remove: defineOperation({
       method: "DELETE",
@@ -123,6 +139,7 @@ export function subscriptionRoutes(
       mount(app, ADMIN_API, op.list, { operationId: "adminListWebhooks", scope, tags });
       mount(app, ADMIN_API, op.create, { operationId: "adminCreateWebhook", scope, tags });
       mount(app, ADMIN_API, op.rotateSecret, { operationId: "adminRotateWebhookSecret", scope, tags });
+      mount(app, ADMIN_API, op.update, { operationId: "adminUpdateWebhook", scope, tags });
       mount(app, ADMIN_API, op.remove, { operationId: "adminDeleteWebhook", scope, tags });
       mount(app, ADMIN_API, op.recover, { operationId: "adminRecoverWebhook", scope, tags });
       mount(app, ADMIN_API, op.enable, { operationId: "adminEnableWebhook", scope, tags });

@@ -53,7 +53,10 @@ export function toSubscriptionResource(s: WebhookSubscription & { failing_since?
 
 /** An installation's webhook subscriptions (Admin API, scope manage_webhooks). */
 export function createSubscriptionService(deps: {
-  repo: Pick<SubscriptionRepo, "insertWithinBounds" | "listListed" | "stop" | "findListed" | "rotateSecret">;
+  repo: Pick<
+    SubscriptionRepo,
+    "insertWithinBounds" | "listListed" | "stop" | "findListed" | "rotateSecret" | "setApiVersion"
+  >;
   clock: Clock;
   /** How long the previous secret still signs `webhook-signature` after a rotation. */
   secretOverlapSeconds: number;
@@ -117,13 +120,13 @@ export function createSubscriptionService(deps: {
      * token without that scope, or for a subscription deleted since.
      */
     async authorizeRotation(access: AccessContext, id: string) {
+      await this.authorizeChange(access, id, "Rotating the secret of a subscription to");
+    },
+    /** A change to a subscription needs the scope of its event, as making it did (404 for another's). */
+    async authorizeChange(access: AccessContext, id: string, action = "Changing a subscription to") {
       const row = await repo.findListed(access.store.id, access.installationId, id);
       if (!row) throw notFound("Subscription");
-      requireEventScope(
-        access.scopes,
-        row.event_name as EventName,
-        "Rotating the secret of a subscription to",
-      );
+      requireEventScope(access.scopes, row.event_name as EventName, action);
     },
     /**
      * A new secret in force at once; the one it replaces keeps signing `webhook-signature` (after
@@ -154,6 +157,17 @@ export function createSubscriptionService(deps: {
       return (await repo.listListed(access.store.id, access.installationId)).map(toSubscriptionResource);
     },
     /** Another app's or store's subscription id is NOT_FOUND. */
+    /**
+     * Renders the subscription's deliveries at another version from now on (one served now):
+     * pending ones too, since a body is rendered when it is sent.
+     */
+    async update(access: AccessContext, id: string, input: { apiVersion: string }) {
+      const version = deps.apiVersions.resolve(input.apiVersion, null, clock.now());
+      const changed = await repo.setApiVersion(access.store.id, access.installationId, id, version);
+      const row = changed ? await repo.findListed(access.store.id, access.installationId, id) : undefined;
+      if (!row) throw notFound("Subscription");
+      return toSubscriptionResource(row);
+    },
     async remove(access: AccessContext, id: string) {
       const row = await repo.stop(access.store.id, access.installationId, id, clock.now());
       if (!row) throw notFound("Subscription");
