@@ -30,6 +30,7 @@ import { createAdminGuard } from "./modules/families/admin-family.ts";
 import { installFamilyGuard } from "./modules/families/api-family.ts";
 import { createDashboardGuard, requireJsonWrites } from "./modules/families/dashboard-family.ts";
 import { createDeveloperGuard } from "./modules/families/developer-family.ts";
+import type { DeprecatedUsage } from "./modules/versions/deprecations.ts";
 import { documentAt, versionsNote } from "./modules/versions/documents.ts";
 import { installVersioning } from "./modules/versions/versioning.ts";
 import { webhooksDocument } from "./modules/webhooks/webhooks-schemas.ts";
@@ -198,14 +199,15 @@ export async function buildApp(
     schemas: platform.versions.schemas,
     clock: platform.clock,
     changelogUrl: platform.versions.changelogUrl,
-    // An app's calls at deprecated versions, counted for its developer (the app's page).
-    deprecatedCall: (request: FastifyRequest, version: string) => {
+    // An app's calls that used something deprecated, counted for its developer (the app's page).
+    deprecatedCall: (request: FastifyRequest, version: string, usage: DeprecatedUsage) => {
       const operationId = (request.routeOptions.schema as { operationId?: string } | undefined)?.operationId;
       if (request.access && operationId)
         platform.versions.deprecatedCalls.count(
           request.access.appId,
           version,
           operationId,
+          usage,
           platform.clock.now(),
         );
     },

@@ -147,7 +147,10 @@ export interface CustomersTable {
   updated_at: Generated<Timestamp>;
 }
 
-/** Calls made at deprecated API versions, per app, day, version and operation (issue 29). */
+/**
+ * Calls that used something deprecated (an API version, an operation, a request field), per app, day,
+ * version, operation and usage (issue 29).
+ */
 export interface DeprecatedApiCallsTable {
   api_version: string;
   app_id: string;
@@ -155,6 +158,7 @@ export interface DeprecatedApiCallsTable {
   day: Timestamp;
   last_at: Timestamp;
   operation_id: string;
+  usage: Generated<string>;
 }
 
 /** The last feed position given in each store; its row is locked while the sequencer numbers. */

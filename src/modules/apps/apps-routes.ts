@@ -31,10 +31,12 @@ export function registerAppRoutes(
     /** Uninstalls a deleted app from every store (installations-service). */
     uninstallEverywhere: (app: AppRow) => Promise<number>;
     requireSession: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
-    /** The app's calls at deprecated API versions over the last 30 days (modules/versions). */
+    /** The app's calls that used something deprecated over the last 30 days (modules/versions). */
     deprecatedCalls(
       appId: string,
-    ): Promise<Array<{ apiVersion: string; operationId: string; calls: number; lastAt: string }>>;
+    ): Promise<
+      Array<{ apiVersion: string; operationId: string; usage: string; calls: number; lastAt: string }>
+    >;
   },
 ) {
   const { apps, requireSession } = deps;
@@ -126,9 +128,9 @@ export function registerAppRoutes(
       schema: {
         operationId: "dashboardListDeprecatedCalls",
         tags,
-        summary: "Your app's calls at deprecated API versions",
+        summary: "Your app's calls that used something deprecated",
         description:
-          "Over the last 30 days, per version and operation: how many calls the app made at a deprecated API version (its `Api-Version` header, or its pin) and when it last did, latest first. Change them before the version's sunset (`GET /api/versions`). Counts are kept by each server and added every few seconds.",
+          "Over the last 30 days, per version, operation and what was deprecated: how many calls the app made at a deprecated API version (its `Api-Version` header, or its pin), to a deprecated operation, or with a deprecated request field, and when it last did, latest first. Change them before the sunset (`GET /api/versions`; a deprecated operation's or field's in the document). Counts are kept by each server and added every few seconds.",
         security,
         params: clientParams,
         response: {
@@ -138,6 +140,12 @@ export function registerAppRoutes(
                 {
                   apiVersion: ApiVersionName,
                   operationId: Type.String({ examples: ["adminListProducts"] }),
+                  usage: Type.String({
+                    pattern: "^(version|operation|field:.+)$",
+                    description:
+                      "What was deprecated: `version` (the call's API version), `operation` (the operation itself), or `field:<name>` (a field of the request body).",
+                    examples: ["version", "field:sku"],
+                  }),
                   calls: Type.Integer({ minimum: 1 }),
                   lastAt: Timestamp,
                 },

@@ -5,6 +5,7 @@ import type { Store } from "../../db/schema.ts";
 import { AppError, type ErrorCode } from "../../lib/errors.ts";
 import { errorResponses } from "../../lib/http/schemas.ts";
 import type { App } from "../../lib/http/types.ts";
+import { checkDeprecation, type Deprecation, deprecationNote } from "../versions/deprecations.ts";
 
 /**
  * A route's required scope when any valid credential of the store will do (the developer API's
@@ -82,7 +83,12 @@ export interface RouteSpec<S extends StoreScope> {
   /** The route's own error codes, besides its family's authentication and scope errors. */
   errors?: ErrorCode[];
   /** More route config for other hooks; `scope` and `authorize` are always the fields here. */
-  config?: Omit<FastifyContextConfig, "scope" | "authorize">;
+  config?: Omit<FastifyContextConfig, "scope" | "authorize" | "deprecation">;
+  /**
+   * The operation is deprecated: documented so (`deprecated`, the note), and its answers carry
+   * the deprecation headers (modules/versions/versioning.ts).
+   */
+  deprecated?: Deprecation;
 }
 
 /** What a schema validates to; undefined where the route has none. */
@@ -103,8 +109,9 @@ export type Authorize<
 
 type RouteOptions<T extends RouteSpec<StoreScope>> = {
   config: FastifyContextConfig & { scope: RouteScope };
-  schema: Omit<T, "scope" | "errors" | "config" | "response" | "description"> & {
+  schema: Omit<T, "scope" | "errors" | "config" | "response" | "description" | "deprecated"> & {
     description: string;
+    deprecated?: true;
     security: Array<Record<string, string[]>>;
     /** The scope, machine-readable in the OpenAPI document (null: any valid credential of the store). */
     "x-required-scope": string | null;
@@ -134,15 +141,24 @@ export function familyRoute<S extends StoreScope>(family: FamilyDocs<S>) {
       authorize?: Authorize<B, P, Q>;
     },
   ): RouteOptions<T> {
-    const { scope, errors = [], config = {}, response, description, authorize, ...schema } = spec;
+    const { scope, errors = [], config = {}, response, description, authorize, deprecated, ...schema } = spec;
     const scoped = scope !== AUTHENTICATED;
-    const note = scoped
+    const scopeNote = scoped
       ? `**Required scope:** \`${scope}\` (${family.scopeHolder}).`
       : `**Required scope:** none; ${family.anyCredential}.`;
+    const note = deprecated
+      ? `${deprecationNote(checkDeprecation(deprecated, spec.operationId))}\n\n${scopeNote}`
+      : scopeNote;
     return {
-      config: { ...config, scope, ...(authorize ? { authorize } : {}) },
+      config: {
+        ...config,
+        scope,
+        ...(authorize ? { authorize } : {}),
+        ...(deprecated ? { deprecation: deprecated } : {}),
+      },
       schema: {
-        ...(schema as Omit<T, "scope" | "errors" | "config" | "response" | "description">),
+        ...(schema as Omit<T, "scope" | "errors" | "config" | "response" | "description" | "deprecated">),
+        ...(deprecated ? { deprecated: true } : {}),
         description: description ? `${description}\n\n${note}` : note,
         security: family.security(scoped ? [scope as S] : []),
         "x-required-scope": scoped ? scope : null,

@@ -7,9 +7,9 @@ describe("deprecated calls: counted in memory, written in batches", () => {
     const writes: DeprecatedCall[][] = [];
     const counter = createDeprecatedCallCounter({ write: async (calls) => void writes.push(calls) });
     const t = (s: number) => new Date(Date.UTC(2027, 3, 1, 12, 0, s));
-    for (let i = 0; i < 5; i++) counter.count("app_a", "2026-11-28", "adminListProducts", t(i));
-    counter.count("app_a", "2026-11-28", "adminGetProduct", t(9));
-    counter.count("app_b", "2026-11-28", "adminListProducts", t(3));
+    for (let i = 0; i < 5; i++) counter.count("app_a", "2026-11-28", "adminListProducts", "version", t(i));
+    counter.count("app_a", "2026-11-28", "adminGetProduct", "version", t(9));
+    counter.count("app_b", "2026-11-28", "adminListProducts", "version", t(3));
     assert.equal(writes.length, 0, "nothing written per call");
     await counter.flush();
     assert.equal(writes.length, 1);
@@ -32,9 +32,9 @@ describe("deprecated calls: counted in memory, written in batches", () => {
       },
     });
     const at = new Date("2027-04-01T12:00:00Z");
-    counter.count("app_a", "2026-11-28", "adminListProducts", at);
+    counter.count("app_a", "2026-11-28", "adminListProducts", "version", at);
     await counter.flush();
-    counter.count("app_a", "2026-11-28", "adminListProducts", at);
+    counter.count("app_a", "2026-11-28", "adminListProducts", "version", at);
     fail = false;
     await counter.flush();
     assert.deepEqual(

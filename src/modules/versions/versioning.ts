@@ -4,6 +4,7 @@ import type { Clock } from "../../lib/clock.ts";
 import type { App } from "../../lib/http/types.ts";
 import { bodyValidationError, bodyValidator } from "../../lib/http/validation.ts";
 import type { ApiVersions } from "./api-versions.ts";
+import { type DeprecatedUsage, type Deprecation, deprecatedFields } from "./deprecations.ts";
 import { type Renderer, upgradeRequest } from "./render.ts";
 import type { SchemaVersions } from "./schema-versions.ts";
 import type { Json, VersionChange } from "./version-change.ts";
@@ -21,6 +22,8 @@ declare module "fastify" {
      * feed: each event's data as it was recorded): an older version's answer is written so too.
      */
     serializeAsIs?: boolean;
+    /** The operation is deprecated (set by the family's route helper from its `deprecated`). */
+    deprecation?: Deprecation;
   }
 }
 
@@ -34,8 +37,36 @@ export interface VersioningDeps {
   pinnedVersion(request: FastifyRequest): string | null;
   /** Where the changelog is (the `Link` of a deprecated version's answers). */
   changelogUrl: string;
-  /** A call served at a deprecated version: counted for the credential's owner (cheaply, in memory). */
-  deprecatedCall?(request: FastifyRequest, version: string): void;
+  /**
+   * A call that used something deprecated (its version, its operation, a field of its body):
+   * counted for the credential's owner (cheaply, in memory).
+   */
+  deprecatedCall?(request: FastifyRequest, version: string, usage: DeprecatedUsage): void;
+}
+
+/** Day `YYYY-MM-DD` as the instant it begins (UTC). */
+const dayStart = (day: string) => new Date(`${day}T00:00:00.000Z`);
+
+/**
+ * What the request used that is deprecated, each with its dates: the version it is served at, the
+ * operation, the top-level body fields it sent.
+ */
+function deprecationsOf(
+  request: FastifyRequest,
+  version: { at: Date; sunset: Date } | null,
+): Array<{ usage: DeprecatedUsage; at: Date; sunset: Date }> {
+  const found: Array<{ usage: DeprecatedUsage; at: Date; sunset: Date }> = [];
+  if (version) found.push({ usage: "version", ...version });
+  const operation = request.routeOptions.config.deprecation;
+  if (operation)
+    found.push({ usage: "operation", at: dayStart(operation.at), sunset: dayStart(operation.sunset) });
+  const bodySchema = (request.routeOptions.schema as { body?: object } | undefined)?.body;
+  const body = request.body;
+  if (bodySchema && body && typeof body === "object")
+    for (const [name, field] of deprecatedFields(bodySchema))
+      if ((body as Record<string, unknown>)[name] !== undefined)
+        found.push({ usage: `field:${name}`, at: dayStart(field.at), sunset: dayStart(field.sunset) });
+  return found;
 }
 
 /** The header as sent, when it is one value (a repeated header is one malformed value). */
@@ -142,12 +173,14 @@ export function installVersioning(app: App, deps: VersioningDeps): void {
       served = asked && versions.statusOf(asked, now) ? asked : versions.current(now);
     }
     reply.header("Api-Version", served);
-    const deprecation = versions.deprecationOf(served, now);
-    if (deprecation) {
-      reply.header("Deprecation", `@${Math.floor(deprecation.at.getTime() / 1000)}`);
-      reply.header("Sunset", deprecation.sunset.toUTCString());
+    const used = deprecationsOf(request, versions.deprecationOf(served, now));
+    if (used.length) {
+      // One header each (RFC 9745, RFC 8594): what goes first, the soonest sunset.
+      const first = used.reduce((a, b) => (b.sunset < a.sunset ? b : a));
+      reply.header("Deprecation", `@${Math.floor(first.at.getTime() / 1000)}`);
+      reply.header("Sunset", first.sunset.toUTCString());
       reply.header("Link", `<${deps.changelogUrl}>; rel="deprecation"; type="text/html"`);
-      if (request.apiVersion) deps.deprecatedCall?.(request, served);
+      if (request.apiVersion) for (const { usage } of used) deps.deprecatedCall?.(request, served, usage);
     }
     return payload;
   });

@@ -17,6 +17,7 @@ import type {
   WebhookEnabled,
   WebhookRecovery,
 } from "../api/types.ts";
+import { AppApiVersion } from "../components/api-versions.tsx";
 import { CursorTable, LoadMore, Table } from "../components/list.tsx";
 import { ScopeChecks, ScopeList } from "../components/scopes.tsx";
 import {
@@ -434,6 +435,7 @@ export function AppDetailPage() {
           </dl>
         </Panel>
       )}
+      <AppApiVersion app={a} />
       <InstallLink app={a} />
       <Subscriptions clientId={clientId} />
       <Deliveries clientId={clientId} />

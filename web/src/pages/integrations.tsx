@@ -2,6 +2,7 @@ import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { ApiError, api, unwrap } from "../api/client.ts";
 import type { ApiKey, Installation, NewApiKey } from "../api/types.ts";
+import { KeyApiVersion } from "../components/api-versions.tsx";
 import { Table } from "../components/list.tsx";
 import { ScopeChecks, ScopeList } from "../components/scopes.tsx";
 import {
@@ -153,7 +154,7 @@ export function ApiKeysPage() {
         {keys.isPending ? (
           <Loading />
         ) : keys.data?.length ? (
-          <Table headers={["Name", "Key id", "Scopes", "Last used", "Status", "Actions"]}>
+          <Table headers={["Name", "Key id", "Scopes", "API version", "Last used", "Status", "Actions"]}>
             {keys.data.map((k) => {
               const expired = k.expiresAt !== null && Date.parse(k.expiresAt) <= Date.now();
               const state = k.revokedAt ? "revoked" : expired ? "expired" : "usable";
@@ -167,6 +168,13 @@ export function ApiKeysPage() {
                   </td>
                   <td data-label="Scopes">
                     <ScopeList scopes={k.scopes} codes />
+                  </td>
+                  <td data-label="API version">
+                    <KeyApiVersion
+                      slug={slug}
+                      apiKey={k}
+                      onChanged={() => queryClient.invalidateQueries({ queryKey: ["api-keys", slug] })}
+                    />
                   </td>
                   <td data-label="Last used" className="small">
                     {when(k.lastUsedAt)}
