@@ -16,12 +16,16 @@ import {
   seedProducts,
 } from "./lib/pg.ts";
 import { addFigure, part, printRuns } from "./lib/report.ts";
-import { type Proc, startFloor, startService } from "./lib/service.ts";
+import { API_VERSIONS } from "../src/modules/versions/versions.ts";
+import { type Proc, startFloor, startService, startVersioned } from "./lib/service.ts";
 import { installApp, merchantWithStore } from "./lib/setup.ts";
 import { fmt, median } from "./lib/stats.ts";
 import { type HttpRequest, wrk } from "./lib/wrk.ts";
 
 const ADMIN = "/api/v1/apps/api";
+const CURRENT = API_VERSIONS.at(-1)!.version;
+/** The made-up older version of bench/lib/versioned-service.ts. */
+const BEHIND = "2026-06-01";
 
 export async function benchAdmin(o: BenchOptions): Promise<void> {
   const end = part("Admin API on PostgreSQL vs bare Fastify + pg", [
@@ -45,6 +49,10 @@ export async function benchAdmin(o: BenchOptions): Promise<void> {
     const ids = await sampleProductIds(db.client, storeId, 200);
     const apiRedis = await startService("api+redis", { ...env, REDIS_URL: BENCH_REDIS_URL });
     procs.push(apiRedis);
+    // The same API with one more version than the platform has (bench/lib/versioned-service.ts):
+    // today's version against one behind, on the same records, in the same process.
+    const versioned = await startVersioned(env);
+    procs.push(versioned);
     const floor = await startFloor({
       FLOOR_DB: "pg",
       DATABASE_URL: BENCH_DATABASE_URL,
@@ -68,6 +76,8 @@ export async function benchAdmin(o: BenchOptions): Promise<void> {
       "admin get": [api.url, get],
       "floor get": [floor.url, floorGet],
       "admin list, Redis limiter": [apiRedis.url, list],
+      "versioned list, current": [versioned.url, at(list, CURRENT)],
+      "versioned list, one behind": [versioned.url, at(list, BEHIND)],
       "floor hello": [floor.url, [{ path: "/healthz" }]],
     } as const satisfies Record<string, readonly [string, HttpRequest[]]>;
     type Name = keyof typeof targets;
@@ -78,6 +88,8 @@ export async function benchAdmin(o: BenchOptions): Promise<void> {
       "floor list": floor,
       "admin get": api,
       "floor get": floor,
+      "versioned list, current": versioned,
+      "versioned list, one behind": versioned,
     } as Partial<Record<Name, Proc>>;
     const shoot = (name: Name, seconds: number) =>
       wrk({
@@ -132,7 +144,24 @@ export async function benchAdmin(o: BenchOptions): Promise<void> {
       "",
       3,
     );
+    // CPU per request one version behind ÷ at the current version, run by run: what rendering
+    // every product down a version and serialising it with that version's schema costs.
+    const behindCpu = printRuns(
+      "CPU one version behind ÷ current (versioned service, µs per request)",
+      cpuPerRequest["versioned list, one behind"]!.map((x, i) => x / cpuPerRequest["versioned list, current"]![i]!),
+      "",
+      3,
+    );
     const m = (name: Name) => `${fmt(median(results[name]!))} req/s`;
+    const cpu = (name: Name) => `${fmt(median(cpuPerRequest[name]!))} µs CPU`;
+    addFigure({
+      figure: "Admin API list one API version behind ÷ current: CPU per request",
+      value: cpu("versioned list, one behind"),
+      floor: cpu("versioned list, current"),
+      ratio: fmt(behindCpu, 2),
+      target: "≤ 1.10",
+      met: behindCpu <= 1.1,
+    });
     addFigure({
       figure: "Admin API GET /products?limit=50 ÷ bare Fastify + pg, same SQL",
       value: m("admin list"),
@@ -166,6 +195,11 @@ export async function benchAdmin(o: BenchOptions): Promise<void> {
     await db.drop();
     end();
   }
+}
+
+/** The requests at one API version (its `Api-Version` header). */
+function at(requests: HttpRequest[], version: string): HttpRequest[] {
+  return requests.map((r) => ({ ...r, headers: { ...r.headers, "api-version": version } }));
 }
 
 /** CPU time (user + system) a process has used so far, in ms, from /proc/<pid>/stat. */

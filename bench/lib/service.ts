@@ -206,6 +206,28 @@ export async function startFloor(env: Record<string, string>): Promise<Proc> {
   });
 }
 
+/**
+ * The API with one more (made-up) version than the platform has (versioned-service.ts), on the
+ * same settings as an API process started with `env`.
+ */
+export async function startVersioned(env: Record<string, string>): Promise<Proc> {
+  const port = await freePort();
+  return startProcess({
+    name: "api, versioned",
+    script: join(ROOT, "bench", "lib", "versioned-service.ts"),
+    nodeArgs: startCommand().nodeArgs,
+    port,
+    env: {
+      HOST: "127.0.0.1",
+      PORT: String(port),
+      METRICS_PORT: "0",
+      LOG_LEVEL: "warn",
+      RATE_LIMIT_PER_MINUTE: "1000000000",
+      ...env,
+    },
+  });
+}
+
 /** An API process on the benchmark's PostgreSQL, in its own schema, with no demo store. */
 export function startApiOnSchema(schema: string): Promise<Proc> {
   return startService("api", {

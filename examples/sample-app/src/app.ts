@@ -2,6 +2,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import {
   type AdminClient,
+  API_VERSION,
   authorizeUrl,
   createAdminClient,
   createDuplicateFilter,
@@ -57,6 +58,8 @@ interface Received {
   deliveryId: string;
   test: boolean;
   summary: string;
+  /** The version the body was written at (its `apiVersion`): the subscription's. */
+  apiVersion: string;
 }
 
 const SCOPES = ["read_orders", "write_orders", "manage_webhooks"];
@@ -164,6 +167,7 @@ export function createSampleApp(config: SampleConfig) {
       store: slug,
       deliveryId,
       test,
+      apiVersion: event.apiVersion,
       summary:
         event.event === "order.created" || event.event === "order.paid"
           ? `order ${event.data.name}, ${event.data.total} ${event.data.currency}`
@@ -201,7 +205,11 @@ export function createSampleApp(config: SampleConfig) {
     for (const eventName of ["order.created", "order.paid", "app/uninstalled"] as const) {
       try {
         const sub = await unwrap(
-          admin.POST("/api/v1/apps/api/webhooks", { body: { eventName, targetUrl: config.webhookUrl } }),
+          // At the version the SDK's types describe (API_VERSION), whatever the app's pin: the
+          // bodies are what this code reads.
+          admin.POST("/api/v1/apps/api/webhooks", {
+            body: { eventName, targetUrl: config.webhookUrl, apiVersion: API_VERSION },
+          }),
         );
         made.push(sub.secret);
       } catch (error) {
@@ -346,7 +354,7 @@ export function createSampleApp(config: SampleConfig) {
     const rows = received
       .map(
         (r) =>
-          `<tr><td>${html(r.at.slice(11, 19))}</td><td>${html(r.event)}${r.test ? " <small>(test)</small>" : ""}</td><td>${html(r.store)}</td><td>${html(r.summary)}</td><td><code>${html(r.deliveryId)}</code></td></tr>`,
+          `<tr><td>${html(r.at.slice(11, 19))}</td><td>${html(r.event)}${r.test ? " <small>(test)</small>" : ""}</td><td>${html(r.store)}</td><td>${html(r.summary)}</td><td><code>${html(r.deliveryId)}</code></td><td>${html(r.apiVersion)}</td></tr>`,
       )
       .join("");
     const toShip = Object.entries(data.toShip ?? {}).flatMap(([slug, orders]) =>
@@ -363,7 +371,8 @@ ${config.devTokens ? `<form method="post" action="/dev/listen-secret"><label>Lis
 <h2>Paid orders to ship</h2>
 <table><tr><th>Store</th><th>Order</th><th>Total</th><th></th></tr>${toShip.join("") || '<tr><td colspan="4">None: orders appear here when they are paid.</td></tr>'}</table>
 <h2>Verified webhooks</h2>
-<table><tr><th>Time</th><th>Event</th><th>Store</th><th></th><th>Delivery</th></tr>${rows || '<tr><td colspan="5">Nothing yet.</td></tr>'}</table>`,
+<table><tr><th>Time</th><th>Event</th><th>Store</th><th></th><th>Delivery</th><th>API version</th></tr>${rows || '<tr><td colspan="6">Nothing yet.</td></tr>'}</table>
+<p><small>Calls and subscriptions at API version ${html(API_VERSION)}, the one this SDK was generated for.</small></p>`,
       toShip.length === 0,
     );
   }

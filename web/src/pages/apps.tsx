@@ -17,7 +17,7 @@ import type {
   WebhookEnabled,
   WebhookRecovery,
 } from "../api/types.ts";
-import { AppApiVersion } from "../components/api-versions.tsx";
+import { AppApiVersion, useApiVersions, VersionLabel } from "../components/api-versions.tsx";
 import { CursorTable, LoadMore, Table } from "../components/list.tsx";
 import { ScopeChecks, ScopeList } from "../components/scopes.tsx";
 import {
@@ -496,6 +496,7 @@ function InstallLink({ app }: { app: AppInfo }) {
 
 /** The app's webhook subscriptions in every store, with when each signing secret was last rotated. */
 function Subscriptions({ clientId }: { clientId: string }) {
+  const versions = useApiVersions();
   const list = useCursorList<AppSubscription>(["app-webhooks", clientId], (cursor) =>
     unwrap<AppSubscription[], { nextCursor: string | null }>(
       api.GET("/api/v1/dashboard/apps/{clientId}/webhooks", {
@@ -506,8 +507,9 @@ function Subscriptions({ clientId }: { clientId: string }) {
   return (
     <Panel title="Webhook subscriptions">
       <p className="muted">
-        Your app rotates a subscription's signing secret with{" "}
-        <code>POST /api/v1/apps/api/webhooks/&#123;id&#125;/secret</code> (or{" "}
+        Each subscription's webhooks are written at its own API version (change it with{" "}
+        <code>PATCH /api/v1/apps/api/webhooks/&#123;id&#125;</code>). Your app rotates a subscription's
+        signing secret with <code>POST /api/v1/apps/api/webhooks/&#123;id&#125;/secret</code> (or{" "}
         <code>merchant-platform rotate-secret &lt;id&gt;</code>); for a while after, deliveries are signed
         with the old and the new secret (a day by default).
       </p>
@@ -515,7 +517,15 @@ function Subscriptions({ clientId }: { clientId: string }) {
         list={list}
         noun="subscriptions"
         empty="No subscriptions yet: your app subscribes with the Admin API."
-        headers={["Event", "Store", "Target", "Filter and fields", "Subscribed", "Secret rotated"]}
+        headers={[
+          "Event",
+          "Store",
+          "Target",
+          "Filter and fields",
+          "API version",
+          "Subscribed",
+          "Secret rotated",
+        ]}
       >
         {(s) => (
           <tr key={s.id}>
@@ -538,6 +548,9 @@ function Subscriptions({ clientId }: { clientId: string }) {
               )}
               <br />
               {s.fields === null ? "All fields" : `Fields: ${s.fields.join(", ")} (and id)`}
+            </td>
+            <td data-label="API version">
+              <VersionLabel version={s.apiVersion} versions={versions.data} />
             </td>
             <td data-label="Subscribed" className="small">
               {when(s.createdAt)}
