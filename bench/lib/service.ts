@@ -212,12 +212,15 @@ export async function startFloor(env: Record<string, string>): Promise<Proc> {
  */
 export async function startVersioned(env: Record<string, string>): Promise<Proc> {
   const port = await freePort();
+  const start = startCommand();
   return startProcess({
     name: "api, versioned",
     script: join(ROOT, "bench", "lib", "versioned-service.ts"),
-    nodeArgs: startCommand().nodeArgs,
+    nodeArgs: start.nodeArgs,
     port,
     env: {
+      // The start script's environment (the allocator's settings, the compile cache), as the API's.
+      ...start.env,
       HOST: "127.0.0.1",
       PORT: String(port),
       METRICS_PORT: "0",

@@ -83,26 +83,40 @@ export function createApiVersions(versions: readonly VersionSpec[]) {
     }),
   );
 
+  // Each version's instants, parsed once (every request asks for a status).
+  const instants = versions.map((v) => ({
+    released: dateOf(v.version)!.getTime(),
+    deprecated: v.deprecation ? dateOf(v.deprecation.at)!.getTime() : Number.POSITIVE_INFINITY,
+    sunset: v.deprecation ? dateOf(v.deprecation.sunset)!.getTime() : Number.POSITIVE_INFINITY,
+  }));
+
   /**
    * Versions released by `now` (a version dated later is not served yet). The first is always
    * released: it is the API the service started with, whatever the clock says.
    */
-  const released = (now: Date) => versions.filter((v, i) => i === 0 || dateOf(v.version)! <= now);
+  const released = (now: Date) => versions.filter((_v, i) => i === 0 || instants[i]!.released <= now.getTime());
+
+  /** The index of the newest version released by `now` (the first is always released). */
+  function currentIndex(now: Date): number {
+    const t = now.getTime();
+    let i = versions.length - 1;
+    while (i > 0 && instants[i]!.released > t) i--;
+    return i;
+  }
 
   function current(now: Date): string {
-    const out = released(now);
-    // The first version is always released: it is the API the service started with.
-    return (out.at(-1) ?? versions[0]!).version;
+    return versions[currentIndex(now)]!.version;
   }
 
   function statusOf(version: string, now: Date): VersionStatus | null {
     const i = byName.get(version);
     if (i === undefined) return null;
-    const v = versions[i]!;
-    if (dateOf(v.version)! > now && i > 0) return null;
-    if (v.version === current(now)) return Status.current;
-    if (v.deprecation && dateOf(v.deprecation.sunset)! <= now) return Status.retired;
-    if (v.deprecation && dateOf(v.deprecation.at)! <= now) return Status.deprecated;
+    const t = now.getTime();
+    const at = instants[i]!;
+    if (at.released > t && i > 0) return null;
+    if (i === currentIndex(now)) return Status.current;
+    if (at.sunset <= t) return Status.retired;
+    if (at.deprecated <= t) return Status.deprecated;
     return Status.supported;
   }
 
@@ -134,8 +148,8 @@ export function createApiVersions(versions: readonly VersionSpec[]) {
     /** The deprecation of a version, when it is deprecated now (for the Deprecation and Sunset headers). */
     deprecationOf(version: string, now: Date): { at: Date; sunset: Date } | null {
       if (statusOf(version, now) !== Status.deprecated) return null;
-      const d = versions[byName.get(version)!]!.deprecation!;
-      return { at: dateOf(d.at)!, sunset: dateOf(d.sunset)! };
+      const at = instants[byName.get(version)!]!;
+      return { at: new Date(at.deprecated), sunset: new Date(at.sunset) };
     },
     /**
      * The version a request is served at: the `Api-Version` header when sent, else the
