@@ -19,8 +19,7 @@ import { Scope } from "../src/contracts/index.ts";
 import { openDatabase } from "../src/db/client.ts";
 import { migrate } from "../src/db/migrate.ts";
 import { createPlatform } from "../src/platform.ts";
-import { installedApp } from "../test/apps-harness.ts";
-import { Client } from "../test/harness.ts";
+import { Client, installedApp } from "../test/legacy-client.ts";
 
 const url = process.env.BENCH_DATABASE_URL;
 if (!url) throw new Error("Set BENCH_DATABASE_URL (PostgreSQL).");

@@ -107,7 +107,7 @@ export async function benchRecover(options: RecoverBenchOptions): Promise<Recove
   const { migrate } = await import("../src/db/migrate.ts");
   const { createPlatform } = await import("../src/platform.ts");
   const { buildApp } = await import("../src/app.ts");
-  const { installedApp } = await import("../test/apps-harness.ts");
+  const { installedApp } = await import("../test/legacy-client.ts");
   const schema = `bench_rec_${randomBytes(4).toString("hex")}`;
   const secretsKey = randomBytes(32).toString("base64");
   const common = {

@@ -268,7 +268,7 @@ export async function benchWebhooks(options: WebhookBenchOptions): Promise<Webho
   const { migrate } = await import("../src/db/migrate.ts");
   const { createPlatform } = await import("../src/platform.ts");
   const { buildApp } = await import("../src/app.ts");
-  const { installedApp } = await import("../test/apps-harness.ts");
+  const { installedApp } = await import("../test/legacy-client.ts");
   const schema = `bench_wh_${randomBytes(4).toString("hex")}`;
   const secretsKey = randomBytes(32).toString("base64");
   const config = loadConfig({

@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { ORDER_STATUSES, type OrderStatus } from "../src/contracts/statuses.ts";
-import { createTestContext, merchantWithStore, outbox, type TestContext } from "../test/harness.ts";
+import { createTestContext, outbox, type TestContext } from "../test/harness.ts";
+import { merchantWithStore } from "../test/legacy-client.ts";
 import { parseRate, SimulateError, simulate } from "./simulate.ts";
 
 describe("store traffic simulator", () => {

@@ -4,8 +4,8 @@ import { Redis } from "ioredis";
 import { buildApp } from "../src/app.ts";
 import type { App } from "../src/lib/http/types.ts";
 import { createPlatform } from "../src/platform.ts";
-import { installedApp } from "./apps-harness.ts";
-import { Client, createTestContext, errorCode, TEST_REDIS_URL, type TestContext } from "./harness.ts";
+import { createTestContext, TEST_REDIS_URL, type TestContext } from "./harness.ts";
+import { Client, errorCode, installedApp } from "./legacy-client.ts";
 import { redisSkipReason } from "./requirements.ts";
 
 const LIMIT = 180;

@@ -4,14 +4,8 @@ import { readFileSync } from "node:fs";
 import { after, before, describe, it } from "node:test";
 import { sql } from "kysely";
 import { MAX_ACTIVE_KEYS_PER_STORE } from "../src/contracts/limits.ts";
-import {
-  Client,
-  createTestContext,
-  errorCode,
-  type Json,
-  merchantWithStore,
-  type TestContext,
-} from "./harness.ts";
+import { createTestContext, type TestContext } from "./harness.ts";
+import { Client, errorCode, type Json, merchantWithStore } from "./legacy-client.ts";
 import { openApiChecker } from "./openapi-assert.ts";
 
 type Checker = Awaited<ReturnType<typeof openApiChecker>>;

@@ -1,14 +1,17 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { consent, exchange, installedApp, REDIRECT, registerApp } from "./apps-harness.ts";
+import { REDIRECT } from "./apps-harness.ts";
+import { createTestContext, type TestContext } from "./harness.ts";
 import {
   Client,
-  createTestContext,
+  consent,
   errorCode,
+  exchange,
+  installedApp,
   type Json,
   merchantWithStore,
-  type TestContext,
-} from "./harness.ts";
+  registerApp,
+} from "./legacy-client.ts";
 
 describe("app integration: the whole life of an app", () => {
   let ctx: TestContext;

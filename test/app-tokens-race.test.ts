@@ -2,8 +2,17 @@ import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { after, before, describe, it } from "node:test";
 import pg from "pg";
-import { consent, exchange, installedApp, REDIRECT, registerApp } from "./apps-harness.ts";
-import { Client, createTestContext, errorCode, merchantWithStore, type TestContext } from "./harness.ts";
+import { REDIRECT } from "./apps-harness.ts";
+import { createTestContext, type TestContext } from "./harness.ts";
+import {
+  Client,
+  consent,
+  errorCode,
+  exchange,
+  installedApp,
+  merchantWithStore,
+  registerApp,
+} from "./legacy-client.ts";
 
 type Installed = Awaited<ReturnType<typeof installedApp>>;
 

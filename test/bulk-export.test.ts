@@ -7,15 +7,8 @@ import { gunzipSync } from "node:zlib";
 import { createAdminClient, createDeveloperClient } from "@merchant-platform/sdk";
 import { sql } from "kysely";
 import { run as runCli } from "../packages/cli/src/commands.ts";
-import { installedApp } from "./apps-harness.ts";
-import {
-  Client,
-  createTestContext,
-  errorCode,
-  type Json,
-  merchantWithStore,
-  type TestContext,
-} from "./harness.ts";
+import { createTestContext, type TestContext } from "./harness.ts";
+import { Client, errorCode, installedApp, type Json, merchantWithStore } from "./legacy-client.ts";
 import { openApiChecker } from "./openapi-assert.ts";
 
 /**

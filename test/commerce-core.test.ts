@@ -1,13 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import {
-  Client,
-  createTestContext,
-  type Json,
-  merchantWithStore,
-  outbox,
-  type TestContext,
-} from "./harness.ts";
+import { createTestContext, outbox, type TestContext } from "./harness.ts";
+import { Client, type Json, merchantWithStore } from "./legacy-client.ts";
 import { openApiChecker } from "./openapi-assert.ts";
 
 /**

@@ -1,13 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import {
-  Client,
-  createTestContext,
-  errorCode,
-  merchantWithStore,
-  type TestContext,
-  uniqueEmail,
-} from "./harness.ts";
+import { createTestContext, type TestContext, uniqueEmail } from "./harness.ts";
+import { Client, errorCode, merchantWithStore } from "./legacy-client.ts";
 
 describe("dashboard: accounts and sessions", () => {
   let ctx: TestContext;

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { createTestContext, errorCode, merchantWithStore, outbox, type TestContext } from "./harness.ts";
+import { createTestContext, outbox, type TestContext } from "./harness.ts";
+import { errorCode, merchantWithStore } from "./legacy-client.ts";
 
 describe("dashboard: stores, products, customers, orders and their events", () => {
   let ctx: TestContext;

@@ -10,7 +10,8 @@ import {
   seedDemo,
   seededRandom,
 } from "../src/modules/demo/demo-seed.ts";
-import { Client, createTestContext, type Json, type TestContext } from "./harness.ts";
+import { createTestContext, type TestContext } from "./harness.ts";
+import { Client, type Json } from "./legacy-client.ts";
 
 /**
  * The demo store (issue 23): 90 days of history made through the services, on the injected

@@ -1,13 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import {
-  Client,
-  createTestContext,
-  errorCode,
-  merchantWithStore,
-  Response_,
-  type TestContext,
-} from "./harness.ts";
+import { createTestContext, type TestContext } from "./harness.ts";
+import { Client, errorCode, merchantWithStore, Response_ } from "./legacy-client.ts";
 import { openApiChecker } from "./openapi-assert.ts";
 
 type Checker = Awaited<ReturnType<typeof openApiChecker>>;

@@ -7,7 +7,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { createSampleApp } from "../examples/sample-app/src/app.ts";
-import { createTestContext, merchantWithStore, type TestContext } from "./harness.ts";
+import { createTestContext, type TestContext } from "./harness.ts";
+import { merchantWithStore } from "./legacy-client.ts";
 
 const CLI = join(import.meta.dirname, "..", "packages", "cli", "dist", "cli.js");
 

@@ -9,16 +9,17 @@ import { parseSecretsKey } from "../src/lib/secrets-key.ts";
 import { responseSealingKey } from "../src/modules/idempotency/idempotency-fingerprint.ts";
 import { createDeliveryLogRepo } from "../src/modules/webhooks/deliveries-repo.ts";
 import { createDeliveryRepo } from "../src/modules/webhooks/delivery/delivery-repo.ts";
-import { consent, exchange, REDIRECT, registerApp } from "./apps-harness.ts";
+import { REDIRECT } from "./apps-harness.ts";
+import { createTestContext, TEST_DATABASE_URL, type TestContext } from "./harness.ts";
 import {
   Client,
-  createTestContext,
+  consent,
+  exchange,
   type Json,
   merchantWithStore,
   type Response_,
-  TEST_DATABASE_URL,
-  type TestContext,
-} from "./harness.ts";
+  registerApp,
+} from "./legacy-client.ts";
 import { startReceiver } from "./receiver.ts";
 import { createWebhookContext, waitUntil } from "./webhooks-harness.ts";
 

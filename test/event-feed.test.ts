@@ -4,7 +4,8 @@ import { sql } from "kysely";
 import { EVENT } from "../src/contracts/index.ts";
 import { createEventRecorder } from "../src/modules/events/events-repo.ts";
 import { createFeedRepo, createFeedSequencer } from "../src/modules/events/feed-repo.ts";
-import { createTestContext, merchantWithStore, TEST_DATABASE_URL, type TestContext } from "./harness.ts";
+import { createTestContext, TEST_DATABASE_URL, type TestContext } from "./harness.ts";
+import { merchantWithStore } from "./legacy-client.ts";
 
 /**
  * The store's event feed is gap-free: positions are given after commit, one sequencer at a time

@@ -4,8 +4,8 @@ import { after, before, describe, it } from "node:test";
 import { createAdminClient } from "@merchant-platform/sdk";
 import { sql } from "kysely";
 import { run as runCli } from "../packages/cli/src/commands.ts";
-import { installedApp } from "./apps-harness.ts";
 import type { Json } from "./harness.ts";
+import { installedApp } from "./legacy-client.ts";
 import { createWebhookContext, waitUntil } from "./webhooks-harness.ts";
 
 type Ctx = Awaited<ReturnType<typeof createWebhookContext>>;

@@ -6,15 +6,8 @@ import { buildApp } from "../src/app.ts";
 import type { Config } from "../src/config.ts";
 import type { App } from "../src/lib/http/types.ts";
 import { connectRedis, createPlatform, type Platform } from "../src/platform.ts";
-import { installedApp } from "./apps-harness.ts";
-import {
-  Client,
-  createTestContext,
-  type Json,
-  merchantWithStore,
-  type Response_,
-  type TestContext,
-} from "./harness.ts";
+import { createTestContext, type TestContext } from "./harness.ts";
+import { Client, installedApp, type Json, merchantWithStore, type Response_ } from "./legacy-client.ts";
 import { type RedisServer, startRedisServer } from "./redis-server.ts";
 import { redisServerSkipReason } from "./requirements.ts";
 import { waitUntil } from "./webhooks-harness.ts";

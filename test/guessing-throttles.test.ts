@@ -5,15 +5,9 @@ import { buildApp } from "../src/app.ts";
 import type { App } from "../src/lib/http/types.ts";
 import { argon2idPasswords } from "../src/modules/accounts/password.ts";
 import { createPlatform } from "../src/platform.ts";
-import { REDIRECT, registerApp } from "./apps-harness.ts";
-import {
-  createTestContext,
-  errorCode,
-  merchantWithStore,
-  Response_,
-  type TestContext,
-  uniqueEmail,
-} from "./harness.ts";
+import { REDIRECT } from "./apps-harness.ts";
+import { createTestContext, type TestContext, uniqueEmail } from "./harness.ts";
+import { errorCode, merchantWithStore, Response_, registerApp } from "./legacy-client.ts";
 
 const LOGIN = "/api/v1/dashboard/auth/login";
 const MAX_LOGIN_FAILURES = 3;

@@ -1,6 +1,7 @@
+import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
-import type { LightMyRequestResponse } from "fastify";
 import { Redis } from "ioredis";
+import createClient, { type Client as FetchClient } from "openapi-fetch";
 import pg from "pg";
 import { buildApp } from "../src/app.ts";
 import { loadConfig } from "../src/config.ts";
@@ -13,6 +14,7 @@ import { seedDemo } from "../src/modules/demo/demo-seed.ts";
 import type { VersionSpec } from "../src/modules/versions/api-versions.ts";
 import { createPlatform, type Platform } from "../src/platform.ts";
 import { demoTemplate, embeddedTemplate } from "./db-template.ts";
+import type { components, paths } from "./generated/api.ts";
 
 /**
  * Test harness: a real application on a real database. By default an in-memory embedded
@@ -144,64 +146,164 @@ export async function dropSchema(schema: string): Promise<void> {
 // biome-ignore lint/suspicious/noExplicitAny: test code reads response bodies loosely.
 export type Json = Record<string, any>;
 
-/** A JSON client over app.inject that keeps a session cookie, like a browser. */
-export class Client {
+/** A session cookie kept between requests, like a browser's: shared by clients made with the same jar. */
+export interface CookieJar {
   cookie: string | undefined;
-  readonly app: App;
-  readonly headers: Record<string, string>;
-  constructor(app: App, headers: Record<string, string> = {}) {
-    this.app = app;
-    this.headers = headers;
-  }
-
-  async request(method: string, url: string, body?: unknown, headers: Record<string, string> = {}) {
-    const res = await this.app.inject({
-      method: method as "GET",
-      url,
-      headers: {
-        ...(method !== "GET" ? { "content-type": "application/json" } : {}),
-        ...(this.cookie ? { cookie: this.cookie } : {}),
-        ...this.headers,
-        ...headers,
-      },
-      ...(body !== undefined ? { payload: typeof body === "string" ? body : JSON.stringify(body) } : {}),
-    });
-    const setCookie = res.cookies.find((c) => c.name === "mp_session");
-    if (setCookie) this.cookie = setCookie.value ? `mp_session=${setCookie.value}` : undefined;
-    return new Response_(res);
-  }
-  get = (url: string, headers?: Record<string, string>) => this.request("GET", url, undefined, headers);
-  post = (url: string, body?: unknown, headers?: Record<string, string>) =>
-    this.request("POST", url, body ?? {}, headers);
-  patch = (url: string, body?: unknown, headers?: Record<string, string>) =>
-    this.request("PATCH", url, body, headers);
-  delete = (url: string, headers?: Record<string, string>) => this.request("DELETE", url, undefined, headers);
 }
 
-export class Response_ {
-  readonly status: number;
-  readonly body: Json;
-  readonly headers: LightMyRequestResponse["headers"];
-  readonly raw: LightMyRequestResponse;
-  constructor(raw: LightMyRequestResponse) {
-    this.raw = raw;
-    this.status = raw.statusCode;
-    this.headers = raw.headers;
-    try {
-      this.body = raw.json();
-    } catch {
-      this.body = { text: raw.body };
+/**
+ * The typed client the tests call the application through: openapi-fetch's client typed by the
+ * `paths` generated from the committed openapi.json (`npm run generate:test` writes
+ * test/generated/api.ts, as the dashboard and the SDK generate theirs), so a test that reads a
+ * field the document does not have fails the type check. `target` is the application (each
+ * request through `app.inject`, no port) or a base URL (real HTTP to a running process).
+ *
+ * It behaves as a browser would for the dashboard: the session cookie set by sign-up or login
+ * (`mp_session`) is kept in `jar` and sent on later requests; every request that is not a GET says
+ * `Content-Type: application/json` (the dashboard's CSRF rule) and a POST without a body sends
+ * `{}`, as the dashboard does. `headers` go on every request (a bearer token, an API key pair);
+ * a call's own `headers` (an Idempotency-Key) win over them, and both over the jar's cookie.
+ *
+ *   const c = apiClient(ctx.app);
+ *   const res = await c.GET("/api/v1/dashboard/stores/{slug}/products/{id}", { params: { path: { slug, id } } });
+ *   ok(res).data.title;                       // asserts 200 and returns the typed body
+ *   res.response.status; res.response.headers.get("etag"); text(res);   // status, headers, raw text
+ */
+export type Api = FetchClient<paths> & { readonly jar: CookieJar };
+
+export function apiClient(
+  target: App | string,
+  options: { headers?: Record<string, string>; jar?: CookieJar } = {},
+): Api {
+  const jar = options.jar ?? { cookie: undefined };
+  const client = createClient<paths>({
+    baseUrl: typeof target === "string" ? target : "http://localhost",
+    fetch: typeof target === "string" ? httpTransport(jar) : injectTransport(target, jar),
+    headers: options.headers ?? {},
+  });
+  return Object.assign(client, { jar });
+}
+
+/** The raw text of every answer the typed clients received, by its Response. */
+const rawText = new WeakMap<Response, string>();
+
+/** The body of an answer as the server wrote it: what a test prints, or reads when it is not JSON. */
+export function text(res: { response: Response } | Response): string {
+  const response = res instanceof Response ? res : res.response;
+  return rawText.get(response) ?? "";
+}
+
+/** The request as the browser-like client sends it: the jar's cookie, JSON writes, `{}` for a bodiless POST. */
+async function outgoing(request: Request, jar: CookieJar) {
+  const headers = new Headers(request.headers);
+  if (jar.cookie && !headers.has("cookie")) headers.set("cookie", jar.cookie);
+  if (request.method !== "GET" && !headers.has("content-type"))
+    headers.set("content-type", "application/json");
+  const body = request.body ? Buffer.from(await request.arrayBuffer()) : undefined;
+  return { headers, body: body ?? (request.method === "POST" ? Buffer.from("{}") : undefined) };
+}
+
+/** Keeps the session cookie an answer sets (an expired one clears the jar, as logout does). */
+function keepCookie(jar: CookieJar, setCookies: string[]) {
+  for (const cookie of setCookies) {
+    const [pair = ""] = cookie.split(";");
+    if (pair.startsWith("mp_session=")) jar.cookie = pair.length > "mp_session=".length ? pair : undefined;
+  }
+}
+
+/** A Response for openapi-fetch, its raw text kept for `text()`. */
+function answerOf(status: number, headers: Headers, body: Buffer | string): Response {
+  // A 204 or 304 has no body: Response refuses one.
+  const response = new Response(status === 204 || status === 304 ? null : body, { status, headers });
+  rawText.set(response, typeof body === "string" ? body : body.toString("utf8"));
+  return response;
+}
+
+function injectTransport(app: App, jar: CookieJar) {
+  return async (request: Request): Promise<Response> => {
+    const url = new URL(request.url);
+    const { headers, body } = await outgoing(request, jar);
+    const res = await app.inject({
+      method: request.method as "GET",
+      url: url.pathname + url.search,
+      headers: Object.fromEntries(headers),
+      ...(body ? { payload: body } : {}),
+    });
+    const answerHeaders = new Headers();
+    for (const [name, value] of Object.entries(res.headers)) {
+      if (value === undefined) continue;
+      for (const v of Array.isArray(value) ? value : [value]) answerHeaders.append(name, String(v));
     }
+    keepCookie(jar, answerHeaders.getSetCookie());
+    return answerOf(res.statusCode, answerHeaders, res.rawPayload);
+  };
+}
+
+function httpTransport(jar: CookieJar) {
+  return async (request: Request): Promise<Response> => {
+    const { headers, body } = await outgoing(request, jar);
+    const res = await fetch(request.url, {
+      method: request.method,
+      headers,
+      ...(body ? { body } : {}),
+      redirect: "manual",
+      // An upper bound far above any answer of a working service on a loaded machine.
+      signal: AbortSignal.timeout(60_000),
+    });
+    keepCookie(jar, res.headers.getSetCookie());
+    return answerOf(res.status, res.headers, Buffer.from(await res.arrayBuffer()));
+  };
+}
+
+/** What every typed call answers (openapi-fetch's result): the parsed body as `data` or `error`, and the Response. */
+type Answer = { data?: unknown; error?: unknown; response: Response };
+
+/** Asserts the answer's status (200 unless told) and returns its success body, typed by the operation. */
+export function ok<A extends Answer>(res: A, status = 200): NonNullable<A["data"]> {
+  assert.equal(res.response.status, status, text(res).slice(0, 1000));
+  return res.data as NonNullable<A["data"]>;
+}
+
+/** The JSON request body of an operation, as the document types it. */
+export type RequestBody<P extends keyof paths, M extends keyof paths[P]> = paths[P][M] extends {
+  requestBody?: { content: { "application/json": infer B } };
+}
+  ? B
+  : never;
+
+/** A scope an app asks for, from the document's closed list. */
+export type Scope = RequestBody<"/api/v1/dashboard/apps", "post">["scopes"][number];
+
+/** The platform's error codes, from the document's closed list (`Error.error.code`). */
+export type ErrorCode = components["schemas"]["Error"]["error"]["code"];
+
+/** Asserts the failure envelope's shape and returns its error code. */
+export function errorCode(res: Answer): ErrorCode {
+  const b = res.error as Partial<components["schemas"]["Error"]> | undefined;
+  if (
+    b?.success !== false ||
+    typeof b.message !== "string" ||
+    typeof b.error?.code !== "string" ||
+    typeof b.error?.message !== "string"
+  ) {
+    throw new Error(`not a failure envelope (${res.response.status}): ${text(res).slice(0, 300)}`);
   }
-  get data(): Json {
-    return this.body.data;
-  }
-  /** The body without the request's own id (`error.requestId`): what two answers compare on. */
-  get answer(): Json {
-    if (!this.body?.error || typeof this.body.error !== "object") return this.body;
-    const { requestId: _id, ...error } = this.body.error as Json;
-    return { ...this.body, error };
-  }
+  return b.error.code;
+}
+
+/** The body without the request's own id (`error.requestId`): what two answers compare on. */
+export function answer(res: Answer): unknown {
+  const body = res.data ?? res.error;
+  if (
+    !body ||
+    typeof body !== "object" ||
+    !("error" in body) ||
+    !body.error ||
+    typeof body.error !== "object"
+  )
+    return body;
+  const { requestId: _id, ...error } = body.error as { requestId?: unknown };
+  return { ...body, error };
 }
 
 let counter = 0;
@@ -209,27 +311,28 @@ export function uniqueEmail(prefix = "merchant"): string {
   return `${prefix}-${Date.now()}-${counter++}@example.com`;
 }
 
-/** Signs up a merchant with a store; returns the logged-in client and the store's slug. */
+/** Signs up a merchant with a store; returns the signed-in client (`api`) and the store's slug. */
 export async function merchantWithStore(app: App, slug?: string) {
-  const client = new Client(app);
+  const client = apiClient(app);
   const email = uniqueEmail();
   const password = "correct horse battery";
-  const signup = await client.post("/api/v1/dashboard/auth/signup", {
-    email,
-    password,
-    name: "Test Merchant",
+  const signup = await client.POST("/api/v1/dashboard/auth/signup", {
+    body: { email, password, name: "Test Merchant" },
   });
-  if (signup.status !== 201)
-    throw new Error(`signup failed: ${signup.status} ${JSON.stringify(signup.body)}`);
+  if (signup.response.status !== 201)
+    throw new Error(`signup failed: ${signup.response.status} ${text(signup)}`);
   const storeSlug = slug ?? `store-${randomBytes(4).toString("hex")}`;
-  const store = await client.post("/api/v1/dashboard/stores", { name: "Test Store", slug: storeSlug });
-  if (store.status !== 201) throw new Error(`store failed: ${store.status} ${JSON.stringify(store.body)}`);
+  const store = await client.POST("/api/v1/dashboard/stores", {
+    body: { name: "Test Store", slug: storeSlug },
+  });
+  if (store.response.status !== 201 || !store.data)
+    throw new Error(`store failed: ${store.response.status} ${text(store)}`);
   return {
     client,
     email,
     password,
     slug: storeSlug,
-    store: store.data,
+    store: store.data.data,
     base: `/api/v1/dashboard/stores/${storeSlug}`,
   };
 }
@@ -239,20 +342,6 @@ export async function outbox(platform: Platform, storeId?: string) {
   let q = platform.db.selectFrom("events").selectAll().orderBy("seq");
   if (storeId) q = q.where("store_id", "=", storeId);
   return q.execute();
-}
-
-/** Asserts the failure envelope shape; returns the error code. */
-export function errorCode(res: Response_): string {
-  const b = res.body;
-  if (
-    b.success !== false ||
-    typeof b.message !== "string" ||
-    typeof b.error?.code !== "string" ||
-    typeof b.error?.message !== "string"
-  ) {
-    throw new Error(`not a failure envelope (${res.status}): ${JSON.stringify(b).slice(0, 300)}`);
-  }
-  return b.error.code;
 }
 
 /**

@@ -3,17 +3,15 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { after, before, describe, it } from "node:test";
 import { buildApp } from "../src/app.ts";
 import { createPlatform } from "../src/platform.ts";
-import { installedApp } from "./apps-harness.ts";
+import { createTestContext, outbox, type TestContext } from "./harness.ts";
 import {
   Client,
-  createTestContext,
   errorCode,
+  installedApp,
   type Json,
   merchantWithStore,
-  outbox,
   type Response_,
-  type TestContext,
-} from "./harness.ts";
+} from "./legacy-client.ts";
 import { openApiChecker } from "./openapi-assert.ts";
 import { fetchDocument, operationsOf } from "./openapi-doc.ts";
 import { rawRequest } from "./raw-http.ts";

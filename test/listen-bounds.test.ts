@@ -5,8 +5,8 @@ import { sql } from "kysely";
 import { Agent, fetch } from "undici";
 import { EVENTS } from "../src/contracts/events.ts";
 import { EVENTS_CHANNEL } from "../src/modules/events/events-repo.ts";
-import { installedApp } from "./apps-harness.ts";
-import { Client, createTestContext, type Json, type TestContext } from "./harness.ts";
+import { createTestContext, type TestContext } from "./harness.ts";
+import { Client, installedApp, type Json } from "./legacy-client.ts";
 import { waitUntil } from "./webhooks-harness.ts";
 
 interface SseMessage {

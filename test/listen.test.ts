@@ -4,8 +4,8 @@ import { after, before, describe, it } from "node:test";
 import { type ListenMessage, listen, verifyWebhook } from "@merchant-platform/sdk";
 import { sql } from "kysely";
 import { EVENTS_CHANNEL } from "../src/modules/events/events-repo.ts";
-import { installedApp } from "./apps-harness.ts";
-import { createTestContext, type Json, type TestContext } from "./harness.ts";
+import { createTestContext, type TestContext } from "./harness.ts";
+import { installedApp, type Json } from "./legacy-client.ts";
 import { waitUntil } from "./webhooks-harness.ts";
 
 type Webhook = Extract<ListenMessage, { type: "webhook" }>;

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { installedApp, REDIRECT } from "./apps-harness.ts";
-import { Client, createTestContext, type Json, merchantWithStore, type TestContext } from "./harness.ts";
+import { REDIRECT } from "./apps-harness.ts";
+import { createTestContext, type TestContext } from "./harness.ts";
+import { Client, installedApp, type Json, merchantWithStore } from "./legacy-client.ts";
 import { openApiChecker } from "./openapi-assert.ts";
 
 /**

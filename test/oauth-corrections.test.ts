@@ -1,15 +1,18 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { consent, exchange, installedApp, REDIRECT, registerApp } from "./apps-harness.ts";
+import { REDIRECT } from "./apps-harness.ts";
+import { createTestContext, type TestContext } from "./harness.ts";
 import {
   Client,
-  createTestContext,
+  consent,
   errorCode,
+  exchange,
+  installedApp,
   type Json,
   merchantWithStore,
   Response_,
-  type TestContext,
-} from "./harness.ts";
+  registerApp,
+} from "./legacy-client.ts";
 
 const ISSUER = "https://platform.example.com";
 const VERIFIER = "v".repeat(43);

@@ -2,8 +2,9 @@ import assert from "node:assert/strict";
 import { createServer } from "node:net";
 import { after, before, describe, it } from "node:test";
 import * as oauth from "oauth4webapi";
-import { consent, REDIRECT, registerApp } from "./apps-harness.ts";
-import { createTestContext, merchantWithStore, type TestContext } from "./harness.ts";
+import { REDIRECT } from "./apps-harness.ts";
+import { createTestContext, type TestContext } from "./harness.ts";
+import { consent, merchantWithStore, registerApp } from "./legacy-client.ts";
 
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

@@ -1,7 +1,8 @@
 import { Ajv, type ValidateFunction } from "ajv";
 import addFormats from "ajv-formats";
 import type { App } from "../src/lib/http/types.ts";
-import type { Client, Json, Response_ } from "./harness.ts";
+import type { Api, Json } from "./harness.ts";
+import type { Client } from "./legacy-client.ts";
 import { fetchDocument, inlineRefs, operationsOf } from "./openapi-doc.ts";
 
 /**
@@ -10,11 +11,17 @@ import { fetchDocument, inlineRefs, operationsOf } from "./openapi-doc.ts";
  * the status itself must be documented.
  *
  *   const spec = await openApiChecker(ctx.app);
- *   const api = spec.watch(new Client(ctx.app, headers)); // every response it gets is checked
- *   spec.check("GET", "/api/v1/developer/store", res);    // or one response, by path template
+ *   const client = spec.watch(api(ctx.app, { headers })); // every response it gets is checked
+ *   spec.check("GET", "/api/v1/developer/store", { status, body }); // or one answer, by path template
  *
  * With `version`, against that API version's document (the client sends that version).
  */
+/** An answer as the checker reads it: its status and its parsed body. */
+interface Observed {
+  status: number;
+  body: unknown;
+}
+
 export async function openApiChecker(app: App, options: { version?: string } = {}) {
   const doc = await fetchDocument(app, options.version);
   const ajv = new Ajv({ strict: false, allErrors: true });
@@ -53,7 +60,7 @@ export async function openApiChecker(app: App, options: { version?: string } = {
       return found.path;
     },
     /** Throws when `res` does not match the documented response of `method path` (path as in the document). */
-    check(method: string, path: string, res: Response_) {
+    check(method: string, path: string, res: Observed) {
       const op = doc.paths[path]?.[method.toLowerCase()];
       if (!op) throw new Error(`no operation ${method} ${path} in the OpenAPI document`);
       const response = op.responses[String(res.status)];
@@ -69,11 +76,26 @@ export async function openApiChecker(app: App, options: { version?: string } = {
       }
     },
     /** check() for a concrete URL. */
-    checkUrl(method: string, url: string, res: Response_) {
+    checkUrl(method: string, url: string, res: Observed) {
       checker.check(method, checker.operationPath(method, url), res);
     },
     /** Makes `client` check every response it receives against the document; returns it. */
-    watch<C extends Client>(client: C): C {
+    watch<C extends Api | Client>(client: C): C {
+      if ("use" in client) {
+        client.use({
+          async onResponse({ request, response, schemaPath }) {
+            const raw = await response.clone().text();
+            let body: unknown = raw;
+            try {
+              body = JSON.parse(raw);
+            } catch {
+              // not JSON: a documented JSON answer will not match it
+            }
+            checker.check(request.method, schemaPath, { status: response.status, body });
+          },
+        });
+        return client;
+      }
       const request = client.request.bind(client);
       client.request = async (method, url, body, headers) => {
         const res = await request(method, url, body, headers);

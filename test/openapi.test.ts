@@ -9,7 +9,8 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { EVENT_NAMES } from "../src/contracts/index.ts";
 import { ERROR_CODES } from "../src/lib/errors.ts";
-import { createTestContext, type Json, merchantWithStore, type TestContext } from "./harness.ts";
+import { createTestContext, type TestContext } from "./harness.ts";
+import { type Json, merchantWithStore } from "./legacy-client.ts";
 import { fetchDocument, inlineRefs, isRfc, type Operation, operationsOf } from "./openapi-doc.ts";
 
 /**

@@ -8,8 +8,8 @@ import pino from "pino";
 import { Webhook as StandardWebhook } from "standardwebhooks";
 import { run } from "../packages/cli/src/commands.ts";
 import { listenForEvents } from "../src/modules/webhooks/delivery/notifications.ts";
-import { consent, exchange, REDIRECT } from "./apps-harness.ts";
-import { Client, type Json, merchantWithStore } from "./harness.ts";
+import { REDIRECT } from "./apps-harness.ts";
+import { Client, consent, exchange, type Json, merchantWithStore } from "./legacy-client.ts";
 import { type Received, startReceiver } from "./receiver.ts";
 import { createWebhookContext, waitUntil } from "./webhooks-harness.ts";
 

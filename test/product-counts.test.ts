@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { sql } from "kysely";
 import { listMigrations, migrate } from "../src/db/migrate.ts";
-import { Client, createTestContext, merchantWithStore, type TestContext } from "./harness.ts";
+import { createTestContext, type TestContext } from "./harness.ts";
+import { Client, merchantWithStore } from "./legacy-client.ts";
 
 const DEV = "/api/v1/developer";
 const MIGRATION = listMigrations().find((name) => name.endsWith("_count_products_per_store.sql"));

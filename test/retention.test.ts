@@ -3,8 +3,8 @@ import { after, before, describe, it } from "node:test";
 import { sql } from "kysely";
 import pg from "pg";
 import { createRetention } from "../src/modules/retention/retention-repo.ts";
-import { installedApp } from "./apps-harness.ts";
-import { Client, createTestContext, TEST_DATABASE_URL, type TestContext } from "./harness.ts";
+import { createTestContext, TEST_DATABASE_URL, type TestContext } from "./harness.ts";
+import { Client, installedApp } from "./legacy-client.ts";
 import { startReceiver } from "./receiver.ts";
 import { createWebhookContext, waitUntil } from "./webhooks-harness.ts";
 

@@ -6,15 +6,9 @@ import addFormats from "ajv-formats";
 import { ERROR_CODES } from "../src/lib/errors.ts";
 import type { App } from "../src/lib/http/types.ts";
 import { REDIRECT } from "./apps-harness.ts";
-import {
-  Client,
-  createTestContext,
-  injectAny,
-  type Json,
-  merchantWithStore,
-  type TestContext,
-} from "./harness.ts";
+import { createTestContext, injectAny, type TestContext } from "./harness.ts";
 import { HOSTILE_TEXT } from "./hostile-inputs.ts";
+import { Client, type Json, merchantWithStore } from "./legacy-client.ts";
 import { fetchDocument, inlineRefs, isRfc, type Operation, operationsOf } from "./openapi-doc.ts";
 import { rawRequest } from "./raw-http.ts";
 

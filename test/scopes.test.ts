@@ -3,15 +3,9 @@ import { after, before, describe, it } from "node:test";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { SCOPE_NAMES, STORE_SCOPE_NAMES } from "../src/contracts/scopes.ts";
 import { KEY_SCOPE_NAMES } from "../src/modules/api-keys/api-keys-schemas.ts";
-import { consent, exchange, REDIRECT } from "./apps-harness.ts";
-import {
-  Client,
-  createTestContext,
-  injectAny,
-  type Json,
-  merchantWithStore,
-  type TestContext,
-} from "./harness.ts";
+import { REDIRECT } from "./apps-harness.ts";
+import { createTestContext, injectAny, type TestContext } from "./harness.ts";
+import { Client, consent, exchange, type Json, merchantWithStore } from "./legacy-client.ts";
 import { openApiChecker } from "./openapi-assert.ts";
 import { inlineRefs, type Operation, operationsOf } from "./openapi-doc.ts";
 

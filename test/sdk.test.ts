@@ -18,8 +18,9 @@ import {
   type VerifiedWebhook,
 } from "@merchant-platform/sdk";
 import Fastify from "fastify";
-import { REDIRECT, registerApp } from "./apps-harness.ts";
-import { createTestContext, merchantWithStore, type TestContext } from "./harness.ts";
+import { REDIRECT } from "./apps-harness.ts";
+import { createTestContext, type TestContext } from "./harness.ts";
+import { merchantWithStore, registerApp } from "./legacy-client.ts";
 
 /**
  * The SDK (packages/sdk, as built by `npm install`) against the real platform over HTTP: the whole

@@ -2,8 +2,8 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { sql } from "kysely";
 import { SKU_MATCHES_AS_IDS } from "../src/modules/products/products-repo.ts";
-import { installedApp } from "./apps-harness.ts";
-import { type Client, createTestContext, type Json, merchantWithStore, type TestContext } from "./harness.ts";
+import { createTestContext, type TestContext } from "./harness.ts";
+import { type Client, installedApp, type Json, merchantWithStore } from "./legacy-client.ts";
 import { openApiChecker } from "./openapi-assert.ts";
 
 /**

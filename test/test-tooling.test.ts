@@ -11,15 +11,17 @@ import type { TSchema } from "typebox";
 import { Value } from "typebox/value";
 import { run } from "../packages/cli/src/commands.ts";
 import { EVENT_BY_NAME, EVENT_NAMES, EVENT_PAYLOADS, type EventName } from "../src/contracts/index.ts";
-import { consent, exchange, installedApp, REDIRECT, registerApp } from "./apps-harness.ts";
+import { REDIRECT } from "./apps-harness.ts";
+import { createTestContext, type TestContext, uniqueEmail } from "./harness.ts";
 import {
   Client,
-  createTestContext,
+  consent,
+  exchange,
+  installedApp,
   type Json,
   merchantWithStore,
-  type TestContext,
-  uniqueEmail,
-} from "./harness.ts";
+  registerApp,
+} from "./legacy-client.ts";
 import { waitUntil } from "./webhooks-harness.ts";
 
 type Webhook = Extract<ListenMessage, { type: "webhook" }>;

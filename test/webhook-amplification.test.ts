@@ -5,17 +5,8 @@ import { Redis } from "ioredis";
 import { buildApp } from "../src/app.ts";
 import type { App } from "../src/lib/http/types.ts";
 import { createPlatform } from "../src/platform.ts";
-import { installedApp } from "./apps-harness.ts";
-import {
-  Client,
-  createTestContext,
-  errorCode,
-  injectAny,
-  type Json,
-  type Response_,
-  TEST_REDIS_URL,
-  type TestContext,
-} from "./harness.ts";
+import { createTestContext, injectAny, TEST_REDIS_URL, type TestContext } from "./harness.ts";
+import { Client, errorCode, installedApp, type Json, type Response_ } from "./legacy-client.ts";
 import { redisSkipReason } from "./requirements.ts";
 import { waitUntil } from "./webhooks-harness.ts";
 

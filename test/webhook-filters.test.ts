@@ -7,8 +7,7 @@ import { after, before, describe, it } from "node:test";
 import { verifyWebhook } from "@merchant-platform/sdk";
 import { Webhook } from "standardwebhooks";
 import { run } from "../packages/cli/src/commands.ts";
-import { installedApp } from "./apps-harness.ts";
-import { errorCode, type Json } from "./harness.ts";
+import { errorCode, installedApp, type Json } from "./legacy-client.ts";
 import { type Received, startReceiver } from "./receiver.ts";
 import { createWebhookContext, waitUntil } from "./webhooks-harness.ts";
 

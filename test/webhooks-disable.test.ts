@@ -8,8 +8,8 @@ import {
   PlatformError,
   recoverWebhook,
 } from "@merchant-platform/sdk";
-import { installedApp } from "./apps-harness.ts";
 import type { Json } from "./harness.ts";
+import { installedApp } from "./legacy-client.ts";
 import { startReceiver } from "./receiver.ts";
 import { createWebhookContext, waitUntil } from "./webhooks-harness.ts";
 

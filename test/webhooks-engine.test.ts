@@ -5,8 +5,8 @@ import type {
   Completion,
   DeliveryRepo,
 } from "../src/modules/webhooks/delivery/delivery-repo.ts";
-import { installedApp } from "./apps-harness.ts";
 import { createTestContext, TEST_DATABASE_URL, type TestContext } from "./harness.ts";
+import { installedApp } from "./legacy-client.ts";
 
 /**
  * The delivery engine's batched statements against the database, with concurrent callers:

@@ -3,8 +3,8 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { installedApp } from "./apps-harness.ts";
 import { createTestContext, TEST_DATABASE_URL, type TestContext } from "./harness.ts";
+import { installedApp } from "./legacy-client.ts";
 import { startReceiver } from "./receiver.ts";
 import { waitUntil } from "./webhooks-harness.ts";
 

@@ -3,8 +3,7 @@ import { execFile } from "node:child_process";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { installedApp } from "./apps-harness.ts";
-import { errorCode, type Json } from "./harness.ts";
+import { errorCode, installedApp, type Json } from "./legacy-client.ts";
 import { type Received, startReceiver } from "./receiver.ts";
 import { createWebhookContext, waitUntil } from "./webhooks-harness.ts";
 

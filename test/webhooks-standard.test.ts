@@ -9,8 +9,16 @@ import { Webhook as StandardWebhook } from "standardwebhooks";
 import { Webhook as SvixWebhook } from "svix";
 import { run } from "../packages/cli/src/commands.ts";
 import { createSecretBox, parseSecretsKey } from "../src/lib/secret-box.ts";
-import { consent, exchange, installedApp, REDIRECT } from "./apps-harness.ts";
-import { Client, errorCode, type Json, merchantWithStore } from "./harness.ts";
+import { REDIRECT } from "./apps-harness.ts";
+import {
+  Client,
+  consent,
+  errorCode,
+  exchange,
+  installedApp,
+  type Json,
+  merchantWithStore,
+} from "./legacy-client.ts";
 import { type Received, startReceiver } from "./receiver.ts";
 import { createWebhookContext, waitUntil } from "./webhooks-harness.ts";
 

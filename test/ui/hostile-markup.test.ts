@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { Client, type Json } from "../harness.ts";
 import { ALL_MARKUP, longWord, MARKUP } from "../hostile-inputs.ts";
+import { Client, type Json } from "../legacy-client.ts";
 import { startReceiver } from "../receiver.ts";
 import { chromiumSkipReason } from "../requirements.ts";
 import { createWebhookContext, waitUntil } from "../webhooks-harness.ts";
