@@ -1,7 +1,18 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { createTestContext, outbox, type TestContext } from "./harness.ts";
-import { Client, type Json, merchantWithStore } from "./legacy-client.ts";
+import {
+  apiClient,
+  createTestContext,
+  type EventName,
+  fieldErrors,
+  type Json,
+  merchantWithStore,
+  offDocument,
+  outboxOf,
+  type RequestBody,
+  type TestContext,
+  text,
+} from "./harness.ts";
 import { openApiChecker } from "./openapi-assert.ts";
 
 /**
@@ -14,7 +25,10 @@ import { openApiChecker } from "./openapi-assert.ts";
 type Checker = Awaited<ReturnType<typeof openApiChecker>>;
 const HOUR = 3600_000;
 
-const RIYADH = {
+/** An address as the dashboard sends it (a store's, a customer's, an order's shipping address). */
+type AddressInput = NonNullable<RequestBody<"/api/v1/dashboard/stores/{slug}", "patch">["address"]>;
+
+const RIYADH: AddressInput = {
   name: "Layla Haddad",
   line1: "King Fahd Road 12",
   line2: "Floor 3",
@@ -23,7 +37,7 @@ const RIYADH = {
   country: "SA",
   phone: "+966 50 123 4567",
 };
-const BERLIN = {
+const BERLIN: AddressInput = {
   name: "Layla Haddad",
   line1: "Torstraße 1",
   city: "Berlin",
@@ -31,7 +45,7 @@ const BERLIN = {
   country: "DE",
 };
 /** An address as the API answers it: every part present, absent ones null. */
-const full = (a: Json) => ({
+const full = (a: AddressInput) => ({
   company: null,
   line2: null,
   region: null,
@@ -53,60 +67,89 @@ describe("the commerce core, for the merchant", () => {
     const m = await merchantWithStore(ctx.app);
     const client = spec.watch(m.client);
     const product = async (title: string, price: string, stock: number) => {
-      const res = await client.post(`${m.base}/products`, { title, price, stock });
-      assert.equal(res.status, 201, JSON.stringify(res.body));
-      return res.data as Json;
+      const res = await client.POST("/api/v1/dashboard/stores/{slug}/products", {
+        params: { path: { slug: m.slug } },
+        body: { title, price, stock },
+      });
+      assert.equal(res.response.status, 201, text(res));
+      return res.data!.data;
     };
-    const events = async (topic?: string) =>
-      (await outbox(ctx.platform, m.store.id)).filter((e) => !topic || e.topic === topic);
+    const events = <E extends EventName>(topic: E) => outboxOf(ctx.platform, topic, m.store.id);
     return { ...m, client, product, events };
   }
 
   it("store settings: read back by GET, shop.updated once per real change, bounded and checked", async () => {
     const s = await shop();
-    const before = await s.client.get(s.base);
-    assert.equal(before.status, 200);
+    const before = await s.client.GET("/api/v1/dashboard/stores/{slug}", {
+      params: { path: { slug: s.slug } },
+    });
+    assert.equal(before.response.status, 200);
     assert.deepEqual(
-      [before.data.contactEmail, before.data.address, before.data.timeZone, before.data.orderNumberPrefix],
+      [
+        before.data!.data.contactEmail,
+        before.data!.data.address,
+        before.data!.data.timeZone,
+        before.data!.data.orderNumberPrefix,
+      ],
       [null, null, "UTC", "#"],
     );
-    const changed = await s.client.patch(s.base, {
-      name: "Haddad Linen",
-      contactEmail: "hello@haddad.example",
-      address: RIYADH,
-      timeZone: "Asia/Riyadh",
-      orderNumberPrefix: "HL-",
+    const changed = await s.client.PATCH("/api/v1/dashboard/stores/{slug}", {
+      params: { path: { slug: s.slug } },
+      body: {
+        name: "Haddad Linen",
+        contactEmail: "hello@haddad.example",
+        address: RIYADH,
+        timeZone: "Asia/Riyadh",
+        orderNumberPrefix: "HL-",
+      },
     });
-    assert.equal(changed.status, 200, JSON.stringify(changed.body));
-    const read = (await s.client.get(s.base)).data as Json;
+    assert.equal(changed.response.status, 200, text(changed));
+    const read = (
+      await s.client.GET("/api/v1/dashboard/stores/{slug}", { params: { path: { slug: s.slug } } })
+    ).data!.data;
     assert.deepEqual(
       [read.name, read.contactEmail, read.address, read.timeZone, read.orderNumberPrefix],
       ["Haddad Linen", "hello@haddad.example", full(RIYADH), "Asia/Riyadh", "HL-"],
     );
-    assert.equal((await s.client.get("/api/v1/dashboard/stores")).data[0].name, "Haddad Linen");
+    assert.equal((await s.client.GET("/api/v1/dashboard/stores")).data!.data[0]!.name, "Haddad Linen");
     const events = await s.events("shop.updated");
     assert.equal(events.length, 1);
     assert.deepEqual(events[0]!.payload, read, "the event carries the store as the API returns it");
 
     // The same values again: nothing changes, nothing is sent.
-    const same = await s.client.patch(s.base, {
-      timeZone: "Asia/Riyadh",
-      address: RIYADH,
-      name: "Haddad Linen",
+    const same = await s.client.PATCH("/api/v1/dashboard/stores/{slug}", {
+      params: { path: { slug: s.slug } },
+      body: {
+        timeZone: "Asia/Riyadh",
+        address: RIYADH,
+        name: "Haddad Linen",
+      },
     });
-    assert.equal(same.status, 200);
+    assert.equal(same.response.status, 200);
     assert.equal((await s.events("shop.updated")).length, 1, "a change to nothing emits nothing");
     // Clearing is a change.
-    assert.equal((await s.client.patch(s.base, { contactEmail: null, address: null })).data.address, null);
+    assert.equal(
+      (
+        await s.client.PATCH("/api/v1/dashboard/stores/{slug}", {
+          params: { path: { slug: s.slug } },
+          body: { contactEmail: null, address: null },
+        })
+      ).data!.data.address,
+      null,
+    );
     assert.equal((await s.events("shop.updated")).length, 2);
 
+    // Bodies the document refuses, sent on purpose: untyped.
     const refused = async (body: Json, field: string) => {
-      const res = await s.client.patch(s.base, body);
-      assert.equal(res.status, 400, `${JSON.stringify(body)}: ${JSON.stringify(res.body)}`);
-      assert.equal(res.body.error.code, "VALIDATION_FAILED");
+      const res = await s.client.PATCH("/api/v1/dashboard/stores/{slug}", {
+        params: { path: { slug: s.slug } },
+        body,
+      });
+      assert.equal(res.response.status, 400, `${JSON.stringify(body)}: ${text(res)}`);
+      assert.equal(res.error!.error.code, "VALIDATION_FAILED");
       assert.ok(
-        (res.body.error.details as Json[]).some((d) => d.field.startsWith(field)),
-        `${field} named: ${JSON.stringify(res.body.error.details)}`,
+        fieldErrors(res).some((d) => d.field.startsWith(field)),
+        `${field} named: ${JSON.stringify(fieldErrors(res))}`,
       );
     };
     await refused({}, "body");
@@ -127,104 +170,244 @@ describe("the commerce core, for the merchant", () => {
 
     // Another merchant's store is not found, for reading and for changing; signed out is 401.
     const other = await merchantWithStore(ctx.app);
-    assert.equal((await other.client.patch(s.base, { name: "Mine" })).status, 404);
-    assert.equal((await other.client.get(s.base)).status, 404);
-    assert.equal((await new Client(ctx.app).patch(s.base, { name: "Mine" })).status, 401);
-    assert.equal((await s.client.get(s.base)).data.name, "Haddad Linen");
+    assert.equal(
+      (
+        await other.client.PATCH("/api/v1/dashboard/stores/{slug}", {
+          params: { path: { slug: s.slug } },
+          body: { name: "Mine" },
+        })
+      ).response.status,
+      404,
+    );
+    assert.equal(
+      (await other.client.GET("/api/v1/dashboard/stores/{slug}", { params: { path: { slug: s.slug } } }))
+        .response.status,
+      404,
+    );
+    assert.equal(
+      (
+        await apiClient(ctx.app).PATCH("/api/v1/dashboard/stores/{slug}", {
+          params: { path: { slug: s.slug } },
+          body: { name: "Mine" },
+        })
+      ).response.status,
+      401,
+    );
+    assert.equal(
+      (await s.client.GET("/api/v1/dashboard/stores/{slug}", { params: { path: { slug: s.slug } } })).data!
+        .data.name,
+      "Haddad Linen",
+    );
   });
 
   it("currency: changes while the store has no orders, prices keeping their amounts; never after the first order", async () => {
     const s = await shop();
     const shirt = await s.product("Shirt", "19.90", 10);
     const mug = await s.product("Mug", "12", 10);
-    const toEur = await s.client.patch(s.base, { currency: "EUR" });
-    assert.equal(toEur.status, 200);
-    const eur = (await s.client.get(`${s.base}/products/${shirt.id}`)).data as Json;
+    const toEur = await s.client.PATCH("/api/v1/dashboard/stores/{slug}", {
+      params: { path: { slug: s.slug } },
+      body: { currency: "EUR" },
+    });
+    assert.equal(toEur.response.status, 200);
+    const eur = (
+      await s.client.GET("/api/v1/dashboard/stores/{slug}/products/{id}", {
+        params: { path: { slug: s.slug, id: shirt.id } },
+      })
+    ).data!.data;
     assert.deepEqual([eur.price, eur.currency], ["19.90", "EUR"]);
 
     // JPY has no decimals: 19.90 cannot be written in it, so nothing changes.
-    const toJpy = await s.client.patch(s.base, { currency: "JPY" });
-    assert.equal(toJpy.status, 409, JSON.stringify(toJpy.body));
-    assert.equal(toJpy.body.error.details[0].field, "currency");
-    assert.match(toJpy.body.error.message, /1 product price/);
-    assert.equal((await s.client.get(s.base)).data.currency, "EUR");
-    await s.client.patch(`${s.base}/products/${shirt.id}`, { price: "20" });
-    assert.equal((await s.client.patch(s.base, { currency: "JPY" })).status, 200);
-    assert.deepEqual([(await s.client.get(`${s.base}/products/${mug.id}`)).data.price, "JPY"], ["12", "JPY"]);
-    // A price now reads in the new currency's decimals: 12.5 is refused in JPY.
-    const cents = await s.client.patch(`${s.base}/products/${mug.id}`, { price: "12.5" });
-    assert.equal(cents.status, 400);
-    // And to three decimals.
-    assert.equal((await s.client.patch(s.base, { currency: "KWD" })).status, 200);
-    assert.equal((await s.client.get(`${s.base}/products/${mug.id}`)).data.price, "12.000");
-
-    const customer = await s.client.post(`${s.base}/customers`, { email: "c@example.com", firstName: "C" });
-    const order = await s.client.post(`${s.base}/orders`, {
-      customerId: customer.data.id,
-      lineItems: [{ productId: mug.id, quantity: 1 }],
+    const toJpy = await s.client.PATCH("/api/v1/dashboard/stores/{slug}", {
+      params: { path: { slug: s.slug } },
+      body: { currency: "JPY" },
     });
-    assert.deepEqual([order.data.currency, order.data.total], ["KWD", "12.000"]);
-    const late = await s.client.patch(s.base, { currency: "USD" });
-    assert.equal(late.status, 409);
-    assert.match(late.body.error.message, /orders/);
+    assert.equal(toJpy.response.status, 409, text(toJpy));
+    assert.equal(fieldErrors(toJpy)[0]!.field, "currency");
+    assert.match(toJpy.error!.error.message, /1 product price/);
+    assert.equal(
+      (await s.client.GET("/api/v1/dashboard/stores/{slug}", { params: { path: { slug: s.slug } } })).data!
+        .data.currency,
+      "EUR",
+    );
+    await s.client.PATCH("/api/v1/dashboard/stores/{slug}/products/{id}", {
+      params: { path: { slug: s.slug, id: shirt.id } },
+      body: { price: "20" },
+    });
+    assert.equal(
+      (
+        await s.client.PATCH("/api/v1/dashboard/stores/{slug}", {
+          params: { path: { slug: s.slug } },
+          body: { currency: "JPY" },
+        })
+      ).response.status,
+      200,
+    );
+    assert.deepEqual(
+      [
+        (
+          await s.client.GET("/api/v1/dashboard/stores/{slug}/products/{id}", {
+            params: { path: { slug: s.slug, id: mug.id } },
+          })
+        ).data!.data.price,
+        "JPY",
+      ],
+      ["12", "JPY"],
+    );
+    // A price now reads in the new currency's decimals: 12.5 is refused in JPY.
+    const cents = await s.client.PATCH("/api/v1/dashboard/stores/{slug}/products/{id}", {
+      params: { path: { slug: s.slug, id: mug.id } },
+      body: { price: "12.5" },
+    });
+    assert.equal(cents.response.status, 400);
+    // And to three decimals.
+    assert.equal(
+      (
+        await s.client.PATCH("/api/v1/dashboard/stores/{slug}", {
+          params: { path: { slug: s.slug } },
+          body: { currency: "KWD" },
+        })
+      ).response.status,
+      200,
+    );
+    assert.equal(
+      (
+        await s.client.GET("/api/v1/dashboard/stores/{slug}/products/{id}", {
+          params: { path: { slug: s.slug, id: mug.id } },
+        })
+      ).data!.data.price,
+      "12.000",
+    );
+
+    const customer = await s.client.POST("/api/v1/dashboard/stores/{slug}/customers", {
+      params: { path: { slug: s.slug } },
+      body: { email: "c@example.com", firstName: "C" },
+    });
+    const order = await s.client.POST("/api/v1/dashboard/stores/{slug}/orders", {
+      params: { path: { slug: s.slug } },
+      body: {
+        customerId: customer.data!.data.id,
+        lineItems: [{ productId: mug.id, quantity: 1 }],
+      },
+    });
+    assert.deepEqual([order.data!.data.currency, order.data!.data.total], ["KWD", "12.000"]);
+    const late = await s.client.PATCH("/api/v1/dashboard/stores/{slug}", {
+      params: { path: { slug: s.slug } },
+      body: { currency: "USD" },
+    });
+    assert.equal(late.response.status, 409);
+    assert.match(late.error!.error.message, /orders/);
     // Other settings still change.
-    assert.equal((await s.client.patch(s.base, { currency: "KWD", name: "Still fine" })).status, 200);
+    assert.equal(
+      (
+        await s.client.PATCH("/api/v1/dashboard/stores/{slug}", {
+          params: { path: { slug: s.slug } },
+          body: { currency: "KWD", name: "Still fine" },
+        })
+      ).response.status,
+      200,
+    );
   });
 
   it("currency: a change racing the first order either happens before it (the order is in the new currency) or is refused", async () => {
     for (let round = 0; round < 5; round++) {
       const s = await shop();
       const p = await s.product("Tea", "4.50", 10);
-      const c = (await s.client.post(`${s.base}/customers`, { email: "r@example.com", firstName: "R" })).data;
+      const c = (
+        await s.client.POST("/api/v1/dashboard/stores/{slug}/customers", {
+          params: { path: { slug: s.slug } },
+          body: { email: "r@example.com", firstName: "R" },
+        })
+      ).data!.data;
       const [change, order] = await Promise.all([
-        s.client.patch(s.base, { currency: "EUR" }),
-        s.client.post(`${s.base}/orders`, {
-          customerId: c.id,
-          lineItems: [{ productId: p.id, quantity: 1 }],
+        s.client.PATCH("/api/v1/dashboard/stores/{slug}", {
+          params: { path: { slug: s.slug } },
+          body: { currency: "EUR" },
+        }),
+        s.client.POST("/api/v1/dashboard/stores/{slug}/orders", {
+          params: { path: { slug: s.slug } },
+          body: {
+            customerId: c.id,
+            lineItems: [{ productId: p.id, quantity: 1 }],
+          },
         }),
       ]);
-      assert.equal(order.status, 201, JSON.stringify(order.body));
-      if (change.status === 200) assert.equal(order.data.currency, "EUR", "placed after the change");
+      assert.equal(order.response.status, 201, text(order));
+      if (change.response.status === 200)
+        assert.equal(order.data!.data.currency, "EUR", "placed after the change");
       else {
-        assert.equal(change.status, 409, JSON.stringify(change.body));
-        assert.equal(order.data.currency, "USD", "placed before the change, which was then refused");
+        assert.equal(change.response.status, 409, text(change));
+        assert.equal(order.data!.data.currency, "USD", "placed before the change, which was then refused");
       }
-      assert.equal((await s.client.get(s.base)).data.currency, order.data.currency);
-      assert.equal(order.data.total, "4.50");
+      assert.equal(
+        (await s.client.GET("/api/v1/dashboard/stores/{slug}", { params: { path: { slug: s.slug } } })).data!
+          .data.currency,
+        order.data!.data.currency,
+      );
+      assert.equal(order.data!.data.total, "4.50");
     }
   });
 
   it("order number prefix: new orders are named with it, earlier ones keep theirs; search finds either", async () => {
     const s = await shop();
     const p = await s.product("Cap", "5.00", 10);
-    const c = (await s.client.post(`${s.base}/customers`, { email: "p@example.com", firstName: "P" })).data;
+    const c = (
+      await s.client.POST("/api/v1/dashboard/stores/{slug}/customers", {
+        params: { path: { slug: s.slug } },
+        body: { email: "p@example.com", firstName: "P" },
+      })
+    ).data!.data;
     const order = async () =>
       (
-        await s.client.post(`${s.base}/orders`, {
-          customerId: c.id,
-          lineItems: [{ productId: p.id, quantity: 1 }],
+        await s.client.POST("/api/v1/dashboard/stores/{slug}/orders", {
+          params: { path: { slug: s.slug } },
+          body: {
+            customerId: c.id,
+            lineItems: [{ productId: p.id, quantity: 1 }],
+          },
         })
-      ).data as Json;
+      ).data!.data;
     const first = await order();
     assert.equal(first.name, "#1001");
-    await s.client.patch(s.base, { orderNumberPrefix: "SO-" });
+    await s.client.PATCH("/api/v1/dashboard/stores/{slug}", {
+      params: { path: { slug: s.slug } },
+      body: { orderNumberPrefix: "SO-" },
+    });
     const second = await order();
     assert.deepEqual([second.number, second.name], [1002, "SO-1002"]);
-    assert.equal((await s.client.get(`${s.base}/orders/${first.id}`)).data.name, "#1001");
+    assert.equal(
+      (
+        await s.client.GET("/api/v1/dashboard/stores/{slug}/orders/{id}", {
+          params: { path: { slug: s.slug, id: first.id } },
+        })
+      ).data!.data.name,
+      "#1001",
+    );
     for (const q of ["SO-1002", "so-1002", "1002", "#1002"])
       assert.deepEqual(
-        (await s.client.get(`${s.base}/orders?q=${encodeURIComponent(q)}`)).data.map((o: Json) => o.id),
+        (
+          await s.client.GET("/api/v1/dashboard/stores/{slug}/orders", {
+            params: { path: { slug: s.slug }, query: { q: q } },
+          })
+        ).data!.data.map((o) => o.id),
         [second.id],
         q,
       );
-    await s.client.patch(s.base, { orderNumberPrefix: "" });
+    await s.client.PATCH("/api/v1/dashboard/stores/{slug}", {
+      params: { path: { slug: s.slug } },
+      body: { orderNumberPrefix: "" },
+    });
     assert.equal((await order()).name, "1003");
   });
 
   it("the overview's today follows the store's time zone", async () => {
     const s = await shop();
     const p = await s.product("Tea", "10.00", 100);
-    const c = (await s.client.post(`${s.base}/customers`, { email: "t@example.com", firstName: "T" })).data;
+    const c = (
+      await s.client.POST("/api/v1/dashboard/stores/{slug}/customers", {
+        params: { path: { slug: s.slug } },
+        body: { email: "t@example.com", firstName: "T" },
+      })
+    ).data!.data;
     // Move the clock to 22:30 UTC: already tomorrow in Riyadh (UTC+3), still today in UTC.
     const now = ctx.clock.now();
     const todayAt2230 = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate(), 22, 30);
@@ -232,66 +415,99 @@ describe("the commerce core, for the merchant", () => {
     ctx.clock.advance(target - now.getTime());
     // Placed at 20:30 UTC (23:30 in Riyadh), the day before in Riyadh terms of the next order.
     ctx.clock.advance(-2 * HOUR);
-    await s.client.post(`${s.base}/orders`, {
-      customerId: c.id,
-      lineItems: [{ productId: p.id, quantity: 1 }],
+    await s.client.POST("/api/v1/dashboard/stores/{slug}/orders", {
+      params: { path: { slug: s.slug } },
+      body: {
+        customerId: c.id,
+        lineItems: [{ productId: p.id, quantity: 1 }],
+      },
     });
     ctx.clock.advance(2 * HOUR);
-    const utc = (await s.client.get(`${s.base}/overview`)).data as Json;
+    const utc = (
+      await s.client.GET("/api/v1/dashboard/stores/{slug}/overview", { params: { path: { slug: s.slug } } })
+    ).data!.data;
     assert.equal(utc.timeZone, "UTC");
     assert.equal(utc.sales.today.orders, 1, "20:30 UTC is today in UTC");
-    await s.client.patch(s.base, { timeZone: "Asia/Riyadh" });
-    const riyadh = (await s.client.get(`${s.base}/overview`)).data as Json;
+    await s.client.PATCH("/api/v1/dashboard/stores/{slug}", {
+      params: { path: { slug: s.slug } },
+      body: { timeZone: "Asia/Riyadh" },
+    });
+    const riyadh = (
+      await s.client.GET("/api/v1/dashboard/stores/{slug}/overview", { params: { path: { slug: s.slug } } })
+    ).data!.data;
     assert.equal(riyadh.timeZone, "Asia/Riyadh");
     assert.equal(riyadh.sales.today.orders, 0, "23:30 in Riyadh was yesterday there (it is 01:30)");
     assert.equal(riyadh.sales.today.since, new Date(target - 1.5 * HOUR).toISOString());
     // A zone asked for explicitly still wins.
-    assert.equal((await s.client.get(`${s.base}/overview?timeZone=UTC`)).data.sales.today.orders, 1);
+    assert.equal(
+      (
+        await s.client.GET("/api/v1/dashboard/stores/{slug}/overview", {
+          params: { path: { slug: s.slug }, query: { timeZone: "UTC" } },
+        })
+      ).data!.data.sales.today.orders,
+      1,
+    );
   });
 
   it("customers have addresses (the first is the default shipping address); changes emit customer.updated, no-ops nothing", async () => {
     const s = await shop();
-    const created = await s.client.post(`${s.base}/customers`, {
-      email: "layla@example.com",
-      firstName: "Layla",
-      lastName: "Haddad",
-      addresses: [RIYADH, BERLIN],
-      note: "Prefers evenings",
-      tags: ["vip", "wholesale"],
+    const created = await s.client.POST("/api/v1/dashboard/stores/{slug}/customers", {
+      params: { path: { slug: s.slug } },
+      body: {
+        email: "layla@example.com",
+        firstName: "Layla",
+        lastName: "Haddad",
+        addresses: [RIYADH, BERLIN],
+        note: "Prefers evenings",
+        tags: ["vip", "wholesale"],
+      },
     });
-    assert.equal(created.status, 201, JSON.stringify(created.body));
-    assert.deepEqual(created.data.addresses, [full(RIYADH), full(BERLIN)]);
-    assert.deepEqual(created.data.defaultAddress, full(RIYADH));
-    assert.deepEqual([created.data.note, created.data.tags], ["Prefers evenings", ["vip", "wholesale"]]);
-    assert.equal(created.data.metadata, undefined, "the dashboard sees no app's pairs inline");
-    const id = created.data.id;
+    assert.equal(created.response.status, 201, text(created));
+    assert.deepEqual(created.data!.data.addresses, [full(RIYADH), full(BERLIN)]);
+    assert.deepEqual(created.data!.data.defaultAddress, full(RIYADH));
+    assert.deepEqual(
+      [created.data!.data.note, created.data!.data.tags],
+      ["Prefers evenings", ["vip", "wholesale"]],
+    );
+    assert.equal(created.data!.data.metadata, undefined, "the dashboard sees no app's pairs inline");
+    const id = created.data!.data.id;
 
-    const reordered = await s.client.patch(`${s.base}/customers/${id}`, { addresses: [BERLIN, RIYADH] });
-    assert.deepEqual(reordered.data.defaultAddress, full(BERLIN), "the first is the default");
-    assert.equal((await s.events("customer.updated")).length, 1);
-    const noop = await s.client.patch(`${s.base}/customers/${id}`, {
-      addresses: [BERLIN, RIYADH],
-      tags: ["vip", "wholesale"],
-      firstName: "Layla",
+    const reordered = await s.client.PATCH("/api/v1/dashboard/stores/{slug}/customers/{id}", {
+      params: { path: { slug: s.slug, id } },
+      body: { addresses: [BERLIN, RIYADH] },
     });
-    assert.equal(noop.status, 200);
+    assert.deepEqual(reordered.data!.data.defaultAddress, full(BERLIN), "the first is the default");
+    assert.equal((await s.events("customer.updated")).length, 1);
+    const noop = await s.client.PATCH("/api/v1/dashboard/stores/{slug}/customers/{id}", {
+      params: { path: { slug: s.slug, id } },
+      body: {
+        addresses: [BERLIN, RIYADH],
+        tags: ["vip", "wholesale"],
+        firstName: "Layla",
+      },
+    });
+    assert.equal(noop.response.status, 200);
     assert.equal(
       (await s.events("customer.updated")).length,
       1,
       "an update that changes nothing emits nothing",
     );
-    await s.client.patch(`${s.base}/customers/${id}`, { tags: ["vip"], note: "" });
+    await s.client.PATCH("/api/v1/dashboard/stores/{slug}/customers/{id}", {
+      params: { path: { slug: s.slug, id } },
+      body: { tags: ["vip"], note: "" },
+    });
     const updates = await s.events("customer.updated");
     assert.equal(updates.length, 2);
-    assert.deepEqual((updates[1]!.payload as Json).tags, ["vip"]);
+    assert.deepEqual(updates[1]!.payload.tags, ["vip"]);
 
+    // Bodies the document refuses, sent on purpose: untyped.
     const bad = async (body: Json, field: string) => {
-      const res = await s.client.patch(`${s.base}/customers/${id}`, body);
-      assert.equal(res.status, 400, JSON.stringify(body));
-      assert.ok(
-        JSON.stringify(res.body.error.details).includes(field),
-        JSON.stringify(res.body.error.details),
-      );
+      const res = await s.client.PATCH("/api/v1/dashboard/stores/{slug}/customers/{id}", {
+        params: { path: { slug: s.slug, id } },
+        body,
+      });
+      assert.equal(res.response.status, 400, JSON.stringify(body));
+      assert.ok(JSON.stringify(fieldErrors(res)).includes(field), JSON.stringify(fieldErrors(res)));
     };
     await bad({ addresses: Array.from({ length: 11 }, () => RIYADH) }, "addresses");
     await bad({ addresses: [{ ...RIYADH, country: "Saudi Arabia" }] }, "addresses.0.country");
@@ -303,15 +519,27 @@ describe("the commerce core, for the merchant", () => {
 
     // Anonymising erases the addresses and the note too, and tells apps.
     const p = await s.product("Cap", "5.00", 3);
-    await s.client.post(`${s.base}/orders`, {
-      customerId: id,
-      lineItems: [{ productId: p.id, quantity: 1 }],
+    await s.client.POST("/api/v1/dashboard/stores/{slug}/orders", {
+      params: { path: { slug: s.slug } },
+      body: {
+        customerId: id,
+        lineItems: [{ productId: p.id, quantity: 1 }],
+      },
     });
-    await s.client.patch(`${s.base}/customers/${id}`, { note: "Call first" });
-    await s.client.delete(`${s.base}/customers/${id}`);
-    const erased = (await s.client.get(`${s.base}/customers/${id}`)).data as Json;
+    await s.client.PATCH("/api/v1/dashboard/stores/{slug}/customers/{id}", {
+      params: { path: { slug: s.slug, id } },
+      body: { note: "Call first" },
+    });
+    await s.client.DELETE("/api/v1/dashboard/stores/{slug}/customers/{id}", {
+      params: { path: { slug: s.slug, id } },
+    });
+    const erased = (
+      await s.client.GET("/api/v1/dashboard/stores/{slug}/customers/{id}", {
+        params: { path: { slug: s.slug, id } },
+      })
+    ).data!.data;
     assert.deepEqual([erased.addresses, erased.defaultAddress, erased.note], [[], null, ""]);
-    assert.ok(((await s.events("customer.updated")).at(-1)!.payload as Json).anonymizedAt);
+    assert.ok((await s.events("customer.updated")).at(-1)!.payload.anonymizedAt);
   });
 
   it("orders with several lines: stock and totals from the server, a shipping address copied, given or none, note and tags", async () => {
@@ -320,29 +548,39 @@ describe("the commerce core, for the merchant", () => {
     const mug = await s.product("Mug", "12.50", 5);
     const tote = await s.product("Tote", "18.00", 2);
     const layla = (
-      await s.client.post(`${s.base}/customers`, {
-        email: "l@example.com",
-        firstName: "Layla",
-        addresses: [RIYADH],
+      await s.client.POST("/api/v1/dashboard/stores/{slug}/customers", {
+        params: { path: { slug: s.slug } },
+        body: {
+          email: "l@example.com",
+          firstName: "Layla",
+          addresses: [RIYADH],
+        },
       })
-    ).data as Json;
-    const omar = (await s.client.post(`${s.base}/customers`, { email: "o@example.com", firstName: "Omar" }))
-      .data;
+    ).data!.data;
+    const omar = (
+      await s.client.POST("/api/v1/dashboard/stores/{slug}/customers", {
+        params: { path: { slug: s.slug } },
+        body: { email: "o@example.com", firstName: "Omar" },
+      })
+    ).data!.data;
 
-    const placed = await s.client.post(`${s.base}/orders`, {
-      customerId: layla.id,
-      lineItems: [
-        { productId: shirt.id, quantity: 2 },
-        { productId: mug.id, quantity: 3 },
-        { productId: tote.id, quantity: 1 },
-      ],
-      note: "Gift wrap",
-      tags: ["gift"],
+    const placed = await s.client.POST("/api/v1/dashboard/stores/{slug}/orders", {
+      params: { path: { slug: s.slug } },
+      body: {
+        customerId: layla.id,
+        lineItems: [
+          { productId: shirt.id, quantity: 2 },
+          { productId: mug.id, quantity: 3 },
+          { productId: tote.id, quantity: 1 },
+        ],
+        note: "Gift wrap",
+        tags: ["gift"],
+      },
     });
-    assert.equal(placed.status, 201, JSON.stringify(placed.body));
-    const o = placed.data as Json;
+    assert.equal(placed.response.status, 201, text(placed));
+    const o = placed.data!.data;
     assert.deepEqual(
-      o.lineItems.map((li: Json) => [li.title, li.quantity, li.unitPrice, li.total]),
+      o.lineItems.map((li) => [li.title, li.quantity, li.unitPrice, li.total]),
       [
         ["Linen shirt", 2, "39.00", "78.00"],
         ["Mug", 3, "12.50", "37.50"],
@@ -354,107 +592,188 @@ describe("the commerce core, for the merchant", () => {
     assert.equal(o.fulfillment, null);
     assert.deepEqual(
       await Promise.all(
-        [shirt, mug, tote].map(async (p) => (await s.client.get(`${s.base}/products/${p.id}`)).data.stock),
+        [shirt, mug, tote].map(
+          async (p) =>
+            (
+              await s.client.GET("/api/v1/dashboard/stores/{slug}/products/{id}", {
+                params: { path: { slug: s.slug, id: p.id } },
+              })
+            ).data!.data.stock,
+        ),
       ),
       [8, 2, 1],
     );
-    const created = (await s.events("order.created")).at(-1)!.payload as Json;
+    const created = (await s.events("order.created")).at(-1)!.payload;
     assert.deepEqual(created.shippingAddress, full(RIYADH), "order.* payloads carry the shipping address");
 
-    const given = await s.client.post(`${s.base}/orders`, {
-      customerId: layla.id,
-      lineItems: [{ productId: shirt.id, quantity: 1 }],
-      shippingAddress: BERLIN,
+    const given = await s.client.POST("/api/v1/dashboard/stores/{slug}/orders", {
+      params: { path: { slug: s.slug } },
+      body: {
+        customerId: layla.id,
+        lineItems: [{ productId: shirt.id, quantity: 1 }],
+        shippingAddress: BERLIN,
+      },
     });
-    assert.deepEqual(given.data.shippingAddress, full(BERLIN));
-    const none = await s.client.post(`${s.base}/orders`, {
-      customerId: layla.id,
-      lineItems: [{ productId: shirt.id, quantity: 1 }],
-      shippingAddress: null,
+    assert.deepEqual(given.data!.data.shippingAddress, full(BERLIN));
+    const none = await s.client.POST("/api/v1/dashboard/stores/{slug}/orders", {
+      params: { path: { slug: s.slug } },
+      body: {
+        customerId: layla.id,
+        lineItems: [{ productId: shirt.id, quantity: 1 }],
+        shippingAddress: null,
+      },
     });
-    assert.equal(none.data.shippingAddress, null);
-    const noAddress = await s.client.post(`${s.base}/orders`, {
-      customerId: omar.id,
-      lineItems: [{ productId: shirt.id, quantity: 1 }],
+    assert.equal(none.data!.data.shippingAddress, null);
+    const noAddress = await s.client.POST("/api/v1/dashboard/stores/{slug}/orders", {
+      params: { path: { slug: s.slug } },
+      body: {
+        customerId: omar.id,
+        lineItems: [{ productId: shirt.id, quantity: 1 }],
+      },
     });
-    assert.equal(noAddress.data.shippingAddress, null, "a customer without addresses gives none");
+    assert.equal(noAddress.data!.data.shippingAddress, null, "a customer without addresses gives none");
 
     // Short stock on one line refuses the whole order and takes nothing.
-    const short = await s.client.post(`${s.base}/orders`, {
-      customerId: layla.id,
-      lineItems: [
-        { productId: shirt.id, quantity: 1 },
-        { productId: tote.id, quantity: 5 },
-      ],
+    const short = await s.client.POST("/api/v1/dashboard/stores/{slug}/orders", {
+      params: { path: { slug: s.slug } },
+      body: {
+        customerId: layla.id,
+        lineItems: [
+          { productId: shirt.id, quantity: 1 },
+          { productId: tote.id, quantity: 5 },
+        ],
+      },
     });
-    assert.equal(short.status, 409);
-    assert.equal(short.body.error.details[0].field, "lineItems.1.quantity");
-    assert.equal((await s.client.get(`${s.base}/products/${shirt.id}`)).data.stock, 5);
-    const twice = await s.client.post(`${s.base}/orders`, {
-      customerId: layla.id,
-      lineItems: [
-        { productId: mug.id, quantity: 1 },
-        { productId: mug.id, quantity: 1 },
-      ],
+    assert.equal(short.response.status, 409);
+    assert.equal(fieldErrors(short)[0]!.field, "lineItems.1.quantity");
+    assert.equal(
+      (
+        await s.client.GET("/api/v1/dashboard/stores/{slug}/products/{id}", {
+          params: { path: { slug: s.slug, id: shirt.id } },
+        })
+      ).data!.data.stock,
+      5,
+    );
+    const twice = await s.client.POST("/api/v1/dashboard/stores/{slug}/orders", {
+      params: { path: { slug: s.slug } },
+      body: {
+        customerId: layla.id,
+        lineItems: [
+          { productId: mug.id, quantity: 1 },
+          { productId: mug.id, quantity: 1 },
+        ],
+      },
     });
-    assert.equal(twice.status, 400);
-    const badAddress = await s.client.post(`${s.base}/orders`, {
-      customerId: layla.id,
-      lineItems: [{ productId: mug.id, quantity: 1 }],
-      shippingAddress: { ...BERLIN, country: "XX" },
+    assert.equal(twice.response.status, 400);
+    const badAddress = await s.client.POST("/api/v1/dashboard/stores/{slug}/orders", {
+      params: { path: { slug: s.slug } },
+      body: {
+        customerId: layla.id,
+        lineItems: [{ productId: mug.id, quantity: 1 }],
+        // Not a country code: refused.
+        shippingAddress: offDocument({ ...BERLIN, country: "XX" }),
+      },
     });
-    assert.equal(badAddress.status, 400);
+    assert.equal(badAddress.response.status, 400);
     // The dashboard names customers by id; an inline customer is the Admin API's.
-    const inline = await s.client.post(`${s.base}/orders`, {
-      customer: { email: "n@example.com", firstName: "N" },
-      lineItems: [{ productId: mug.id, quantity: 1 }],
+    const inline = await s.client.POST("/api/v1/dashboard/stores/{slug}/orders", {
+      params: { path: { slug: s.slug } },
+      // The Admin API's body, which the dashboard's document does not have.
+      body: offDocument({
+        customer: { email: "n@example.com", firstName: "N" },
+        lineItems: [{ productId: mug.id, quantity: 1 }],
+      }),
     });
-    assert.equal(inline.status, 400);
+    assert.equal(inline.response.status, 400);
 
     // Note, tags and the address change; order.updated once per real change.
-    const url = `${s.base}/orders/${o.id}`;
-    const edited = await s.client.patch(url, { note: "Gift wrap, blue paper", tags: ["gift", "priority"] });
-    assert.equal(edited.status, 200, JSON.stringify(edited.body));
-    assert.deepEqual([edited.data.note, edited.data.tags], ["Gift wrap, blue paper", ["gift", "priority"]]);
-    assert.equal((await s.client.patch(url, { note: "Gift wrap, blue paper" })).status, 200);
+    const edited = await s.client.PATCH("/api/v1/dashboard/stores/{slug}/orders/{id}", {
+      params: { path: { slug: s.slug, id: o.id } },
+      body: { note: "Gift wrap, blue paper", tags: ["gift", "priority"] },
+    });
+    assert.equal(edited.response.status, 200, text(edited));
+    assert.deepEqual(
+      [edited.data!.data.note, edited.data!.data.tags],
+      ["Gift wrap, blue paper", ["gift", "priority"]],
+    );
+    assert.equal(
+      (
+        await s.client.PATCH("/api/v1/dashboard/stores/{slug}/orders/{id}", {
+          params: { path: { slug: s.slug, id: o.id } },
+          body: { note: "Gift wrap, blue paper" },
+        })
+      ).response.status,
+      200,
+    );
     assert.equal((await s.events("order.updated")).length, 1, "a no-op emits nothing");
     assert.deepEqual(
-      (await s.client.patch(url, { shippingAddress: BERLIN })).data.shippingAddress,
+      (
+        await s.client.PATCH("/api/v1/dashboard/stores/{slug}/orders/{id}", {
+          params: { path: { slug: s.slug, id: o.id } },
+          body: { shippingAddress: BERLIN },
+        })
+      ).data!.data.shippingAddress,
       full(BERLIN),
     );
     assert.equal((await s.events("order.updated")).length, 2);
-    assert.equal((await s.client.patch(url, {})).status, 400);
+    assert.equal(
+      (
+        await s.client.PATCH("/api/v1/dashboard/stores/{slug}/orders/{id}", {
+          params: { path: { slug: s.slug, id: o.id } },
+          body: {},
+        })
+      ).response.status,
+      400,
+    );
     const other = await merchantWithStore(ctx.app);
-    assert.equal((await other.client.patch(`${other.base}/orders/${o.id}`, { note: "x" })).status, 404);
+    assert.equal(
+      (
+        await other.client.PATCH("/api/v1/dashboard/stores/{slug}/orders/{id}", {
+          params: { path: { slug: other.slug, id: o.id } },
+          body: { note: "x" },
+        })
+      ).response.status,
+      404,
+    );
   });
 
   it("fulfilment: shipped takes the carrier, tracking number and URL, shown on the order and carried by order.shipped; the timeline names the merchant", async () => {
     const s = await shop();
     const p = await s.product("Lamp", "45.00", 5);
     const c = (
-      await s.client.post(`${s.base}/customers`, {
-        email: "f@example.com",
-        firstName: "F",
-        addresses: [BERLIN],
+      await s.client.POST("/api/v1/dashboard/stores/{slug}/customers", {
+        params: { path: { slug: s.slug } },
+        body: {
+          email: "f@example.com",
+          firstName: "F",
+          addresses: [BERLIN],
+        },
       })
-    ).data;
+    ).data!.data;
     const o = (
-      await s.client.post(`${s.base}/orders`, {
-        customerId: c.id,
-        lineItems: [{ productId: p.id, quantity: 1 }],
+      await s.client.POST("/api/v1/dashboard/stores/{slug}/orders", {
+        params: { path: { slug: s.slug } },
+        body: {
+          customerId: c.id,
+          lineItems: [{ productId: p.id, quantity: 1 }],
+        },
       })
-    ).data as Json;
-    const move = (body: Json) => s.client.post(`${s.base}/orders/${o.id}/status`, body);
+    ).data!.data;
+    const move = (body: RequestBody<"/api/v1/dashboard/stores/{slug}/orders/{id}/status", "post">) =>
+      s.client.POST("/api/v1/dashboard/stores/{slug}/orders/{id}/status", {
+        params: { path: { slug: s.slug, id: o.id } },
+        body,
+      });
     const tracking = {
       carrier: "DHL Express",
       trackingNumber: "1Z999AA10123456784",
       trackingUrl: "https://www.dhl.com/track?id=1Z999AA10123456784",
     };
     const early = await move({ status: "paid", fulfillment: tracking });
-    assert.equal(early.status, 400, "fulfilment goes with shipped only");
-    assert.equal(early.body.error.details[0].field, "fulfillment");
-    assert.equal((await move({ status: "paid" })).status, 200);
-    assert.equal((await move({ status: "confirmed" })).status, 200);
+    assert.equal(early.response.status, 400, "fulfilment goes with shipped only");
+    assert.equal(fieldErrors(early)[0]!.field, "fulfillment");
+    assert.equal((await move({ status: "paid" })).response.status, 200);
+    assert.equal((await move({ status: "confirmed" })).response.status, 200);
     for (const bad of [
       { ...tracking, trackingUrl: "javascript:alert(1)" },
       { ...tracking, trackingUrl: "ftp://example.com/x" },
@@ -463,37 +782,70 @@ describe("the commerce core, for the merchant", () => {
       { ...tracking, signedBy: "x" },
     ]) {
       const res = await move({ status: "shipped", fulfillment: bad });
-      assert.equal(res.status, 400, JSON.stringify(bad));
+      assert.equal(res.response.status, 400, JSON.stringify(bad));
     }
     const shipped = await move({ status: "shipped", fulfillment: tracking });
-    assert.equal(shipped.status, 200, JSON.stringify(shipped.body));
-    assert.deepEqual(shipped.data.fulfillment, { ...tracking, shippedAt: ctx.clock.now().toISOString() });
+    assert.equal(shipped.response.status, 200, text(shipped));
+    assert.deepEqual(shipped.data!.data.fulfillment, {
+      ...tracking,
+      shippedAt: ctx.clock.now().toISOString(),
+    });
     assert.deepEqual(
-      (await s.client.get(`${s.base}/orders/${o.id}`)).data.fulfillment,
-      shipped.data.fulfillment,
+      (
+        await s.client.GET("/api/v1/dashboard/stores/{slug}/orders/{id}", {
+          params: { path: { slug: s.slug, id: o.id } },
+        })
+      ).data!.data.fulfillment,
+      shipped.data!.data.fulfillment,
     );
-    const event = (await s.events("order.shipped"))[0]!.payload as Json;
-    assert.deepEqual(event.fulfillment, shipped.data.fulfillment);
-    const history = (await s.client.get(`${s.base}/orders/${o.id}/history`)).data as Json[];
+    const event = (await s.events("order.shipped"))[0]!.payload;
+    assert.deepEqual(event.fulfillment, shipped.data!.data.fulfillment);
+    const history = (
+      await s.client.GET("/api/v1/dashboard/stores/{slug}/orders/{id}/history", {
+        params: { path: { slug: s.slug, id: o.id } },
+      })
+    ).data!.data;
     assert.deepEqual(history.at(-1)!.actor, { kind: "account", name: "Test Merchant" });
     // Once shipped, where it ships is settled; the note still changes.
-    assert.equal((await s.client.patch(`${s.base}/orders/${o.id}`, { shippingAddress: RIYADH })).status, 409);
     assert.equal(
-      (await s.client.patch(`${s.base}/orders/${o.id}`, { note: "Left at reception" })).status,
+      (
+        await s.client.PATCH("/api/v1/dashboard/stores/{slug}/orders/{id}", {
+          params: { path: { slug: s.slug, id: o.id } },
+          body: { shippingAddress: RIYADH },
+        })
+      ).response.status,
+      409,
+    );
+    assert.equal(
+      (
+        await s.client.PATCH("/api/v1/dashboard/stores/{slug}/orders/{id}", {
+          params: { path: { slug: s.slug, id: o.id } },
+          body: { note: "Left at reception" },
+        })
+      ).response.status,
       200,
     );
 
     // Shipped without details is still a fulfilment (when), each detail null.
     const bare = (
-      await s.client.post(`${s.base}/orders`, {
-        customerId: c.id,
-        lineItems: [{ productId: p.id, quantity: 1 }],
+      await s.client.POST("/api/v1/dashboard/stores/{slug}/orders", {
+        params: { path: { slug: s.slug } },
+        body: {
+          customerId: c.id,
+          lineItems: [{ productId: p.id, quantity: 1 }],
+        },
       })
-    ).data as Json;
-    for (const status of ["paid", "confirmed"])
-      await s.client.post(`${s.base}/orders/${bare.id}/status`, { status });
-    const plain = await s.client.post(`${s.base}/orders/${bare.id}/status`, { status: "shipped" });
-    assert.deepEqual(plain.data.fulfillment, {
+    ).data!.data;
+    for (const status of ["paid", "confirmed"] as const)
+      await s.client.POST("/api/v1/dashboard/stores/{slug}/orders/{id}/status", {
+        params: { path: { slug: s.slug, id: bare.id } },
+        body: { status },
+      });
+    const plain = await s.client.POST("/api/v1/dashboard/stores/{slug}/orders/{id}/status", {
+      params: { path: { slug: s.slug, id: bare.id } },
+      body: { status: "shipped" },
+    });
+    assert.deepEqual(plain.data!.data.fulfillment, {
       carrier: null,
       trackingNumber: null,
       trackingUrl: null,
@@ -504,41 +856,53 @@ describe("the commerce core, for the merchant", () => {
   it("account: the name changes freely; a new e-mail address needs the password, and must be free", async () => {
     const m = await merchantWithStore(ctx.app);
     const me = spec.watch(m.client);
-    const renamed = await me.patch("/api/v1/dashboard/account", { name: "Sara Haddad" });
-    assert.equal(renamed.status, 200, JSON.stringify(renamed.body));
-    assert.equal((await me.get("/api/v1/dashboard/me")).data.name, "Sara Haddad");
+    const renamed = await me.PATCH("/api/v1/dashboard/account", { body: { name: "Sara Haddad" } });
+    assert.equal(renamed.response.status, 200, text(renamed));
+    assert.equal((await me.GET("/api/v1/dashboard/me")).data!.data.name, "Sara Haddad");
 
     const newEmail = `new-${m.email}`;
-    const without = await me.patch("/api/v1/dashboard/account", { email: newEmail });
-    assert.equal(without.status, 400);
-    assert.equal(without.body.error.details[0].field, "currentPassword");
-    const wrong = await me.patch("/api/v1/dashboard/account", {
-      email: newEmail,
-      currentPassword: "not it at all",
+    const without = await me.PATCH("/api/v1/dashboard/account", { body: { email: newEmail } });
+    assert.equal(without.response.status, 400);
+    assert.equal(fieldErrors(without)[0]!.field, "currentPassword");
+    const wrong = await me.PATCH("/api/v1/dashboard/account", {
+      body: {
+        email: newEmail,
+        currentPassword: "not it at all",
+      },
     });
-    assert.equal(wrong.status, 400);
-    assert.equal(wrong.body.error.details[0].field, "currentPassword");
+    assert.equal(wrong.response.status, 400);
+    assert.equal(fieldErrors(wrong)[0]!.field, "currentPassword");
     const taken = await merchantWithStore(ctx.app);
-    const clash = await me.patch("/api/v1/dashboard/account", {
-      email: taken.email.toUpperCase(),
-      currentPassword: m.password,
+    const clash = await me.PATCH("/api/v1/dashboard/account", {
+      body: {
+        email: taken.email.toUpperCase(),
+        currentPassword: m.password,
+      },
     });
-    assert.equal(clash.status, 409);
-    const moved = await me.patch("/api/v1/dashboard/account", {
-      email: newEmail,
-      currentPassword: m.password,
+    assert.equal(clash.response.status, 409);
+    const moved = await me.PATCH("/api/v1/dashboard/account", {
+      body: {
+        email: newEmail,
+        currentPassword: m.password,
+      },
     });
-    assert.equal(moved.status, 200, JSON.stringify(moved.body));
-    assert.equal(moved.data.email, newEmail);
-    assert.equal((await me.get("/api/v1/dashboard/me")).status, 200, "the session stays");
+    assert.equal(moved.response.status, 200, text(moved));
+    assert.equal(moved.data!.data.email, newEmail);
+    assert.equal((await me.GET("/api/v1/dashboard/me")).response.status, 200, "the session stays");
     const login = (email: string) =>
-      new Client(ctx.app).post("/api/v1/dashboard/auth/login", { email, password: m.password });
-    assert.equal((await login(newEmail)).status, 200);
-    assert.equal((await login(m.email)).status, 401);
+      apiClient(ctx.app).POST("/api/v1/dashboard/auth/login", { body: { email, password: m.password } });
+    assert.equal((await login(newEmail)).response.status, 200);
+    assert.equal((await login(m.email)).response.status, 401);
     // The same address again needs no password: nothing changes.
-    assert.equal((await me.patch("/api/v1/dashboard/account", { email: newEmail })).status, 200);
-    assert.equal((await me.patch("/api/v1/dashboard/account", {})).status, 400);
-    assert.equal((await me.patch("/api/v1/dashboard/account", { name: " " })).status, 400);
-    assert.equal((await new Client(ctx.app).patch("/api/v1/dashboard/account", { name: "X" })).status, 401);
+    assert.equal(
+      (await me.PATCH("/api/v1/dashboard/account", { body: { email: newEmail } })).response.status,
+      200,
+    );
+    assert.equal((await me.PATCH("/api/v1/dashboard/account", { body: {} })).response.status, 400);
+    assert.equal((await me.PATCH("/api/v1/dashboard/account", { body: { name: " " } })).response.status, 400);
+    assert.equal(
+      (await apiClient(ctx.app).PATCH("/api/v1/dashboard/account", { body: { name: "X" } })).response.status,
+      401,
+    );
   });
 });

@@ -14,7 +14,7 @@ import { seedDemo } from "../src/modules/demo/demo-seed.ts";
 import type { VersionSpec } from "../src/modules/versions/api-versions.ts";
 import { createPlatform, type Platform } from "../src/platform.ts";
 import { demoTemplate, embeddedTemplate } from "./db-template.ts";
-import type { components, paths } from "./generated/api.ts";
+import type { components, paths, webhooks } from "./generated/api.ts";
 
 /**
  * Test harness: a real application on a real database. By default an in-memory embedded
@@ -146,6 +146,14 @@ export async function dropSchema(schema: string): Promise<void> {
 // biome-ignore lint/suspicious/noExplicitAny: test code reads response bodies loosely.
 export type Json = Record<string, any>;
 
+/**
+ * A value the document does not allow, sent on purpose to see it refused (a wrong type, an unknown
+ * or a missing field): it takes the type the call expects. Each use says why next to it.
+ */
+export function offDocument(value: unknown): never {
+  return value as never;
+}
+
 /** A session cookie kept between requests, like a browser's: shared by clients made with the same jar. */
 export interface CookieJar {
   cookie: string | undefined;
@@ -265,11 +273,15 @@ export function ok<A extends Answer>(res: A, status = 200): NonNullable<A["data"
 }
 
 /** The JSON request body of an operation, as the document types it. */
-export type RequestBody<P extends keyof paths, M extends keyof paths[P]> = paths[P][M] extends {
-  requestBody?: { content: { "application/json": infer B } };
-}
-  ? B
-  : never;
+export type RequestBody<P extends keyof paths, M extends keyof paths[P]> = JsonBodyOf<paths[P][M]>;
+type JsonBodyOf<Op> = Op extends { requestBody?: { content: { "application/json": infer B } } } ? B : never;
+
+/** A webhook event's name, from the document's `webhooks` section. */
+export type EventName = keyof webhooks;
+
+/** A webhook event's `data` as the document's `webhooks` section declares it (the outbox's payload). */
+export type EventData<E extends EventName> =
+  JsonBodyOf<webhooks[E]["post"]> extends { data: infer D } ? D : never;
 
 /** A scope an app asks for, from the document's closed list. */
 export type Scope = RequestBody<"/api/v1/dashboard/apps", "post">["scopes"][number];
@@ -289,6 +301,13 @@ export function errorCode(res: Answer): ErrorCode {
     throw new Error(`not a failure envelope (${res.response.status}): ${text(res).slice(0, 300)}`);
   }
   return b.error.code;
+}
+
+/** The fields a refusal names (its `error.details`, a list of `{ field, message }`); asserts that it is that list. */
+export function fieldErrors(res: Answer): Array<{ field: string; message: string }> {
+  const details = (res.error as Partial<components["schemas"]["Error"]> | undefined)?.error?.details;
+  assert.ok(Array.isArray(details), `no list of fields in ${text(res).slice(0, 300)}`);
+  return details;
 }
 
 /** The body without the request's own id (`error.requestId`): what two answers compare on. */
@@ -342,6 +361,13 @@ export async function outbox(platform: Platform, storeId?: string) {
   let q = platform.db.selectFrom("events").selectAll().orderBy("seq");
   if (storeId) q = q.where("store_id", "=", storeId);
   return q.execute();
+}
+
+/** The outbox's events of one topic, oldest first, their payload typed as the event's `data`. */
+export async function outboxOf<E extends EventName>(platform: Platform, topic: E, storeId?: string) {
+  const rows = (await outbox(platform, storeId)).filter((e) => e.topic === topic);
+  // The outbox keeps an event's data as its webhooks send it: what the document declares for the topic.
+  return rows.map((row) => ({ ...row, payload: row.payload as EventData<E> }));
 }
 
 /**
