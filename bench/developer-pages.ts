@@ -19,7 +19,8 @@ import { Scope } from "../src/contracts/index.ts";
 import { openDatabase } from "../src/db/client.ts";
 import { migrate } from "../src/db/migrate.ts";
 import { createPlatform } from "../src/platform.ts";
-import { Client, installedApp } from "../test/legacy-client.ts";
+import { installedApp } from "../test/apps-harness.ts";
+import { apiClient, text } from "../test/harness.ts";
 
 const url = process.env.BENCH_DATABASE_URL;
 if (!url) throw new Error("Set BENCH_DATABASE_URL (PostgreSQL).");
@@ -43,11 +44,16 @@ const db = platform.db;
 try {
   const installed = await installedApp(app, [Scope.read_products]);
   const storeId: string = installed.merchant.store.id;
-  const key = await installed.merchant.client.post(`${installed.merchant.base}/api-keys`, {
-    name: "Bench",
-    scopes: [Scope.read_products],
+  const key = await installed.merchant.client.POST("/api/v1/dashboard/stores/{slug}/api-keys", {
+    params: { path: { slug: installed.merchant.slug } },
+    body: {
+      name: "Bench",
+      scopes: [Scope.read_products],
+    },
   });
-  const developer = new Client(app, { "x-api-key": key.data.keyId, "x-api-secret": key.data.secret });
+  const developer = apiClient(app, {
+    headers: { "x-api-key": key.data!.data.keyId, "x-api-secret": key.data!.data.secret },
+  });
 
   let t = performance.now();
   // One statement, as a bulk import would be; creation times 1 ms apart, ids random.
@@ -63,16 +69,16 @@ try {
   await sql`ANALYZE store_row_counts`.execute(db);
   console.log(`VACUUM ANALYZE in ${((performance.now() - t) / 1000).toFixed(1)} s`);
 
-  async function median(label: string, client: Client, path: string, n = 20) {
+  async function median<A extends { response: Response }>(label: string, call: () => Promise<A>, n = 20) {
     for (let i = 0; i < 5; i++) {
-      const res = await client.get(path);
-      if (res.status !== 200) throw new Error(`${path}: ${res.status} ${JSON.stringify(res.body)}`);
+      const res = await call();
+      if (res.response.status !== 200) throw new Error(`${label}: ${res.response.status} ${text(res)}`);
     }
     const times: number[] = [];
-    let last: Awaited<ReturnType<Client["get"]>> | undefined;
+    let last: A | undefined;
     for (let i = 0; i < n; i++) {
       const start = performance.now();
-      last = await client.get(path);
+      last = await call();
       times.push(performance.now() - start);
     }
     times.sort((a, b) => a - b);
@@ -83,29 +89,23 @@ try {
     return { ms, last: last! };
   }
 
-  const admin = await median(
-    "Admin API first page (limit=100)",
-    installed.api,
-    "/api/v1/apps/api/products?limit=100",
+  const admin = await median("Admin API first page (limit=100)", () =>
+    installed.api.GET("/api/v1/apps/api/products", { params: { query: { limit: 100 } } }),
   );
-  const admin50 = await median(
-    "Admin API first page (limit=50)",
-    installed.api,
-    "/api/v1/apps/api/products?limit=50",
+  const admin50 = await median("Admin API first page (limit=50)", () =>
+    installed.api.GET("/api/v1/apps/api/products", { params: { query: { limit: 50 } } }),
   );
-  const first = await median(
-    "developer API page=1&perPage=100",
-    developer,
-    "/api/v1/developer/products?page=1&perPage=100",
+  const first = await median("developer API page=1&perPage=100", () =>
+    developer.GET("/api/v1/developer/products", { params: { query: { page: 1, perPage: 100 } } }),
   );
-  const deep = await median(
-    "developer API page=100&perPage=100",
-    developer,
-    "/api/v1/developer/products?page=100&perPage=100",
+  const deep = await median("developer API page=100&perPage=100", () =>
+    developer.GET("/api/v1/developer/products", { params: { query: { page: 100, perPage: 100 } } }),
   );
-  const refused = await developer.get("/api/v1/developer/products?page=101&perPage=100");
-  console.log(`page=101&perPage=100: ${refused.status} ${JSON.stringify(refused.body.error)}`);
-  console.log(`meta: ${JSON.stringify(first.last.body.meta)}`);
+  const refused = await developer.GET("/api/v1/developer/products", {
+    params: { query: { page: 101, perPage: 100 } },
+  });
+  console.log(`page=101&perPage=100: ${refused.response.status} ${JSON.stringify(refused.error!.error)}`);
+  console.log(`meta: ${JSON.stringify(first.last.data!.meta)}`);
   console.log(
     `ratio developer first page ÷ Admin first page (limit=100): ${(first.ms / admin.ms).toFixed(2)}`,
   );

@@ -107,7 +107,8 @@ export async function benchRecover(options: RecoverBenchOptions): Promise<Recove
   const { migrate } = await import("../src/db/migrate.ts");
   const { createPlatform } = await import("../src/platform.ts");
   const { buildApp } = await import("../src/app.ts");
-  const { installedApp } = await import("../test/legacy-client.ts");
+  const { installedApp } = await import("../test/apps-harness.ts");
+  const { text } = await import("../test/harness.ts");
   const schema = `bench_rec_${randomBytes(4).toString("hex")}`;
   const secretsKey = randomBytes(32).toString("base64");
   const common = {
@@ -128,12 +129,14 @@ export async function benchRecover(options: RecoverBenchOptions): Promise<Recove
   const { port } = await message<{ port: number }>(rx, "ready");
   const target = `https://127.0.0.1:${port}/hook`;
   const inst = await installedApp(app, [Scope.read_products, Scope.manage_webhooks]);
-  const created = await inst.api.post("/api/v1/apps/api/webhooks", {
-    eventName: EVENT.productUpdated,
-    targetUrl: target,
+  const created = await inst.api.POST("/api/v1/apps/api/webhooks", {
+    body: {
+      eventName: EVENT.productUpdated,
+      targetUrl: target,
+    },
   });
-  if (created.status !== 201) throw new Error(`subscription: ${JSON.stringify(created.body)}`);
-  const subscriptionId = created.data.id as string;
+  if (created.response.status !== 201) throw new Error(`subscription: ${text(created)}`);
+  const subscriptionId = created.data!.data.id;
   const store = (await platform.repos.stores.findBySlug(inst.merchant.slug))!;
   const db = new pg.Client({ connectionString: BENCH_DATABASE_URL, options: `-c search_path=${schema}` });
   await db.connect();

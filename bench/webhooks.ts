@@ -268,7 +268,8 @@ export async function benchWebhooks(options: WebhookBenchOptions): Promise<Webho
   const { migrate } = await import("../src/db/migrate.ts");
   const { createPlatform } = await import("../src/platform.ts");
   const { buildApp } = await import("../src/app.ts");
-  const { installedApp } = await import("../test/legacy-client.ts");
+  const { installedApp } = await import("../test/apps-harness.ts");
+  const { text } = await import("../test/harness.ts");
   const schema = `bench_wh_${randomBytes(4).toString("hex")}`;
   const secretsKey = randomBytes(32).toString("base64");
   const config = loadConfig({
@@ -289,11 +290,13 @@ export async function benchWebhooks(options: WebhookBenchOptions): Promise<Webho
   const { port } = await message<{ port: number }>(rx, "ready");
   const target = `https://127.0.0.1:${port}/hook`;
   const inst = await installedApp(app, [Scope.read_products, Scope.manage_webhooks]);
-  const sub = await inst.api.post("/api/v1/apps/api/webhooks", {
-    eventName: EVENT.productUpdated,
-    targetUrl: target,
+  const sub = await inst.api.POST("/api/v1/apps/api/webhooks", {
+    body: {
+      eventName: EVENT.productUpdated,
+      targetUrl: target,
+    },
   });
-  if (sub.status !== 201) throw new Error(`subscription: ${JSON.stringify(sub.body)}`);
+  if (sub.response.status !== 201) throw new Error(`subscription: ${text(sub)}`);
   const store = (await platform.repos.stores.findBySlug(inst.merchant.slug))!;
   const bodyBytes = JSON.stringify({
     id: "evt_00000000000000000000000000000000",
