@@ -4,18 +4,26 @@ import { Redis } from "ioredis";
 import { buildApp } from "../src/app.ts";
 import type { App } from "../src/lib/http/types.ts";
 import { createPlatform } from "../src/platform.ts";
-import { createTestContext, TEST_REDIS_URL, type TestContext } from "./harness.ts";
-import { Client, errorCode, installedApp } from "./legacy-client.ts";
+import { installedApp } from "./apps-harness.ts";
+import {
+  type Api,
+  apiClient,
+  createTestContext,
+  errorCode,
+  TEST_REDIS_URL,
+  type TestContext,
+} from "./harness.ts";
 import { redisSkipReason } from "./requirements.ts";
 
 const LIMIT = 180;
 
-async function burst(clients: Client[], path: string, n: number) {
+/** `n` reads of the Admin API's products, spread over `clients` in turn. */
+async function burst(clients: Api[], n: number) {
   const statuses: number[] = [];
-  let last: Awaited<ReturnType<Client["get"]>> | undefined;
+  let last: Awaited<ReturnType<Api["GET"]>> | undefined;
   for (let i = 0; i < n; i++) {
-    last = await clients[i % clients.length]!.get(path);
-    statuses.push(last.status);
+    last = await clients[i % clients.length]!.GET("/api/v1/apps/api/products");
+    statuses.push(last.response.status);
   }
   return { statuses, last: last! };
 }
@@ -39,23 +47,23 @@ describe("Admin API rate limit: in-process (one instance)", () => {
   it("accepts 180 per installation per minute, answers the 181st with 429 and consistent headers, and spares other installations", async () => {
     const a = await installedApp(ctx.app, ["read_products"]);
     const b = await installedApp(ctx.app, ["read_products"]);
-    const { statuses, last } = await burst([a.api], "/api/v1/apps/api/products", LIMIT + 1);
+    const { statuses, last } = await burst([a.api], LIMIT + 1);
     assertQuota(statuses);
     assert.equal(errorCode(last), "RATE_LIMITED");
-    assert.equal(last.headers["x-ratelimit-limit"], "180");
-    assert.equal(last.headers["x-ratelimit-remaining"], "0");
-    const reset = Number(last.headers["x-ratelimit-reset"]);
+    assert.equal(last.response.headers.get("x-ratelimit-limit"), "180");
+    assert.equal(last.response.headers.get("x-ratelimit-remaining"), "0");
+    const reset = Number(last.response.headers.get("x-ratelimit-reset"));
     assert.equal(reset, 60, "the clock stood still: the oldest request leaves the window in 60 s");
-    assert.equal(last.headers["retry-after"], String(reset));
+    assert.equal(last.response.headers.get("retry-after"), String(reset));
     // Another installation is untouched.
-    const other = await b.api.get("/api/v1/apps/api/products");
-    assert.equal(other.status, 200);
-    assert.equal(other.headers["x-ratelimit-remaining"], "179");
+    const other = await b.api.GET("/api/v1/apps/api/products");
+    assert.equal(other.response.status, 200);
+    assert.equal(other.response.headers.get("x-ratelimit-remaining"), "179");
     // A minute later the window has moved on.
     ctx.clock.advance(60_001);
-    const later = await a.api.get("/api/v1/apps/api/products");
-    assert.equal(later.status, 200);
-    assert.equal(later.headers["x-ratelimit-remaining"], "179");
+    const later = await a.api.GET("/api/v1/apps/api/products");
+    assert.equal(later.response.status, 200);
+    assert.equal(later.response.headers.get("x-ratelimit-remaining"), "179");
   });
 });
 
@@ -85,27 +93,29 @@ describe("Admin API rate limit: Redis, two service instances", { skip: await red
   it("shares one quota per installation across both instances", async () => {
     const a = await installedApp(ctx.app, ["read_products"]);
     const b = await installedApp(ctx.app, ["read_products"]);
-    const onFirst = new Client(ctx.app, { authorization: `Bearer ${a.tokens.accessToken}` });
-    const onSecond = new Client(second.app, { authorization: `Bearer ${a.tokens.accessToken}` });
-    const { statuses, last } = await burst([onFirst, onSecond], "/api/v1/apps/api/products", LIMIT + 1);
+    const onFirst = apiClient(ctx.app, { headers: { authorization: `Bearer ${a.tokens.accessToken}` } });
+    const onSecond = apiClient(second.app, { headers: { authorization: `Bearer ${a.tokens.accessToken}` } });
+    const { statuses, last } = await burst([onFirst, onSecond], LIMIT + 1);
     assertQuota(statuses);
     assert.equal(errorCode(last), "RATE_LIMITED");
-    assert.equal(last.headers["x-ratelimit-remaining"], "0");
-    assert.equal(last.headers["retry-after"], "60");
+    assert.equal(last.response.headers.get("x-ratelimit-remaining"), "0");
+    assert.equal(last.response.headers.get("retry-after"), "60");
     // Both instances now refuse it...
-    assert.equal((await onFirst.get("/api/v1/apps/api/products")).status, 429);
+    assert.equal((await onFirst.GET("/api/v1/apps/api/products")).response.status, 429);
     // ...and another installation is unaffected on either.
-    const bOnSecond = new Client(second.app, { authorization: `Bearer ${b.tokens.accessToken}` });
-    const res = await bOnSecond.get("/api/v1/apps/api/products");
-    assert.equal(res.status, 200);
-    assert.equal(res.headers["x-ratelimit-remaining"], "179");
+    const bOnSecond = apiClient(second.app, { headers: { authorization: `Bearer ${b.tokens.accessToken}` } });
+    const res = await bOnSecond.GET("/api/v1/apps/api/products");
+    assert.equal(res.response.status, 200);
+    assert.equal(res.response.headers.get("x-ratelimit-remaining"), "179");
   });
 
   it("revokes on every instance at once (uninstall seen by the other instance)", async () => {
     const a = await installedApp(ctx.app, ["read_products"]);
-    const onSecond = new Client(second.app, { authorization: `Bearer ${a.tokens.accessToken}` });
-    assert.equal((await onSecond.get("/api/v1/apps/api/products")).status, 200);
-    await a.merchant.client.delete(`${a.merchant.base}/installations/${a.clientId}`);
-    assert.equal((await onSecond.get("/api/v1/apps/api/products")).status, 401);
+    const onSecond = apiClient(second.app, { headers: { authorization: `Bearer ${a.tokens.accessToken}` } });
+    assert.equal((await onSecond.GET("/api/v1/apps/api/products")).response.status, 200);
+    await a.merchant.client.DELETE("/api/v1/dashboard/stores/{slug}/installations/{clientId}", {
+      params: { path: { slug: a.merchant.slug, clientId: a.clientId } },
+    });
+    assert.equal((await onSecond.GET("/api/v1/apps/api/products")).response.status, 401);
   });
 });

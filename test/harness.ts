@@ -154,6 +154,20 @@ export function offDocument(value: unknown): never {
   return value as never;
 }
 
+/**
+ * Sends a call's body form-encoded, as the standard OAuth endpoints take it (RFC 6749):
+ * `client.POST("/api/v1/oauth/token", { body: { grant_type, ... }, ...asForm })`.
+ */
+export const asForm = {
+  bodySerializer: (body: unknown) =>
+    new URLSearchParams(
+      Object.entries(body as Record<string, unknown>)
+        .filter(([, v]) => v !== undefined)
+        .map(([k, v]): [string, string] => [k, String(v)]),
+    ).toString(),
+  headers: { "content-type": "application/x-www-form-urlencoded" },
+};
+
 /** A session cookie kept between requests, like a browser's: shared by clients made with the same jar. */
 export interface CookieJar {
   cookie: string | undefined;

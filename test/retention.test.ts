@@ -3,8 +3,8 @@ import { after, before, describe, it } from "node:test";
 import { sql } from "kysely";
 import pg from "pg";
 import { createRetention } from "../src/modules/retention/retention-repo.ts";
-import { createTestContext, TEST_DATABASE_URL, type TestContext } from "./harness.ts";
-import { Client, installedApp } from "./legacy-client.ts";
+import { installedApp } from "./apps-harness.ts";
+import { apiClient, createTestContext, TEST_DATABASE_URL, type TestContext } from "./harness.ts";
 import { startReceiver } from "./receiver.ts";
 import { createWebhookContext, waitUntil } from "./webhooks-harness.ts";
 
@@ -39,13 +39,17 @@ describe("retention: the delivery log and the outbox", () => {
   it("deletes finished deliveries and their attempts after WEBHOOK_LOG_RETENTION_DAYS, events after EVENT_RETENTION_DAYS, in batches; keeps pending deliveries and their events", async () => {
     const inst = await installedApp(ctx.app, ["read_products", "write_products", "manage_webhooks"]);
     for (const path of ["/ok", "/fail"])
-      await inst.api.post("/api/v1/apps/api/webhooks", {
-        eventName: "product.created",
-        targetUrl: `${rx.url}${path}`,
+      await inst.api.POST("/api/v1/apps/api/webhooks", {
+        body: {
+          eventName: "product.created",
+          targetUrl: `${rx.url}${path}`,
+        },
       });
     for (let i = 0; i < 5; i++) {
-      const res = await inst.api.post("/api/v1/apps/api/products", { title: `P${i}`, price: "1.00" });
-      assert.equal(res.status, 201);
+      const res = await inst.api.POST("/api/v1/apps/api/products", {
+        body: { title: `P${i}`, price: "1.00" },
+      });
+      assert.equal(res.response.status, 201);
     }
     await waitUntil(
       async () =>
@@ -107,20 +111,22 @@ describe("retention: spent credentials", () => {
     const older = await installedApp(ctx.app, ["read_products"]);
     // Revoked by reuse detection: the spent refresh token presented again.
     const refresh = (token: string) =>
-      new Client(ctx.app).post("/api/v1/apps/token/refresh", {
-        slug: older.merchant.slug,
-        refreshToken: token,
-        clientId: older.clientId,
-        clientSecret: older.clientSecret,
+      apiClient(ctx.app).POST("/api/v1/apps/token/refresh", {
+        body: {
+          slug: older.merchant.slug,
+          refreshToken: token,
+          clientId: older.clientId,
+          clientSecret: older.clientSecret,
+        },
       });
     const spentOnce = await refresh(older.tokens.refreshToken);
-    assert.equal(spentOnce.status, 200);
+    assert.equal(spentOnce.response.status, 200);
     // The new pair in use: presenting the spent token again is reuse, no longer a replay.
     assert.equal(
-      (await older.bearer(spentOnce.data.accessToken).get("/api/v1/apps/api/products")).status,
+      (await older.bearer(spentOnce.data!.data.accessToken).GET("/api/v1/apps/api/products")).response.status,
       200,
     );
-    assert.equal((await refresh(older.tokens.refreshToken)).status, 400);
+    assert.equal((await refresh(older.tokens.refreshToken)).response.status, 400);
     const revokedGrants = await count(ctx, "token_grants", "revoked_at IS NOT NULL");
     assert.equal(revokedGrants, 1);
     const live = await installedApp(ctx.app, ["read_products"]);
@@ -151,13 +157,15 @@ describe("retention: spent credentials", () => {
     assert.equal(await count(ctx, "token_grants", "revoked_at IS NOT NULL"), 0);
     // The live family keeps its refresh token (30 days) and works.
     assert.equal(await count(ctx, "refresh_tokens"), 1);
-    const renewed = await new Client(ctx.app).post("/api/v1/apps/token/refresh", {
-      slug: live.merchant.slug,
-      refreshToken: live.tokens.refreshToken,
-      clientId: live.clientId,
-      clientSecret: live.clientSecret,
+    const renewed = await apiClient(ctx.app).POST("/api/v1/apps/token/refresh", {
+      body: {
+        slug: live.merchant.slug,
+        refreshToken: live.tokens.refreshToken,
+        clientId: live.clientId,
+        clientSecret: live.clientSecret,
+      },
     });
-    assert.equal(renewed.status, 200);
+    assert.equal(renewed.response.status, 200);
 
     // 30 days + grace after that refresh: every token of the live family has expired; the family goes.
     ctx.clock.advance(32 * DAY);

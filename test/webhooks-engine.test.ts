@@ -5,8 +5,8 @@ import type {
   Completion,
   DeliveryRepo,
 } from "../src/modules/webhooks/delivery/delivery-repo.ts";
+import { installedApp } from "./apps-harness.ts";
 import { createTestContext, TEST_DATABASE_URL, type TestContext } from "./harness.ts";
-import { installedApp } from "./legacy-client.ts";
 
 /**
  * The delivery engine's batched statements against the database, with concurrent callers:
@@ -24,11 +24,13 @@ describe("delivery engine: batched claims, fan-out and completions", () => {
     repo = ctx.platform.webhooks.deliveries;
     const inst = await installedApp(ctx.app, ["read_products", "manage_webhooks"]);
     for (const host of HOSTS) {
-      const res = await inst.api.post("/api/v1/apps/api/webhooks", {
-        eventName: "product.created",
-        targetUrl: `https://${host}/hook`,
+      const res = await inst.api.POST("/api/v1/apps/api/webhooks", {
+        body: {
+          eventName: "product.created",
+          targetUrl: `https://${host}/hook`,
+        },
       });
-      assert.equal(res.status, 201);
+      assert.equal(res.response.status, 201);
     }
     storeId = (await ctx.platform.repos.stores.findBySlug(inst.merchant.slug))!.id;
   });
@@ -254,15 +256,21 @@ describe("delivery engine: a dispatch racing an uninstall", {
 
   it("a delivery read before an uninstall is not inserted after it: app/uninstalled stays the last", async () => {
     const inst = await installedApp(ctx.app, ["read_products", "write_products", "manage_webhooks"]);
-    for (const eventName of ["product.created", "app/uninstalled"]) {
-      const res = await inst.api.post("/api/v1/apps/api/webhooks", {
-        eventName,
-        targetUrl: "https://hooks.example.test/hook",
+    for (const eventName of ["product.created", "app/uninstalled"] as const) {
+      const res = await inst.api.POST("/api/v1/apps/api/webhooks", {
+        body: {
+          eventName,
+          targetUrl: "https://hooks.example.test/hook",
+        },
       });
-      assert.equal(res.status, 201);
+      assert.equal(res.response.status, 201);
     }
     ctx.clock.advance(1000);
-    assert.equal((await inst.api.post("/api/v1/apps/api/products", { title: "P", price: "1" })).status, 201);
+    assert.equal(
+      (await inst.api.POST("/api/v1/apps/api/products", { body: { title: "P", price: "1" } })).response
+        .status,
+      201,
+    );
     ctx.clock.advance(1000);
 
     // The dispatch's read returns, then waits until the merchant has uninstalled the app.
@@ -304,8 +312,11 @@ describe("delivery engine: a dispatch racing an uninstall", {
     });
     await Promise.race([read, unrecognised]);
     try {
-      const un = await inst.merchant.client.delete(`${inst.merchant.base}/installations/${inst.clientId}`);
-      assert.equal(un.status, 200);
+      const un = await inst.merchant.client.DELETE(
+        "/api/v1/dashboard/stores/{slug}/installations/{clientId}",
+        { params: { path: { slug: inst.merchant.slug, clientId: inst.clientId } } },
+      );
+      assert.equal(un.response.status, 200);
     } finally {
       uninstalled();
       await dispatching;
