@@ -10,8 +10,7 @@ import {
   seedDemo,
   seededRandom,
 } from "../src/modules/demo/demo-seed.ts";
-import { createTestContext, type TestContext } from "./harness.ts";
-import { Client, type Json } from "./legacy-client.ts";
+import { type Api, apiClient, createTestContext, type TestContext, text } from "./harness.ts";
 
 /**
  * The demo store (issue 23): 90 days of history made through the services, on the injected
@@ -20,40 +19,56 @@ import { Client, type Json } from "./legacy-client.ts";
  */
 describe("demo store", () => {
   let ctx: TestContext;
-  let client: Client;
-  const base = `/api/v1/dashboard/stores/${DEMO_STORE_SLUG}`;
+  let client: Api;
 
   before(async () => {
     // The store seedDemo made (once per version of the code: test/db-template.ts), on a clock
     // that starts when it was made.
     ctx = await createTestContext({}, { demo: true });
-    client = new Client(ctx.app);
-    const login = await client.post("/api/v1/dashboard/auth/login", ctx.demo!);
-    assert.equal(login.status, 200, JSON.stringify(login.body));
+    client = apiClient(ctx.app);
+    const login = await client.POST("/api/v1/dashboard/auth/login", { body: ctx.demo! });
+    assert.equal(login.response.status, 200, text(login));
   });
   after(async () => ctx?.close());
 
-  async function all(path: string): Promise<Json[]> {
-    const out: Json[] = [];
+  /** Every item of a list, a page of 100 at a time: `page` reads the page after `cursor`. */
+  async function all<T>(
+    page: (cursor: string | undefined) => Promise<{
+      data?: { data: T[]; meta: { nextCursor: string | null } };
+      response: Response;
+    }>,
+  ): Promise<T[]> {
+    const out: T[] = [];
     let cursor: string | null = null;
     do {
-      const sep = path.includes("?") ? "&" : "?";
-      const res = await client.get(
-        `${base}${path}${sep}limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
-      );
-      assert.equal(res.status, 200, JSON.stringify(res.body));
-      out.push(...(res.data as Json[]));
-      cursor = res.body.meta.nextCursor;
+      const res = await page(cursor ?? undefined);
+      assert.equal(res.response.status, 200, text(res));
+      out.push(...res.data!.data);
+      cursor = res.data!.meta.nextCursor;
     } while (cursor);
     return out;
   }
+  const path = { slug: DEMO_STORE_SLUG };
 
   it("has about 50 products, 150 customers and 600 orders over 90 days, in every status", async () => {
     assert.equal(ctx.demo!.email, DEMO_EMAIL);
-    const products = await all("/products");
+    const products = await all((cursor) =>
+      client.GET("/api/v1/dashboard/stores/{slug}/products", {
+        params: { path, query: { limit: 100, cursor } },
+      }),
+    );
     assert.ok(products.length >= 45 && products.length <= 55, `${products.length} products`);
-    assert.equal((await all("/customers")).length, DEMO_CUSTOMERS);
-    const orders = await all("/orders");
+    const customers = await all((cursor) =>
+      client.GET("/api/v1/dashboard/stores/{slug}/customers", {
+        params: { path, query: { limit: 100, cursor } },
+      }),
+    );
+    assert.equal(customers.length, DEMO_CUSTOMERS);
+    const orders = await all((cursor) =>
+      client.GET("/api/v1/dashboard/stores/{slug}/orders", {
+        params: { path, query: { limit: 100, cursor } },
+      }),
+    );
     assert.equal(orders.length, DEMO_ORDERS);
     const counts = Object.fromEntries(ORDER_STATUS_NAMES.map((s) => [s, 0]));
     for (const o of orders) counts[o.status]!++;
@@ -79,25 +94,31 @@ describe("demo store", () => {
   });
 
   it("shows different figures for today, 7 and 30 days, and daily sales over 30 days", async () => {
-    const res = await client.get(`${base}/overview`);
-    assert.equal(res.status, 200);
-    const { sales, dailySales, lowStock } = res.data;
+    const res = await client.GET("/api/v1/dashboard/stores/{slug}/overview", {
+      params: { path: { slug: DEMO_STORE_SLUG } },
+    });
+    assert.equal(res.response.status, 200);
+    const { sales, dailySales, lowStock } = res.data!.data;
     assert.ok(sales.today.orders > 0, "orders today");
     assert.ok(sales.today.orders < sales.last7Days.orders, JSON.stringify(sales));
     assert.ok(sales.last7Days.orders < sales.last30Days.orders, JSON.stringify(sales));
     assert.equal(dailySales.length, 30);
-    assert.equal(dailySales.at(-1).orders, sales.today.orders, "today is the last day");
+    assert.equal(dailySales.at(-1)!.orders, sales.today.orders, "today is the last day");
     assert.equal(
-      dailySales.reduce((n: number, d: Json) => n + d.orders, 0),
+      dailySales.reduce((n, d) => n + d.orders, 0),
       sales.last30Days.orders,
       "the days add up to the 30 days",
     );
-    assert.ok(new Set(dailySales.map((d: Json) => d.total)).size > 10, "the days differ");
+    assert.ok(new Set(dailySales.map((d) => d.total)).size > 10, "the days differ");
     assert.ok(lowStock.length > 0, "some products run low");
   });
 
   it("finds a product by a part of its SKU", async () => {
-    const found = await all("/products?q=lth");
+    const found = await all((cursor) =>
+      client.GET("/api/v1/dashboard/stores/{slug}/products", {
+        params: { path, query: { q: "lth", limit: 100, cursor } },
+      }),
+    );
     assert.ok(found.some((p) => p.sku === "WAL-LTH"));
   });
 

@@ -293,6 +293,9 @@ type JsonBodyOf<Op> = Op extends { requestBody?: { content: { "application/json"
 /** A webhook event's name, from the document's `webhooks` section. */
 export type EventName = keyof webhooks;
 
+/** A webhook's body as the document's `webhooks` section declares it (any event's, by default). */
+export type EventBody<E extends EventName = EventName> = JsonBodyOf<webhooks[E]["post"]>;
+
 /** A webhook event's `data` as the document's `webhooks` section declares it (the outbox's payload). */
 export type EventData<E extends EventName> =
   JsonBodyOf<webhooks[E]["post"]> extends { data: infer D } ? D : never;
@@ -300,12 +303,15 @@ export type EventData<E extends EventName> =
 /** A scope an app asks for, from the document's closed list. */
 export type Scope = RequestBody<"/api/v1/dashboard/apps", "post">["scopes"][number];
 
+/** The platform's failure envelope, as the document declares it. */
+export type ErrorBody = components["schemas"]["Error"];
+
 /** The platform's error codes, from the document's closed list (`Error.error.code`). */
-export type ErrorCode = components["schemas"]["Error"]["error"]["code"];
+export type ErrorCode = ErrorBody["error"]["code"];
 
 /** Asserts the failure envelope's shape and returns its error code. */
 export function errorCode(res: Answer): ErrorCode {
-  const b = res.error as Partial<components["schemas"]["Error"]> | undefined;
+  const b = res.error as Partial<ErrorBody> | undefined;
   if (
     b?.success !== false ||
     typeof b.message !== "string" ||
@@ -319,7 +325,7 @@ export function errorCode(res: Answer): ErrorCode {
 
 /** The fields a refusal names (its `error.details`, a list of `{ field, message }`); asserts that it is that list. */
 export function fieldErrors(res: Answer): Array<{ field: string; message: string }> {
-  const details = (res.error as Partial<components["schemas"]["Error"]> | undefined)?.error?.details;
+  const details = (res.error as Partial<ErrorBody> | undefined)?.error?.details;
   assert.ok(Array.isArray(details), `no list of fields in ${text(res).slice(0, 300)}`);
   return details;
 }

@@ -5,13 +5,24 @@ import { sql } from "kysely";
 import { Agent, fetch } from "undici";
 import { EVENTS } from "../src/contracts/events.ts";
 import { EVENTS_CHANNEL } from "../src/modules/events/events-repo.ts";
-import { createTestContext, type TestContext } from "./harness.ts";
-import { Client, installedApp, type Json } from "./legacy-client.ts";
+import { installedApp } from "./apps-harness.ts";
+import {
+  apiClient,
+  asForm,
+  createTestContext,
+  type ErrorBody,
+  type EventBody,
+  type Json,
+  type Scope,
+  type TestContext,
+  text,
+} from "./harness.ts";
 import { waitUntil } from "./webhooks-harness.ts";
 
 interface SseMessage {
   event: string;
   id: string | undefined;
+  /** The document describes the stream only as `text/event-stream`, not its messages' JSON. */
   data: Json;
 }
 
@@ -96,27 +107,36 @@ describe("listen: bounds, credentials and scopes", () => {
     return { response, next, webhook, close };
   }
 
-  async function shop(scopes = ["read_orders", "read_customers", "manage_webhooks"]) {
+  async function shop(scopes: Scope[] = ["read_orders", "read_customers", "manage_webhooks"]) {
     const installed = await installedApp(ctx.app, scopes);
     const m = installed.merchant;
-    const product = await m.client.post(`${m.base}/products`, {
-      title: "Mug",
-      price: "12.00",
-      stock: 10_000,
+    const product = await m.client.POST("/api/v1/dashboard/stores/{slug}/products", {
+      params: { path: { slug: m.slug } },
+      body: {
+        title: "Mug",
+        price: "12.00",
+        stock: 10_000,
+      },
     });
-    const customer = await m.client.post(`${m.base}/customers`, {
-      email: `c${Date.now()}${Math.random()}@example.com`,
-      firstName: "Layla",
+    const customer = await m.client.POST("/api/v1/dashboard/stores/{slug}/customers", {
+      params: { path: { slug: m.slug } },
+      body: {
+        email: `c${Date.now()}${Math.random()}@example.com`,
+        firstName: "Layla",
+      },
     });
     const order = async () => {
-      const res = await m.client.post(`${m.base}/orders`, {
-        customerId: customer.data.id,
-        lineItems: [{ productId: product.data.id, quantity: 1 }],
+      const res = await m.client.POST("/api/v1/dashboard/stores/{slug}/orders", {
+        params: { path: { slug: m.slug } },
+        body: {
+          customerId: customer.data!.data.id,
+          lineItems: [{ productId: product.data!.data.id, quantity: 1 }],
+        },
       });
-      assert.equal(res.status, 201, JSON.stringify(res.body));
-      return res.data as Json;
+      assert.equal(res.response.status, 201, text(res));
+      return res.data!.data;
     };
-    return { installed, m, order, storeId: m.store.id as string };
+    return { installed, m, order, storeId: m.store.id };
   }
 
   const sessions = (storeId: string) =>
@@ -127,7 +147,7 @@ describe("listen: bounds, credentials and scopes", () => {
 
   it("a burst of 20 opens gets 5 streams and 15 answers 429 with Retry-After; a closed stream gives its place back", async () => {
     const { installed, storeId } = await shop();
-    const token = installed.tokens.accessToken as string;
+    const token = installed.tokens.accessToken;
     const burst = await Promise.all(Array.from({ length: 20 }, () => open(token)));
     const opened = burst.filter((s) => s.response.status === 200);
     const refused = burst.filter((s) => s.response.status === 429);
@@ -135,7 +155,7 @@ describe("listen: bounds, credentials and scopes", () => {
     assert.equal(refused.length, 15);
     for (const r of refused) {
       assert.ok(Number(r.response.headers.get("retry-after")) > 0);
-      const body = (await r.response.json()) as Json;
+      const body = (await r.response.json()) as ErrorBody;
       assert.equal(body.success, false);
       assert.equal(body.error.code, "RATE_LIMITED");
     }
@@ -157,7 +177,7 @@ describe("listen: bounds, credentials and scopes", () => {
 
   it("disconnected sessions make room and can be resumed until they expire; sessions connected elsewhere do not make room", async () => {
     const { installed, storeId } = await shop();
-    const token = installed.tokens.accessToken as string;
+    const token = installed.tokens.accessToken;
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) {
       const s = await open(token);
@@ -208,24 +228,26 @@ describe("listen: bounds, credentials and scopes", () => {
     ctx.clock.advance(601_000);
     const expired = await open(token, { "last-event-id": `${ids[1]}.0` });
     assert.equal(expired.response.status, 404);
-    assert.equal(((await expired.response.json()) as Json).error.code, "NOT_FOUND");
+    assert.equal(((await expired.response.json()) as ErrorBody).error.code, "NOT_FOUND");
   });
 
   it("ends when its token is revoked, and when it expires, sending nothing after either", async () => {
     const { installed, order } = await shop();
-    const s = await open(installed.tokens.accessToken as string);
+    const s = await open(installed.tokens.accessToken);
     await s.next("session");
     const first = await order();
     const w = await s.webhook("order.created");
     assert.equal(JSON.parse(w.data.body as string).data.id, first.id);
     // The whole family revoked (RFC 7009, by its refresh token).
-    const revoked = await new Client(ctx.app).request(
-      "POST",
-      "/api/v1/oauth/revoke",
-      `token=${installed.tokens.refreshToken}&client_id=${installed.clientId}&client_secret=${installed.clientSecret}`,
-      { "content-type": "application/x-www-form-urlencoded" },
-    );
-    assert.equal(revoked.status, 200);
+    const revoked = await apiClient(ctx.app).POST("/api/v1/oauth/revoke", {
+      body: {
+        token: installed.tokens.refreshToken,
+        client_id: installed.clientId,
+        client_secret: installed.clientSecret,
+      },
+      ...asForm,
+    });
+    assert.equal(revoked.response.status, 200);
     await order(); // would be streamed to a stream that outlived its token
     const end = await s.next("end after revocation");
     assert.deepEqual(
@@ -235,7 +257,7 @@ describe("listen: bounds, credentials and scopes", () => {
     s.close();
 
     const later = await shop();
-    const e = await open(later.installed.tokens.accessToken as string);
+    const e = await open(later.installed.tokens.accessToken);
     await e.next("session");
     ctx.clock.advance(3601_000); // past the access token's hour
     await later.order();
@@ -249,27 +271,32 @@ describe("listen: bounds, credentials and scopes", () => {
 
   it("a resume carries only what the presenting token's scopes allow", async () => {
     const { installed, m, order } = await shop();
-    const wide = await open(installed.tokens.accessToken as string);
+    const wide = await open(installed.tokens.accessToken);
     const session = await wide.next("session");
     assert.ok((session.data.events as string[]).includes("customer.created"));
     await order();
     const seen = await wide.webhook("order.created");
     wide.close();
     // The same grant, narrowed to manage_webhooks (RFC 6749 section 6).
-    const narrowed = await new Client(ctx.app).post("/api/v1/apps/token/refresh", {
-      slug: m.slug,
-      refreshToken: installed.tokens.refreshToken,
-      clientId: installed.clientId,
-      clientSecret: installed.clientSecret,
-      scope: "manage_webhooks",
+    const narrowed = await apiClient(ctx.app).POST("/api/v1/apps/token/refresh", {
+      body: {
+        slug: m.slug,
+        refreshToken: installed.tokens.refreshToken,
+        clientId: installed.clientId,
+        clientSecret: installed.clientSecret,
+        scope: "manage_webhooks",
+      },
     });
-    assert.equal(narrowed.status, 200, JSON.stringify(narrowed.body));
-    const narrow = installed.bearer(narrowed.data.accessToken);
-    assert.equal((await narrow.get("/api/v1/apps/api/customers")).status, 403);
+    assert.equal(narrowed.response.status, 200, text(narrowed));
+    const narrow = installed.bearer(narrowed.data!.data.accessToken);
+    assert.equal((await narrow.GET("/api/v1/apps/api/customers")).response.status, 403);
     // Meanwhile a customer signs up and an order is placed.
-    await m.client.post(`${m.base}/customers`, { email: `late${Date.now()}@example.com`, firstName: "Omar" });
+    await m.client.POST("/api/v1/dashboard/stores/{slug}/customers", {
+      params: { path: { slug: m.slug } },
+      body: { email: `late${Date.now()}@example.com`, firstName: "Omar" },
+    });
     await order();
-    const resumed = await open(narrowed.data.accessToken as string, { "last-event-id": seen.id! });
+    const resumed = await open(narrowed.data!.data.accessToken, { "last-event-id": seen.id! });
     const again = await resumed.next("resumed session");
     assert.deepEqual(
       again.data.events,
@@ -278,8 +305,10 @@ describe("listen: bounds, credentials and scopes", () => {
         .map((e) => e.name),
       "only what manage_webhooks may see: the events that need no scope",
     );
-    const marker = await narrow.post("/api/v1/apps/api/webhooks/test", { event: "app/uninstalled" });
-    assert.equal(marker.status, 202);
+    const marker = await narrow.POST("/api/v1/apps/api/webhooks/test", {
+      body: { event: "app/uninstalled" },
+    });
+    assert.equal(marker.response.status, 202);
     const first = await resumed.webhook("the marker");
     assert.equal(first.data.event, "app/uninstalled", "no customer or order event reached the narrow token");
     resumed.close();
@@ -288,7 +317,7 @@ describe("listen: bounds, credentials and scopes", () => {
   it("a resume goes back at most 1,000 store events, and never before the session began", async () => {
     const { installed, storeId } = await shop(["read_orders", "manage_webhooks"]);
     const api = installed.api;
-    const s = await open(installed.tokens.accessToken as string, {}, "?events=order.created");
+    const s = await open(installed.tokens.accessToken, {}, "?events=order.created");
     const session = await s.next("session");
     const COUNT = 1200;
     await sql`INSERT INTO events (id, store_id, topic, resource_id, payload, dispatched_at)
@@ -302,17 +331,21 @@ describe("listen: bounds, credentials and scopes", () => {
     assert.equal(JSON.parse(last!.data.body as string).data.id, `ord_rw${COUNT}`);
 
     // `<session>.0` asks for everything again: it gets the last 1,000, then what is new.
-    const replay = await open(installed.tokens.accessToken as string, {
+    const replay = await open(installed.tokens.accessToken, {
       "last-event-id": `${session.data.sessionId}.0`,
     });
     await replay.next("resumed");
-    assert.equal((await api.post("/api/v1/apps/api/webhooks/test", { event: "order.created" })).status, 202);
+    assert.equal(
+      (await api.POST("/api/v1/apps/api/webhooks/test", { body: { event: "order.created" } })).response
+        .status,
+      202,
+    );
     const ids: string[] = [];
     for (;;) {
       const w = await replay.webhook("replayed events, then the marker");
-      const body = JSON.parse(w.data.body as string) as Json;
+      const body = JSON.parse(w.data.body as string) as EventBody<"order.created">;
       if (body.test) break;
-      ids.push(body.data.id as string);
+      ids.push(body.data.id);
     }
     replay.close();
     assert.equal(ids.length, 1000);

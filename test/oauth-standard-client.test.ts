@@ -2,9 +2,8 @@ import assert from "node:assert/strict";
 import { createServer } from "node:net";
 import { after, before, describe, it } from "node:test";
 import * as oauth from "oauth4webapi";
-import { REDIRECT } from "./apps-harness.ts";
-import { createTestContext, type TestContext } from "./harness.ts";
-import { consent, merchantWithStore, registerApp } from "./legacy-client.ts";
+import { consent, REDIRECT, registerApp } from "./apps-harness.ts";
+import { createTestContext, merchantWithStore, type TestContext } from "./harness.ts";
 
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -57,7 +56,7 @@ describe("an off-the-shelf OAuth 2.0 client (oauth4webapi) against the standard 
     }).toString();
     const merchant = await merchantWithStore(ctx.app);
     const page = await fetch(authorizationUrl, {
-      headers: { cookie: merchant.client.cookie! },
+      headers: { cookie: merchant.client.jar.cookie! },
       redirect: "manual",
     });
     assert.equal(page.status, 302);
@@ -65,7 +64,7 @@ describe("an off-the-shelf OAuth 2.0 client (oauth4webapi) against the standard 
     const asked = await fetch(
       new URL(`/api/v1/dashboard/oauth/consent${consentPage.search}`, authorizationUrl),
       {
-        headers: { cookie: merchant.client.cookie! },
+        headers: { cookie: merchant.client.jar.cookie! },
       },
     );
     assert.equal(((await asked.json()) as { data: { app: { name: string } } }).data.app.name, "Test App");
