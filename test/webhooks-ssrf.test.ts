@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { installedApp } from "./legacy-client.ts";
+import { installedApp } from "./apps-harness.ts";
 import { startReceiver } from "./receiver.ts";
 import { createWebhookContext, waitUntil } from "./webhooks-harness.ts";
 
@@ -25,29 +25,34 @@ describe("webhooks: a target refused by the SSRF guard at send time", () => {
   it("fails after one attempt, records why, and never reaches the internal address", async () => {
     const a = await installedApp(ctx.app, ["read_products", "write_products", "manage_webhooks"]);
     // A public IP literal passes the subscription-time check without DNS.
-    const created = await a.api.post("/api/v1/apps/api/webhooks", {
-      eventName: "product.created",
-      targetUrl: "https://93.184.215.14/hooks",
+    const created = await a.api.POST("/api/v1/apps/api/webhooks", {
+      body: {
+        eventName: "product.created",
+        targetUrl: "https://93.184.215.14/hooks",
+      },
     });
-    assert.equal(created.status, 201);
+    assert.equal(created.response.status, 201);
     // Later the target's name resolves to loopback (what DNS rebinding or a changed record does).
     await ctx.platform.db
       .updateTable("webhook_subscriptions")
       .set({ target_url: `${rx.localhostUrl}/hooks` })
-      .where("id", "=", created.data.id)
+      .where("id", "=", created.data!.data.id)
       .execute();
 
-    const made = await a.merchant.client.post(`/api/v1/dashboard/stores/${a.merchant.slug}/products`, {
-      title: "Lamp",
-      price: "10.00",
+    const made = await a.merchant.client.POST("/api/v1/dashboard/stores/{slug}/products", {
+      params: { path: { slug: a.merchant.slug } },
+      body: {
+        title: "Lamp",
+        price: "10.00",
+      },
     });
-    assert.equal(made.status, 201);
+    assert.equal(made.response.status, 201);
 
     const delivery = async () =>
       ctx.platform.db
         .selectFrom("webhook_deliveries")
         .selectAll()
-        .where("subscription_id", "=", created.data.id)
+        .where("subscription_id", "=", created.data!.data.id)
         .executeTakeFirst();
     await waitUntil(async () => (await delivery())?.status === "failed", 20_000, "delivery failed");
     const d = (await delivery())!;
@@ -64,9 +69,11 @@ describe("webhooks: a target refused by the SSRF guard at send time", () => {
     assert.equal(rx.received.length, 0, "not one request reached the internal address");
 
     // The merchant sees the reason in the delivery log.
-    const log = await a.dev.client.get(`/api/v1/dashboard/apps/${a.clientId}/deliveries`);
-    assert.equal(log.status, 200);
-    const entry = log.data.find((x: { id: string }) => x.id === d.id);
+    const log = await a.dev.client.GET("/api/v1/dashboard/apps/{clientId}/deliveries", {
+      params: { path: { clientId: a.clientId } },
+    });
+    assert.equal(log.response.status, 200);
+    const entry = log.data!.data.find((x: { id: string }) => x.id === d.id);
     assert.ok(entry, "listed in the delivery log");
     assert.equal(entry.status, "failed");
     assert.match(JSON.stringify(entry), /blocked_address/);
