@@ -4,9 +4,8 @@ import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
 import * as openid from "openid-client";
 import { AuthorizationCode } from "simple-oauth2";
-import { REDIRECT } from "./apps-harness.ts";
-import { createTestContext, type TestContext } from "./harness.ts";
-import { consent, merchantWithStore, registerApp } from "./legacy-client.ts";
+import { consent, REDIRECT, registerApp } from "./apps-harness.ts";
+import { createTestContext, merchantWithStore, type TestContext } from "./harness.ts";
 
 /**
  * A proxy in front of the platform that lets the first refresh through and then drops its answer
