@@ -4,8 +4,15 @@ import { after, before, describe, it } from "node:test";
 import { type ListenMessage, listen, verifyWebhook } from "@merchant-platform/sdk";
 import { sql } from "kysely";
 import { EVENTS_CHANNEL } from "../src/modules/events/events-repo.ts";
-import { createTestContext, type TestContext } from "./harness.ts";
-import { installedApp, type Json } from "./legacy-client.ts";
+import { installedApp } from "./apps-harness.ts";
+import {
+  createTestContext,
+  type ErrorBody,
+  type EventBody,
+  type Json,
+  type TestContext,
+  text,
+} from "./harness.ts";
 import { waitUntil } from "./webhooks-harness.ts";
 
 type Webhook = Extract<ListenMessage, { type: "webhook" }>;
@@ -54,20 +61,29 @@ describe("listen: webhooks streamed to a developer's machine", () => {
   async function shop() {
     const installed = await installedApp(ctx.app, ["read_orders", "read_customers", "manage_webhooks"]);
     const m = installed.merchant;
-    const product = await m.client.post(`${m.base}/products`, { title: "Mug", price: "12.00", stock: 100 });
-    const customer = await m.client.post(`${m.base}/customers`, {
-      email: `c${Date.now()}@example.com`,
-      firstName: "Layla",
+    const product = await m.client.POST("/api/v1/dashboard/stores/{slug}/products", {
+      params: { path: { slug: m.slug } },
+      body: { title: "Mug", price: "12.00", stock: 100 },
+    });
+    const customer = await m.client.POST("/api/v1/dashboard/stores/{slug}/customers", {
+      params: { path: { slug: m.slug } },
+      body: {
+        email: `c${Date.now()}@example.com`,
+        firstName: "Layla",
+      },
     });
     const order = async () => {
-      const res = await m.client.post(`${m.base}/orders`, {
-        customerId: customer.data.id,
-        lineItems: [{ productId: product.data.id, quantity: 1 }],
+      const res = await m.client.POST("/api/v1/dashboard/stores/{slug}/orders", {
+        params: { path: { slug: m.slug } },
+        body: {
+          customerId: customer.data!.data.id,
+          lineItems: [{ productId: product.data!.data.id, quantity: 1 }],
+        },
       });
-      assert.equal(res.status, 201, JSON.stringify(res.body));
-      return res.data as Json;
+      assert.equal(res.response.status, 201, text(res));
+      return res.data!.data;
     };
-    const token = { accessToken: async () => installed.tokens.accessToken as string };
+    const token = { accessToken: async () => installed.tokens.accessToken };
     return { installed, m, order, token };
   }
 
@@ -113,21 +129,25 @@ describe("listen: webhooks streamed to a developer's machine", () => {
     assert.equal(resumed.type === "session" && resumed.secret, undefined, "the secret is handed out once");
     const again = [await r2.webhook("missed 1"), await r2.webhook("missed 2")];
     assert.deepEqual(
-      again.map((w) => (JSON.parse(w.body) as Json).data.id),
+      again.map((w) => (JSON.parse(w.body) as EventBody<"order.created">).data.id),
       missed.map((o) => o.id),
     );
 
     // A test event for this installation: marked in the header and the body.
-    const test = await installed.api.post("/api/v1/apps/api/webhooks/test", { event: "order.paid" });
-    assert.equal(test.status, 202, JSON.stringify(test.body));
+    const test = await installed.api.POST("/api/v1/apps/api/webhooks/test", {
+      body: { event: "order.paid" },
+    });
+    assert.equal(test.response.status, 202, text(test));
     const tw = await r2.webhook("test event");
     assert.equal(tw.headers["x-webhook-test"], "true");
-    assert.equal((JSON.parse(tw.body) as Json).test, true);
+    assert.equal((JSON.parse(tw.body) as EventBody<"order.paid">).test, true);
     assert.equal(tw.event, "order.paid");
 
     // Uninstall: app/uninstalled is the last message, then the stream ends.
-    const uninstall = await m.client.delete(`${m.base}/installations/${installed.clientId}`);
-    assert.equal(uninstall.status, 200, JSON.stringify(uninstall.body));
+    const uninstall = await m.client.DELETE("/api/v1/dashboard/stores/{slug}/installations/{clientId}", {
+      params: { path: { slug: m.slug, clientId: installed.clientId } },
+    });
+    assert.equal(uninstall.response.status, 200, text(uninstall));
     const last = await r2.webhook("app/uninstalled");
     assert.equal(last.event, "app/uninstalled");
     const end = await r2.next("end");
@@ -149,7 +169,7 @@ describe("listen: webhooks streamed to a developer's machine", () => {
       });
     const noScope = await ask("?events=product.created");
     assert.equal(noScope.status, 403);
-    assert.equal(((await noScope.json()) as Json).error.code, "INSUFFICIENT_SCOPE");
+    assert.equal(((await noScope.json()) as ErrorBody).error.code, "INSUFFICIENT_SCOPE");
     assert.equal((await ask("?events=order.exploded")).status, 400);
     assert.equal((await ask("", { "last-event-id": "nonsense" })).status, 400);
     // Another installation's session is not found.
@@ -159,8 +179,10 @@ describe("listen: webhooks streamed to a developer's machine", () => {
     const stolen = await ask("", { "last-event-id": `${s.type === "session" ? s.sessionId : ""}.0` });
     assert.equal(stolen.status, 404);
     assert.ok(token);
-    const needs = await installed.api.post("/api/v1/apps/api/webhooks/test", { event: "product.created" });
-    assert.equal(needs.status, 403, "a test event needs the event's scope too");
+    const needs = await installed.api.POST("/api/v1/apps/api/webhooks/test", {
+      body: { event: "product.created" },
+    });
+    assert.equal(needs.response.status, 403, "a test event needs the event's scope too");
   });
 
   it("a client that stops reading holds the rest in the feed, not in the server's memory, and gets all of it once it reads again", async () => {
@@ -173,7 +195,7 @@ describe("listen: webhooks streamed to a developer's machine", () => {
       `GET /api/v1/apps/api/webhooks/stream?events=order.created HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${installed.tokens.accessToken}\r\nAccept: text/event-stream\r\n\r\n`,
     );
     socket.pause(); // reads nothing: the kernel's buffers fill, then the server's writes wait
-    const storeId = m.store.id as string;
+    const storeId = m.store.id;
     // How far the session has streamed: its feed position past where it began.
     const sentCount = async () =>
       Number(
@@ -230,6 +252,7 @@ describe("listen: webhooks streamed to a developer's machine", () => {
         const message = text.slice(0, end);
         text = text.slice(end + 2);
         const data = /^data: (.*)$/m.exec(message)?.[1];
+        // A listen message's JSON: the document describes the stream only as text/event-stream.
         if (/^event: webhook$/m.test(message) && data) ids.add((JSON.parse(data) as Json).id as string);
       }
     });
@@ -240,18 +263,24 @@ describe("listen: webhooks streamed to a developer's machine", () => {
 
   it("marks a test event's deliveries to real subscriptions, visible in the installation's delivery log", async () => {
     const { installed } = await shop();
-    const sub = await installed.api.post("/api/v1/apps/api/webhooks", {
-      eventName: "customer.created",
-      targetUrl: "https://127.0.0.1:9/hooks",
+    const sub = await installed.api.POST("/api/v1/apps/api/webhooks", {
+      body: {
+        eventName: "customer.created",
+        targetUrl: "https://127.0.0.1:9/hooks",
+      },
     });
-    assert.equal(sub.status, 201, JSON.stringify(sub.body));
-    const test = await installed.api.post("/api/v1/apps/api/webhooks/test", { event: "customer.created" });
-    assert.equal(test.status, 202);
+    assert.equal(sub.response.status, 201, text(sub));
+    const test = await installed.api.POST("/api/v1/apps/api/webhooks/test", {
+      body: { event: "customer.created" },
+    });
+    assert.equal(test.response.status, 202);
     await ctx.platform.webhooks.deliveries.dispatchEvents(ctx.clock.now(), 100);
-    const log = await installed.api.get("/api/v1/apps/api/webhooks/deliveries?event=customer.created");
-    assert.equal(log.status, 200, JSON.stringify(log.body));
-    assert.equal(log.data.length, 1);
-    assert.equal(log.data[0].test, true);
-    assert.equal(log.data[0].eventId, test.data.eventId);
+    const log = await installed.api.GET("/api/v1/apps/api/webhooks/deliveries", {
+      params: { query: { event: "customer.created" } },
+    });
+    assert.equal(log.response.status, 200, text(log));
+    assert.equal(log.data!.data.length, 1);
+    assert.equal(log.data!.data[0]!.test, true);
+    assert.equal(log.data!.data[0]!.eventId, test.data!.data.eventId);
   });
 });
