@@ -4,8 +4,7 @@ import { sql } from "kysely";
 import { EVENT } from "../src/contracts/index.ts";
 import { createEventRecorder } from "../src/modules/events/events-repo.ts";
 import { createFeedRepo, createFeedSequencer } from "../src/modules/events/feed-repo.ts";
-import { createTestContext, TEST_DATABASE_URL, type TestContext } from "./harness.ts";
-import { merchantWithStore } from "./legacy-client.ts";
+import { createTestContext, merchantWithStore, TEST_DATABASE_URL, type TestContext } from "./harness.ts";
 
 /**
  * The store's event feed is gap-free: positions are given after commit, one sequencer at a time
@@ -21,7 +20,7 @@ describe("event feed: positions given after commit", () => {
 
   it("8 writers commit 2,000 events out of order while a reader pages the feed: every event once, in order", async () => {
     const { store } = await merchantWithStore(ctx.app);
-    const storeId = store.id as string;
+    const storeId = store.id;
     const db = ctx.platform.db;
     const recordEvent = createEventRecorder({ clock: ctx.clock });
     const feed = createFeedRepo(db);
@@ -100,7 +99,7 @@ describe("event feed: positions given after commit", () => {
       for (const storeId of await feed.storesWithUnsequenced(1000)) await sequencer.sequence(storeId);
     };
     const [a, b, c] = await Promise.all(
-      [1, 2, 3].map(async () => (await merchantWithStore(ctx.app)).store.id as string),
+      [1, 2, 3].map(async () => (await merchantWithStore(ctx.app)).store.id),
     );
     await numberAll();
     assert.deepEqual(await feed.storesWithUnsequenced(10), []);
