@@ -6,8 +6,8 @@ import { buildApp } from "../src/app.ts";
 import { loadConfig } from "../src/config.ts";
 import { openDatabase } from "../src/db/client.ts";
 import { createPlatform } from "../src/platform.ts";
+import { installedApp } from "./apps-harness.ts";
 import { createTestContext, type TestContext } from "./harness.ts";
-import { installedApp } from "./legacy-client.ts";
 import { postgresBinDir, startTempPostgres, type TempPostgres } from "./pg-server.ts";
 import { type ServiceProcess, startService as startProcess } from "./processes.ts";
 import { startReceiver } from "./receiver.ts";
@@ -203,11 +203,13 @@ describe("PostgreSQL unavailable, restarting or starting", { skip }, () => {
     const rx = await startReceiver();
     try {
       const inst = await installedApp(ctx.app, ["read_products", "manage_webhooks"]);
-      const sub = await inst.api.post("/api/v1/apps/api/webhooks", {
-        eventName: "product.created",
-        targetUrl: `${rx.url}/b`,
+      const sub = await inst.api.POST("/api/v1/apps/api/webhooks", {
+        body: {
+          eventName: "product.created",
+          targetUrl: `${rx.url}/b`,
+        },
       });
-      assert.equal(sub.status, 201);
+      assert.equal(sub.response.status, 201);
       // The receiver can hold its answers, so attempts are certainly in flight when the database goes.
       let holding = true;
       const held: Array<() => void> = [];
@@ -319,9 +321,11 @@ describe("PostgreSQL unavailable, restarting or starting", { skip }, () => {
     const rx = await startReceiver();
     try {
       const inst = await installedApp(ctx.app, ["read_products", "manage_webhooks"]);
-      await inst.api.post("/api/v1/apps/api/webhooks", {
-        eventName: "product.created",
-        targetUrl: `${rx.url}/c`,
+      await inst.api.POST("/api/v1/apps/api/webhooks", {
+        body: {
+          eventName: "product.created",
+          targetUrl: `${rx.url}/c`,
+        },
       });
       const store = (await ctx.platform.repos.stores.findBySlug(inst.merchant.slug))!;
       await ctx.platform.services.products.create(store, { title: "First", price: "1" });
@@ -333,7 +337,7 @@ describe("PostgreSQL unavailable, restarting or starting", { skip }, () => {
       assert.ok(api.alive() && worker.alive());
       const retries = api.logs.filter(startRetry);
       assert.ok(
-        retries.every((r) => typeof r.retryInMs === "number" && (r.retryInMs as number) > 0),
+        retries.every((r) => typeof r.retryInMs === "number" && r.retryInMs > 0),
         "each retry is logged with the next delay",
       );
     } finally {

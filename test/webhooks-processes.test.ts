@@ -3,8 +3,8 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import { installedApp } from "./apps-harness.ts";
 import { createTestContext, TEST_DATABASE_URL, type TestContext } from "./harness.ts";
-import { installedApp } from "./legacy-client.ts";
 import { startReceiver } from "./receiver.ts";
 import { waitUntil } from "./webhooks-harness.ts";
 
@@ -72,9 +72,11 @@ describe("delivery worker processes on one PostgreSQL", { skip }, () => {
 
   it("survives SIGKILL mid-delivery: every committed event still arrives, no delivery over 8 attempts", async () => {
     const inst = await installedApp(ctx.app, ["read_products", "manage_webhooks"]);
-    await inst.api.post("/api/v1/apps/api/webhooks", {
-      eventName: "product.created",
-      targetUrl: `${rx.url}/crash`,
+    await inst.api.POST("/api/v1/apps/api/webhooks", {
+      body: {
+        eventName: "product.created",
+        targetUrl: `${rx.url}/crash`,
+      },
     });
     // The receiver is slow at first, so the kill lands while attempts are in flight.
     rx.setResponder((_r, res) => setTimeout(() => res.end("ok"), 800));
@@ -130,9 +132,11 @@ describe("delivery worker processes on one PostgreSQL", { skip }, () => {
 
   it("two workers deliver 1,000 events, every one, none attempted by both at once", async () => {
     const inst = await installedApp(ctx.app, ["read_products", "manage_webhooks"]);
-    await inst.api.post("/api/v1/apps/api/webhooks", {
-      eventName: "product.created",
-      targetUrl: `${rx.url}/pair`,
+    await inst.api.POST("/api/v1/apps/api/webhooks", {
+      body: {
+        eventName: "product.created",
+        targetUrl: `${rx.url}/pair`,
+      },
     });
     const inFlight = new Map<string, number>();
     const overlaps: string[] = [];
