@@ -2,8 +2,7 @@ import assert from "node:assert/strict";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { ORDER_STATUSES, type OrderStatus } from "../src/contracts/statuses.ts";
-import { createTestContext, outbox, type TestContext } from "../test/harness.ts";
-import { merchantWithStore } from "../test/legacy-client.ts";
+import { createTestContext, merchantWithStore, outbox, type TestContext } from "../test/harness.ts";
 import { parseRate, SimulateError, simulate } from "./simulate.ts";
 
 describe("store traffic simulator", () => {
@@ -42,7 +41,11 @@ describe("store traffic simulator", () => {
     });
     assert.equal(result.errors, 0, JSON.stringify(result));
     assert.ok(result.customers > 5 && result.orders > 5 && result.statusChanges > 5, JSON.stringify(result));
-    const orders = (await m.client.get(`${m.base}/orders?limit=250`)).data as Array<{
+    const orders = (
+      await m.client.GET("/api/v1/dashboard/stores/{slug}/orders", {
+        params: { path: { slug: m.slug }, query: { limit: 250 } },
+      })
+    ).data!.data as Array<{
       id: string;
       status: OrderStatus;
     }>;
@@ -52,7 +55,11 @@ describe("store traffic simulator", () => {
       "some orders moved on",
     );
     for (const o of orders) {
-      const history = (await m.client.get(`${m.base}/orders/${o.id}/history`)).data as Array<{
+      const history = (
+        await m.client.GET("/api/v1/dashboard/stores/{slug}/orders/{id}/history", {
+          params: { path: { slug: m.slug, id: o.id } },
+        })
+      ).data!.data as Array<{
         status: OrderStatus;
       }>;
       for (let i = 1; i < history.length; i++)
