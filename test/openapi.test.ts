@@ -9,8 +9,7 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { EVENT_NAMES } from "../src/contracts/index.ts";
 import { ERROR_CODES } from "../src/lib/errors.ts";
-import { createTestContext, type TestContext } from "./harness.ts";
-import { type Json, merchantWithStore } from "./legacy-client.ts";
+import { createTestContext, type Json, merchantWithStore, type TestContext } from "./harness.ts";
 import { fetchDocument, inlineRefs, isRfc, type Operation, operationsOf } from "./openapi-doc.ts";
 
 /**
@@ -18,6 +17,9 @@ import { fetchDocument, inlineRefs, isRfc, type Operation, operationsOf } from "
  * envelope with the closed error-code list, every request input bounded, and the committed
  * openapi.json identical to what `node src/cli.ts openapi` generates. Every check walks the whole
  * document and reports every offender at once, so routes added later are covered without edits here.
+ *
+ * The document and its JSON Schemas are walked as plain JSON (`Json`): what a test reads here is the
+ * document's own structure, which its `paths` do not describe.
  */
 
 const ROOT = join(import.meta.dirname, "..");
@@ -388,25 +390,46 @@ describe("OpenAPI document", () => {
   it("sends what it documents: Location on a create (replays too), the request id in error bodies", async () => {
     const m = await merchantWithStore(ctx.app);
     const key = { "idempotency-key": `loc-${Date.now()}` };
-    const created = await m.client.post(`${m.base}/products`, { title: "Mug", price: "12.00" }, key);
-    assert.equal(created.status, 201);
-    assert.equal(created.headers.location, `${m.base}/products/${created.data.id}`);
-    const replay = await m.client.post(`${m.base}/products`, { title: "Mug", price: "12.00" }, key);
-    assert.equal(replay.headers["idempotency-replayed"], "true");
-    assert.equal(replay.headers.location, created.headers.location);
-    assert.equal((await m.client.get(String(created.headers.location))).status, 200);
-    const store = await m.client.post("/api/v1/dashboard/stores", {
-      name: "Second",
-      slug: `s-${Date.now()}`,
+    const created = await m.client.POST("/api/v1/dashboard/stores/{slug}/products", {
+      params: { path: { slug: m.slug } },
+      body: { title: "Mug", price: "12.00" },
+      headers: key,
     });
-    assert.equal(store.status, 201);
-    assert.equal(store.headers.location, undefined, "no GET /stores/{id}: no Location");
-    const missing = await m.client.get(`${m.base}/products/prod_0000000000000000000000`, {
-      "x-request-id": "trace-42",
+    assert.equal(created.response.status, 201);
+    assert.equal(created.response.headers.get("location"), `${m.base}/products/${created.data!.data.id}`);
+    const replay = await m.client.POST("/api/v1/dashboard/stores/{slug}/products", {
+      params: { path: { slug: m.slug } },
+      body: { title: "Mug", price: "12.00" },
+      headers: key,
     });
-    assert.equal(missing.status, 404);
-    assert.equal(missing.headers["x-request-id"], "trace-42");
-    assert.equal(missing.body.error.requestId, "trace-42");
+    assert.equal(replay.response.headers.get("idempotency-replayed"), "true");
+    assert.equal(replay.response.headers.get("location"), created.response.headers.get("location"));
+    // The Location (asserted above to be this product's path) is readable.
+    assert.equal(
+      (
+        await m.client.GET("/api/v1/dashboard/stores/{slug}/products/{id}", {
+          params: { path: { slug: m.slug, id: created.data!.data.id } },
+        })
+      ).response.status,
+      200,
+    );
+    const store = await m.client.POST("/api/v1/dashboard/stores", {
+      body: {
+        name: "Second",
+        slug: `s-${Date.now()}`,
+      },
+    });
+    assert.equal(store.response.status, 201);
+    assert.equal(store.response.headers.get("location"), null, "no GET /stores/{id}: no Location");
+    const missing = await m.client.GET("/api/v1/dashboard/stores/{slug}/products/{id}", {
+      params: { path: { slug: m.slug, id: "prod_0000000000000000000000" } },
+      headers: {
+        "x-request-id": "trace-42",
+      },
+    });
+    assert.equal(missing.response.status, 404);
+    assert.equal(missing.response.headers.get("x-request-id"), "trace-42");
+    assert.equal(missing.error!.error.requestId, "trace-42");
   });
 
   it("declares and uses the same security schemes, and documents every webhook event", () => {

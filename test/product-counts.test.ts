@@ -2,10 +2,8 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { sql } from "kysely";
 import { listMigrations, migrate } from "../src/db/migrate.ts";
-import { createTestContext, type TestContext } from "./harness.ts";
-import { Client, merchantWithStore } from "./legacy-client.ts";
+import { apiClient, createTestContext, merchantWithStore, type TestContext, text } from "./harness.ts";
 
-const DEV = "/api/v1/developer";
 const MIGRATION = listMigrations().find((name) => name.endsWith("_count_products_per_store.sql"));
 
 /**
@@ -23,20 +21,25 @@ describe("per-store product counts", () => {
 
   async function storeWithKey() {
     const m = await merchantWithStore(ctx.app);
-    const created = await m.client.post(`${m.base}/api-keys`, {
-      name: "Counts",
-      scopes: ["read_products", "write_products"],
+    const created = await m.client.POST("/api/v1/dashboard/stores/{slug}/api-keys", {
+      params: { path: { slug: m.slug } },
+      body: {
+        name: "Counts",
+        scopes: ["read_products", "write_products"],
+      },
     });
-    assert.equal(created.status, 201);
-    const api = new Client(ctx.app, { "x-api-key": created.data.keyId, "x-api-secret": created.data.secret });
+    assert.equal(created.response.status, 201);
+    const api = apiClient(ctx.app, {
+      headers: { "x-api-key": created.data!.data.keyId, "x-api-secret": created.data!.data.secret },
+    });
     return { ...m, api };
   }
 
   /** What the developer API answers as the total, checked against a count(*) of the rows. */
   async function totals(store: Awaited<ReturnType<typeof storeWithKey>>) {
-    const res = await store.api.get(`${DEV}/products?perPage=1`);
-    assert.equal(res.status, 200, JSON.stringify(res.body));
-    return { answered: res.body.meta.total as number, rows: await rowCount(ctx, store.store.id) };
+    const res = await store.api.GET("/api/v1/developer/products", { params: { query: { perPage: 1 } } });
+    assert.equal(res.response.status, 200, text(res));
+    return { answered: res.data!.meta.total as number, rows: await rowCount(ctx, store.store.id) };
   }
 
   it("counts creates and deletes through the API, one store apart from another", async () => {
@@ -45,42 +48,74 @@ describe("per-store product counts", () => {
     assert.deepEqual(await totals(a), { answered: 0, rows: 0 });
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) {
-      const res = await a.api.post(`${DEV}/products`, { title: `A${i}`, price: "1.00" });
-      assert.equal(res.status, 201);
-      ids.push(res.data.id);
+      const res = await a.api.POST("/api/v1/developer/products", { body: { title: `A${i}`, price: "1.00" } });
+      assert.equal(res.response.status, 201);
+      ids.push(res.data!.data.id);
     }
-    await b.client.post(`${b.base}/products`, { title: "B", price: "1.00" });
+    await b.client.POST("/api/v1/dashboard/stores/{slug}/products", {
+      params: { path: { slug: b.slug } },
+      body: { title: "B", price: "1.00" },
+    });
     assert.deepEqual(await totals(a), { answered: 5, rows: 5 });
     assert.deepEqual(await totals(b), { answered: 1, rows: 1 });
 
-    assert.equal((await a.api.delete(`${DEV}/products/${ids[0]}`)).status, 200);
-    assert.equal((await a.client.delete(`${a.base}/products/${ids[1]}`)).status, 200);
+    assert.equal(
+      (await a.api.DELETE("/api/v1/developer/products/{id}", { params: { path: { id: ids[0]! } } })).response
+        .status,
+      200,
+    );
+    assert.equal(
+      (
+        await a.client.DELETE("/api/v1/dashboard/stores/{slug}/products/{id}", {
+          params: { path: { slug: a.slug, id: ids[1]! } },
+        })
+      ).response.status,
+      200,
+    );
     // Another store's product: 404, and neither count moves.
-    assert.equal((await b.api.delete(`${DEV}/products/${ids[2]}`)).status, 404);
+    assert.equal(
+      (await b.api.DELETE("/api/v1/developer/products/{id}", { params: { path: { id: ids[2]! } } })).response
+        .status,
+      404,
+    );
     assert.deepEqual(await totals(a), { answered: 3, rows: 3 });
     assert.deepEqual(await totals(b), { answered: 1, rows: 1 });
 
     // A create that fails (duplicate SKU) rolls its count back with it.
-    assert.equal((await a.api.post(`${DEV}/products`, { title: "S", price: "1", sku: "X" })).status, 201);
-    assert.equal((await a.api.post(`${DEV}/products`, { title: "S", price: "1", sku: "X" })).status, 409);
+    assert.equal(
+      (await a.api.POST("/api/v1/developer/products", { body: { title: "S", price: "1", sku: "X" } }))
+        .response.status,
+      201,
+    );
+    assert.equal(
+      (await a.api.POST("/api/v1/developer/products", { body: { title: "S", price: "1", sku: "X" } }))
+        .response.status,
+      409,
+    );
     assert.deepEqual(await totals(a), { answered: 4, rows: 4 });
   });
 
   it("stays exact under twenty concurrent creates in one store", async () => {
     const a = await storeWithKey();
     const results = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => a.api.post(`${DEV}/products`, { title: `C${i}`, price: "3.00" })),
+      Array.from({ length: 20 }, (_, i) =>
+        a.api.POST("/api/v1/developer/products", { body: { title: `C${i}`, price: "3.00" } }),
+      ),
     );
     assert.deepEqual(
-      results.map((r) => r.status),
+      results.map((r) => r.response.status),
       Array(20).fill(201),
     );
     assert.deepEqual(await totals(a), { answered: 20, rows: 20 });
     const deletes = await Promise.all(
-      results.slice(0, 10).map((r) => a.api.delete(`${DEV}/products/${r.data.id}`)),
+      results
+        .slice(0, 10)
+        .map((r) =>
+          a.api.DELETE("/api/v1/developer/products/{id}", { params: { path: { id: r.data!.data.id } } }),
+        ),
     );
     assert.deepEqual(
-      deletes.map((r) => r.status),
+      deletes.map((r) => r.response.status),
       Array(10).fill(200),
     );
     assert.deepEqual(await totals(a), { answered: 10, rows: 10 });

@@ -8,8 +8,8 @@ import {
   PlatformError,
   recoverWebhook,
 } from "@merchant-platform/sdk";
-import type { Json } from "./harness.ts";
-import { installedApp } from "./legacy-client.ts";
+import { installedApp } from "./apps-harness.ts";
+import { type EventBody, type Scope, text } from "./harness.ts";
 import { startReceiver } from "./receiver.ts";
 import { createWebhookContext, waitUntil } from "./webhooks-harness.ts";
 
@@ -18,8 +18,7 @@ import { createWebhookContext, waitUntil } from "./webhooks-harness.ts";
  * default 5 days, crossed with the injected clock (access tokens live 10 days here, so the app's
  * token outlives the jump). Real HTTPS receivers; 2 attempts 50 ms apart.
  */
-const SCOPES = ["read_products", "write_products", "manage_webhooks"];
-const WEBHOOKS = "/api/v1/apps/api/webhooks";
+const SCOPES: Scope[] = ["read_products", "write_products", "manage_webhooks"];
 const DAY_MS = 24 * 3600 * 1000;
 
 describe("webhooks: endpoints are paused, never silently dropped", () => {
@@ -48,35 +47,42 @@ describe("webhooks: endpoints are paused, never silently dropped", () => {
 
   async function setup(path: string) {
     const inst = await installedApp(ctx.app, SCOPES);
-    const sub = await inst.api.post(WEBHOOKS, {
-      eventName: "product.created",
-      targetUrl: `${rx.url}${path}`,
+    const sub = await inst.api.POST("/api/v1/apps/api/webhooks", {
+      body: {
+        eventName: "product.created",
+        targetUrl: `${rx.url}${path}`,
+      },
     });
-    const ops = await inst.api.post(WEBHOOKS, {
-      eventName: "webhook.disabled",
-      targetUrl: `${rx.url}${path}-ops`,
+    const ops = await inst.api.POST("/api/v1/apps/api/webhooks", {
+      body: {
+        eventName: "webhook.disabled",
+        targetUrl: `${rx.url}${path}-ops`,
+      },
     });
-    assert.equal(sub.status, 201);
-    assert.equal(ops.status, 201, "webhook.disabled needs no scope");
+    assert.equal(sub.response.status, 201);
+    assert.equal(ops.response.status, 201, "webhook.disabled needs no scope");
     const product = (title: string) =>
-      inst.merchant.client.post(`${inst.merchant.base}/products`, { title, price: "1" });
+      inst.merchant.client.POST("/api/v1/dashboard/stores/{slug}/products", {
+        params: { path: { slug: inst.merchant.slug } },
+        body: { title, price: "1" },
+      });
     const deliveries = () =>
       ctx.platform.db
         .selectFrom("webhook_deliveries")
         .selectAll()
-        .where("subscription_id", "=", sub.data.id)
+        .where("subscription_id", "=", sub.data!.data.id)
         .orderBy("created_at")
         .execute();
     const listed = async () =>
-      ((await inst.api.get(WEBHOOKS)).data as Json[]).find((s) => s.id === sub.data.id)!;
+      (await inst.api.GET("/api/v1/apps/api/webhooks")).data!.data.find((s) => s.id === sub.data!.data.id)!;
     const disabledEvents = () =>
       ctx.platform.db
         .selectFrom("events")
         .selectAll()
         .where("topic", "=", "webhook.disabled")
-        .where("resource_id", "=", sub.data.id)
+        .where("resource_id", "=", sub.data!.data.id)
         .execute();
-    return { inst, sub: sub.data as Json, product, deliveries, listed, disabledEvents };
+    return { inst, sub: sub.data!.data, product, deliveries, listed, disabledEvents };
   }
 
   it("disables after the window of failures, sends webhook.disabled once, records the events of the pause, and enable with recoverSince sends them", async () => {
@@ -101,11 +107,11 @@ describe("webhooks: endpoints are paused, never silently dropped", () => {
     await waitUntil(async () => (await listed()).status === "disabled", 20_000, "disabled");
     const shown = await listed();
     assert.equal(shown.disabledReason, "HTTP 503 Service Unavailable");
-    assert.ok(Date.parse(shown.disabledAt) >= Date.parse(since) + 5 * DAY_MS);
+    assert.ok(Date.parse(shown.disabledAt!) >= Date.parse(since) + 5 * DAY_MS);
     await waitUntil(() => at("/down-ops").length >= 1, 10_000, "webhook.disabled");
     const notice = at("/down-ops")[0]!;
     assert.equal(notice.headers["x-webhook-event"], "webhook.disabled");
-    const body = JSON.parse(notice.body) as Json;
+    const body = JSON.parse(notice.body) as EventBody<"webhook.disabled">;
     assert.equal(body.event, "webhook.disabled");
     assert.equal(body.store.slug, inst.merchant.slug);
     assert.equal(body.data.subscriptionId, sub.id);
@@ -134,27 +140,34 @@ describe("webhooks: endpoints are paused, never silently dropped", () => {
     );
     await ctx.worker.settled();
     assert.equal(at("/down").length, sent, "nothing sent while disabled");
-    const skipped = await inst.api.get(`${WEBHOOKS}/deliveries?status=skipped`);
-    assert.equal(skipped.data.length, 2);
-    assert.ok(skipped.data.every((d: Json) => d.attempts === 0 && d.subscriptionActive === false));
+    const skipped = await inst.api.GET("/api/v1/apps/api/webhooks/deliveries", {
+      params: { query: { status: "skipped" } },
+    });
+    assert.equal(skipped.data!.data.length, 2);
+    assert.ok(skipped.data!.data.every((d) => d.attempts === 0 && d.subscriptionActive === false));
     assert.equal((await disabledEvents()).length, 1, "webhook.disabled recorded once");
     assert.equal(at("/down-ops").length, 1, "and delivered once");
     // Redeliver and recover wait for enable.
-    const redeliver = await inst.api.post(`${WEBHOOKS}/deliveries/${first.id}/redeliver`);
-    assert.equal(redeliver.status, 409);
+    const redeliver = await inst.api.POST("/api/v1/apps/api/webhooks/deliveries/{id}/redeliver", {
+      params: { path: { id: first.id } },
+    });
+    assert.equal(redeliver.response.status, 409);
 
     // The receiver is back; enable with recoverSince sends what failed and what was skipped.
     answers.set("/down", 200);
-    const enabled = await inst.api.post(`${WEBHOOKS}/${sub.id}/enable`, { recoverSince: since });
-    assert.equal(enabled.status, 200, JSON.stringify(enabled.body));
-    assert.equal(enabled.data.subscription.status, "active");
-    assert.equal(enabled.data.subscription.disabledAt, null);
-    assert.equal(enabled.data.subscription.disabledReason, null);
-    assert.equal(enabled.data.queued, 5, "3 failed + 2 skipped");
+    const enabled = await inst.api.POST("/api/v1/apps/api/webhooks/{id}/enable", {
+      params: { path: { id: sub.id } },
+      body: { recoverSince: since },
+    });
+    assert.equal(enabled.response.status, 200, text(enabled));
+    assert.equal(enabled.data!.data.subscription.status, "active");
+    assert.equal(enabled.data!.data.subscription.disabledAt, null);
+    assert.equal(enabled.data!.data.subscription.disabledReason, null);
+    assert.equal(enabled.data!.data.queued, 5, "3 failed + 2 skipped");
     await waitUntil(() => at("/down").length === sent + 5, 10_000, "the 5 recovered");
     const titles = at("/down")
       .slice(sent)
-      .map((r) => (JSON.parse(r.body) as Json).data.title)
+      .map((r) => (JSON.parse(r.body) as EventBody<"product.created">).data.title)
       .sort();
     assert.deepEqual(titles, ["first failure", "five days later", "four days later", "paused 1", "paused 2"]);
     // Active again: new events are delivered, and the old run of failures is forgotten.
@@ -197,7 +210,7 @@ describe("webhooks: endpoints are paused, never silently dropped", () => {
     await waitUntil(async () => (await listed()).status === "disabled", 20_000, "disabled by 410");
     assert.equal((await listed()).disabledReason, "HTTP 410 Gone");
     await waitUntil(() => at("/gone-ops").length === 1, 10_000, "webhook.disabled");
-    const body = JSON.parse(at("/gone-ops")[0]!.body) as Json;
+    const body = JSON.parse(at("/gone-ops")[0]!.body) as EventBody<"webhook.disabled">;
     assert.equal(body.data.subscriptionId, sub.id);
     assert.equal(body.data.reason, "HTTP 410 Gone");
     assert.equal(at("/gone").length, 1, "attempted once");
@@ -302,19 +315,38 @@ describe("webhooks: endpoints are paused, never silently dropped", () => {
     const { inst, sub, product, listed } = await setup("/dash");
     await product("gone");
     await waitUntil(async () => (await listed()).status === "disabled", 20_000, "disabled");
-    const base = `/api/v1/dashboard/apps/${inst.clientId}`;
-    const banner = await inst.dev.client.get(`${base}/webhooks?status=disabled`);
-    assert.equal(banner.status, 200);
-    assert.equal(banner.data.length, 1);
-    assert.equal(banner.data[0].id, sub.id);
-    assert.equal(banner.data[0].storeSlug, inst.merchant.slug);
-    assert.equal(banner.data[0].disabledReason, "HTTP 410 Gone");
+    const banner = await inst.dev.client.GET("/api/v1/dashboard/apps/{clientId}/webhooks", {
+      params: { path: { clientId: inst.clientId }, query: { status: "disabled" } },
+    });
+    assert.equal(banner.response.status, 200);
+    assert.equal(banner.data!.data.length, 1);
+    assert.equal(banner.data!.data[0]!.id, sub.id);
+    assert.equal(banner.data!.data[0]!.storeSlug, inst.merchant.slug);
+    assert.equal(banner.data!.data[0]!.disabledReason, "HTTP 410 Gone");
     const stranger = await installedApp(ctx.app, SCOPES);
-    assert.equal((await stranger.dev.client.post(`${base}/webhooks/${sub.id}/enable`, {})).status, 404);
-    const enabled = await inst.dev.client.post(`${base}/webhooks/${sub.id}/enable`, {});
-    assert.equal(enabled.status, 200);
-    assert.equal(enabled.data.subscription.status, "active");
-    assert.equal(enabled.data.queued, 0);
-    assert.equal((await inst.dev.client.get(`${base}/webhooks?status=disabled`)).data.length, 0);
+    assert.equal(
+      (
+        await stranger.dev.client.POST("/api/v1/dashboard/apps/{clientId}/webhooks/{id}/enable", {
+          params: { path: { clientId: inst.clientId, id: sub.id } },
+          body: {},
+        })
+      ).response.status,
+      404,
+    );
+    const enabled = await inst.dev.client.POST("/api/v1/dashboard/apps/{clientId}/webhooks/{id}/enable", {
+      params: { path: { clientId: inst.clientId, id: sub.id } },
+      body: {},
+    });
+    assert.equal(enabled.response.status, 200);
+    assert.equal(enabled.data!.data.subscription.status, "active");
+    assert.equal(enabled.data!.data.queued, 0);
+    assert.equal(
+      (
+        await inst.dev.client.GET("/api/v1/dashboard/apps/{clientId}/webhooks", {
+          params: { path: { clientId: inst.clientId }, query: { status: "disabled" } },
+        })
+      ).data!.data.length,
+      0,
+    );
   });
 });
