@@ -168,6 +168,14 @@ export const asForm = {
   headers: { "content-type": "application/x-www-form-urlencoded" },
 };
 
+/**
+ * Sends `text` as a call's body byte for byte, whatever the operation takes (malformed JSON, a form
+ * where JSON belongs): `client.POST(path, { params, ...rawBody('{"name": '), headers })`.
+ */
+export function rawBody(text: string): { body: never; bodySerializer: (body: unknown) => string } {
+  return { body: text as never, bodySerializer: () => text };
+}
+
 /** A session cookie kept between requests, like a browser's: shared by clients made with the same jar. */
 export interface CookieJar {
   cookie: string | undefined;
@@ -195,12 +203,17 @@ export type Api = FetchClient<paths> & { readonly jar: CookieJar };
 
 export function apiClient(
   target: App | string,
-  options: { headers?: Record<string, string>; jar?: CookieJar } = {},
+  options: {
+    headers?: Record<string, string>;
+    jar?: CookieJar;
+    /** The client's address as the application sees it (through `app.inject` only). */
+    remoteAddress?: string;
+  } = {},
 ): Api {
   const jar = options.jar ?? { cookie: undefined };
   const client = createClient<paths>({
     baseUrl: typeof target === "string" ? target : "http://localhost",
-    fetch: typeof target === "string" ? httpTransport(jar) : injectTransport(target, jar),
+    fetch: typeof target === "string" ? httpTransport(jar) : injectTransport(target, jar, options.remoteAddress),
     headers: options.headers ?? {},
   });
   return Object.assign(client, { jar });
@@ -241,7 +254,7 @@ function answerOf(status: number, headers: Headers, body: Buffer | string): Resp
   return response;
 }
 
-function injectTransport(app: App, jar: CookieJar) {
+function injectTransport(app: App, jar: CookieJar, remoteAddress?: string) {
   return async (request: Request): Promise<Response> => {
     const url = new URL(request.url);
     const { headers, body } = await outgoing(request, jar);
@@ -250,6 +263,7 @@ function injectTransport(app: App, jar: CookieJar) {
       url: url.pathname + url.search,
       headers: Object.fromEntries(headers),
       ...(body ? { payload: body } : {}),
+      ...(remoteAddress ? { remoteAddress } : {}),
     });
     const answerHeaders = new Headers();
     for (const [name, value] of Object.entries(res.headers)) {
@@ -278,7 +292,7 @@ function httpTransport(jar: CookieJar) {
 }
 
 /** What every typed call answers (openapi-fetch's result): the parsed body as `data` or `error`, and the Response. */
-type Answer = { data?: unknown; error?: unknown; response: Response };
+export type Answer = { data?: unknown; error?: unknown; response: Response };
 
 /** Asserts the answer's status (200 unless told) and returns its success body, typed by the operation. */
 export function ok<A extends Answer>(res: A, status = 200): NonNullable<A["data"]> {
@@ -327,6 +341,13 @@ export function errorCode(res: Answer): ErrorCode {
 export function fieldErrors(res: Answer): Array<{ field: string; message: string }> {
   const details = (res.error as Partial<ErrorBody> | undefined)?.error?.details;
   assert.ok(Array.isArray(details), `no list of fields in ${text(res).slice(0, 300)}`);
+  return details;
+}
+
+/** A refusal's `details` when they are an object (`{ requiredScope }`, `{ limit }`); asserts that they are. */
+export function detailsOf(res: Answer): Record<string, unknown> {
+  const details = (res.error as Partial<ErrorBody> | undefined)?.error?.details;
+  assert.ok(details && typeof details === "object" && !Array.isArray(details), `no details in ${text(res)}`);
   return details;
 }
 
