@@ -18,9 +18,8 @@ import {
   type VerifiedWebhook,
 } from "@merchant-platform/sdk";
 import Fastify from "fastify";
-import { REDIRECT } from "./apps-harness.ts";
-import { createTestContext, type TestContext } from "./harness.ts";
-import { merchantWithStore, registerApp } from "./legacy-client.ts";
+import { REDIRECT, registerApp } from "./apps-harness.ts";
+import { createTestContext, merchantWithStore, type Scope, type TestContext, text } from "./harness.ts";
 
 /**
  * The SDK (packages/sdk, as built by `npm install`) against the real platform over HTTP: the whole
@@ -30,7 +29,7 @@ import { merchantWithStore, registerApp } from "./legacy-client.ts";
 describe("SDK against the platform", () => {
   let ctx: TestContext;
   let baseUrl: string;
-  const scopes = ["read_products", "write_products", "read_orders"];
+  const scopes: Scope[] = ["read_products", "write_products", "read_orders"];
 
   before(async () => {
     ctx = await createTestContext();
@@ -49,18 +48,20 @@ describe("SDK against the platform", () => {
     assert.equal(authorize.status, 302);
     const consentPage = new URL(authorize.headers.get("location")!, baseUrl);
     const q = consentPage.searchParams;
-    const decision = await merchant.client.post("/api/v1/dashboard/oauth/consent", {
-      clientId: q.get("client_id"),
-      redirectUri: q.get("redirect_uri"),
-      scopes: q.get("scope"),
-      state: q.get("state"),
-      storeSlug: merchant.slug,
-      approve: true,
-      codeChallenge: q.get("code_challenge"),
-      codeChallengeMethod: q.get("code_challenge_method"),
+    const decision = await merchant.client.POST("/api/v1/dashboard/oauth/consent", {
+      body: {
+        clientId: q.get("client_id")!,
+        redirectUri: q.get("redirect_uri")!,
+        scopes: q.get("scope")!,
+        state: q.get("state")!,
+        storeSlug: merchant.slug,
+        approve: true,
+        codeChallenge: q.get("code_challenge")!,
+        codeChallengeMethod: q.get("code_challenge_method")!,
+      },
     });
-    assert.equal(decision.status, 200, JSON.stringify(decision.body));
-    const { code, slug } = readCallback(new URL(decision.data.redirectTo).searchParams, start.state);
+    assert.equal(decision.response.status, 200, text(decision));
+    const { code, slug } = readCallback(new URL(decision.data!.data.redirectTo).searchParams, start.state);
     const tokens = await exchangeCode({
       ...creds,
       code,
@@ -180,9 +181,16 @@ describe("SDK against the platform", () => {
 
   it("developer API client: key pair headers, the envelope unwrapped, typed refusals", async () => {
     const m = await merchantWithStore(ctx.app);
-    const key = await m.client.post(`${m.base}/api-keys`, { name: "SDK", scopes: ["read_products"] });
-    assert.equal(key.status, 201);
-    const dev = createDeveloperClient({ baseUrl, apiKey: key.data.keyId, apiSecret: key.data.secret });
+    const key = await m.client.POST("/api/v1/dashboard/stores/{slug}/api-keys", {
+      params: { path: { slug: m.slug } },
+      body: { name: "SDK", scopes: ["read_products"] },
+    });
+    assert.equal(key.response.status, 201);
+    const dev = createDeveloperClient({
+      baseUrl,
+      apiKey: key.data!.data.keyId,
+      apiSecret: key.data!.data.secret,
+    });
     const store = await unwrap(dev.GET("/api/v1/developer/store"));
     assert.equal(store.slug, m.slug);
     await assert.rejects(
@@ -191,8 +199,8 @@ describe("SDK against the platform", () => {
     );
     const wrong = createDeveloperClient({
       baseUrl,
-      apiKey: key.data.keyId,
-      apiSecret: `${key.data.secret}x`,
+      apiKey: key.data!.data.keyId,
+      apiSecret: `${key.data!.data.secret}x`,
     });
     await assert.rejects(
       unwrap(wrong.GET("/api/v1/developer/store")),
