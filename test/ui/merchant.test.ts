@@ -3,9 +3,8 @@ import { after, before, describe, it } from "node:test";
 import { listen } from "@merchant-platform/sdk";
 import type { Browser, Page } from "playwright-core";
 import { DeliveryStatus } from "../../src/contracts/index.ts";
-import { REDIRECT } from "../apps-harness.ts";
-import { createTestContext, type TestContext } from "../harness.ts";
-import { Client, consent, exchange } from "../legacy-client.ts";
+import { consent, exchange, REDIRECT } from "../apps-harness.ts";
+import { apiClient, createTestContext, type TestContext } from "../harness.ts";
 import { chromiumSkipReason } from "../requirements.ts";
 import { launchChromium } from "./browser.ts";
 import { assertAccessible, DESKTOP, heading, PASSWORD, PHONE, pages, row, shoot } from "./pages.ts";
@@ -178,9 +177,10 @@ describe("merchant pages in a real browser", { skip: chromiumSkipReason() }, () 
   it("account: a wrong current password is refused beside the field; a change signs out the other browser; sign out everywhere", async () => {
     const { context, page, errors } = await ui.open();
     const { email } = await ui.merchant(context, "account-shop");
-    const other = new Client(ctx.app);
+    const other = apiClient(ctx.app);
     assert.equal(
-      (await other.post("/api/v1/dashboard/auth/login", { email, password: PASSWORD })).status,
+      (await other.POST("/api/v1/dashboard/auth/login", { body: { email, password: PASSWORD } })).response
+        .status,
       200,
     );
     await page.goto(`${base}/account`);
@@ -198,7 +198,11 @@ describe("merchant pages in a real browser", { skip: chromiumSkipReason() }, () 
     await page.getByLabel("Current password").fill(PASSWORD);
     await page.getByRole("button", { name: "Change password" }).click();
     await page.getByText("1 other session(s) signed out").waitFor();
-    assert.equal((await other.get("/api/v1/dashboard/me")).status, 401, "the other browser is signed out");
+    assert.equal(
+      (await other.GET("/api/v1/dashboard/me")).response.status,
+      401,
+      "the other browser is signed out",
+    );
 
     await page.getByRole("button", { name: "Sign out everywhere" }).click();
     await page.getByRole("dialog").getByRole("button", { name: "Sign out everywhere" }).click();
@@ -224,26 +228,31 @@ describe("merchant pages in a real browser", { skip: chromiumSkipReason() }, () 
     await reveal.getByRole("button", { name: "I have copied it" }).click();
 
     // The developer's own store installs it (through the API) and gets one failing delivery.
-    const merchant = { client: new Client(ctx.app), slug: "dev-shop" };
+    const merchant = { client: apiClient(ctx.app), slug: "dev-shop" };
     const cookies = await context.cookies();
-    merchant.client.cookie = `mp_session=${cookies.find((c) => c.name === "mp_session")!.value}`;
+    merchant.client.jar.cookie = `mp_session=${cookies.find((c) => c.name === "mp_session")!.value}`;
     const { code } = await consent(merchant, clientId, ["read_products", "manage_webhooks"]);
     const tokens = (
       await exchange(ctx.app, { slug: "dev-shop", code, redirectUri: REDIRECT, clientId, clientSecret })
-    ).data;
-    const api = new Client(ctx.app, { authorization: `Bearer ${tokens.accessToken}` });
-    const subscription = await api.post("/api/v1/apps/api/webhooks", {
-      eventName: "product.created",
-      targetUrl: "https://hooks.example.test/p",
+    ).data!.data;
+    const api = apiClient(ctx.app, { headers: { authorization: `Bearer ${tokens.accessToken}` } });
+    const subscription = await api.POST("/api/v1/apps/api/webhooks", {
+      body: {
+        eventName: "product.created",
+        targetUrl: "https://hooks.example.test/p",
+      },
     });
-    assert.equal(subscription.status, 201);
+    assert.equal(subscription.response.status, 201);
     assert.equal(
       (
-        await merchant.client.post("/api/v1/dashboard/stores/dev-shop/products", {
-          title: "Hat",
-          price: "5.00",
+        await merchant.client.POST("/api/v1/dashboard/stores/{slug}/products", {
+          params: { path: { slug: "dev-shop" } },
+          body: {
+            title: "Hat",
+            price: "5.00",
+          },
         })
-      ).status,
+      ).response.status,
       201,
     );
     const now = ctx.clock.now();
@@ -271,14 +280,16 @@ describe("merchant pages in a real browser", { skip: chromiumSkipReason() }, () 
     const subscribed = subscriptions.locator("tbody tr", { hasText: "product.created" });
     await subscribed.waitFor();
     assert.match(await subscribed.innerText(), /dev-shop[\s\S]*hooks\.example\.test\/p[\s\S]*Never/);
-    const rotated = await api.post(`/api/v1/apps/api/webhooks/${subscription.data.id}/secret`, {});
-    assert.equal(rotated.status, 201);
+    const rotated = await api.POST("/api/v1/apps/api/webhooks/{id}/secret", {
+      params: { path: { id: subscription.data!.data.id } },
+    });
+    assert.equal(rotated.response.status, 201);
     await page.reload();
     await subscribed.waitFor();
     assert.doesNotMatch(await subscribed.innerText(), /Never/);
     assert.ok(
       (await subscribed.locator('[data-label="Secret rotated"]').innerText()).includes(
-        String(new Date(rotated.data.secretRotatedAt as string).getFullYear()),
+        String(new Date(rotated.data!.data.secretRotatedAt as string).getFullYear()),
       ),
     );
     const delivery = page.getByRole("region", { name: "Webhook deliveries" }).locator("tbody tr", {
@@ -310,7 +321,11 @@ describe("merchant pages in a real browser", { skip: chromiumSkipReason() }, () 
 
     // Once the app is uninstalled its subscription has stopped: no Redeliver any more.
     assert.equal(
-      (await merchant.client.delete(`/api/v1/dashboard/stores/dev-shop/installations/${clientId}`)).status,
+      (
+        await merchant.client.DELETE("/api/v1/dashboard/stores/{slug}/installations/{clientId}", {
+          params: { path: { slug: "dev-shop", clientId } },
+        })
+      ).response.status,
       200,
     );
     await page.reload();
@@ -329,20 +344,22 @@ describe("merchant pages in a real browser", { skip: chromiumSkipReason() }, () 
     const { context, page, errors } = await ui.open();
     const { shop, linen, layla } = await stocked(context, "listen-shop");
     // The merchant is also the app's developer here: one browser session sees both pages.
-    const merchant = { client: new Client(ctx.app), slug: "listen-shop" };
+    const merchant = { client: apiClient(ctx.app), slug: "listen-shop" };
     const cookies = await context.cookies();
-    merchant.client.cookie = `mp_session=${cookies.find((c) => c.name === "mp_session")!.value}`;
-    const registered = await merchant.client.post("/api/v1/dashboard/apps", {
-      name: "Packing Slips",
-      redirectUris: [REDIRECT],
-      scopes: ["read_orders", "manage_webhooks"],
+    merchant.client.jar.cookie = `mp_session=${cookies.find((c) => c.name === "mp_session")!.value}`;
+    const registered = await merchant.client.POST("/api/v1/dashboard/apps", {
+      body: {
+        name: "Packing Slips",
+        redirectUris: [REDIRECT],
+        scopes: ["read_orders", "manage_webhooks"],
+      },
     });
-    assert.equal(registered.status, 201);
-    const { clientId, clientSecret } = registered.data;
+    assert.equal(registered.response.status, 201);
+    const { clientId, clientSecret } = registered.data!.data;
     const { code } = await consent(merchant, clientId, ["read_orders", "manage_webhooks"]);
     const tokens = (
       await exchange(ctx.app, { slug: "listen-shop", code, redirectUri: REDIRECT, clientId, clientSecret })
-    ).data;
+    ).data!.data;
 
     // The developer runs listen (the SDK's stream, as the CLI does); an order is placed and streamed.
     const controller = new AbortController();
@@ -399,31 +416,40 @@ describe("merchant pages in a real browser", { skip: chromiumSkipReason() }, () 
   it("apps: a disabled subscription's banner says what webhook.disabled says and re-enables it; Recover failed since … queues the failed deliveries", async () => {
     const { context, page, errors } = await ui.open();
     await ui.merchant(context, "paused-shop", "Ops Merchant");
-    const merchant = { client: new Client(ctx.app), slug: "paused-shop" };
+    const merchant = { client: apiClient(ctx.app), slug: "paused-shop" };
     const cookies = await context.cookies();
-    merchant.client.cookie = `mp_session=${cookies.find((c) => c.name === "mp_session")!.value}`;
-    const registered = await merchant.client.post("/api/v1/dashboard/apps", {
-      name: "Paused Hooks",
-      redirectUris: [REDIRECT],
-      scopes: ["read_products", "manage_webhooks"],
+    merchant.client.jar.cookie = `mp_session=${cookies.find((c) => c.name === "mp_session")!.value}`;
+    const registered = await merchant.client.POST("/api/v1/dashboard/apps", {
+      body: {
+        name: "Paused Hooks",
+        redirectUris: [REDIRECT],
+        scopes: ["read_products", "manage_webhooks"],
+      },
     });
-    const { clientId, clientSecret } = registered.data;
+    const { clientId, clientSecret } = registered.data!.data;
     const { code } = await consent(merchant, clientId, ["read_products", "manage_webhooks"]);
     const tokens = (
       await exchange(ctx.app, { slug: "paused-shop", code, redirectUri: REDIRECT, clientId, clientSecret })
-    ).data;
-    const api = new Client(ctx.app, { authorization: `Bearer ${tokens.accessToken}` });
-    const gone = await api.post("/api/v1/apps/api/webhooks", {
-      eventName: "product.created",
-      targetUrl: "https://hooks.example.test/gone",
+    ).data!.data;
+    const api = apiClient(ctx.app, { headers: { authorization: `Bearer ${tokens.accessToken}` } });
+    const gone = await api.POST("/api/v1/apps/api/webhooks", {
+      body: {
+        eventName: "product.created",
+        targetUrl: "https://hooks.example.test/gone",
+      },
     });
-    const other = await api.post("/api/v1/apps/api/webhooks", {
-      eventName: "product.updated",
-      targetUrl: "https://hooks.example.test/updates",
+    const other = await api.POST("/api/v1/apps/api/webhooks", {
+      body: {
+        eventName: "product.updated",
+        targetUrl: "https://hooks.example.test/updates",
+      },
     });
-    await merchant.client.post("/api/v1/dashboard/stores/paused-shop/products", {
-      title: "Cap",
-      price: "5.00",
+    await merchant.client.POST("/api/v1/dashboard/stores/{slug}/products", {
+      params: { path: { slug: "paused-shop" } },
+      body: {
+        title: "Cap",
+        price: "5.00",
+      },
     });
     // What the worker does when the receiver answers 410 Gone (no worker runs here).
     const now = ctx.clock.now();
@@ -447,7 +473,7 @@ describe("merchant pages in a real browser", { skip: chromiumSkipReason() }, () 
       [
         {
           store_id: claimed[0]!.store_id,
-          subscription_id: gone.data.id,
+          subscription_id: gone.data!.data.id,
           reason: "HTTP 410 Gone",
           gone: true,
           failedAt: now,
@@ -476,12 +502,12 @@ describe("merchant pages in a real browser", { skip: chromiumSkipReason() }, () 
     await banner.getByRole("button", { name: "Re-enable" }).click();
     await page.getByText(/Re-enabled; 1 delivery queued again/).waitFor();
     await banner.waitFor({ state: "detached" });
-    const listed = (await api.get("/api/v1/apps/api/webhooks")).data;
+    const listed = (await api.GET("/api/v1/apps/api/webhooks")).data!.data;
     assert.deepEqual(
       listed.map((s: { id: string; status: string }) => [s.id, s.status]).sort(),
       [
-        [gone.data.id, "active"],
-        [other.data.id, "active"],
+        [gone.data!.data.id, "active"],
+        [other.data!.data.id, "active"],
       ].sort(),
     );
     assert.deepEqual(errors, []);
