@@ -304,6 +304,26 @@ export function ok<A extends Answer>(res: A, status = 200): NonNullable<A["data"
 export type RequestBody<P extends keyof paths, M extends keyof paths[P]> = JsonBodyOf<paths[P][M]>;
 type JsonBodyOf<Op> = Op extends { requestBody?: { content: { "application/json": infer B } } } ? B : never;
 
+/** The `data` of an operation's success answer (its 200 or 201), as the document types it. */
+export type ResponseData<P extends keyof paths, M extends keyof paths[P]> = paths[P][M] extends {
+  responses: infer R;
+}
+  ? R extends { 200: { content: { "application/json": { data: infer D } } } }
+    ? D
+    : R extends { 201: { content: { "application/json": { data: infer D } } } }
+      ? D
+      : never
+  : never;
+
+/** The member of a union (an event feed's items) whose `type` can be `K`. */
+export type OfType<T, K> = T extends { type: infer U } ? (K extends U ? T : never) : never;
+
+/** Asserts that a feed item is of `type` and narrows it to that member of the document's union. */
+export function ofType<T extends { type: string }, K extends T["type"]>(item: T, type: K): OfType<T, K> {
+  assert.equal(item.type, type);
+  return item as OfType<T, K>;
+}
+
 /** A webhook event's name, from the document's `webhooks` section. */
 export type EventName = keyof webhooks;
 

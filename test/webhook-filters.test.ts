@@ -7,7 +7,21 @@ import { after, before, describe, it } from "node:test";
 import { verifyWebhook } from "@merchant-platform/sdk";
 import { Webhook } from "standardwebhooks";
 import { run } from "../packages/cli/src/commands.ts";
-import { errorCode, installedApp, type Json } from "./legacy-client.ts";
+import { installedApp } from "./apps-harness.ts";
+import {
+  type EventBody,
+  errorCode,
+  fieldErrors,
+  type Json,
+  offDocument,
+  type RequestBody,
+  type ResponseData,
+  type Scope,
+  text,
+} from "./harness.ts";
+
+type SubscriptionBody = RequestBody<"/api/v1/apps/api/webhooks", "post">;
+
 import { type Received, startReceiver } from "./receiver.ts";
 import { createWebhookContext, waitUntil } from "./webhooks-harness.ts";
 
@@ -21,8 +35,7 @@ import { createWebhookContext, waitUntil } from "./webhooks-harness.ts";
  * read shows both. Real HTTPS receiver, the real worker, both databases.
  */
 
-const API = "/api/v1/apps/api";
-const SCOPES = ["read_orders", "write_orders", "read_products", "manage_webhooks"];
+const SCOPES: Scope[] = ["read_orders", "write_orders", "read_products", "manage_webhooks"];
 const FIELDS = ["total", "currency", "customerId"];
 
 type Headers = Record<string, string>;
@@ -71,14 +84,16 @@ describe("subscription filters and field lists", () => {
   it("a filtered order.paid subscription receives exactly the matching orders, with exactly its fields, verifiably signed", async () => {
     const inst = await installedApp(ctx.app, SCOPES);
     const m = inst.merchant;
-    const subscribe = async (path: string, extra: Json = {}) => {
-      const res = await inst.api.post(`${API}/webhooks`, {
-        eventName: "order.paid",
-        targetUrl: `${rx.url}${path}`,
-        ...extra,
+    const subscribe = async (path: string, extra: Partial<SubscriptionBody> = {}) => {
+      const res = await inst.api.POST("/api/v1/apps/api/webhooks", {
+        body: {
+          eventName: "order.paid",
+          targetUrl: `${rx.url}${path}`,
+          ...extra,
+        },
       });
-      assert.equal(res.status, 201, JSON.stringify(res.body));
-      return res.data as { id: string; secret: string; filter: string | null; fields: string[] | null };
+      assert.equal(res.response.status, 201, text(res));
+      return res.data!.data;
     };
     const big = await subscribe("/big", { filter: "status:paid AND total:>100", fields: FIELDS });
     assert.equal(big.filter, "status:paid AND total:>100", "the create answer shows the filter");
@@ -97,22 +112,35 @@ describe("subscription filters and field lists", () => {
       .where("id", "=", paused.id)
       .execute();
 
-    const product = (await m.client.post(`${m.base}/products`, { title: "Lamp", price: "45.00", stock: 100 }))
-      .data as Json;
+    const product = (
+      await m.client.POST("/api/v1/dashboard/stores/{slug}/products", {
+        params: { path: { slug: m.slug } },
+        body: { title: "Lamp", price: "45.00", stock: 100 },
+      })
+    ).data!.data;
     const customer = (
-      await m.client.post(`${m.base}/customers`, { email: "filters@example.com", firstName: "Filter" })
-    ).data as Json;
+      await m.client.POST("/api/v1/dashboard/stores/{slug}/customers", {
+        params: { path: { slug: m.slug } },
+        body: { email: "filters@example.com", firstName: "Filter" },
+      })
+    ).data!.data;
     // Totals 45, 135, 90, 225: the second and the fourth are over 100, only the fourth over 200.
-    const orders: Json[] = [];
+    const orders: Array<ResponseData<"/api/v1/dashboard/stores/{slug}/orders/{id}/status", "post">> = [];
     for (const quantity of [1, 3, 2, 5]) {
-      const order = await m.client.post(`${m.base}/orders`, {
-        customerId: customer.id,
-        lineItems: [{ productId: product.id, quantity }],
+      const order = await m.client.POST("/api/v1/dashboard/stores/{slug}/orders", {
+        params: { path: { slug: m.slug } },
+        body: {
+          customerId: customer.id,
+          lineItems: [{ productId: product.id, quantity }],
+        },
       });
-      assert.equal(order.status, 201, JSON.stringify(order.body));
-      const paid = await m.client.post(`${m.base}/orders/${order.data.id}/status`, { status: "paid" });
-      assert.equal(paid.status, 200, JSON.stringify(paid.body));
-      orders.push(paid.data as Json);
+      assert.equal(order.response.status, 201, text(order));
+      const paid = await m.client.POST("/api/v1/dashboard/stores/{slug}/orders/{id}/status", {
+        params: { path: { slug: m.slug, id: order.data!.data.id } },
+        body: { status: "paid" },
+      });
+      assert.equal(paid.response.status, 200, text(paid));
+      orders.push(paid.data!.data);
     }
     assert.deepEqual(
       orders.map((o) => o.total),
@@ -133,6 +161,7 @@ describe("subscription filters and field lists", () => {
 
     const got = at("/big");
     assert.equal(got.length, 2, "exactly the matching orders (each delivery once, whatever its attempts)");
+    // Projected bodies: only the subscription's fields of `data`, not the document's whole event.
     const bodies = got.map((r) => JSON.parse(r.body) as Json);
     assert.deepEqual(bodies.map((b) => b.data.id).sort(), matching.map((o) => o.id).sort());
     for (const [i, body] of bodies.entries()) {
@@ -151,7 +180,7 @@ describe("subscription filters and field lists", () => {
     }
     // The unfiltered subscription's bodies are whole.
     for (const r of at("/all")) {
-      const data = (JSON.parse(r.body) as Json).data as Json;
+      const data = (JSON.parse(r.body) as EventBody<"order.paid">).data;
       assert.ok("lineItems" in data && "status" in data && "subtotal" in data, "the whole order");
     }
     assert.equal(at("/never").length, 0);
@@ -182,57 +211,64 @@ describe("subscription filters and field lists", () => {
 
     // The event feed: every order.paid whole; the filtered-out ones have no delivery to the
     // filtered subscriptions; delivery=failed lists only the disabled subscription's matching one.
-    const feed = await inst.api.get(`${API}/events?types=order.paid`);
-    assert.equal(feed.status, 200, JSON.stringify(feed.body));
-    const items = feed.data as Json[];
+    const feed = await inst.api.GET("/api/v1/apps/api/events", {
+      params: { query: { types: "order.paid" } },
+    });
+    assert.equal(feed.response.status, 200, text(feed));
+    const items = feed.data!.data;
     assert.equal(items.length, 4);
     for (const item of items) {
       assert.ok("lineItems" in item.data && "status" in item.data, "the feed shows the whole event");
-      const subs = (item.deliveries as Json[]).map((d) => d.subscriptionId);
+      const subs = item.deliveries.map((d) => d.subscriptionId);
       const matched = Number(item.data.total) > 100;
       assert.equal(subs.includes(big.id), matched, `order ${item.data.total} to /big`);
       assert.equal(subs.includes(never.id), false);
       assert.ok(subs.includes(all.id));
     }
-    const failed = await inst.api.get(`${API}/events?delivery=failed`);
-    assert.equal(failed.status, 200, JSON.stringify(failed.body));
+    const failed = await inst.api.GET("/api/v1/apps/api/events", {
+      params: { query: { delivery: "failed" } },
+    });
+    assert.equal(failed.response.status, 200, text(failed));
     assert.deepEqual(
-      (failed.data as Json[]).map((e) => e.data.total),
+      failed.data!.data.map((e) => ("total" in e.data ? e.data.total : undefined)),
       ["225.00"],
       "events a filter left out are not failures",
     );
 
     // A test event is sent to every subscription of the event, whatever its filter, projected.
     const sent = { big: at("/big").length, never: at("/never").length };
-    const test = await inst.api.post(`${API}/webhooks/test`, { event: "order.paid" });
-    assert.equal(test.status, 202, JSON.stringify(test.body));
+    const test = await inst.api.POST("/api/v1/apps/api/webhooks/test", { body: { event: "order.paid" } });
+    assert.equal(test.response.status, 202, text(test));
     await waitUntil(
       () => at("/big").length > sent.big && at("/never").length > sent.never,
       20_000,
       "the test event at /big and /never",
     );
-    const tested = at("/big").find((r) => (JSON.parse(r.body) as Json).test === true)!;
+    const tested = at("/big").find((r) => (JSON.parse(r.body) as EventBody<"order.paid">).test === true)!;
+    // Projected: only the subscription's fields of `data`, not the document's whole event.
     const testBody = JSON.parse(tested.body) as Json;
     assert.equal(testBody.test, true);
     assert.deepEqual(Object.keys(testBody.data).sort(), ["currency", "customerId", "id", "total"]);
     assertVerifies(big.secret, tested, "test event");
     assert.equal(at("/never").length, 1, "the test event only");
-    const neverBody = JSON.parse(at("/never")[0]!.body) as Json;
+    const neverBody = JSON.parse(at("/never")[0]!.body) as EventBody<"order.paid">;
     assert.equal(neverBody.test, true);
     assert.ok("lineItems" in neverBody.data, "no fields: the whole test order");
 
     // Every read shows filter and fields: the Admin API list, and the developer's dashboard list.
-    const listed = await inst.api.get(`${API}/webhooks`);
-    assert.equal(listed.status, 200);
-    const byId = new Map((listed.data as Json[]).map((s) => [s.id, s]));
+    const listed = await inst.api.GET("/api/v1/apps/api/webhooks");
+    assert.equal(listed.response.status, 200);
+    const byId = new Map(listed.data!.data.map((s) => [s.id, s]));
     assert.equal(byId.get(big.id)?.filter, "status:paid AND total:>100");
     assert.deepEqual(byId.get(big.id)?.fields, FIELDS);
     assert.equal(byId.get(all.id)?.filter, null);
     assert.equal(byId.get(all.id)?.fields, null);
     assert.equal(byId.get(paused.id)?.filter, "total:>200");
-    const dashboard = await inst.dev.client.get(`/api/v1/dashboard/apps/${inst.clientId}/webhooks`);
-    assert.equal(dashboard.status, 200, JSON.stringify(dashboard.body));
-    const mine = (dashboard.data as Json[]).find((s) => s.id === big.id);
+    const dashboard = await inst.dev.client.GET("/api/v1/dashboard/apps/{clientId}/webhooks", {
+      params: { path: { clientId: inst.clientId } },
+    });
+    assert.equal(dashboard.response.status, 200, text(dashboard));
+    const mine = dashboard.data!.data.find((s) => s.id === big.id);
     assert.equal(mine?.filter, "status:paid AND total:>100");
     assert.deepEqual(mine?.fields, FIELDS);
     // The CLI's `webhooks` prints them under the subscription.
@@ -258,28 +294,35 @@ describe("subscription filters and field lists", () => {
     );
     assert.match(out, new RegExp(`${all.id} .*/all\n(?! {4}f)`), "nothing more for an unfiltered one");
     // Deleting answers the subscription as it was, with them too.
-    const removed = await inst.api.delete(`${API}/webhooks/${big.id}`);
-    assert.equal(removed.status, 200);
-    assert.deepEqual(removed.data.fields, FIELDS);
+    const removed = await inst.api.DELETE("/api/v1/apps/api/webhooks/{id}", {
+      params: { path: { id: big.id } },
+    });
+    assert.equal(removed.response.status, 200);
+    assert.deepEqual(removed.data!.data.fields, FIELDS);
   });
 
   it("app/uninstalled, queued by the uninstall itself, takes a subscription's filter and fields too", async () => {
     const inst = await installedApp(ctx.app, SCOPES);
-    const sub = async (path: string, extra: Json) => {
-      const res = await inst.api.post(`${API}/webhooks`, {
-        eventName: "app/uninstalled",
-        targetUrl: `${rx.url}${path}`,
-        ...extra,
+    const sub = async (path: string, extra: Partial<SubscriptionBody>) => {
+      const res = await inst.api.POST("/api/v1/apps/api/webhooks", {
+        body: {
+          eventName: "app/uninstalled",
+          targetUrl: `${rx.url}${path}`,
+          ...extra,
+        },
       });
-      assert.equal(res.status, 201, JSON.stringify(res.body));
-      return res.data as { id: string; secret: string };
+      assert.equal(res.response.status, 201, text(res));
+      return res.data!.data;
     };
     const named = await sub("/gone-named", { fields: ["appName"] });
     const other = await sub("/gone-other", { filter: 'appName:"Another app"' });
-    const un = await inst.merchant.client.delete(`${inst.merchant.base}/installations/${inst.clientId}`);
-    assert.equal(un.status, 200, JSON.stringify(un.body));
+    const un = await inst.merchant.client.DELETE("/api/v1/dashboard/stores/{slug}/installations/{clientId}", {
+      params: { path: { slug: inst.merchant.slug, clientId: inst.clientId } },
+    });
+    assert.equal(un.response.status, 200, text(un));
     await waitUntil(() => at("/gone-named").length === 1, 20_000, "app/uninstalled at /gone-named");
     const got = at("/gone-named")[0]!;
+    // Projected to `appName`: not the document's whole event.
     assert.deepEqual((JSON.parse(got.body) as Json).data, { appName: "Test App" }, "no id in this data");
     assertVerifies(named.secret, got, "app/uninstalled");
     const rows = await ctx.platform.db
@@ -293,16 +336,20 @@ describe("subscription filters and field lists", () => {
 
   it("refuses a filter or fields that cannot work, naming the problem (400 in the envelope)", async () => {
     const inst = await installedApp(ctx.app, SCOPES);
+    // Filters and fields the document's types allow but the service refuses, and some it does not
+    // allow at all: untyped on purpose.
     const create = (extra: Json, eventName = "order.paid") =>
-      inst.api.post(`${API}/webhooks`, { eventName, targetUrl: `${rx.url}/refused`, ...extra });
+      inst.api.POST("/api/v1/apps/api/webhooks", {
+        body: offDocument({ eventName, targetUrl: `${rx.url}/refused`, ...extra }),
+      });
     const refused = async (extra: Json, field: string, message: RegExp, eventName?: string) => {
       const res = await create(extra, eventName);
-      assert.equal(res.status, 400, JSON.stringify(res.body));
-      assert.equal(res.body.success, false);
+      assert.equal(res.response.status, 400, text(res));
+      assert.equal((res.data ?? res.error)!.success, false);
       assert.equal(errorCode(res), "VALIDATION_FAILED");
-      const details = res.body.error.details as Array<{ field: string; message: string }>;
+      const details = fieldErrors(res);
       const detail = details.find((d) => d.field === field);
-      assert.ok(detail, `a detail naming ${field}: ${JSON.stringify(res.body)}`);
+      assert.ok(detail, `a detail naming ${field}: ${text(res)}`);
       assert.match(detail.message, message);
     };
     await refused({ filter: "status:paid AND total:>x" }, "filter", /compares numbers.*at character 23/);
@@ -329,13 +376,13 @@ describe("subscription filters and field lists", () => {
     await refused({ fields: [] }, "fields", /1/);
     await refused({ filter: "" }, "filter", /1/);
     // Nothing was created by any of them.
-    assert.deepEqual((await inst.api.get(`${API}/webhooks`)).data, []);
+    assert.deepEqual((await inst.api.GET("/api/v1/apps/api/webhooks")).data!.data, []);
     // A filter over nested objects and the app's own metadata is fine.
     const ok = await create({
       filter: "shippingAddress.country:[DE,SA] OR metadata.erpId:X1",
       fields: ["id"],
     });
-    assert.equal(ok.status, 201, JSON.stringify(ok.body));
+    assert.equal(ok.response.status, 201, text(ok));
   });
 
   /** Verified by the SDK with each family of headers alone, and by the stock Standard Webhooks library. */
@@ -344,7 +391,7 @@ describe("subscription filters and field lists", () => {
     const now = Number(headers["webhook-timestamp"]) * 1000;
     for (const which of ["spec", "standard"] as const) {
       const verified = verifyWebhook({ rawBody: r.body, headers: family(headers, which), secret, now });
-      assert.equal(verified.event.id, (JSON.parse(r.body) as Json).id, `${what}: SDK, ${which} headers`);
+      assert.equal(verified.event.id, (JSON.parse(r.body) as EventBody).id, `${what}: SDK, ${which} headers`);
     }
     const realNow = Date.now;
     Date.now = () => now;
