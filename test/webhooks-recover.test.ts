@@ -3,7 +3,8 @@ import { execFile } from "node:child_process";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { errorCode, installedApp, type Json } from "./legacy-client.ts";
+import { installedApp } from "./apps-harness.ts";
+import { type EventBody, errorCode, offDocument, type Scope, text } from "./harness.ts";
 import { type Received, startReceiver } from "./receiver.ts";
 import { createWebhookContext, waitUntil } from "./webhooks-harness.ts";
 
@@ -12,8 +13,7 @@ import { createWebhookContext, waitUntil } from "./webhooks-harness.ts";
  * through the engine, under their original x-webhook-id, each once however often it is called.
  * Real HTTPS receivers; 3 attempts 50 ms apart so that a delivery fails to exhaustion quickly.
  */
-const SCOPES = ["read_products", "write_products", "manage_webhooks"];
-const WEBHOOKS = "/api/v1/apps/api/webhooks";
+const SCOPES: Scope[] = ["read_products", "write_products", "manage_webhooks"];
 const CLI = join(import.meta.dirname, "..", "packages", "cli", "dist", "cli.js");
 
 describe("webhooks: recover", () => {
@@ -24,7 +24,8 @@ describe("webhooks: recover", () => {
   before(async () => {
     ctx = await createWebhookContext({ WEBHOOK_MAX_ATTEMPTS: "3", WEBHOOK_RETRY_BASE_MS: "50" });
     rx = await startReceiver((r, res) => {
-      const title = String((JSON.parse(r.body) as Json).data?.title ?? "");
+      // Every subscription here is to product.created.
+      const title = String((JSON.parse(r.body) as EventBody<"product.created">).data?.title ?? "");
       res.writeHead(failing && title.startsWith("fail") ? 500 : 200).end();
     });
   });
@@ -34,25 +35,30 @@ describe("webhooks: recover", () => {
   });
 
   const at = (path: string) => rx.received.filter((r) => r.path === path);
-  const titleOf = (r: Received) => (JSON.parse(r.body) as Json).data.title as string;
+  const titleOf = (r: Received) => (JSON.parse(r.body) as EventBody<"product.created">).data.title;
 
   async function setup(path: string) {
     const inst = await installedApp(ctx.app, SCOPES);
-    const sub = await inst.api.post(WEBHOOKS, {
-      eventName: "product.created",
-      targetUrl: `${rx.url}${path}`,
+    const sub = await inst.api.POST("/api/v1/apps/api/webhooks", {
+      body: {
+        eventName: "product.created",
+        targetUrl: `${rx.url}${path}`,
+      },
     });
-    assert.equal(sub.status, 201);
+    assert.equal(sub.response.status, 201);
     const product = (title: string) =>
-      inst.merchant.client.post(`${inst.merchant.base}/products`, { title, price: "1" });
+      inst.merchant.client.POST("/api/v1/dashboard/stores/{slug}/products", {
+        params: { path: { slug: inst.merchant.slug } },
+        body: { title, price: "1" },
+      });
     const deliveries = () =>
       ctx.platform.db
         .selectFrom("webhook_deliveries")
         .selectAll()
-        .where("subscription_id", "=", sub.data.id)
+        .where("subscription_id", "=", sub.data!.data.id)
         .orderBy("created_at")
         .execute();
-    return { inst, sub: sub.data as Json, product, deliveries };
+    return { inst, sub: sub.data!.data, product, deliveries };
   }
 
   it("sends exactly the deliveries that failed, each once, with their original ids; a second recover sends nothing new", async () => {
@@ -74,10 +80,13 @@ describe("webhooks: recover", () => {
     assert.equal(sentBefore, 5 * 3 + 3);
 
     failing = false;
-    const recovered = await inst.api.post(`${WEBHOOKS}/${sub.id}/recover`, { since });
-    assert.equal(recovered.status, 200, JSON.stringify(recovered.body));
-    assert.equal(recovered.data.queued, 5);
-    assert.equal(recovered.data.since, since);
+    const recovered = await inst.api.POST("/api/v1/apps/api/webhooks/{id}/recover", {
+      params: { path: { id: sub.id } },
+      body: { since },
+    });
+    assert.equal(recovered.response.status, 200, text(recovered));
+    assert.equal(recovered.data!.data.queued, 5);
+    assert.equal(recovered.data!.data.since, since);
     await waitUntil(() => at("/recover").length >= sentBefore + 5, 20_000, "the 5 recovered sent");
     await waitUntil(
       async () => (await deliveries()).filter((d) => d.status === "delivered").length === 8,
@@ -114,7 +123,9 @@ describe("webhooks: recover", () => {
       assert.equal(copy[0]!.webhook_id, original.id);
     }
     // The log shows it both ways.
-    const log = (await inst.api.get(`${WEBHOOKS}/deliveries?limit=100`)).data as Json[];
+    const log = (
+      await inst.api.GET("/api/v1/apps/api/webhooks/deliveries", { params: { query: { limit: 100 } } })
+    ).data!.data;
     const copies = log.filter((d) => d.recoveryOf !== null);
     assert.equal(copies.length, 5);
     assert.ok(
@@ -126,9 +137,12 @@ describe("webhooks: recover", () => {
     assert.deepEqual(recoveredOnes.map((d) => d.id).sort(), failed.map((d) => d.id).sort());
     for (const d of recoveredOnes) assert.equal(copies.find((c) => c.id === d.recoveredBy)!.recoveryOf, d.id);
 
-    const again = await inst.api.post(`${WEBHOOKS}/${sub.id}/recover`, { since });
-    assert.equal(again.status, 200);
-    assert.equal(again.data.queued, 0, "a second recover queues nothing");
+    const again = await inst.api.POST("/api/v1/apps/api/webhooks/{id}/recover", {
+      params: { path: { id: sub.id } },
+      body: { since },
+    });
+    assert.equal(again.response.status, 200);
+    assert.equal(again.data!.data.queued, 0, "a second recover queues nothing");
     // Nothing more leaves: the worker has done all it can now.
     await ctx.worker.settled();
     assert.equal(at("/recover").length, sentBefore + 5, "and sends nothing");
@@ -162,11 +176,16 @@ describe("webhooks: recover", () => {
     const sentBefore = at("/concurrent").length;
     failing = false;
     const results = await Promise.all(
-      Array.from({ length: 4 }, () => inst.api.post(`${WEBHOOKS}/${sub.id}/recover`, { since, until })),
+      Array.from({ length: 4 }, () =>
+        inst.api.POST("/api/v1/apps/api/webhooks/{id}/recover", {
+          params: { path: { id: sub.id } },
+          body: { since, until },
+        }),
+      ),
     );
-    assert.ok(results.every((r) => r.status === 200));
+    assert.ok(results.every((r) => r.response.status === 200));
     assert.equal(
-      results.reduce((n, r) => n + r.data.queued, 0),
+      results.reduce((n, r) => n + r.data!.data.queued, 0),
       12,
       "the 12 of the window, between all four calls",
     );
@@ -184,19 +203,24 @@ describe("webhooks: recover", () => {
   it("concurrent recover statements: each failed delivery is queued once", async () => {
     const inst = await installedApp(ctx.app, SCOPES);
     // Nothing listens there: every attempt fails at once (connection refused).
-    const sub = await inst.api.post(WEBHOOKS, {
-      eventName: "product.created",
-      targetUrl: "https://127.0.0.1:9/x",
+    const sub = await inst.api.POST("/api/v1/apps/api/webhooks", {
+      body: {
+        eventName: "product.created",
+        targetUrl: "https://127.0.0.1:9/x",
+      },
     });
     const storeId = (await ctx.platform.repos.stores.findBySlug(inst.merchant.slug))!.id;
     const since = new Date(ctx.clock.now().getTime() - 1000);
     for (let i = 0; i < 40; i++)
-      await inst.merchant.client.post(`${inst.merchant.base}/products`, { title: `p${i}`, price: "1" });
+      await inst.merchant.client.POST("/api/v1/dashboard/stores/{slug}/products", {
+        params: { path: { slug: inst.merchant.slug } },
+        body: { title: `p${i}`, price: "1" },
+      });
     const rows = () =>
       ctx.platform.db
         .selectFrom("webhook_deliveries")
         .selectAll()
-        .where("subscription_id", "=", sub.data.id)
+        .where("subscription_id", "=", sub.data!.data.id)
         .execute();
     await waitUntil(
       async () => (await rows()).filter((d) => d.status === "failed").length === 40,
@@ -208,7 +232,7 @@ describe("webhooks: recover", () => {
       Array.from({ length: 20 }, () =>
         ctx.platform.webhooks.log.recoverChunk({
           storeId,
-          subscriptionId: sub.data.id,
+          subscriptionId: sub.data!.data.id,
           since,
           until: now,
           now,
@@ -221,7 +245,7 @@ describe("webhooks: recover", () => {
     for (let n = -1; n !== 0; queued += n)
       ({ queued: n } = await ctx.platform.webhooks.log.recoverChunk({
         storeId,
-        subscriptionId: sub.data.id,
+        subscriptionId: sub.data!.data.id,
         since,
         until: now,
         now,
@@ -241,16 +265,22 @@ describe("webhooks: recover", () => {
     await product("fail chain");
     await waitUntil(async () => (await deliveries())[0]?.status === "failed", 30_000, "a failure");
     const [original] = await deliveries();
-    const first = await inst.api.post(`${WEBHOOKS}/${sub.id}/recover`, { since });
-    assert.equal(first.data.queued, 1);
+    const first = await inst.api.POST("/api/v1/apps/api/webhooks/{id}/recover", {
+      params: { path: { id: sub.id } },
+      body: { since },
+    });
+    assert.equal(first.data!.data.queued, 1);
     await waitUntil(
       async () => (await deliveries()).filter((d) => d.status === "failed").length === 2,
       30_000,
       "the recovery failed too",
     );
     failing = false;
-    const second = await inst.api.post(`${WEBHOOKS}/${sub.id}/recover`, { since });
-    assert.equal(second.data.queued, 1, "the failed recovery, not the original again");
+    const second = await inst.api.POST("/api/v1/apps/api/webhooks/{id}/recover", {
+      params: { path: { id: sub.id } },
+      body: { since },
+    });
+    assert.equal(second.data!.data.queued, 1, "the failed recovery, not the original again");
     await waitUntil(
       async () => (await deliveries()).some((d) => d.status === "delivered"),
       10_000,
@@ -265,7 +295,15 @@ describe("webhooks: recover", () => {
       at("/chain").every((r) => r.headers["x-webhook-id"] === original!.id),
       "one webhook id throughout",
     );
-    assert.equal((await inst.api.post(`${WEBHOOKS}/${sub.id}/recover`, { since })).data.queued, 0);
+    assert.equal(
+      (
+        await inst.api.POST("/api/v1/apps/api/webhooks/{id}/recover", {
+          params: { path: { id: sub.id } },
+          body: { since },
+        })
+      ).data!.data.queued,
+      0,
+    );
   });
 
   it("leaves out an event already delivered by a redelivery; refuses bad windows, other apps' ids and disabled subscriptions", async () => {
@@ -281,39 +319,76 @@ describe("webhooks: recover", () => {
     );
     failing = false;
     const [first] = await deliveries();
-    const redelivered = await inst.api.post(`${WEBHOOKS}/deliveries/${first!.id}/redeliver`);
-    assert.equal(redelivered.status, 201);
+    const redelivered = await inst.api.POST("/api/v1/apps/api/webhooks/deliveries/{id}/redeliver", {
+      params: { path: { id: first!.id } },
+    });
+    assert.equal(redelivered.response.status, 201);
     await waitUntil(
       async () => (await deliveries()).some((d) => d.status === "delivered"),
       10_000,
       "the redelivery delivered",
     );
-    const recovered = await inst.api.post(`${WEBHOOKS}/${sub.id}/recover`, { since });
-    assert.equal(recovered.data.queued, 1, "only the event the subscription never got");
+    const recovered = await inst.api.POST("/api/v1/apps/api/webhooks/{id}/recover", {
+      params: { path: { id: sub.id } },
+      body: { since },
+    });
+    assert.equal(recovered.data!.data.queued, 1, "only the event the subscription never got");
 
-    const backwards = await inst.api.post(`${WEBHOOKS}/${sub.id}/recover`, { since, until: since });
-    assert.equal(backwards.status, 400);
+    const backwards = await inst.api.POST("/api/v1/apps/api/webhooks/{id}/recover", {
+      params: { path: { id: sub.id } },
+      body: { since, until: since },
+    });
+    assert.equal(backwards.response.status, 400);
     assert.equal(errorCode(backwards), "VALIDATION_FAILED");
-    assert.equal((await inst.api.post(`${WEBHOOKS}/${sub.id}/recover`, {})).status, 400, "since is required");
     assert.equal(
-      (await inst.api.post(`${WEBHOOKS}/${sub.id}/recover`, { since: "yesterday" })).status,
+      (
+        await inst.api.POST("/api/v1/apps/api/webhooks/{id}/recover", {
+          params: { path: { id: sub.id } },
+          // No `since`, which the document requires: refused.
+          body: offDocument({}),
+        })
+      ).response.status,
+      400,
+      "since is required",
+    );
+    assert.equal(
+      (
+        await inst.api.POST("/api/v1/apps/api/webhooks/{id}/recover", {
+          params: { path: { id: sub.id } },
+          body: { since: "yesterday" },
+        })
+      ).response.status,
       400,
       "a date",
     );
     const other = await installedApp(ctx.app, SCOPES);
-    const foreign = await other.api.post(`${WEBHOOKS}/${sub.id}/recover`, { since });
-    assert.equal(foreign.status, 404, "another app's subscription");
+    const foreign = await other.api.POST("/api/v1/apps/api/webhooks/{id}/recover", {
+      params: { path: { id: sub.id } },
+      body: { since },
+    });
+    assert.equal(foreign.response.status, 404, "another app's subscription");
     const narrow = await installedApp(ctx.app, ["read_products"]);
-    assert.equal((await narrow.api.post(`${WEBHOOKS}/${sub.id}/recover`, { since })).status, 403);
+    assert.equal(
+      (
+        await narrow.api.POST("/api/v1/apps/api/webhooks/{id}/recover", {
+          params: { path: { id: sub.id } },
+          body: { since },
+        })
+      ).response.status,
+      403,
+    );
 
     await ctx.platform.db
       .updateTable("webhook_subscriptions")
       .set({ status: "disabled", disabled_at: ctx.clock.now(), disabled_reason: "HTTP 410 Gone" })
       .where("id", "=", sub.id)
       .execute();
-    const disabled = await inst.api.post(`${WEBHOOKS}/${sub.id}/recover`, { since });
-    assert.equal(disabled.status, 409);
-    assert.match(disabled.body.error.message, /enable/);
+    const disabled = await inst.api.POST("/api/v1/apps/api/webhooks/{id}/recover", {
+      params: { path: { id: sub.id } },
+      body: { since },
+    });
+    assert.equal(disabled.response.status, 409);
+    assert.match(disabled.error!.error.message, /enable/);
   });
 
   it("CLI: recover <subscription> --since 2h", async () => {
@@ -367,13 +442,23 @@ describe("webhooks: recover", () => {
     );
     const sentBefore = at("/dashboard").length;
     failing = false;
-    const base = `/api/v1/dashboard/apps/${inst.clientId}`;
-    const res = await inst.dev.client.post(`${base}/webhooks/recover`, { since });
-    assert.equal(res.status, 200, JSON.stringify(res.body));
-    assert.equal(res.data.queued, 2);
+    const res = await inst.dev.client.POST("/api/v1/dashboard/apps/{clientId}/webhooks/recover", {
+      params: { path: { clientId: inst.clientId } },
+      body: { since },
+    });
+    assert.equal(res.response.status, 200, text(res));
+    assert.equal(res.data!.data.queued, 2);
     await waitUntil(() => at("/dashboard").length >= sentBefore + 2, 20_000, "the 2 recovered sent");
     assert.deepEqual(at("/dashboard").slice(sentBefore).map(titleOf).sort(), ["fail a", "fail b"]);
     const stranger = await installedApp(ctx.app, SCOPES);
-    assert.equal((await stranger.dev.client.post(`${base}/webhooks/recover`, { since })).status, 404);
+    assert.equal(
+      (
+        await stranger.dev.client.POST("/api/v1/dashboard/apps/{clientId}/webhooks/recover", {
+          params: { path: { clientId: inst.clientId } },
+          body: { since },
+        })
+      ).response.status,
+      404,
+    );
   });
 });
