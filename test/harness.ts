@@ -213,10 +213,79 @@ export function apiClient(
   const jar = options.jar ?? { cookie: undefined };
   const client = createClient<paths>({
     baseUrl: typeof target === "string" ? target : "http://localhost",
-    fetch: typeof target === "string" ? httpTransport(jar) : injectTransport(target, jar, options.remoteAddress),
+    fetch:
+      typeof target === "string" ? httpTransport(jar) : injectTransport(target, jar, options.remoteAddress),
     headers: options.headers ?? {},
   });
   return Object.assign(client, { jar });
+}
+
+/**
+ * A request the document does not describe (an unknown route, a method a path does not take), sent
+ * through the client's transport like any other call; its answer is read untyped.
+ */
+export function offDocumentRequest(
+  client: Api,
+  method: string,
+  url: string,
+  init: { headers?: Record<string, string>; body?: string } = {},
+): Promise<Answer> {
+  // openapi-fetch's own untyped entry: `request` takes any method and URL at run time.
+  const request = client.request as unknown as (method: string, url: string, init: object) => Promise<Answer>;
+  return request(method, url, {
+    headers: init.headers,
+    ...(init.body !== undefined ? rawBody(init.body) : {}),
+  });
+}
+
+/** A cookie an answer sets, with the attributes a test checks. */
+export interface SetCookie {
+  name: string;
+  value: string;
+  httpOnly: boolean;
+  secure: boolean;
+  sameSite?: string;
+  path?: string;
+  maxAge?: number;
+  expires?: Date;
+}
+
+/** The cookies an answer sets (its `Set-Cookie` headers, parsed). */
+export function setCookies(res: Answer): SetCookie[] {
+  return res.response.headers.getSetCookie().map((header) => {
+    const [pair = "", ...attributes] = header.split(";").map((part) => part.trim());
+    const at = pair.indexOf("=");
+    const cookie: SetCookie = {
+      name: pair.slice(0, at),
+      value: decodeURIComponent(pair.slice(at + 1)),
+      httpOnly: false,
+      secure: false,
+    };
+    for (const attribute of attributes) {
+      const [key = "", value = ""] = attribute.split("=", 2);
+      switch (key.toLowerCase()) {
+        case "httponly":
+          cookie.httpOnly = true;
+          break;
+        case "secure":
+          cookie.secure = true;
+          break;
+        case "samesite":
+          cookie.sameSite = value;
+          break;
+        case "path":
+          cookie.path = value;
+          break;
+        case "max-age":
+          cookie.maxAge = Number(value);
+          break;
+        case "expires":
+          cookie.expires = new Date(value);
+          break;
+      }
+    }
+    return cookie;
+  });
 }
 
 /** The raw text of every answer the typed clients received, by its Response. */
