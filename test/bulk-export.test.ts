@@ -7,8 +7,20 @@ import { gunzipSync } from "node:zlib";
 import { createAdminClient, createDeveloperClient } from "@merchant-platform/sdk";
 import { sql } from "kysely";
 import { run as runCli } from "../packages/cli/src/commands.ts";
-import { createTestContext, type TestContext } from "./harness.ts";
-import { Client, errorCode, installedApp, type Json, merchantWithStore } from "./legacy-client.ts";
+import { installedApp } from "./apps-harness.ts";
+import {
+  type Api,
+  apiClient,
+  createTestContext,
+  errorCode,
+  fieldErrors,
+  type Json,
+  merchantWithStore,
+  offDocumentRequest,
+  type RequestBody,
+  type TestContext,
+  text,
+} from "./harness.ts";
 import { openApiChecker } from "./openapi-assert.ts";
 
 /**
@@ -18,10 +30,17 @@ import { openApiChecker } from "./openapi-assert.ts";
 
 const API = "/api/v1/apps/api";
 const DEV = "/api/v1/developer";
-const ALL_READ = ["read_products", "read_orders", "read_customers"];
+const ALL_READ: KeyScope[] = ["read_products", "read_orders", "read_customers"];
 const BATCH = 100;
 
 type Installed = Awaited<ReturnType<typeof installedApp>>;
+/** A scope a developer key pair can hold. */
+type KeyScope = RequestBody<"/api/v1/dashboard/stores/{slug}/api-keys", "post">["scopes"][number];
+/**
+ * An exported record: a line of JSON Lines read off the socket as it came, compared with the list's
+ * item as plain JSON (the document describes the stream as a string).
+ */
+type ExportedRecord = Json;
 
 /** An open export: its response, and its lines as they come. */
 interface OpenExport {
@@ -61,7 +80,7 @@ function exportClient(ctx: TestContext, base: string) {
     const records = text
       .split("\n")
       .filter(Boolean)
-      .map((line) => JSON.parse(line) as Json);
+      .map((line) => JSON.parse(line) as ExportedRecord);
     return { records, headers: opened.res.headers };
   }
 
@@ -80,7 +99,7 @@ function exportClient(ctx: TestContext, base: string) {
       records: complete
         .split("\n")
         .filter(Boolean)
-        .map((line) => JSON.parse(line) as Json),
+        .map((line) => JSON.parse(line) as ExportedRecord),
       snapshot: String(opened.res.headers["x-export-snapshot"]),
     };
   }
@@ -113,10 +132,13 @@ function exportClient(ctx: TestContext, base: string) {
     return rows.rows.map((r) => r.id);
   }
 
-  async function keyFor(merchant: { client: Client; base: string }, scopes: string[]) {
-    const created = await merchant.client.post(`${merchant.base}/api-keys`, { name: "Export", scopes });
-    assert.equal(created.status, 201, JSON.stringify(created.body));
-    return { "x-api-key": created.data.keyId as string, "x-api-secret": created.data.secret as string };
+  async function keyFor(merchant: { client: Api; slug: string }, scopes: KeyScope[]) {
+    const created = await merchant.client.POST("/api/v1/dashboard/stores/{slug}/api-keys", {
+      params: { path: { slug: merchant.slug } },
+      body: { name: "Export", scopes },
+    });
+    assert.equal(created.response.status, 201, text(created));
+    return { "x-api-key": created.data!.data.keyId, "x-api-secret": created.data!.data.secret };
   }
 
   return { open, exportAll, readThenDrop, storeIdOf, seedProducts, keyFor };
@@ -147,7 +169,7 @@ describe("bulk export", () => {
 
   const bearer = (app: Installed) => ({ authorization: `Bearer ${app.tokens.accessToken}` });
 
-  const ids = (records: Json[]) => records.map((r) => r.id as string);
+  const ids = (records: ReadonlyArray<{ id?: unknown }>) => records.map((r) => r.id as string);
   const sorted = (xs: string[]) => [...xs].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 
   it("streams each record exactly as the list shows it to the caller: products, orders with line items, customers; app metadata; a key pair", async () => {
@@ -159,28 +181,38 @@ describe("bulk export", () => {
     ]);
     const api = spec.watch(app.api);
     for (let i = 0; i < 5; i++) {
-      const p = await api.post(`${API}/products`, {
-        title: `Shirt ${i}`,
-        price: "12.50",
-        stock: 50,
-        ...(i % 2 ? { metadata: { erp: `E-${i}` } } : {}),
+      const p = await api.POST("/api/v1/apps/api/products", {
+        body: {
+          title: `Shirt ${i}`,
+          price: "12.50",
+          stock: 50,
+          ...(i % 2 ? { metadata: { erp: `E-${i}` } } : {}),
+        },
       });
-      assert.equal(p.status, 201, JSON.stringify(p.body));
+      assert.equal(p.response.status, 201, text(p));
     }
-    const products = (await api.get(`${API}/products?limit=250`)).data as Json[];
+    const products = (await api.GET("/api/v1/apps/api/products", { params: { query: { limit: 250 } } })).data!
+      .data;
     for (let i = 0; i < 3; i++) {
-      const o = await api.post(`${API}/orders`, {
-        customer: { email: `buyer${i}@example.com`, firstName: "Buyer", lastName: `${i}` },
-        lineItems: [
-          { productId: products[0]!.id, quantity: 1 },
-          { productId: products[1]!.id, quantity: 2 },
-        ],
-        metadata: { channel: "web" },
+      const o = await api.POST("/api/v1/apps/api/orders", {
+        body: {
+          customer: { email: `buyer${i}@example.com`, firstName: "Buyer", lastName: `${i}` },
+          lineItems: [
+            { productId: products[0]!.id, quantity: 1 },
+            { productId: products[1]!.id, quantity: 2 },
+          ],
+          metadata: { channel: "web" },
+        },
       });
-      assert.equal(o.status, 201, JSON.stringify(o.body));
+      assert.equal(o.response.status, 201, text(o));
     }
-    for (const resource of ["products", "orders", "customers"]) {
-      const list = (await api.get(`${API}/${resource}?limit=250`)).data as Json[];
+    const adminLists = {
+      products: () => api.GET("/api/v1/apps/api/products", { params: { query: { limit: 250 } } }),
+      orders: () => api.GET("/api/v1/apps/api/orders", { params: { query: { limit: 250 } } }),
+      customers: () => api.GET("/api/v1/apps/api/customers", { params: { query: { limit: 250 } } }),
+    };
+    for (const resource of ["products", "orders", "customers"] as const) {
+      const list: Array<{ id: string }> = (await adminLists[resource]()).data!.data;
       const exported = await exportAll(`${API}/export/${resource}`, bearer(app));
       assert.ok(list.length >= 3, resource);
       // Ascending id order, and each line is the list's item for this app (metadata included).
@@ -197,15 +229,21 @@ describe("bulk export", () => {
 
     // A key pair: the developer API's items (no app metadata).
     const key = await keyFor(app.merchant, ALL_READ);
-    const dev = spec.watch(new Client(ctx.app, key));
-    for (const resource of ["products", "orders", "customers"]) {
-      const list = (await dev.get(`${DEV}/${resource}?perPage=100`)).data as Json[];
+    const dev = spec.watch(apiClient(ctx.app, { headers: key }));
+    const devLists = {
+      products: () => dev.GET("/api/v1/developer/products", { params: { query: { perPage: 100 } } }),
+      orders: () => dev.GET("/api/v1/developer/orders", { params: { query: { perPage: 100 } } }),
+      customers: () => dev.GET("/api/v1/developer/customers", { params: { query: { perPage: 100 } } }),
+    };
+    for (const resource of ["products", "orders", "customers"] as const) {
+      const list: Array<{ id: string }> = (await devLists[resource]()).data!.data;
       const exported = await exportAll(`${DEV}/export/${resource}`, key);
       assert.deepEqual(ids(exported.records), sorted(ids(list)), resource);
       const byId = new Map(list.map((r) => [r.id, r]));
       for (const record of exported.records) {
         assert.deepEqual(record, byId.get(record.id), resource);
-        assert.equal(record.metadata, undefined);
+        // Not in the developer API's items: read untyped, it must be absent.
+        assert.equal((record as ExportedRecord).metadata, undefined);
       }
     }
   });
@@ -239,8 +277,11 @@ describe("bulk export", () => {
     for (const [i, target] of last.entries()) {
       const title = `Changed early ${i}`;
       titles.get(target)!.add(title);
-      const updated = await api.patch(`${API}/products/${target}`, { title, stock: 7 });
-      assert.equal(updated.status, 200);
+      const updated = await api.PATCH("/api/v1/apps/api/products/{id}", {
+        params: { path: { id: target } },
+        body: { title, stock: 7 },
+      });
+      assert.equal(updated.response.status, 200);
       changed++;
     }
     // A slow reader that writes between chunks: updates (which move a record to the end of any
@@ -252,21 +293,30 @@ describe("bulk export", () => {
       if (!deleted.has(target)) {
         const title = `Changed ${step}`;
         titles.get(target)!.add(title);
-        const updated = await api.patch(`${API}/products/${target}`, { title, stock: 7 });
-        assert.equal(updated.status, 200);
+        const updated = await api.PATCH("/api/v1/apps/api/products/{id}", {
+          params: { path: { id: target } },
+          body: { title, stock: 7 },
+        });
+        assert.equal(updated.response.status, 200);
         changed++;
       }
-      const fresh = await api.post(`${API}/products`, { title: `New ${step}`, price: "1.00" });
-      assert.equal(fresh.status, 201);
-      created.push(fresh.data.id);
+      const fresh = await api.POST("/api/v1/apps/api/products", {
+        body: { title: `New ${step}`, price: "1.00" },
+      });
+      assert.equal(fresh.response.status, 201);
+      created.push(fresh.data!.data.id);
       const victim = original[(step * 104_729 + 13) % original.length]!;
-      if (!deleted.has(victim) && (await api.delete(`${API}/products/${victim}`)).status === 200)
+      if (
+        !deleted.has(victim) &&
+        (await api.DELETE("/api/v1/apps/api/products/{id}", { params: { path: { id: victim } } })).response
+          .status === 200
+      )
         deleted.add(victim);
     }
     const records = text
       .split("\n")
       .filter(Boolean)
-      .map((line) => JSON.parse(line) as Json);
+      .map((line) => JSON.parse(line) as ExportedRecord);
     const seen = ids(records);
     assert.equal(new Set(seen).size, seen.length, "no record twice");
     assert.deepEqual(seen, sorted(seen), "ascending id order");
@@ -292,9 +342,11 @@ describe("bulk export", () => {
     const first = await readThenDrop(`${API}/export/products`, bearer(app), 700);
     assert.ok(first.records.length >= 700 && first.records.length < original.length);
     // Created after the snapshot: a resume leaves it out too.
-    const later = await app.api.post(`${API}/products`, { title: "After the snapshot", price: "1.00" });
-    assert.equal(later.status, 201);
-    const resume = (last: Json[]) =>
+    const later = await app.api.POST("/api/v1/apps/api/products", {
+      body: { title: "After the snapshot", price: "1.00" },
+    });
+    assert.equal(later.response.status, 201);
+    const resume = (last: ExportedRecord[]) =>
       `${API}/export/products?snapshot=${encodeURIComponent(first.snapshot)}&after=${last.at(-1)!.id}`;
     const second = await readThenDrop(resume(first.records), bearer(app), 900);
     const rest = await exportAll(resume(second.records), bearer(app));
@@ -304,17 +356,19 @@ describe("bulk export", () => {
     assert.deepEqual(all, sorted(original), "every record, in id order");
 
     // A resume position needs its snapshot; a snapshot of another resource is refused.
-    const lone = await new Client(ctx.app, bearer(app)).get(`${API}/export/products?after=${original[0]}`);
-    assert.equal(lone.status, 400);
-    assert.equal(lone.body.error.details[0].field, "after");
+    const lone = await apiClient(ctx.app, { headers: bearer(app) }).GET("/api/v1/apps/api/export/products", {
+      params: { query: { after: original[0] } },
+    });
+    assert.equal(lone.response.status, 400);
+    assert.equal(fieldErrors(lone)[0]!.field, "after");
     const orders = await exportAll(`${API}/export/orders`, {
       authorization: `Bearer ${(await installedApp(ctx.app, ["read_orders"])).tokens.accessToken}`,
     });
-    const wrong = await new Client(ctx.app, bearer(app)).get(
-      `${API}/export/products?snapshot=${encodeURIComponent(String(orders.headers["x-export-snapshot"]))}`,
-    );
-    assert.equal(wrong.status, 400);
-    assert.equal(wrong.body.error.details[0].field, "snapshot");
+    const wrong = await apiClient(ctx.app, { headers: bearer(app) }).GET("/api/v1/apps/api/export/products", {
+      params: { query: { snapshot: String(orders.headers["x-export-snapshot"]) } },
+    });
+    assert.equal(wrong.response.status, 400);
+    assert.equal(fieldErrors(wrong)[0]!.field, "snapshot");
   });
 
   it("exports only the caller's store, whatever snapshot or position it sends", async () => {
@@ -340,30 +394,43 @@ describe("bulk export", () => {
 
   it("checks credentials and scopes first (401, 403), then the request (400); an unknown resource is 404", async () => {
     const app = await installedApp(ctx.app, ["read_products"]);
-    const client = spec.watch(new Client(ctx.app, bearer(app)));
+    const client = spec.watch(apiClient(ctx.app, { headers: bearer(app) }));
     assert.equal(
-      errorCode(await spec.watch(new Client(ctx.app)).get(`${API}/export/products`)),
+      errorCode(await spec.watch(apiClient(ctx.app)).GET("/api/v1/apps/api/export/products")),
       "INVALID_TOKEN",
     );
-    const noScope = await client.get(`${API}/export/orders?updatedSince=garbage`);
-    assert.equal(noScope.status, 403);
+    const noScope = await client.GET("/api/v1/apps/api/export/orders", {
+      params: { query: { updatedSince: "garbage" } },
+    });
+    assert.equal(noScope.response.status, 403);
     assert.equal(errorCode(noScope), "INSUFFICIENT_SCOPE");
-    assert.equal(errorCode(await client.get(`${API}/export/customers`)), "INSUFFICIENT_SCOPE");
-    const bad = await client.get(`${API}/export/products?updatedSince=garbage`);
-    assert.equal(bad.status, 400);
-    assert.equal(errorCode(await client.get(`${API}/export/products?snapshot=forged`)), "VALIDATION_FAILED");
-    assert.equal((await new Client(ctx.app, bearer(app)).get(`${API}/export/widgets`)).status, 404);
+    assert.equal(errorCode(await client.GET("/api/v1/apps/api/export/customers")), "INSUFFICIENT_SCOPE");
+    const bad = await client.GET("/api/v1/apps/api/export/products", {
+      params: { query: { updatedSince: "garbage" } },
+    });
+    assert.equal(bad.response.status, 400);
+    assert.equal(
+      errorCode(
+        await client.GET("/api/v1/apps/api/export/products", { params: { query: { snapshot: "forged" } } }),
+      ),
+      "VALIDATION_FAILED",
+    );
+    assert.equal(
+      (await offDocumentRequest(apiClient(ctx.app, { headers: bearer(app) }), "GET", `${API}/export/widgets`))
+        .response.status,
+      404,
+    );
 
     const merchant = await merchantWithStore(ctx.app);
     const key = await keyFor(merchant, ["read_products"]);
-    const dev = spec.watch(new Client(ctx.app, key));
-    assert.equal(errorCode(await dev.get(`${DEV}/export/orders`)), "INSUFFICIENT_SCOPE");
-    assert.equal(errorCode(await dev.get(`${DEV}/export/customers`)), "INSUFFICIENT_SCOPE");
+    const dev = spec.watch(apiClient(ctx.app, { headers: key }));
+    assert.equal(errorCode(await dev.GET("/api/v1/developer/export/orders")), "INSUFFICIENT_SCOPE");
+    assert.equal(errorCode(await dev.GET("/api/v1/developer/export/customers")), "INSUFFICIENT_SCOPE");
     assert.equal(
       errorCode(
         await spec
-          .watch(new Client(ctx.app, { "x-api-key": key["x-api-key"] }))
-          .get(`${DEV}/export/products`),
+          .watch(apiClient(ctx.app, { headers: { "x-api-key": key["x-api-key"] } }))
+          .GET("/api/v1/developer/export/products"),
       ),
       "UNAUTHENTICATED",
     );
@@ -380,7 +447,15 @@ describe("bulk export", () => {
     const since = new Date(Date.now() - 1000).toISOString();
     const touched = original.slice(0, 3);
     for (const id of touched)
-      assert.equal((await app.api.patch(`${API}/products/${id}`, { stock: 1 })).status, 200);
+      assert.equal(
+        (
+          await app.api.PATCH("/api/v1/apps/api/products/{id}", {
+            params: { path: { id } },
+            body: { stock: 1 },
+          })
+        ).response.status,
+        200,
+      );
     const changed = await exportAll(
       `${API}/export/products?updatedSince=${encodeURIComponent(since)}`,
       bearer(app),
@@ -407,8 +482,10 @@ describe("bulk export", () => {
     const app = await installedApp(ctx.app, ["read_products"]);
     // 12 MB: an unread export stays running (its rows do not fit in the sockets' buffers).
     await seedProducts(app.merchant.slug, 3000, 4000);
-    const client = new Client(ctx.app, bearer(app));
-    const before = Number((await client.get(`${API}/store`)).headers["x-ratelimit-remaining"]);
+    const client = apiClient(ctx.app, { headers: bearer(app) });
+    const before = Number(
+      (await client.GET("/api/v1/apps/api/store")).response.headers.get("x-ratelimit-remaining"),
+    );
     const burst = await Promise.all(
       Array.from({ length: 8 }, () => open(`${API}/export/products`, bearer(app))),
     );
@@ -422,7 +499,9 @@ describe("bulk export", () => {
       assert.equal(JSON.parse(await o.body()).error.code, "RATE_LIMITED");
     }
     // Each export counted once against the rate limit, as every refused request did.
-    const afterBurst = Number((await client.get(`${API}/store`)).headers["x-ratelimit-remaining"]);
+    const afterBurst = Number(
+      (await client.GET("/api/v1/apps/api/store")).response.headers.get("x-ratelimit-remaining"),
+    );
     assert.equal(before - afterBurst, 9);
     // Another installation of the same store has its own two.
     const other = await open(`${API}/export/products`, {
@@ -463,7 +542,11 @@ describe("bulk export", () => {
         if (!revoked && received > 200_000) {
           revoked = true;
           assert.equal(
-            (await merchant.client.delete(`${merchant.base}/api-keys/${key["x-api-key"]}`)).status,
+            (
+              await merchant.client.DELETE("/api/v1/dashboard/stores/{slug}/api-keys/{keyId}", {
+                params: { path: { slug: merchant.slug, keyId: key["x-api-key"] } },
+              })
+            ).response.status,
             200,
           );
           // The export checks its credential before every batch: what follows is at most what
@@ -476,7 +559,7 @@ describe("bulk export", () => {
     assert.ok(revoked);
     assert.ok(failed, "the body was cut, not ended: a client cannot take it for complete");
     assert.ok(received < 3000 * 4000, "it stopped early");
-    const resumed = await new Client(ctx.app, key).get(`${DEV}/export/products`);
+    const resumed = await apiClient(ctx.app, { headers: key }).GET("/api/v1/developer/export/products");
     assert.equal(errorCode(resumed), "INVALID_CREDENTIALS");
   });
 
@@ -619,7 +702,8 @@ describe("bulk export: bounds per store, account and process; idle clients", () 
       // A second store of the same account: its own bound is 4, but the account has 6 (4 running).
       const second = `store-${randomBytes(4).toString("hex")}`;
       assert.equal(
-        (await merchant.client.post("/api/v1/dashboard/stores", { name: "Second", slug: second })).status,
+        (await merchant.client.POST("/api/v1/dashboard/stores", { body: { name: "Second", slug: second } }))
+          .response.status,
         201,
       );
       const other = { ...merchant, slug: second, base: `/api/v1/dashboard/stores/${second}` };
