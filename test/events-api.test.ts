@@ -4,8 +4,8 @@ import { after, before, describe, it } from "node:test";
 import { createAdminClient } from "@merchant-platform/sdk";
 import { sql } from "kysely";
 import { run as runCli } from "../packages/cli/src/commands.ts";
-import type { Json } from "./harness.ts";
-import { installedApp } from "./legacy-client.ts";
+import { installedApp } from "./apps-harness.ts";
+import { type EventBody, fieldErrors, type ResponseData, text } from "./harness.ts";
 import { createWebhookContext, waitUntil } from "./webhooks-harness.ts";
 
 type Ctx = Awaited<ReturnType<typeof createWebhookContext>>;
@@ -14,6 +14,9 @@ type Ctx = Awaited<ReturnType<typeof createWebhookContext>>;
  * The events API (GET /api/v1/apps/api/events): the store's events read back in feed order, gap-free
  * while writers commit, within the token's scopes, with this app's deliveries of each.
  */
+/** An item of the Admin API's event feed. */
+type FeedItem = ResponseData<"/api/v1/apps/api/events", "get">[number];
+
 describe("events API: the store's event feed", () => {
   let ctx: Ctx;
   before(async () => {
@@ -50,19 +53,19 @@ describe("events API: the store's event feed", () => {
           await products.update(store, created.id, { stock: change + 2 });
       }
     };
-    const seen: Json[] = [];
+    const seen: FeedItem[] = [];
     const reader = async () => {
       let cursor: string | undefined;
       for (;;) {
         const done = !writing;
         for (;;) {
-          const res = await installed.api.get(
-            `/api/v1/apps/api/events?limit=250${cursor ? `&after=${cursor}` : ""}`,
-          );
-          assert.equal(res.status, 200, JSON.stringify(res.body));
-          seen.push(...(res.data as Json[]));
-          cursor = res.body.meta.nextCursor;
-          if (!res.body.meta.hasMore) break;
+          const res = await installed.api.GET("/api/v1/apps/api/events", {
+            params: { query: { limit: 250, after: cursor } },
+          });
+          assert.equal(res.response.status, 200, text(res));
+          seen.push(...res.data!.data);
+          cursor = res.data!.meta.nextCursor;
+          if (!res.data!.meta.hasMore) break;
         }
         if (done) return;
         // Polls as an app does, leaving the writers the database in between.
@@ -84,63 +87,104 @@ describe("events API: the store's event feed", () => {
       );
       last.set(e.resource.id, e.sequence);
       assert.equal(e.resource.type, "product");
-      assert.equal(e.data.id, e.resource.id);
+      assert.equal("id" in e.data ? e.data.id : undefined, e.resource.id);
     }
     // Polling from the stored cursor: nothing new, and the cursor stays put.
-    const tail = await installed.api.get(`/api/v1/apps/api/events?after=${seen.length}`);
-    assert.deepEqual(tail.data, []);
-    assert.equal(tail.body.meta.hasMore, false);
-    assert.equal(tail.body.meta.nextCursor, String(seen.length));
+    const tail = await installed.api.GET("/api/v1/apps/api/events", {
+      params: { query: { after: String(seen.length) } },
+    });
+    assert.deepEqual(tail.data!.data, []);
+    assert.equal(tail.data!.meta.hasMore, false);
+    assert.equal(tail.data!.meta.nextCursor, String(seen.length));
     // A cursor the feed never gave (past its head) would skip every event below it: 400 naming the head.
     for (const past of [seen.length + 1, 999_999_999_999]) {
-      const beyond = await installed.api.get(`/api/v1/apps/api/events?after=${past}`);
-      assert.equal(beyond.status, 400, JSON.stringify(beyond.body));
-      assert.equal(beyond.body.error.code, "VALIDATION_FAILED");
-      assert.equal(beyond.body.error.details[0].field, "after");
-      assert.match(beyond.body.error.message, new RegExp(`last position is ${seen.length}\\)`));
+      const beyond = await installed.api.GET("/api/v1/apps/api/events", {
+        params: { query: { after: String(past) } },
+      });
+      assert.equal(beyond.response.status, 400, text(beyond));
+      assert.equal(beyond.error!.error.code, "VALIDATION_FAILED");
+      assert.equal(fieldErrors(beyond)[0]!.field, "after");
+      assert.match(beyond.error!.error.message, new RegExp(`last position is ${seen.length}\\)`));
     }
   });
 
   it("shows only what the token's scopes allow, of its own store; types, since and 4xx", async () => {
     const installed = await installedApp(ctx.app, ["read_products"]);
     const m = installed.merchant;
-    await m.client.post(`${m.base}/products`, { title: "Mug", price: "9.00", stock: 5 });
-    await m.client.post(`${m.base}/customers`, { email: `c${Date.now()}@example.com`, firstName: "Ana" });
+    await m.client.POST("/api/v1/dashboard/stores/{slug}/products", {
+      params: { path: { slug: m.slug } },
+      body: { title: "Mug", price: "9.00", stock: 5 },
+    });
+    await m.client.POST("/api/v1/dashboard/stores/{slug}/customers", {
+      params: { path: { slug: m.slug } },
+      body: { email: `c${Date.now()}@example.com`, firstName: "Ana" },
+    });
     const other = await installedApp(ctx.app, ["read_products", "read_customers"]);
-    await other.merchant.client.post(`${other.merchant.base}/products`, {
-      title: "Elsewhere",
-      price: "1.00",
-      stock: 1,
+    await other.merchant.client.POST("/api/v1/dashboard/stores/{slug}/products", {
+      params: { path: { slug: other.merchant.slug } },
+      body: {
+        title: "Elsewhere",
+        price: "1.00",
+        stock: 1,
+      },
     });
 
-    const all = await installed.api.get("/api/v1/apps/api/events");
-    assert.equal(all.status, 200, JSON.stringify(all.body));
+    const all = await installed.api.GET("/api/v1/apps/api/events");
+    assert.equal(all.response.status, 200, text(all));
     assert.deepEqual(
-      all.data.map((e: Json) => [e.type, e.data.title]),
+      all.data!.data.map((e) => [e.type, "title" in e.data ? e.data.title : undefined]),
       [["product.created", "Mug"]],
       "no customer event without read_customers; nothing of another store",
     );
-    assert.equal((await installed.api.get("/api/v1/apps/api/events?types=customer.created")).status, 403);
-    const unknown = await installed.api.get("/api/v1/apps/api/events?types=order.exploded");
-    assert.equal(unknown.status, 400);
-    assert.equal(unknown.body.error.code, "VALIDATION_FAILED");
-    assert.equal((await installed.api.get("/api/v1/apps/api/events?after=-1")).status, 400);
-    assert.equal((await installed.api.get("/api/v1/apps/api/events?limit=251")).status, 400);
     assert.equal(
-      (await installed.api.get("/api/v1/apps/api/events?since=10000-01-01T00:00:00Z")).status,
+      (
+        await installed.api.GET("/api/v1/apps/api/events", {
+          params: { query: { types: "customer.created" } },
+        })
+      ).response.status,
+      403,
+    );
+    const unknown = await installed.api.GET("/api/v1/apps/api/events", {
+      params: { query: { types: "order.exploded" } },
+    });
+    assert.equal(unknown.response.status, 400);
+    assert.equal(unknown.error!.error.code, "VALIDATION_FAILED");
+    assert.equal(
+      (await installed.api.GET("/api/v1/apps/api/events", { params: { query: { after: "-1" } } })).response
+        .status,
+      400,
+    );
+    assert.equal(
+      (await installed.api.GET("/api/v1/apps/api/events", { params: { query: { limit: 251 } } })).response
+        .status,
+      400,
+    );
+    assert.equal(
+      (
+        await installed.api.GET("/api/v1/apps/api/events", {
+          params: { query: { since: "10000-01-01T00:00:00Z" } },
+        })
+      ).response.status,
       400,
     );
 
     ctx.clock.advance(30 * 60_000);
     const since = ctx.clock.now().toISOString();
-    await m.client.post(`${m.base}/products`, { title: "Later", price: "2.00", stock: 5 });
-    const recent = await installed.api.get(`/api/v1/apps/api/events?since=${encodeURIComponent(since)}`);
+    await m.client.POST("/api/v1/dashboard/stores/{slug}/products", {
+      params: { path: { slug: m.slug } },
+      body: { title: "Later", price: "2.00", stock: 5 },
+    });
+    const recent = await installed.api.GET("/api/v1/apps/api/events", {
+      params: { query: { since: since } },
+    });
     assert.deepEqual(
-      recent.data.map((e: Json) => e.data.title),
+      recent.data!.data.map((e) => ("title" in e.data ? e.data.title : undefined)),
       ["Later"],
     );
-    const typed = await installed.api.get("/api/v1/apps/api/events?types=product.created,product.updated");
-    assert.equal(typed.data.length, 2);
+    const typed = await installed.api.GET("/api/v1/apps/api/events", {
+      params: { query: { types: "product.created,product.updated" } },
+    });
+    assert.equal(typed.data!.data.length, 2);
   });
 
   it("serves each event's data exactly as it was recorded, whatever the payload schema is today", async () => {
@@ -152,40 +196,52 @@ describe("events API: the store's event feed", () => {
                       '{"id": "prod_legacy000000000000000", "title": "Old", "weight": 3}', now())`.execute(
       ctx.platform.db,
     );
-    const res = await installed.api.get("/api/v1/apps/api/events");
-    assert.equal(res.status, 200, JSON.stringify(res.body));
-    assert.deepEqual(res.data[0].data, { id: "prod_legacy000000000000000", title: "Old", weight: 3 });
+    const res = await installed.api.GET("/api/v1/apps/api/events");
+    assert.equal(res.response.status, 200, text(res));
+    assert.deepEqual(res.data!.data[0]!.data, { id: "prod_legacy000000000000000", title: "Old", weight: 3 });
   });
 
   it("lists this app's deliveries of each event, and `delivery=failed` the events whose delivery failed", async () => {
     const installed = await installedApp(ctx.app, ["read_products", "manage_webhooks"]);
     const m = installed.merchant;
     // Nothing listens there: one attempt (WEBHOOK_MAX_ATTEMPTS=1), then failed.
-    const sub = await installed.api.post("/api/v1/apps/api/webhooks", {
-      eventName: "product.created",
-      targetUrl: "https://127.0.0.1:9/hooks",
+    const sub = await installed.api.POST("/api/v1/apps/api/webhooks", {
+      body: {
+        eventName: "product.created",
+        targetUrl: "https://127.0.0.1:9/hooks",
+      },
     });
-    assert.equal(sub.status, 201, JSON.stringify(sub.body));
-    const product = await m.client.post(`${m.base}/products`, { title: "Lamp", price: "30.00", stock: 2 });
-    await m.client.patch(`${m.base}/products/${product.data.id}`, { stock: 3 }); // product.updated: not subscribed
+    assert.equal(sub.response.status, 201, text(sub));
+    const product = await m.client.POST("/api/v1/dashboard/stores/{slug}/products", {
+      params: { path: { slug: m.slug } },
+      body: { title: "Lamp", price: "30.00", stock: 2 },
+    });
+    await m.client.PATCH("/api/v1/dashboard/stores/{slug}/products/{id}", {
+      params: { path: { slug: m.slug, id: product.data!.data.id } },
+      body: { stock: 3 },
+    }); // product.updated: not subscribed
     await waitUntil(
       async () => {
-        const res = await installed.api.get("/api/v1/apps/api/events?delivery=failed");
-        return res.data.length === 1;
+        const res = await installed.api.GET("/api/v1/apps/api/events", {
+          params: { query: { delivery: "failed" } },
+        });
+        return res.data!.data.length === 1;
       },
       30_000,
       "the failed delivery",
     );
-    const failed = await installed.api.get("/api/v1/apps/api/events?delivery=failed");
-    const event = (failed.data as Json[])[0]!;
+    const failed = await installed.api.GET("/api/v1/apps/api/events", {
+      params: { query: { delivery: "failed" } },
+    });
+    const event = failed.data!.data[0]!;
     assert.equal(event.type, "product.created");
     assert.equal(event.deliveries.length, 1);
-    assert.equal(event.deliveries[0].status, "failed");
-    assert.equal(event.deliveries[0].subscriptionId, sub.data.id);
-    assert.ok(event.deliveries[0].lastError);
-    const all = await installed.api.get("/api/v1/apps/api/events");
+    assert.equal(event.deliveries[0]!.status, "failed");
+    assert.equal(event.deliveries[0]!.subscriptionId, sub.data!.data.id);
+    assert.ok(event.deliveries[0]!.lastError);
+    const all = await installed.api.GET("/api/v1/apps/api/events");
     assert.deepEqual(
-      all.data.map((e: Json) => [e.type, e.deliveries.length]),
+      all.data!.data.map((e) => [e.type, e.deliveries.length]),
       [
         ["product.created", 1],
         ["product.updated", 0],
@@ -193,8 +249,8 @@ describe("events API: the store's event feed", () => {
     );
     // The webhook body carries the same id and sequence the feed shows.
     const { rows } = await sql<{ body: string }>`
-      SELECT body FROM webhook_deliveries WHERE id = ${event.deliveries[0].id}`.execute(ctx.platform.db);
-    const body = JSON.parse(rows[0]!.body) as Json;
+      SELECT body FROM webhook_deliveries WHERE id = ${event.deliveries[0]!.id}`.execute(ctx.platform.db);
+    const body = JSON.parse(rows[0]!.body) as EventBody<"product.created">;
     assert.equal(body.id, event.id);
     assert.equal(body.sequence, event.sequence);
   });
@@ -205,9 +261,12 @@ describe("events API: the store's event feed", () => {
     const installed = await installedApp(ctx.app, ["read_customers"]);
     const m = installed.merchant;
     const signUp = (n: number) =>
-      m.client.post(`${m.base}/customers`, {
-        email: `sdk${n}-${Date.now()}@example.com`,
-        firstName: `C${n}`,
+      m.client.POST("/api/v1/dashboard/stores/{slug}/customers", {
+        params: { path: { slug: m.slug } },
+        body: {
+          email: `sdk${n}-${Date.now()}@example.com`,
+          firstName: `C${n}`,
+        },
       });
     for (let n = 0; n < 5; n++) await signUp(n);
     const admin = createAdminClient({
