@@ -6,8 +6,17 @@ import { buildApp } from "../src/app.ts";
 import type { Config } from "../src/config.ts";
 import type { App } from "../src/lib/http/types.ts";
 import { connectRedis, createPlatform, type Platform } from "../src/platform.ts";
-import { createTestContext, type TestContext } from "./harness.ts";
-import { Client, installedApp, type Json, merchantWithStore, type Response_ } from "./legacy-client.ts";
+import { installedApp } from "./apps-harness.ts";
+import {
+  type Answer,
+  type Api,
+  apiClient,
+  createTestContext,
+  type Json,
+  merchantWithStore,
+  type TestContext,
+  text,
+} from "./harness.ts";
 import { type RedisServer, startRedisServer } from "./redis-server.ts";
 import { redisServerSkipReason } from "./requirements.ts";
 import { waitUntil } from "./webhooks-harness.ts";
@@ -38,14 +47,12 @@ function slowerThanUp(samples: Sample[]): Sample[] {
   }
   return samples.filter((s) => s.ms >= (up.get(kindOf(s.what)) ?? 0) + SLOW_MS);
 }
-const ADMIN = "/api/v1/apps/api/products";
-const DEVELOPER = "/api/v1/developer/products";
-const LOGIN = "/api/v1/dashboard/auth/login";
 
 interface Instance {
   name: string;
   app: App;
   platform: Platform;
+  /** The instance's log lines (pino's JSON, which the document does not describe). */
   logs: Json[];
   close(): Promise<void>;
 }
@@ -105,23 +112,25 @@ describe("Redis outage and return under load", { skip: redisServerSkipReason() }
   }
 
   /** Every request of the test goes through here: its status and duration are kept. */
-  async function timed(what: string, request: () => Promise<Response_>): Promise<Response_> {
+  async function timed<A extends Answer>(what: string, request: () => Promise<A>): Promise<A> {
     const started = performance.now();
     const res = await request();
-    samples.push({ what, status: res.status, ms: performance.now() - started, phase });
+    samples.push({ what, status: res.response.status, ms: performance.now() - started, phase });
     return res;
   }
 
-  const readyz = (inst: Instance) => timed(`readyz@${inst.name}`, () => new Client(inst.app).get("/readyz"));
-  const redisState = async (inst: Instance) => (await readyz(inst)).data?.redis;
+  const readyz = (inst: Instance) => timed(`readyz@${inst.name}`, () => apiClient(inst.app).GET("/readyz"));
+  const redisState = async (inst: Instance) => (await readyz(inst)).data!.data?.redis;
 
   /** `n` Admin API calls of one installation, alternating over `on`; the statuses in order. */
   async function burst(on: Instance[], token: string, n: number) {
     const statuses: number[] = [];
     for (let i = 0; i < n; i++) {
       const inst = on[i % on.length]!;
-      const client = new Client(inst.app, { authorization: `Bearer ${token}` });
-      statuses.push((await timed(`burst@${inst.name}`, () => client.get(ADMIN))).status);
+      const client = apiClient(inst.app, { headers: { authorization: `Bearer ${token}` } });
+      statuses.push(
+        (await timed(`burst@${inst.name}`, () => client.GET("/api/v1/apps/api/products"))).response.status,
+      );
     }
     return statuses;
   }
@@ -170,12 +179,15 @@ describe("Redis outage and return under load", { skip: redisServerSkipReason() }
 
     const loadApp = await installedApp(ctx.app, ["read_products"]);
     const keyOwner = await merchantWithStore(ctx.app);
-    const key = await keyOwner.client.post(`${keyOwner.base}/api-keys`, {
-      name: "Load",
-      scopes: ["read_products"],
+    const key = await keyOwner.client.POST("/api/v1/dashboard/stores/{slug}/api-keys", {
+      params: { path: { slug: keyOwner.slug } },
+      body: {
+        name: "Load",
+        scopes: ["read_products"],
+      },
     });
-    assert.equal(key.status, 201);
-    const keyHeaders = { "x-api-key": key.data.keyId, "x-api-secret": key.data.secret };
+    assert.equal(key.response.status, 201);
+    const keyHeaders = { "x-api-key": key.data!.data.keyId, "x-api-secret": key.data!.data.secret };
     const login = { email: keyOwner.email, password: keyOwner.password };
     const [quotaBefore, quotaDuring, quotaAfter] = [
       await installedApp(ctx.app, ["read_products"]),
@@ -189,19 +201,23 @@ describe("Redis outage and return under load", { skip: redisServerSkipReason() }
     // Steady load: one client each for the Admin API, the developer API and the login, each
     // going back and forth between the two load instances.
     let running = true;
-    const worker = async (what: string, request: (c: Client) => Promise<Response_>) => {
+    const worker = async (what: string, request: (c: Api) => Promise<Answer>) => {
       for (let i = 0; running; i++) {
         const inst = i % 2 ? l2 : l1;
-        await timed(`${what}@${inst.name}`, () => request(new Client(inst.app)));
+        await timed(`${what}@${inst.name}`, () => request(apiClient(inst.app)));
         // Real clients arrive through sockets. app.inject on the embedded database, with the
         // counters in memory, completes in microtasks alone: yield, or the timers starve.
         await new Promise((resolve) => setImmediate(resolve));
       }
     };
     const workers = [
-      worker("admin", (c) => c.get(ADMIN, { authorization: `Bearer ${loadApp.tokens.accessToken}` })),
-      worker("developer", (c) => c.get(DEVELOPER, keyHeaders)),
-      worker("login", (c) => c.post(LOGIN, login)),
+      worker("admin", (c) =>
+        c.GET("/api/v1/apps/api/products", {
+          headers: { authorization: `Bearer ${loadApp.tokens.accessToken}` },
+        }),
+      ),
+      worker("developer", (c) => c.GET("/api/v1/developer/products", { headers: keyHeaders })),
+      worker("login", (c) => c.POST("/api/v1/dashboard/auth/login", { body: login })),
     ];
     stopLoad = async () => {
       running = false;
@@ -223,9 +239,9 @@ describe("Redis outage and return under load", { skip: redisServerSkipReason() }
       await waitUntil(async () => (await redisState(inst)) === "degraded", 20_000, `${inst.name} degraded`);
     }
     const ready = await readyz(a);
-    assert.equal(ready.status, 200, "the service still serves: ready, with Redis degraded");
-    assert.equal(ready.data.status, "ready");
-    assert.equal(ready.data.redis, "degraded");
+    assert.equal(ready.response.status, 200, "the service still serves: ready, with Redis degraded");
+    assert.equal(ready.data!.data.status, "ready");
+    assert.equal(ready.data!.data.redis, "degraded");
 
     // Limits hold per instance: a counts its own 20, b has not seen any of them.
     assertExactlyLimit(await burst([a], quotaDuring.tokens.accessToken, LIMIT + 1), "on a during the outage");
@@ -282,15 +298,15 @@ describe("Redis outage and return under load", { skip: redisServerSkipReason() }
     // The production default time-out (50 ms), which the hung server exercises.
     const inst = await startInstance("m", 1_000_000, 50);
     const installed = await installedApp(ctx.app, ["read_products"]);
-    const api = new Client(inst.app, { authorization: `Bearer ${installed.tokens.accessToken}` });
+    const api = apiClient(inst.app, { headers: { authorization: `Bearer ${installed.tokens.accessToken}` } });
     let slowestUp = 0;
     const measure = async (label: string) => {
       const ms: number[] = [];
       for (let i = 0; i < 200; i++) {
         const started = performance.now();
-        const res = await api.get(ADMIN);
+        const res = await api.GET("/api/v1/apps/api/products");
         ms.push(performance.now() - started);
-        assert.equal(res.status, 200, `${label}: ${JSON.stringify(res.body)}`);
+        assert.equal(res.response.status, 200, `${label}: ${text(res)}`);
       }
       t.diagnostic(
         `Admin API, Redis ${label}: p50 ${pct(ms, 50)} ms, p99 ${pct(ms, 99)} ms, max ${pct(ms, 100)} ms`,
@@ -313,7 +329,7 @@ describe("Redis outage and return under load", { skip: redisServerSkipReason() }
     try {
       await measure("hung");
       const hung = await readyz(inst);
-      assert.equal(hung.data.redis, "degraded");
+      assert.equal(hung.data!.data.redis, "degraded");
     } finally {
       redis.resume();
     }
@@ -331,9 +347,9 @@ describe("readiness without Redis", () => {
   it("is ready with redis not_configured, and says nothing of Redis in /metrics", async () => {
     const ctx = await createTestContext();
     try {
-      const res = await new Client(ctx.app).get("/readyz");
-      assert.equal(res.status, 200);
-      assert.deepEqual(res.data, { status: "ready", redis: "not_configured" });
+      const res = await apiClient(ctx.app).GET("/readyz");
+      assert.equal(res.response.status, 200);
+      assert.deepEqual(res.data!.data, { status: "ready", redis: "not_configured" });
       const metrics = await ctx.platform.metrics.registry.metrics();
       assert.doesNotMatch(metrics, /merchant_redis/);
     } finally {
