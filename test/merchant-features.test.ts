@@ -1,8 +1,14 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { REDIRECT } from "./apps-harness.ts";
-import { createTestContext, type TestContext } from "./harness.ts";
-import { Client, installedApp, type Json, merchantWithStore } from "./legacy-client.ts";
+import { installedApp, REDIRECT } from "./apps-harness.ts";
+import {
+  apiClient,
+  createTestContext,
+  fieldErrors,
+  merchantWithStore,
+  type TestContext,
+  text,
+} from "./harness.ts";
 import { openApiChecker } from "./openapi-assert.ts";
 
 /**
@@ -31,16 +37,29 @@ describe("merchant features", () => {
     const m = await merchantWithStore(ctx.app);
     const client = spec.watch(m.client);
     const product = async (title: string, price: string, stock: number) =>
-      (await client.post(`${m.base}/products`, { title, price, stock })).data as Json;
+      (
+        await client.POST("/api/v1/dashboard/stores/{slug}/products", {
+          params: { path: { slug: m.slug } },
+          body: { title, price, stock },
+        })
+      ).data!.data;
     const customer = async (firstName: string, email: string) =>
-      (await client.post(`${m.base}/customers`, { firstName, lastName: "Haddad", email })).data as Json;
-    const order = async (c: Json, p: Json, quantity = 1) => {
-      const res = await client.post(`${m.base}/orders`, {
-        customerId: c.id,
-        lineItems: [{ productId: p.id, quantity }],
+      (
+        await client.POST("/api/v1/dashboard/stores/{slug}/customers", {
+          params: { path: { slug: m.slug } },
+          body: { firstName, lastName: "Haddad", email },
+        })
+      ).data!.data;
+    const order = async (c: { id: string }, p: { id: string }, quantity = 1) => {
+      const res = await client.POST("/api/v1/dashboard/stores/{slug}/orders", {
+        params: { path: { slug: m.slug } },
+        body: {
+          customerId: c.id,
+          lineItems: [{ productId: p.id, quantity }],
+        },
       });
-      assert.equal(res.status, 201, JSON.stringify(res.body));
-      return res.data as Json;
+      assert.equal(res.response.status, 201, text(res));
+      return res.data!.data;
     };
     return { ...m, client, product, customer, order };
   }
@@ -61,14 +80,24 @@ describe("merchant features", () => {
     ctx.clock.advance(1000);
     const cancelled = await s.order(layla, shirt, 5);
     assert.equal(
-      (await s.client.post(`${s.base}/orders/${cancelled.id}/status`, { status: "cancelled" })).status,
+      (
+        await s.client.POST("/api/v1/dashboard/stores/{slug}/orders/{id}/status", {
+          params: { path: { slug: s.slug, id: cancelled.id } },
+          body: { status: "cancelled" },
+        })
+      ).response.status,
       200,
     );
-    await s.client.post(`${s.base}/orders/${today.id}/status`, { status: "paid" });
+    await s.client.POST("/api/v1/dashboard/stores/{slug}/orders/{id}/status", {
+      params: { path: { slug: s.slug, id: today.id } },
+      body: { status: "paid" },
+    });
 
-    const res = await s.client.get(`${s.base}/overview?timeZone=UTC`);
-    assert.equal(res.status, 200, JSON.stringify(res.body));
-    const o = res.data as Json;
+    const res = await s.client.GET("/api/v1/dashboard/stores/{slug}/overview", {
+      params: { path: { slug: s.slug }, query: { timeZone: "UTC" } },
+    });
+    assert.equal(res.response.status, 200, text(res));
+    const o = res.data!.data;
     // Today's window starts at UTC midnight; the orders above were made at the clock's time of day.
     assert.equal(o.sales.today.orders, 2);
     assert.equal(o.sales.today.total, "40.00", "the cancelled order is not a sale");
@@ -84,15 +113,24 @@ describe("merchant features", () => {
       delivered: 0,
       cancelled: 1,
     });
-    assert.deepEqual(o.recentOrders.map((r: Json) => r.id).slice(0, 2), [cancelled.id, today.id]);
+    assert.deepEqual(o.recentOrders.map((r) => r.id).slice(0, 2), [cancelled.id, today.id]);
     assert.deepEqual(
-      o.lowStock.map((p: Json) => p.title),
+      o.lowStock.map((p) => p.title),
       ["Cap", "Scarf"],
     );
-    assert.equal((await s.client.get(`${s.base}/overview?timeZone=Asia/Riyadh`)).status, 200);
-    const bad = await s.client.get(`${s.base}/overview?timeZone=Mars/Olympus`);
-    assert.equal(bad.status, 400);
-    assert.equal(bad.body.error.details[0].field, "timeZone");
+    assert.equal(
+      (
+        await s.client.GET("/api/v1/dashboard/stores/{slug}/overview", {
+          params: { path: { slug: s.slug }, query: { timeZone: "Asia/Riyadh" } },
+        })
+      ).response.status,
+      200,
+    );
+    const bad = await s.client.GET("/api/v1/dashboard/stores/{slug}/overview", {
+      params: { path: { slug: s.slug }, query: { timeZone: "Mars/Olympus" } },
+    });
+    assert.equal(bad.response.status, 400);
+    assert.equal(fieldErrors(bad)[0]!.field, "timeZone");
   });
 
   it("order page: the status timeline says when and by whom; the webhooks it caused name the app and the outcome", async () => {
@@ -100,31 +138,52 @@ describe("merchant features", () => {
     const client = spec.watch(inst.merchant.client);
     assert.equal(
       (
-        await inst.api.post("/api/v1/apps/api/webhooks", {
-          eventName: "order.paid",
-          targetUrl: "https://hooks.example.test/x",
+        await inst.api.POST("/api/v1/apps/api/webhooks", {
+          body: {
+            eventName: "order.paid",
+            targetUrl: "https://hooks.example.test/x",
+          },
         })
-      ).status,
+      ).response.status,
       201,
     );
-    const base = inst.merchant.base;
-    const product = (await client.post(`${base}/products`, { title: "Mug", price: "8.00", stock: 5 }))
-      .data as Json;
-    const customer = (
-      await client.post(`${base}/customers`, { firstName: "Omar", email: "omar@example.com" })
-    ).data as Json;
-    const order = (
-      await client.post(`${base}/orders`, {
-        customerId: customer.id,
-        lineItems: [{ productId: product.id, quantity: 1 }],
+    const product = (
+      await client.POST("/api/v1/dashboard/stores/{slug}/products", {
+        params: { path: { slug: inst.merchant.slug } },
+        body: { title: "Mug", price: "8.00", stock: 5 },
       })
-    ).data as Json;
+    ).data!.data;
+    const customer = (
+      await client.POST("/api/v1/dashboard/stores/{slug}/customers", {
+        params: { path: { slug: inst.merchant.slug } },
+        body: { firstName: "Omar", email: "omar@example.com" },
+      })
+    ).data!.data;
+    const order = (
+      await client.POST("/api/v1/dashboard/stores/{slug}/orders", {
+        params: { path: { slug: inst.merchant.slug } },
+        body: {
+          customerId: customer.id,
+          lineItems: [{ productId: product.id, quantity: 1 }],
+        },
+      })
+    ).data!.data;
     ctx.clock.advance(60_000);
-    await client.post(`${base}/orders/${order.id}/status`, { status: "paid" });
+    await client.POST("/api/v1/dashboard/stores/{slug}/orders/{id}/status", {
+      params: { path: { slug: inst.merchant.slug, id: order.id } },
+      body: { status: "paid" },
+    });
     ctx.clock.advance(60_000);
-    await client.post(`${base}/orders/${order.id}/status`, { status: "confirmed" });
+    await client.POST("/api/v1/dashboard/stores/{slug}/orders/{id}/status", {
+      params: { path: { slug: inst.merchant.slug, id: order.id } },
+      body: { status: "confirmed" },
+    });
 
-    const history = (await client.get(`${base}/orders/${order.id}/history`)).data as Json[];
+    const history = (
+      await client.GET("/api/v1/dashboard/stores/{slug}/orders/{id}/history", {
+        params: { path: { slug: inst.merchant.slug, id: order.id } },
+      })
+    ).data!.data;
     assert.deepEqual(
       history.map((h) => [h.status, h.actor.kind, h.actor.name]),
       [
@@ -136,14 +195,32 @@ describe("merchant features", () => {
     assert.ok(Date.parse(history[2]!.at) - Date.parse(history[1]!.at) === 60_000);
 
     await ctx.platform.webhooks.deliveries.dispatchEvents(ctx.clock.now(), 100);
-    const hooks = (await client.get(`${base}/orders/${order.id}/webhooks`)).data as Json[];
+    const hooks = (
+      await client.GET("/api/v1/dashboard/stores/{slug}/orders/{id}/webhooks", {
+        params: { path: { slug: inst.merchant.slug, id: order.id } },
+      })
+    ).data!.data;
     assert.deepEqual(
-      hooks.map((h) => [h.eventName, h.app.clientId, h.status]),
+      hooks.map((h) => [h.eventName, h.app.clientId, "status" in h ? h.status : undefined]),
       [["order.paid", inst.clientId, "pending"]],
     );
     const other = await merchantWithStore(ctx.app);
-    assert.equal((await other.client.get(`${other.base}/orders/${order.id}/history`)).status, 404);
-    assert.equal((await other.client.get(`${other.base}/orders/${order.id}/webhooks`)).status, 404);
+    assert.equal(
+      (
+        await other.client.GET("/api/v1/dashboard/stores/{slug}/orders/{id}/history", {
+          params: { path: { slug: other.slug, id: order.id } },
+        })
+      ).response.status,
+      404,
+    );
+    assert.equal(
+      (
+        await other.client.GET("/api/v1/dashboard/stores/{slug}/orders/{id}/webhooks", {
+          params: { path: { slug: other.slug, id: order.id } },
+        })
+      ).response.status,
+      404,
+    );
   });
 
   it("customers: their orders and totals; edit (e-mail unique, order search follows); delete removes one without orders and anonymises one with", async () => {
@@ -153,114 +230,226 @@ describe("merchant features", () => {
     const omar = await s.customer("Omar", "omar@example.com");
     const first = await s.order(layla, shirt, 2);
     await s.order(layla, shirt, 1);
-    await s.client.post(`${s.base}/orders/${first.id}/status`, { status: "cancelled" });
+    await s.client.POST("/api/v1/dashboard/stores/{slug}/orders/{id}/status", {
+      params: { path: { slug: s.slug, id: first.id } },
+      body: { status: "cancelled" },
+    });
 
-    const stats = (await s.client.get(`${s.base}/customers/${layla.id}/stats`)).data as Json;
+    const stats = (
+      await s.client.GET("/api/v1/dashboard/stores/{slug}/customers/{id}/stats", {
+        params: { path: { slug: s.slug, id: layla.id } },
+      })
+    ).data!.data;
     assert.deepEqual([stats.ordersCount, stats.totalSpent, stats.currency], [2, "12.50", "USD"]);
-    const theirs = (await s.client.get(`${s.base}/orders?customerId=${layla.id}`)).data as Json[];
+    const theirs = (
+      await s.client.GET("/api/v1/dashboard/stores/{slug}/orders", {
+        params: { path: { slug: s.slug }, query: { customerId: layla.id } },
+      })
+    ).data!.data;
     assert.equal(theirs.length, 2);
 
-    const taken = await s.client.patch(`${s.base}/customers/${layla.id}`, { email: "OMAR@example.com" });
-    assert.equal(taken.status, 409);
-    const renamed = await s.client.patch(`${s.base}/customers/${layla.id}`, {
-      firstName: "Leila",
-      email: "leila@example.com",
+    const taken = await s.client.PATCH("/api/v1/dashboard/stores/{slug}/customers/{id}", {
+      params: { path: { slug: s.slug, id: layla.id } },
+      body: { email: "OMAR@example.com" },
     });
-    assert.equal(renamed.status, 200);
-    assert.equal(renamed.data.firstName, "Leila");
+    assert.equal(taken.response.status, 409);
+    const renamed = await s.client.PATCH("/api/v1/dashboard/stores/{slug}/customers/{id}", {
+      params: { path: { slug: s.slug, id: layla.id } },
+      body: {
+        firstName: "Leila",
+        email: "leila@example.com",
+      },
+    });
+    assert.equal(renamed.response.status, 200);
+    assert.equal(renamed.data!.data.firstName, "Leila");
     assert.equal(
-      (await s.client.get(`${s.base}/orders?q=leila`)).data.length,
+      (
+        await s.client.GET("/api/v1/dashboard/stores/{slug}/orders", {
+          params: { path: { slug: s.slug }, query: { q: "leila" } },
+        })
+      ).data!.data.length,
       2,
       "the orders' search follows the rename",
     );
-    assert.equal((await s.client.get(`${s.base}/orders?q=layla`)).data.length, 0);
+    assert.equal(
+      (
+        await s.client.GET("/api/v1/dashboard/stores/{slug}/orders", {
+          params: { path: { slug: s.slug }, query: { q: "layla" } },
+        })
+      ).data!.data.length,
+      0,
+    );
 
-    const gone = await s.client.delete(`${s.base}/customers/${omar.id}`);
-    assert.deepEqual(gone.data, { outcome: "deleted" });
-    assert.equal((await s.client.get(`${s.base}/customers/${omar.id}`)).status, 404);
+    const gone = await s.client.DELETE("/api/v1/dashboard/stores/{slug}/customers/{id}", {
+      params: { path: { slug: s.slug, id: omar.id } },
+    });
+    assert.deepEqual(gone.data!.data, { outcome: "deleted" });
+    assert.equal(
+      (
+        await s.client.GET("/api/v1/dashboard/stores/{slug}/customers/{id}", {
+          params: { path: { slug: s.slug, id: omar.id } },
+        })
+      ).response.status,
+      404,
+    );
 
-    const erased = await s.client.delete(`${s.base}/customers/${layla.id}`);
-    assert.deepEqual(erased.data, { outcome: "anonymized" });
-    const after = (await s.client.get(`${s.base}/customers/${layla.id}`)).data as Json;
+    const erased = await s.client.DELETE("/api/v1/dashboard/stores/{slug}/customers/{id}", {
+      params: { path: { slug: s.slug, id: layla.id } },
+    });
+    assert.deepEqual(erased.data!.data, { outcome: "anonymized" });
+    const after = (
+      await s.client.GET("/api/v1/dashboard/stores/{slug}/customers/{id}", {
+        params: { path: { slug: s.slug, id: layla.id } },
+      })
+    ).data!.data;
     assert.ok(after.anonymizedAt);
     assert.doesNotMatch(JSON.stringify(after), /leila|Leila/);
     assert.equal(
-      (await s.client.get(`${s.base}/orders?customerId=${layla.id}`)).data.length,
+      (
+        await s.client.GET("/api/v1/dashboard/stores/{slug}/orders", {
+          params: { path: { slug: s.slug }, query: { customerId: layla.id } },
+        })
+      ).data!.data.length,
       2,
       "the orders stay",
     );
     assert.equal(
-      (await s.client.get(`${s.base}/orders?q=leila`)).data.length,
+      (
+        await s.client.GET("/api/v1/dashboard/stores/{slug}/orders", {
+          params: { path: { slug: s.slug }, query: { q: "leila" } },
+        })
+      ).data!.data.length,
       0,
       "and no longer find her by name",
     );
-    assert.equal((await s.client.patch(`${s.base}/customers/${layla.id}`, { firstName: "X" })).status, 409);
-    assert.equal((await s.client.delete(`${s.base}/customers/${layla.id}`)).status, 404);
+    assert.equal(
+      (
+        await s.client.PATCH("/api/v1/dashboard/stores/{slug}/customers/{id}", {
+          params: { path: { slug: s.slug, id: layla.id } },
+          body: { firstName: "X" },
+        })
+      ).response.status,
+      409,
+    );
+    assert.equal(
+      (
+        await s.client.DELETE("/api/v1/dashboard/stores/{slug}/customers/{id}", {
+          params: { path: { slug: s.slug, id: layla.id } },
+        })
+      ).response.status,
+      404,
+    );
   });
 
   it("account: a password change needs the current one and signs out every other session; sign out everywhere ends them all", async () => {
     const m = await merchantWithStore(ctx.app);
     const me = spec.watch(m.client);
-    const laptop = new Client(ctx.app);
+    const laptop = apiClient(ctx.app);
     assert.equal(
-      (await laptop.post("/api/v1/dashboard/auth/login", { email: m.email, password: m.password })).status,
+      (await laptop.POST("/api/v1/dashboard/auth/login", { body: { email: m.email, password: m.password } }))
+        .response.status,
       200,
     );
-    assert.equal((await laptop.get("/api/v1/dashboard/me")).status, 200);
+    assert.equal((await laptop.GET("/api/v1/dashboard/me")).response.status, 200);
 
-    const wrong = await me.post("/api/v1/dashboard/account/password", {
-      currentPassword: "not it at all",
-      newPassword: "a brand new password",
+    const wrong = await me.POST("/api/v1/dashboard/account/password", {
+      body: {
+        currentPassword: "not it at all",
+        newPassword: "a brand new password",
+      },
     });
-    assert.equal(wrong.status, 400);
-    assert.equal(wrong.body.error.details[0].field, "currentPassword");
-    const changed = await me.post("/api/v1/dashboard/account/password", {
-      currentPassword: m.password,
-      newPassword: "a brand new password",
+    assert.equal(wrong.response.status, 400);
+    assert.equal(fieldErrors(wrong)[0]!.field, "currentPassword");
+    const changed = await me.POST("/api/v1/dashboard/account/password", {
+      body: {
+        currentPassword: m.password,
+        newPassword: "a brand new password",
+      },
     });
-    assert.equal(changed.status, 200, JSON.stringify(changed.body));
-    assert.equal(changed.data.signedOutSessions, 1);
-    assert.equal((await laptop.get("/api/v1/dashboard/me")).status, 401, "the other session is out");
-    assert.equal((await me.get("/api/v1/dashboard/me")).status, 200, "this one stays");
-    const old = new Client(ctx.app);
+    assert.equal(changed.response.status, 200, text(changed));
+    assert.equal(changed.data!.data.signedOutSessions, 1);
+    assert.equal((await laptop.GET("/api/v1/dashboard/me")).response.status, 401, "the other session is out");
+    assert.equal((await me.GET("/api/v1/dashboard/me")).response.status, 200, "this one stays");
+    const old = apiClient(ctx.app);
     assert.equal(
-      (await old.post("/api/v1/dashboard/auth/login", { email: m.email, password: m.password })).status,
+      (await old.POST("/api/v1/dashboard/auth/login", { body: { email: m.email, password: m.password } }))
+        .response.status,
       401,
     );
     assert.equal(
-      (await old.post("/api/v1/dashboard/auth/login", { email: m.email, password: "a brand new password" }))
-        .status,
+      (
+        await old.POST("/api/v1/dashboard/auth/login", {
+          body: { email: m.email, password: "a brand new password" },
+        })
+      ).response.status,
       200,
     );
 
-    const everywhere = await me.post("/api/v1/dashboard/auth/logout-everywhere", {});
-    assert.equal(everywhere.status, 200);
-    assert.equal(everywhere.data.endedSessions, 2);
-    assert.equal((await me.get("/api/v1/dashboard/me")).status, 401);
-    assert.equal((await old.get("/api/v1/dashboard/me")).status, 401);
+    const everywhere = await me.POST("/api/v1/dashboard/auth/logout-everywhere");
+    assert.equal(everywhere.response.status, 200);
+    assert.equal(everywhere.data!.data.endedSessions, 2);
+    assert.equal((await me.GET("/api/v1/dashboard/me")).response.status, 401);
+    assert.equal((await old.GET("/api/v1/dashboard/me")).response.status, 401);
   });
 
   it("apps: edit name, redirect URIs and scopes; delete uninstalls it everywhere (app/uninstalled), revokes its tokens and refuses its client id", async () => {
     const inst = await installedApp(ctx.app, ["read_products", "manage_webhooks"]);
     const dev = spec.watch(inst.dev.client);
-    const url = `/api/v1/dashboard/apps/${inst.clientId}`;
-    const edited = await dev.patch(url, { name: "Renamed", scopes: ["read_products"] });
-    assert.equal(edited.status, 200, JSON.stringify(edited.body));
-    assert.deepEqual([edited.data.name, edited.data.scopes], ["Renamed", ["read_products"]]);
-    assert.equal((await inst.api.get("/api/v1/apps/api/products")).status, 200, "granted scopes stay");
-    assert.equal((await dev.patch(url, {})).status, 400);
-    const stranger = await merchantWithStore(ctx.app);
-    assert.equal((await stranger.client.patch(url, { name: "Mine" })).status, 404);
-    assert.equal((await stranger.client.delete(url)).status, 404);
-
-    await inst.api.post("/api/v1/apps/api/webhooks", {
-      eventName: "app/uninstalled",
-      targetUrl: "https://hooks.example.test/bye",
+    const edited = await dev.PATCH("/api/v1/dashboard/apps/{clientId}", {
+      params: { path: { clientId: inst.clientId } },
+      body: { name: "Renamed", scopes: ["read_products"] },
     });
-    const deleted = await dev.delete(url);
-    assert.equal(deleted.status, 200);
-    assert.deepEqual(deleted.data, { uninstalledFrom: 1 });
-    assert.equal((await inst.api.get("/api/v1/apps/api/products")).status, 401, "its tokens are revoked");
+    assert.equal(edited.response.status, 200, text(edited));
+    assert.deepEqual([edited.data!.data.name, edited.data!.data.scopes], ["Renamed", ["read_products"]]);
+    assert.equal(
+      (await inst.api.GET("/api/v1/apps/api/products")).response.status,
+      200,
+      "granted scopes stay",
+    );
+    assert.equal(
+      (
+        await dev.PATCH("/api/v1/dashboard/apps/{clientId}", {
+          params: { path: { clientId: inst.clientId } },
+          body: {},
+        })
+      ).response.status,
+      400,
+    );
+    const stranger = await merchantWithStore(ctx.app);
+    assert.equal(
+      (
+        await stranger.client.PATCH("/api/v1/dashboard/apps/{clientId}", {
+          params: { path: { clientId: inst.clientId } },
+          body: { name: "Mine" },
+        })
+      ).response.status,
+      404,
+    );
+    assert.equal(
+      (
+        await stranger.client.DELETE("/api/v1/dashboard/apps/{clientId}", {
+          params: { path: { clientId: inst.clientId } },
+        })
+      ).response.status,
+      404,
+    );
+
+    await inst.api.POST("/api/v1/apps/api/webhooks", {
+      body: {
+        eventName: "app/uninstalled",
+        targetUrl: "https://hooks.example.test/bye",
+      },
+    });
+    const deleted = await dev.DELETE("/api/v1/dashboard/apps/{clientId}", {
+      params: { path: { clientId: inst.clientId } },
+    });
+    assert.equal(deleted.response.status, 200);
+    assert.deepEqual(deleted.data!.data, { uninstalledFrom: 1 });
+    assert.equal(
+      (await inst.api.GET("/api/v1/apps/api/products")).response.status,
+      401,
+      "its tokens are revoked",
+    );
     const queued = await ctx.platform.db
       .selectFrom("webhook_deliveries")
       .select(["event_name", "status"])
@@ -280,20 +469,34 @@ describe("merchant features", () => {
       queued.map((d) => d.event_name),
       ["app/uninstalled"],
     );
-    assert.equal((await dev.get(url)).status, 404);
+    assert.equal(
+      (await dev.GET("/api/v1/dashboard/apps/{clientId}", { params: { path: { clientId: inst.clientId } } }))
+        .response.status,
+      404,
+    );
     assert.ok(
-      !((await dev.get("/api/v1/dashboard/apps")).data as Json[]).some((a) => a.clientId === inst.clientId),
+      !(await dev.GET("/api/v1/dashboard/apps")).data!.data.some((a) => a.clientId === inst.clientId),
     );
-    const token = await new Client(ctx.app).post("/api/v1/apps/token/refresh", {
-      slug: inst.merchant.slug,
-      refreshToken: inst.tokens.refreshToken,
-      clientId: inst.clientId,
-      clientSecret: inst.clientSecret,
+    const token = await apiClient(ctx.app).POST("/api/v1/apps/token/refresh", {
+      body: {
+        slug: inst.merchant.slug,
+        refreshToken: inst.tokens.refreshToken,
+        clientId: inst.clientId,
+        clientSecret: inst.clientSecret,
+      },
     });
-    assert.equal(token.status, 401);
-    const authorize = await new Client(ctx.app).get(
-      `/api/v1/apps/authorize?response_type=code&client_id=${inst.clientId}&redirect_uri=${encodeURIComponent(REDIRECT)}&scope=read_products&state=x`,
-    );
-    assert.notEqual(authorize.status, 302, "no redirect for an unknown client");
+    assert.equal(token.response.status, 401);
+    const authorize = await apiClient(ctx.app).GET("/api/v1/apps/authorize", {
+      params: {
+        query: {
+          response_type: "code",
+          client_id: inst.clientId,
+          redirect_uri: REDIRECT,
+          scope: "read_products",
+          state: "x",
+        },
+      },
+    });
+    assert.notEqual(authorize.response.status, 302, "no redirect for an unknown client");
   });
 });
