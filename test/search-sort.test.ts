@@ -2,8 +2,19 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { sql } from "kysely";
 import { SKU_MATCHES_AS_IDS } from "../src/modules/products/products-repo.ts";
-import { createTestContext, type TestContext } from "./harness.ts";
-import { type Client, installedApp, type Json, merchantWithStore } from "./legacy-client.ts";
+import { installedApp } from "./apps-harness.ts";
+import type { paths } from "./generated/api.ts";
+import {
+  type Api,
+  createTestContext,
+  type ErrorBody,
+  fieldErrors,
+  merchantWithStore,
+  offDocument,
+  type RequestBody,
+  type TestContext,
+  text,
+} from "./harness.ts";
 import { openApiChecker } from "./openapi-assert.ts";
 
 /**
@@ -14,17 +25,30 @@ import { openApiChecker } from "./openapi-assert.ts";
  */
 type Checker = Awaited<ReturnType<typeof openApiChecker>>;
 
-async function all(client: Client, url: string, limit = 2): Promise<Json[]> {
-  const out: Json[] = [];
+/** A list operation called with a query: one of the document's cursor lists. */
+type List<Q, T> = (query: Q) => Promise<{
+  data?: { data: T[]; meta: { nextCursor: string | null } };
+  error?: ErrorBody;
+  response: Response;
+}>;
+/** The query of a list operation, as the document types it. */
+type QueryOf<P extends keyof paths> = paths[P] extends { get: { parameters: { query?: infer Q } } }
+  ? NonNullable<Q>
+  : never;
+
+/** Every item of a list with `query`, `limit` a page, page by page by its cursor. */
+async function all<Q extends { limit?: number; cursor?: string }, T>(
+  list: List<Q, T>,
+  query: Q,
+  limit = 2,
+): Promise<T[]> {
+  const out: T[] = [];
   let cursor: string | null = null;
   for (let i = 0; i < 100; i++) {
-    const sep = url.includes("?") ? "&" : "?";
-    const res = await client.get(
-      `${url}${sep}limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
-    );
-    assert.equal(res.status, 200, JSON.stringify(res.body));
-    out.push(...(res.data as Json[]));
-    cursor = res.body.meta.nextCursor;
+    const res = await list({ ...query, limit, ...(cursor ? { cursor } : {}) });
+    assert.equal(res.response.status, 200, text(res));
+    out.push(...res.data!.data);
+    cursor = res.data!.meta.nextCursor;
     if (!cursor) return out;
   }
   throw new Error("too many pages");
@@ -34,8 +58,27 @@ describe("lists: search and sort", () => {
   let ctx: TestContext;
   let spec: Checker;
   let merchant: Awaited<ReturnType<typeof merchantWithStore>>;
-  let admin: Client;
-  let developer: { client: Client; clientId: string };
+  let admin: Api;
+  let developer: { client: Api; clientId: string };
+  // The lists, by their place in the document.
+  const dashboardProducts = (query: QueryOf<"/api/v1/dashboard/stores/{slug}/products">) =>
+    merchant.client.GET("/api/v1/dashboard/stores/{slug}/products", {
+      params: { path: { slug: merchant.slug }, query },
+    });
+  const dashboardCustomers = (query: QueryOf<"/api/v1/dashboard/stores/{slug}/customers">) =>
+    merchant.client.GET("/api/v1/dashboard/stores/{slug}/customers", {
+      params: { path: { slug: merchant.slug }, query },
+    });
+  const dashboardOrders = (query: QueryOf<"/api/v1/dashboard/stores/{slug}/orders">) =>
+    merchant.client.GET("/api/v1/dashboard/stores/{slug}/orders", {
+      params: { path: { slug: merchant.slug }, query },
+    });
+  const adminProducts = (query: QueryOf<"/api/v1/apps/api/products">) =>
+    admin.GET("/api/v1/apps/api/products", { params: { query } });
+  const adminCustomers = (query: QueryOf<"/api/v1/apps/api/customers">) =>
+    admin.GET("/api/v1/apps/api/customers", { params: { query } });
+  const adminOrders = (query: QueryOf<"/api/v1/apps/api/orders">) =>
+    admin.GET("/api/v1/apps/api/orders", { params: { query } });
   const PRODUCTS = [
     { title: "Linen shirt", sku: "SHIRT-LIN-M", price: "39.00", stock: 5 },
     { title: "Linen trousers", sku: "TRS-LIN-32", price: "59.00", stock: 2 },
@@ -58,46 +101,56 @@ describe("lists: search and sort", () => {
     developer = { client: spec.watch(inst.dev.client), clientId: inst.clientId };
     for (const p of PRODUCTS) {
       ctx.clock.advance(1000);
-      const res = await merchant.client.post(`${merchant.base}/products`, { ...p, sku: p.sku ?? undefined });
-      assert.equal(res.status, 201, JSON.stringify(res.body));
+      const res = await merchant.client.POST("/api/v1/dashboard/stores/{slug}/products", {
+        params: { path: { slug: merchant.slug } },
+        body: { ...p, sku: p.sku ?? undefined },
+      });
+      assert.equal(res.response.status, 201, text(res));
     }
     for (const [first, last, email] of [
       ["Layla", "Haddad", "layla@example.com"],
       ["Omar", "Haddad", "omar.h@example.org"],
       ["Sara", "Ali", "sara@shop.example"],
-    ]) {
+    ] as const) {
       ctx.clock.advance(1000);
       assert.equal(
         (
-          await merchant.client.post(`${merchant.base}/customers`, {
-            firstName: first,
-            lastName: last,
-            email,
+          await merchant.client.POST("/api/v1/dashboard/stores/{slug}/customers", {
+            params: { path: { slug: merchant.slug } },
+            body: {
+              firstName: first,
+              lastName: last,
+              email,
+            },
           })
-        ).status,
+        ).response.status,
         201,
       );
     }
     // Another store with look-alike data: never in these lists.
     const other = await merchantWithStore(ctx.app);
-    await other.client.post(`${other.base}/products`, {
-      title: "Linen shirt",
-      sku: "SHIRT-LIN-M",
-      price: "1.00",
+    await other.client.POST("/api/v1/dashboard/stores/{slug}/products", {
+      params: { path: { slug: other.slug } },
+      body: {
+        title: "Linen shirt",
+        sku: "SHIRT-LIN-M",
+        price: "1.00",
+      },
     });
-    await other.client.post(`${other.base}/customers`, {
-      firstName: "Layla",
-      lastName: "Haddad",
-      email: "layla@example.com",
+    await other.client.POST("/api/v1/dashboard/stores/{slug}/customers", {
+      params: { path: { slug: other.slug } },
+      body: {
+        firstName: "Layla",
+        lastName: "Haddad",
+        email: "layla@example.com",
+      },
     });
   });
   after(async () => ctx?.close());
 
   it("products: q matches text anywhere in the title or the SKU, case-insensitively, LIKE wildcards taken literally", async () => {
-    for (const base of [`${merchant.base}/products`, "/api/v1/apps/api/products"]) {
-      const client = base.startsWith("/api/v1/apps") ? admin : merchant.client;
-      const titles = async (q: string) =>
-        (await all(client, `${base}?q=${encodeURIComponent(q)}`)).map((p) => p.title).sort();
+    for (const list of [dashboardProducts, adminProducts]) {
+      const titles = async (q: string) => (await all(list, { q })).map((p) => p.title).sort();
       assert.deepEqual(await titles("linen"), ["Linen shirt", "Linen trousers"]);
       assert.deepEqual(await titles("SHIRT"), ["Cotton shirt", "Linen shirt"]);
       assert.deepEqual(await titles("trs-lin"), ["Linen trousers"], "the start of an SKU");
@@ -122,11 +175,13 @@ describe("lists: search and sort", () => {
         })
         .map((p) => p.title);
     };
-    for (const base of [`${merchant.base}/products`, "/api/v1/apps/api/products"]) {
-      const client = base.startsWith("/api/v1/apps") ? admin : merchant.client;
+    for (const [base, list] of [
+      [`${merchant.base}/products`, dashboardProducts],
+      ["/api/v1/apps/api/products", adminProducts],
+    ] as const) {
       for (const key of ["title", "price", "stock"] as const) {
         for (const desc of [false, true]) {
-          const rows = await all(client, `${base}?sort=${desc ? "-" : ""}${key}`);
+          const rows = await all(list, { sort: desc ? (`-${key}` as const) : key });
           assert.deepEqual(
             rows.map((p) => p.title),
             expect(key, desc),
@@ -134,17 +189,17 @@ describe("lists: search and sort", () => {
           );
         }
       }
-      const newest = await all(client, base);
+      const newest = await all(list, {});
       assert.deepEqual(
         newest.map((p) => p.title),
         [...PRODUCTS].reverse().map((p) => p.title),
         "newest first by default",
       );
       assert.deepEqual(
-        (await all(client, `${base}?sort=createdAt`)).map((p) => p.title),
+        (await all(list, { sort: "createdAt" })).map((p) => p.title),
         PRODUCTS.map((p) => p.title),
       );
-      const shirts = await all(client, `${base}?q=shirt&sort=-price`, 1);
+      const shirts = await all(list, { q: "shirt", sort: "-price" }, 1);
       assert.deepEqual(
         shirts.map((p) => p.title),
         ["Linen shirt", "Cotton shirt"],
@@ -154,75 +209,90 @@ describe("lists: search and sort", () => {
   });
 
   it("customers: q by e-mail or full name; sort by last name", async () => {
-    const base = `${merchant.base}/customers`;
-    const emails = async (url: string) => (await all(merchant.client, url)).map((c) => c.email);
-    assert.deepEqual((await emails(`${base}?q=haddad`)).sort(), ["layla@example.com", "omar.h@example.org"]);
-    assert.deepEqual(await emails(`${base}?q=${encodeURIComponent("layla hadd")}`), ["layla@example.com"]);
-    assert.deepEqual(await emails(`${base}?q=shop.example`), ["sara@shop.example"]);
-    const byLastName = await all(merchant.client, `${base}?sort=lastName`);
+    const emails = async (q: string) => (await all(dashboardCustomers, { q })).map((c) => c.email);
+    assert.deepEqual((await emails("haddad")).sort(), ["layla@example.com", "omar.h@example.org"]);
+    assert.deepEqual(await emails("layla hadd"), ["layla@example.com"]);
+    assert.deepEqual(await emails("shop.example"), ["sara@shop.example"]);
+    const byLastName = await all(dashboardCustomers, { sort: "lastName" });
     assert.deepEqual(
       byLastName.map((c) => c.lastName),
       ["Ali", "Haddad", "Haddad"],
     );
     assert.equal(new Set(byLastName.map((c) => c.id)).size, 3, "each once (the id breaks the tie)");
     assert.deepEqual(
-      (await all(admin, "/api/v1/apps/api/customers?q=haddad&sort=-email")).map((c) => c.email),
+      (await all(adminCustomers, { q: "haddad", sort: "-email" })).map((c) => c.email),
       ["omar.h@example.org", "layla@example.com"],
     );
   });
 
   it("orders: q by number (with or without #) or by the customer; sort by total", async () => {
-    const customers = await all(merchant.client, `${merchant.base}/customers?sort=email`);
-    const products = await all(merchant.client, `${merchant.base}/products?sort=title`);
-    const order = async (customer: Json, product: Json, quantity: number) => {
+    const customers = await all(dashboardCustomers, { sort: "email" });
+    const products = await all(dashboardProducts, { sort: "title" });
+    const order = async (customer: { id: string }, product: { id: string }, quantity: number) => {
       ctx.clock.advance(1000);
-      const res = await merchant.client.post(`${merchant.base}/orders`, {
-        customerId: customer.id,
-        lineItems: [{ productId: product.id, quantity }],
+      const res = await merchant.client.POST("/api/v1/dashboard/stores/{slug}/orders", {
+        params: { path: { slug: merchant.slug } },
+        body: {
+          customerId: customer.id,
+          lineItems: [{ productId: product.id, quantity }],
+        },
       });
-      assert.equal(res.status, 201, JSON.stringify(res.body));
-      return res.data as Json;
+      assert.equal(res.response.status, 201, text(res));
+      return res.data!.data;
     };
     const cotton = products.find((p) => p.title === "Cotton shirt")!;
     const a = await order(customers[0]!, cotton, 1); // layla, 25.00
     const b = await order(customers[1]!, cotton, 3); // omar, 75.00
     const c = await order(customers[2]!, cotton, 2); // sara, 50.00
-    const base = `${merchant.base}/orders`;
-    const numbers = async (url: string) => (await all(merchant.client, url)).map((o) => o.number);
-    assert.deepEqual(await numbers(`${base}?q=${a.number}`), [a.number]);
-    assert.deepEqual(await numbers(`${base}?q=${encodeURIComponent(`#${c.number}`)}`), [c.number]);
-    assert.deepEqual(await numbers(`${base}?q=omar`), [b.number]);
-    assert.deepEqual(await numbers(`${base}?q=99999`), [], "a number searches order numbers only");
-    assert.deepEqual(await numbers(`${base}?q=haddad&sort=total`), [a.number, b.number]);
-    assert.deepEqual(await numbers(`${base}?sort=-total`), [b.number, c.number, a.number]);
+    const numbers = async (query: QueryOf<"/api/v1/dashboard/stores/{slug}/orders">) =>
+      (await all(dashboardOrders, query)).map((o) => o.number);
+    assert.deepEqual(await numbers({ q: String(a.number) }), [a.number]);
+    assert.deepEqual(await numbers({ q: `#${c.number}` }), [c.number]);
+    assert.deepEqual(await numbers({ q: "omar" }), [b.number]);
+    assert.deepEqual(await numbers({ q: "99999" }), [], "a number searches order numbers only");
+    assert.deepEqual(await numbers({ q: "haddad", sort: "total" }), [a.number, b.number]);
+    assert.deepEqual(await numbers({ sort: "-total" }), [b.number, c.number, a.number]);
     assert.deepEqual(
-      (await all(admin, `/api/v1/apps/api/orders?sort=number`)).map((o) => o.number),
+      (await all(adminOrders, { sort: "number" })).map((o) => o.number),
       [a.number, b.number, c.number],
     );
   });
 
   it("refuses a cursor of another sort or search, a short text and an unknown sort with 400 VALIDATION_FAILED", async () => {
     const base = `${merchant.base}/products`;
-    const first = await merchant.client.get(`${base}?sort=title&limit=1`);
-    const cursor = encodeURIComponent(first.body.meta.nextCursor);
-    for (const url of [
-      `${base}?sort=-title&cursor=${cursor}`,
-      `${base}?sort=title&q=shirt&cursor=${cursor}`,
-      `${base}?cursor=${cursor}`,
-      `${base}?q=ab`,
-      `${base}?q=${encodeURIComponent("   ")}`,
-      `${base}?sort=color`,
-      `${base}?sort=title&updatedSince=2026-01-01T00:00:00Z`,
-      `${merchant.base}/orders?q=ab`,
-      `${merchant.base}/customers?sort=price`,
-    ]) {
-      const res = await merchant.client.get(url);
-      assert.equal(res.status, 400, `${url}: ${JSON.stringify(res.body)}`);
-      assert.equal(res.body.error.code, "VALIDATION_FAILED");
-      assert.doesNotMatch(JSON.stringify(res.body), /\^|\\\\S|pattern/, "explained in words");
+    const first = await merchant.client.GET("/api/v1/dashboard/stores/{slug}/products", {
+      params: { path: { slug: merchant.slug }, query: { sort: "title", limit: 1 } },
+    });
+    const cursor = first.data!.meta.nextCursor!;
+    // Each labelled with the URL it reads; the sorts no list has are sent offDocument.
+    for (const [url, read] of [
+      [`${base}?sort=-title&cursor=${cursor}`, () => dashboardProducts({ sort: "-title", cursor })],
+      [
+        `${base}?sort=title&q=shirt&cursor=${cursor}`,
+        () => dashboardProducts({ sort: "title", q: "shirt", cursor }),
+      ],
+      [`${base}?cursor=${cursor}`, () => dashboardProducts({ cursor })],
+      [`${base}?q=ab`, () => dashboardProducts({ q: "ab" })],
+      [`${base}?q=${encodeURIComponent("   ")}`, () => dashboardProducts({ q: "   " })],
+      [`${base}?sort=color`, () => dashboardProducts({ sort: offDocument("color") })],
+      [
+        `${base}?sort=title&updatedSince=2026-01-01T00:00:00Z`,
+        () => dashboardProducts({ sort: "title", updatedSince: "2026-01-01T00:00:00Z" }),
+      ],
+      [`${merchant.base}/orders?q=ab`, () => dashboardOrders({ q: "ab" })],
+      [`${merchant.base}/customers?sort=price`, () => dashboardCustomers({ sort: offDocument("price") })],
+    ] as const) {
+      const res = await read();
+      assert.equal(res.response.status, 400, `${url}: ${text(res)}`);
+      assert.equal(res.error!.error.code, "VALIDATION_FAILED");
+      assert.doesNotMatch(text(res), /\^|\\\\S|pattern/, "explained in words");
     }
     assert.equal(
-      (await merchant.client.get(`${merchant.base}/orders?q=7`)).status,
+      (
+        await merchant.client.GET("/api/v1/dashboard/stores/{slug}/orders", {
+          params: { path: { slug: merchant.slug }, query: { q: "7" } },
+        })
+      ).response.status,
       200,
       "a short order number is fine",
     );
@@ -230,13 +300,14 @@ describe("lists: search and sort", () => {
 
   it("refuses dates outside the years 1-9999 in UTC, in updatedSince and in forged cursors, with 400 on every list", async () => {
     // Before: 500 on the embedded database (it cannot take year 0 or 10000 from JavaScript).
-    const lists: Array<[Client, string]> = [
-      [merchant.client, `${merchant.base}/products`],
-      [merchant.client, `${merchant.base}/customers`],
-      [merchant.client, `${merchant.base}/orders`],
-      [admin, "/api/v1/apps/api/products"],
-      [admin, "/api/v1/apps/api/customers"],
-      [admin, "/api/v1/apps/api/orders"],
+    type DateQuery = { updatedSince?: string; cursor?: string; sort?: "updatedAt" };
+    const lists: Array<[string, List<DateQuery, unknown>]> = [
+      [`${merchant.base}/products`, dashboardProducts],
+      [`${merchant.base}/customers`, dashboardCustomers],
+      [`${merchant.base}/orders`, dashboardOrders],
+      ["/api/v1/apps/api/products", adminProducts],
+      ["/api/v1/apps/api/customers", adminCustomers],
+      ["/api/v1/apps/api/orders", adminOrders],
     ];
     const cursorAt = (sort: string, ms: number) =>
       Buffer.from(JSON.stringify([sort, ms, "x", ""])).toString("base64url");
@@ -248,43 +319,53 @@ describe("lists: search and sort", () => {
     ];
     // One millisecond before year 1 and after year 9999, in cursors of each time sort.
     const instants = [Date.parse("0001-01-01T00:00:00Z") - 1, Date.parse("9999-12-31T23:59:59.999Z") + 1];
-    for (const [client, url] of lists) {
+    for (const [url, list] of lists) {
       for (const date of dates) {
-        const res = await client.get(`${url}?updatedSince=${encodeURIComponent(date)}`);
-        assert.equal(res.status, 400, `${url} ${date}: ${JSON.stringify(res.body)}`);
-        assert.equal(res.body.error.code, "VALIDATION_FAILED");
+        const res = await list({ updatedSince: date });
+        assert.equal(res.response.status, 400, `${url} ${date}: ${text(res)}`);
+        assert.equal(res.error!.error.code, "VALIDATION_FAILED");
         assert.deepEqual(
-          res.body.error.details.map((d: Json) => d.field),
+          fieldErrors(res).map((d) => d.field),
           ["updatedSince"],
         );
       }
       for (const ms of instants)
         for (const [sort, query] of [
-          ["-createdAt", ""],
-          ["updatedAt", "&sort=updatedAt"],
-          ["updatedAt", "&updatedSince=2026-01-01T00:00:00Z"],
-        ]) {
-          const res = await client.get(`${url}?cursor=${cursorAt(sort!, ms)}${query}`);
-          assert.equal(res.status, 400, `${url} ${sort} ${ms}: ${JSON.stringify(res.body)}`);
-          assert.equal(res.body.error.code, "VALIDATION_FAILED");
+          ["-createdAt", {}],
+          ["updatedAt", { sort: "updatedAt" }],
+          ["updatedAt", { updatedSince: "2026-01-01T00:00:00Z" }],
+        ] as const) {
+          const res = await list({ cursor: cursorAt(sort, ms), ...query });
+          assert.equal(res.response.status, 400, `${url} ${sort} ${ms}: ${text(res)}`);
+          assert.equal(res.error!.error.code, "VALIDATION_FAILED");
           assert.deepEqual(
-            res.body.error.details.map((d: Json) => d.field),
+            fieldErrors(res).map((d) => d.field),
             ["cursor"],
           );
         }
       // The edges themselves are fine.
       for (const date of ["0001-01-01T00:00:00Z", "9999-12-31T23:59:59.999Z", "0001-01-01T01:00:00+01:00"])
-        assert.equal((await client.get(`${url}?updatedSince=${encodeURIComponent(date)}`)).status, 200, date);
+        assert.equal((await list({ updatedSince: date })).response.status, 200, date);
     }
     // The delivery logs (the app owner's and the installation's) page by cursor too.
-    for (const [client, url] of [
-      [developer.client, `/api/v1/dashboard/apps/${developer.clientId}/deliveries`],
-      [admin, "/api/v1/apps/api/webhooks/deliveries"],
+    for (const [url, list] of [
+      [
+        `/api/v1/dashboard/apps/${developer.clientId}/deliveries`,
+        (cursor: string) =>
+          developer.client.GET("/api/v1/dashboard/apps/{clientId}/deliveries", {
+            params: { path: { clientId: developer.clientId }, query: { cursor } },
+          }),
+      ],
+      [
+        "/api/v1/apps/api/webhooks/deliveries",
+        (cursor: string) =>
+          admin.GET("/api/v1/apps/api/webhooks/deliveries", { params: { query: { cursor } } }),
+      ],
     ] as const)
       for (const ms of instants) {
-        const res = await client.get(`${url}?cursor=${cursorAt("-createdAt", ms)}`);
-        assert.equal(res.status, 400, `${url} ${ms}: ${JSON.stringify(res.body)}`);
-        assert.equal(res.body.error.code, "VALIDATION_FAILED");
+        const res = await list(cursorAt("-createdAt", ms));
+        assert.equal(res.response.status, 400, `${url} ${ms}: ${text(res)}`);
+        assert.equal(res.error!.error.code, "VALIDATION_FAILED");
       }
   });
 });
@@ -302,14 +383,22 @@ describe("products: search by any part of a SKU", () => {
 
   const create = async (m: typeof merchant, title: string, sku: string | undefined, price: string) => {
     ctx.clock.advance(1000);
-    const res = await m.client.post(`${m.base}/products`, { title, sku, price });
-    assert.equal(res.status, 201, JSON.stringify(res.body));
-    return (res.data as Json).id as string;
+    const res = await m.client.POST("/api/v1/dashboard/stores/{slug}/products", {
+      params: { path: { slug: m.slug } },
+      body: { title, sku, price },
+    });
+    assert.equal(res.response.status, 201, text(res));
+    return res.data!.data.id;
   };
-  const search = async (q: string, extra = "", limit = 1) =>
-    (await all(merchant.client, `${merchant.base}/products?q=${encodeURIComponent(q)}${extra}`, limit)).map(
-      (p) => p.sku ?? p.title,
-    );
+  const products = (query: QueryOf<"/api/v1/dashboard/stores/{slug}/products">) =>
+    merchant.client.GET("/api/v1/dashboard/stores/{slug}/products", {
+      params: { path: { slug: merchant.slug }, query },
+    });
+  const search = async (
+    q: string,
+    sort?: QueryOf<"/api/v1/dashboard/stores/{slug}/products">["sort"],
+    limit = 1,
+  ) => (await all(products, { q, ...(sort ? { sort } : {}) }, limit)).map((p) => p.sku ?? p.title);
   /** The table holds exactly every suffix of every SKU, upper-cased: nothing missing, nothing left over. */
   const assertSuffixesInStep = async () => {
     const { rows } = await sql<{ missing: number; extra: number }>`
@@ -350,7 +439,7 @@ describe("products: search by any part of a SKU", () => {
     assert.deepEqual(await search("%_x"), ["AB%_X-1"], "% and _ are the characters themselves");
     assert.deepEqual(await search("_X-1"), ["AB%_X-1"], "_ is not any character (DX-1 is not found)");
     assert.deepEqual(await search("B%_"), ["AB%_X-1"]);
-    assert.deepEqual(await search("X-1", "&sort=price"), ["AB%_X-1", "ABCDX-1"]);
+    assert.deepEqual(await search("X-1", "price"), ["AB%_X-1", "ABCDX-1"]);
     assert.deepEqual(await search("WAL-LTH-2"), [], "longer than the SKU");
     assert.deepEqual(await search("LTH-W"), [], "across the end of one SKU into nothing");
   });
@@ -359,21 +448,27 @@ describe("products: search by any part of a SKU", () => {
     assert.deepEqual(await search("AAA"), ["ZZ-AAAA-9"], "AAAA-9 and AAA-9 both begin with AAA");
     for (const limit of [1, 2, 50]) {
       // "wal": the wallet by title and SKU, the chain by title and SKU.
-      assert.deepEqual(await search("wal", "&sort=price", limit), ["CHAIN-WAL", "WAL-LTH"], `limit ${limit}`);
-      assert.deepEqual(await search("wal", "&sort=-price", limit), ["WAL-LTH", "CHAIN-WAL"]);
-      assert.deepEqual(await search("wal", "&sort=title", limit), ["WAL-LTH", "CHAIN-WAL"]);
-      assert.deepEqual(await search("wal", "", limit), ["CHAIN-WAL", "WAL-LTH"], "newest first");
+      assert.deepEqual(await search("wal", "price", limit), ["CHAIN-WAL", "WAL-LTH"], `limit ${limit}`);
+      assert.deepEqual(await search("wal", "-price", limit), ["WAL-LTH", "CHAIN-WAL"]);
+      assert.deepEqual(await search("wal", "title", limit), ["WAL-LTH", "CHAIN-WAL"]);
+      assert.deepEqual(await search("wal", undefined, limit), ["CHAIN-WAL", "WAL-LTH"], "newest first");
     }
     // Title matches and SKU matches of different products, one page of each kind.
-    assert.deepEqual(await search("sticker", "&sort=price"), ["AB%_X-1", "ABCDX-1"]);
+    assert.deepEqual(await search("sticker", "price"), ["AB%_X-1", "ABCDX-1"]);
     assert.deepEqual(await search("card"), ["Gift card"], "a product without a SKU, by title");
   });
 
   it("follows a changed SKU, a removed SKU and a deleted product; never shows another store's", async () => {
-    const patch = async (id: string, body: Json) => {
+    const patch = async (
+      id: string,
+      body: RequestBody<"/api/v1/dashboard/stores/{slug}/products/{id}", "patch">,
+    ) => {
       ctx.clock.advance(1000);
-      const res = await merchant.client.patch(`${merchant.base}/products/${id}`, body);
-      assert.equal(res.status, 200, JSON.stringify(res.body));
+      const res = await merchant.client.PATCH("/api/v1/dashboard/stores/{slug}/products/{id}", {
+        params: { path: { slug: merchant.slug, id } },
+        body,
+      });
+      assert.equal(res.response.status, 200, text(res));
     };
     await patch(ids.wallet!, { sku: "PURSE-XL" });
     assert.deepEqual(await search("lth"), [], "the old SKU is gone");
@@ -384,39 +479,52 @@ describe("products: search by any part of a SKU", () => {
     assert.deepEqual(await search("PURSE-XL"), [], "a SKU removed");
     await patch(ids.none!, { sku: "GIFT-100" });
     assert.deepEqual(await search("t-10"), ["GIFT-100"], "a SKU given later");
-    assert.equal((await merchant.client.delete(`${merchant.base}/products/${ids.plain}`)).status, 200);
+    assert.equal(
+      (
+        await merchant.client.DELETE("/api/v1/dashboard/stores/{slug}/products/{id}", {
+          params: { path: { slug: merchant.slug, id: ids.plain! } },
+        })
+      ).response.status,
+      200,
+    );
     assert.deepEqual(await search("CDX"), [], "a deleted product");
     assert.deepEqual(await search("X-1"), ["AB%_X-1"]);
     await assertSuffixesInStep();
 
-    const theirs = await all(other.client, `${other.base}/products?q=lth`);
+    const theirs = await all(
+      (query: QueryOf<"/api/v1/dashboard/stores/{slug}/products">) =>
+        other.client.GET("/api/v1/dashboard/stores/{slug}/products", {
+          params: { path: { slug: other.slug }, query },
+        }),
+      { q: "lth" },
+    );
     assert.equal(theirs.length, 1, "the other store finds its own wallet");
     const found = await search("X-1");
     assert.equal(found.length, 1, "and this store never sees the other store's AB%_X-1");
   });
 
   it("stays in step with bulk statements outside the repository", async () => {
-    const storeId = (merchant.store as Json).id as string;
+    const storeId = merchant.store.id;
     const db = ctx.platform.db;
     await sql`
       INSERT INTO products (store_id, id, title, price_minor, sku, status)
       SELECT ${storeId}, 'prod_bulk' || i, 'Bulk ' || i, 100, 'BLK-' || lpad(i::text, 4, '0'), 'active'
       FROM generate_series(1, 300) AS i`.execute(db);
     await assertSuffixesInStep();
-    assert.deepEqual(await search("LK-0123", "", 50), ["BLK-0123"]);
-    assert.equal((await search("blk-01", "", 50)).length, 100, "BLK-0100 to BLK-0199");
+    assert.deepEqual(await search("LK-0123", undefined, 50), ["BLK-0123"]);
+    assert.equal((await search("blk-01", undefined, 50)).length, 100, "BLK-0100 to BLK-0199");
     await sql`UPDATE products SET sku = 'BULK-' || substr(sku, 5) WHERE store_id = ${storeId} AND sku LIKE 'BLK-%'`.execute(
       db,
     );
     await assertSuffixesInStep();
-    assert.deepEqual(await search("LK-0123", "", 50), ["BULK-0123"]);
+    assert.deepEqual(await search("LK-0123", undefined, 50), ["BULK-0123"]);
     await sql`DELETE FROM products WHERE store_id = ${storeId} AND sku LIKE 'BULK-%'`.execute(db);
     await assertSuffixesInStep();
-    assert.deepEqual(await search("LK-0123", "", 50), []);
+    assert.deepEqual(await search("LK-0123", undefined, 50), []);
   });
 
   it("a text that begins more suffixes than are looked up by id is checked row by row, with the same answer", async () => {
-    const storeId = (merchant.store as Json).id as string;
+    const storeId = merchant.store.id;
     // 200 SKUs of 60 A's and a number: 57 suffixes each begin with "AAAA".
     await sql`
       INSERT INTO products (store_id, id, title, price_minor, sku, status, created_at)
@@ -427,9 +535,9 @@ describe("products: search by any part of a SKU", () => {
     const many = Array.from({ length: 200 }, (_, i) => `${"A".repeat(60)}${String(i + 1).padStart(4, "0")}`);
     // ZZ-AAAA-9 (3.00) matches too, after the 200 (0.01 to 2.00).
     const expected = [...many, "ZZ-AAAA-9"];
-    assert.deepEqual(await search("aaaa", "&sort=price", 100), expected, "many: each once, in order");
-    assert.deepEqual(await search("aaaa", "&sort=-price", 7), [...expected].reverse());
-    assert.deepEqual(await search("a012", "&sort=price", 3), many.slice(119, 129), "few: by id");
-    assert.deepEqual(await search("_AA", "", 100), [], "_ is literal on the row-by-row path too");
+    assert.deepEqual(await search("aaaa", "price", 100), expected, "many: each once, in order");
+    assert.deepEqual(await search("aaaa", "-price", 7), [...expected].reverse());
+    assert.deepEqual(await search("a012", "price", 3), many.slice(119, 129), "few: by id");
+    assert.deepEqual(await search("_AA", undefined, 100), [], "_ is literal on the row-by-row path too");
   });
 });
