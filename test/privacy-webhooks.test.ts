@@ -8,8 +8,16 @@ import pino from "pino";
 import { Webhook as StandardWebhook } from "standardwebhooks";
 import { run } from "../packages/cli/src/commands.ts";
 import { listenForEvents } from "../src/modules/webhooks/delivery/notifications.ts";
-import { REDIRECT } from "./apps-harness.ts";
-import { Client, consent, exchange, type Json, merchantWithStore } from "./legacy-client.ts";
+import { consent, exchange, REDIRECT } from "./apps-harness.ts";
+import {
+  apiClient,
+  type EventBody,
+  fieldErrors,
+  merchantWithStore,
+  offDocument,
+  type Scope,
+  text,
+} from "./harness.ts";
 import { type Received, startReceiver } from "./receiver.ts";
 import { createWebhookContext, waitUntil } from "./webhooks-harness.ts";
 
@@ -61,19 +69,21 @@ function assertSigned(got: Received, secret: string) {
 async function installWithPrivacy(
   ctx: Ctx,
   merchant: Merchant,
-  input: { scopes: string[]; privacyUrl?: string; name: string },
+  input: { scopes: Scope[]; privacyUrl?: string; name: string },
 ) {
   const dev = await merchantWithStore(ctx.app);
-  const res = await dev.client.post("/api/v1/dashboard/apps", {
-    name: input.name,
-    redirectUris: [REDIRECT],
-    scopes: input.scopes,
-    ...(input.privacyUrl ? { privacyWebhookUrl: input.privacyUrl } : {}),
+  const res = await dev.client.POST("/api/v1/dashboard/apps", {
+    body: {
+      name: input.name,
+      redirectUris: [REDIRECT],
+      scopes: input.scopes,
+      ...(input.privacyUrl ? { privacyWebhookUrl: input.privacyUrl } : {}),
+    },
   });
-  assert.equal(res.status, 201, JSON.stringify(res.body));
-  const app = res.data as Json;
+  assert.equal(res.response.status, 201, text(res));
+  const app = res.data!.data;
   if (input.privacyUrl) {
-    assert.match(app.privacySecret, /^whsec_[A-Za-z0-9+/]{43}=$/, "the privacy secret, shown once");
+    assert.match(app.privacySecret!, /^whsec_[A-Za-z0-9+/]{43}=$/, "the privacy secret, shown once");
     assert.equal(app.privacyWebhookUrl, input.privacyUrl);
   } else {
     assert.equal(app.privacySecret, undefined);
@@ -88,43 +98,54 @@ async function installWithPrivacy(
       clientId: app.clientId,
       clientSecret: app.clientSecret,
     });
-    assert.equal(tokens.status, 200, JSON.stringify(tokens.body));
-    return new Client(ctx.app, { authorization: `Bearer ${tokens.data.accessToken}` });
+    assert.equal(tokens.response.status, 200, text(tokens));
+    return apiClient(ctx.app, { headers: { authorization: `Bearer ${tokens.data!.data.accessToken}` } });
   };
   const api = await install();
   return {
     dev,
-    clientId: app.clientId as string,
-    privacySecret: app.privacySecret as string | undefined,
+    clientId: app.clientId,
+    privacySecret: app.privacySecret,
     api,
     install,
     uninstall: async () => {
-      const r = await merchant.client.delete(`${merchant.base}/installations/${app.clientId}`);
-      assert.equal(r.status, 200, JSON.stringify(r.body));
+      const r = await merchant.client.DELETE("/api/v1/dashboard/stores/{slug}/installations/{clientId}", {
+        params: { path: { slug: merchant.slug, clientId: app.clientId } },
+      });
+      assert.equal(r.response.status, 200, text(r));
     },
   };
 }
 
 async function customerWithOrders(merchant: Merchant, orders: number) {
   const product = (
-    await merchant.client.post(`${merchant.base}/products`, { title: "Mug", price: "12.00", stock: 50 })
-  ).data as Json;
-  const customer = (
-    await merchant.client.post(`${merchant.base}/customers`, {
-      email: `c-${randomBytes(4).toString("hex")}@example.com`,
-      firstName: "Layla",
+    await merchant.client.POST("/api/v1/dashboard/stores/{slug}/products", {
+      params: { path: { slug: merchant.slug } },
+      body: { title: "Mug", price: "12.00", stock: 50 },
     })
-  ).data as Json;
+  ).data!.data;
+  const customer = (
+    await merchant.client.POST("/api/v1/dashboard/stores/{slug}/customers", {
+      params: { path: { slug: merchant.slug } },
+      body: {
+        email: `c-${randomBytes(4).toString("hex")}@example.com`,
+        firstName: "Layla",
+      },
+    })
+  ).data!.data;
   const orderIds: string[] = [];
   for (let i = 0; i < orders; i++) {
-    const order = await merchant.client.post(`${merchant.base}/orders`, {
-      customerId: customer.id,
-      lineItems: [{ productId: product.id, quantity: 1 }],
+    const order = await merchant.client.POST("/api/v1/dashboard/stores/{slug}/orders", {
+      params: { path: { slug: merchant.slug } },
+      body: {
+        customerId: customer.id,
+        lineItems: [{ productId: product.id, quantity: 1 }],
+      },
     });
-    assert.equal(order.status, 201, JSON.stringify(order.body));
-    orderIds.push(order.data.id);
+    assert.equal(order.response.status, 201, text(order));
+    orderIds.push(order.data!.data.id);
   }
-  return { customerId: customer.id as string, orderIds };
+  return { customerId: customer.id, orderIds };
 }
 
 describe("privacy webhooks: customer.redact and customer.data_request", () => {
@@ -142,33 +163,40 @@ describe("privacy webhooks: customer.redact and customer.data_request", () => {
 
   it("the privacy endpoint is https and checked like a subscription's; privacy events cannot be subscribed to", async () => {
     const dev = await merchantWithStore(ctx.app);
-    const plain = await dev.client.post("/api/v1/dashboard/apps", {
-      name: "Plain",
-      redirectUris: [REDIRECT],
-      scopes: ["read_customers"],
-      privacyWebhookUrl: "http://app.example.com/privacy",
+    const plain = await dev.client.POST("/api/v1/dashboard/apps", {
+      body: {
+        name: "Plain",
+        redirectUris: [REDIRECT],
+        scopes: ["read_customers"],
+        privacyWebhookUrl: "http://app.example.com/privacy",
+      },
     });
-    assert.equal(plain.status, 400);
-    assert.equal(plain.body.error.details[0].field, "privacyWebhookUrl");
+    assert.equal(plain.response.status, 400);
+    assert.equal(fieldErrors(plain)[0]!.field, "privacyWebhookUrl");
     const merchant = await merchantWithStore(ctx.app);
     const app = await installWithPrivacy(ctx, merchant, {
       name: "Subscriber",
       scopes: ["read_customers", "manage_webhooks"],
       privacyUrl: `${rx.url}/sub-privacy`,
     });
-    for (const eventName of ["customer.redact", "customer.data_request", "shop.redact"]) {
-      const sub = await app.api.post("/api/v1/apps/api/webhooks", { eventName, targetUrl: `${rx.url}/x` });
-      assert.equal(sub.status, 400, `${eventName}: ${JSON.stringify(sub.body)}`);
+    for (const eventName of ["customer.redact", "customer.data_request", "shop.redact"] as const) {
+      const sub = await app.api.POST("/api/v1/apps/api/webhooks", {
+        // Privacy events come on the app's own channel: no subscription takes them.
+        body: offDocument({ eventName, targetUrl: `${rx.url}/x` }),
+      });
+      assert.equal(sub.response.status, 400, `${eventName}: ${text(sub)}`);
     }
     // The app's channel is not one of its subscriptions.
-    await merchant.client.delete(
-      `${merchant.base}/customers/${(await customerWithOrders(merchant, 0)).customerId}`,
-    );
+    await merchant.client.DELETE("/api/v1/dashboard/stores/{slug}/customers/{id}", {
+      params: { path: { slug: merchant.slug, id: (await customerWithOrders(merchant, 0)).customerId } },
+    });
     await waitUntil(() => at("/sub-privacy").length === 1, 20_000, "customer.redact");
-    assert.deepEqual((await app.api.get("/api/v1/apps/api/webhooks")).data, []);
-    const listed = await app.dev.client.get(`/api/v1/dashboard/apps/${app.clientId}/webhooks`);
-    assert.equal(listed.status, 200);
-    assert.deepEqual(listed.data, []);
+    assert.deepEqual((await app.api.GET("/api/v1/apps/api/webhooks")).data!.data, []);
+    const listed = await app.dev.client.GET("/api/v1/dashboard/apps/{clientId}/webhooks", {
+      params: { path: { clientId: app.clientId } },
+    });
+    assert.equal(listed.response.status, 200);
+    assert.deepEqual(listed.data!.data, []);
   });
 
   it("anonymising a customer sends customer.redact with the order ids to every app with read_customers, not to another; deleting one without orders too", async () => {
@@ -193,9 +221,11 @@ describe("privacy webhooks: customer.redact and customer.data_request", () => {
       scopes: ["read_customers"],
     });
     const { customerId, orderIds } = await customerWithOrders(merchant, 2);
-    const removed = await merchant.client.delete(`${merchant.base}/customers/${customerId}`);
-    assert.equal(removed.status, 200);
-    assert.equal(removed.data.outcome, "anonymized");
+    const removed = await merchant.client.DELETE("/api/v1/dashboard/stores/{slug}/customers/{id}", {
+      params: { path: { slug: merchant.slug, id: customerId } },
+    });
+    assert.equal(removed.response.status, 200);
+    assert.equal(removed.data!.data.outcome, "anonymized");
     await waitUntil(() => at("/alpha").length === 1 && at("/beta").length === 1, 20_000, "customer.redact");
     let eventId = "";
     for (const [got, app] of [
@@ -204,7 +234,7 @@ describe("privacy webhooks: customer.redact and customer.data_request", () => {
     ] as const) {
       assert.equal(got.headers["x-webhook-event"], "customer.redact");
       const verified = assertSigned(got, app.privacySecret!);
-      const body = JSON.parse(got.body);
+      const body = JSON.parse(got.body) as EventBody<"customer.redact">;
       assert.equal(body.event, "customer.redact");
       assert.equal(body.store.slug, merchant.slug);
       assert.deepEqual(body.data, { customerId, orderIds });
@@ -216,38 +246,50 @@ describe("privacy webhooks: customer.redact and customer.data_request", () => {
     }
     // The event feed shows it to the apps it concerns, with their delivery; not to another.
     await waitUntil(async () => {
-      const feed = await a.api.get("/api/v1/apps/api/events?types=customer.redact");
-      return feed.data.some((e: Json) => e.id === eventId && e.deliveries[0]?.status === "delivered");
+      const feed = await a.api.GET("/api/v1/apps/api/events", {
+        params: { query: { types: "customer.redact" } },
+      });
+      return feed.data!.data.some((e) => e.id === eventId && e.deliveries[0]?.status === "delivered");
     });
-    const feedA = (await a.api.get("/api/v1/apps/api/events?types=customer.redact")).data as Json[];
+    const feedA = (
+      await a.api.GET("/api/v1/apps/api/events", { params: { query: { types: "customer.redact" } } })
+    ).data!.data;
     assert.deepEqual(feedA.find((e) => e.id === eventId)?.data, { customerId, orderIds });
     assert.deepEqual(feedA.find((e) => e.id === eventId)?.resource, { type: "customer", id: customerId });
     assert.equal(
-      (await d.api.get("/api/v1/apps/api/events?types=customer.redact")).data.length,
+      (await d.api.GET("/api/v1/apps/api/events", { params: { query: { types: "customer.redact" } } })).data!
+        .data.length,
       1,
       "in D's feed",
     );
-    const feedC = await c.api.get("/api/v1/apps/api/events");
-    assert.equal(feedC.status, 200);
+    const feedC = await c.api.GET("/api/v1/apps/api/events");
+    assert.equal(feedC.response.status, 200);
     assert.equal(
-      feedC.data.some((e: Json) => e.type === "customer.redact"),
+      feedC.data!.data.some((e) => e.type === "customer.redact"),
       false,
       "an app without read_customers never sees it",
     );
     // Logged like any delivery, on the developer's delivery page.
-    const log = await a.dev.client.get(`/api/v1/dashboard/apps/${a.clientId}/deliveries`);
-    assert.equal(log.status, 200, JSON.stringify(log.body));
-    const entry = (log.data as Json[]).find((x) => x.eventId === eventId)!;
+    const log = await a.dev.client.GET("/api/v1/dashboard/apps/{clientId}/deliveries", {
+      params: { path: { clientId: a.clientId } },
+    });
+    assert.equal(log.response.status, 200, text(log));
+    const entry = log.data!.data.find((x) => x.eventId === eventId)!;
     assert.equal(entry.eventName, "customer.redact");
     assert.equal(entry.status, "delivered");
     assert.equal(entry.targetUrl, `${rx.url}/alpha`);
 
     // A customer without orders is deleted, and erased everywhere too.
     const lone = await customerWithOrders(merchant, 0);
-    const deleted = await merchant.client.delete(`${merchant.base}/customers/${lone.customerId}`);
-    assert.equal(deleted.data.outcome, "deleted");
+    const deleted = await merchant.client.DELETE("/api/v1/dashboard/stores/{slug}/customers/{id}", {
+      params: { path: { slug: merchant.slug, id: lone.customerId } },
+    });
+    assert.equal(deleted.data!.data.outcome, "deleted");
     await waitUntil(() => at("/alpha").length === 2 && at("/beta").length === 2, 20_000, "second redact");
-    assert.deepEqual(JSON.parse(at("/alpha")[1]!.body).data, { customerId: lone.customerId, orderIds: [] });
+    assert.deepEqual((JSON.parse(at("/alpha")[1]!.body) as EventBody<"customer.redact">).data, {
+      customerId: lone.customerId,
+      orderIds: [],
+    });
     await ctx.worker.settled();
     assert.equal(at("/gamma").length, 0, "never sent to an app without read_customers");
   });
@@ -270,7 +312,9 @@ describe("privacy webhooks: customer.redact and customer.data_request", () => {
         privacyUrl: `${rx.url}/flaky`,
       });
       const { customerId } = await customerWithOrders(merchant, 1);
-      await merchant.client.delete(`${merchant.base}/customers/${customerId}`);
+      await merchant.client.DELETE("/api/v1/dashboard/stores/{slug}/customers/{id}", {
+        params: { path: { slug: merchant.slug, id: customerId } },
+      });
       await waitUntil(() => at("/flaky").length === 2, 20_000, "the retry");
       const [first, second] = at("/flaky");
       assert.equal(first!.headers["x-webhook-attempt"], "1");
@@ -296,51 +340,86 @@ describe("privacy webhooks: customer.redact and customer.data_request", () => {
     });
     await installWithPrivacy(ctx, merchant, { name: "Delta (no endpoint)", scopes: ["read_customers"] });
     const { customerId, orderIds } = await customerWithOrders(merchant, 1);
-    const path = `${merchant.base}/customers/${customerId}/data-requests`;
-    assert.deepEqual((await merchant.client.get(path)).data.requests, []);
-    const asked = await merchant.client.post(path, {});
-    assert.equal(asked.status, 201, JSON.stringify(asked.body));
-    assert.match(asked.data.id, /^evt_/);
     assert.deepEqual(
-      asked.data.apps.map((x: Json) => x.app.name),
+      (
+        await merchant.client.GET("/api/v1/dashboard/stores/{slug}/customers/{id}/data-requests", {
+          params: { path: { slug: merchant.slug, id: customerId } },
+        })
+      ).data!.data.requests,
+      [],
+    );
+    const asked = await merchant.client.POST("/api/v1/dashboard/stores/{slug}/customers/{id}/data-requests", {
+      params: { path: { slug: merchant.slug, id: customerId } },
+    });
+    assert.equal(asked.response.status, 201, text(asked));
+    assert.match(asked.data!.data.id, /^evt_/);
+    assert.deepEqual(
+      asked.data!.data.apps.map((x) => x.app.name),
       ["Alpha CRM"],
     );
     assert.deepEqual(
-      asked.data.appsWithoutEndpoint.map((x: Json) => x.name),
+      asked.data!.data.appsWithoutEndpoint.map((x) => x.name),
       ["Delta (no endpoint)"],
     );
     await waitUntil(() => at("/dr-alpha").length === 1, 20_000, "customer.data_request");
     const got = at("/dr-alpha")[0]!;
     assertSigned(got, a.privacySecret!);
-    const body = JSON.parse(got.body);
+    const body = JSON.parse(got.body) as EventBody<"customer.data_request">;
     assert.equal(body.event, "customer.data_request");
-    assert.equal(body.id, asked.data.id);
+    assert.equal(body.id, asked.data!.data.id);
     assert.equal(body.data.customerId, customerId);
     assert.deepEqual(body.data.orderIds, orderIds);
-    assert.equal(body.data.requestedAt, asked.data.requestedAt);
+    assert.equal(body.data.requestedAt, asked.data!.data.requestedAt);
     await waitUntil(async () => {
-      const listed = await merchant.client.get(path);
-      return listed.data.requests[0]?.apps[0]?.delivery.status === "delivered";
+      const listed = await merchant.client.GET(
+        "/api/v1/dashboard/stores/{slug}/customers/{id}/data-requests",
+        { params: { path: { slug: merchant.slug, id: customerId } } },
+      );
+      return listed.data!.data.requests[0]?.apps[0]?.delivery.status === "delivered";
     });
-    const listed = (await merchant.client.get(path)).data;
+    const listed = (
+      await merchant.client.GET("/api/v1/dashboard/stores/{slug}/customers/{id}/data-requests", {
+        params: { path: { slug: merchant.slug, id: customerId } },
+      })
+    ).data!.data;
     assert.equal(listed.requests.length, 1);
-    assert.equal(listed.requests[0].requestedAt, asked.data.requestedAt);
-    assert.deepEqual(listed.requests[0].apps[0].app, { clientId: a.clientId, name: "Alpha CRM" });
-    assert.equal(listed.requests[0].apps[0].delivery.lastStatusCode, 200);
+    assert.equal(listed.requests[0]!.requestedAt, asked.data!.data.requestedAt);
+    assert.deepEqual(listed.requests[0]!.apps[0]!.app, { clientId: a.clientId, name: "Alpha CRM" });
+    assert.equal(listed.requests[0]!.apps[0]!.delivery.lastStatusCode, 200);
     assert.deepEqual(
-      listed.appsWithoutEndpoint.map((x: Json) => x.name),
+      listed.appsWithoutEndpoint.map((x) => x.name),
       ["Delta (no endpoint)"],
     );
     assert.equal(at("/dr-gamma").length, 0);
     // Another store's customer, or an unknown one, is not found; a deleted one cannot be asked about.
     const other = await merchantWithStore(ctx.app);
     assert.equal(
-      (await other.client.post(`${other.base}/customers/${customerId}/data-requests`, {})).status,
+      (
+        await other.client.POST("/api/v1/dashboard/stores/{slug}/customers/{id}/data-requests", {
+          params: { path: { slug: other.slug, id: customerId } },
+        })
+      ).response.status,
       404,
     );
-    assert.equal((await other.client.get(`${other.base}/customers/${customerId}/data-requests`)).status, 404);
-    await merchant.client.delete(`${merchant.base}/customers/${customerId}`);
-    assert.equal((await merchant.client.post(path, {})).status, 409);
+    assert.equal(
+      (
+        await other.client.GET("/api/v1/dashboard/stores/{slug}/customers/{id}/data-requests", {
+          params: { path: { slug: other.slug, id: customerId } },
+        })
+      ).response.status,
+      404,
+    );
+    await merchant.client.DELETE("/api/v1/dashboard/stores/{slug}/customers/{id}", {
+      params: { path: { slug: merchant.slug, id: customerId } },
+    });
+    assert.equal(
+      (
+        await merchant.client.POST("/api/v1/dashboard/stores/{slug}/customers/{id}/data-requests", {
+          params: { path: { slug: merchant.slug, id: customerId } },
+        })
+      ).response.status,
+      409,
+    );
   });
 
   it("the privacy secret rotates: the next delivery is signed with the new one, and with the old one too during the overlap; a moved endpoint keeps the secret", async () => {
@@ -350,18 +429,25 @@ describe("privacy webhooks: customer.redact and customer.data_request", () => {
       scopes: ["read_customers"],
       privacyUrl: `${rx.url}/rot-1`,
     });
-    const moved = await app.dev.client.patch(`/api/v1/dashboard/apps/${app.clientId}`, {
-      privacyWebhookUrl: `${rx.url}/rot-2`,
+    const moved = await app.dev.client.PATCH("/api/v1/dashboard/apps/{clientId}", {
+      params: { path: { clientId: app.clientId } },
+      body: {
+        privacyWebhookUrl: `${rx.url}/rot-2`,
+      },
     });
-    assert.equal(moved.status, 200, JSON.stringify(moved.body));
-    assert.equal(moved.data.privacySecret, undefined, "a moved endpoint keeps its secret");
-    assert.equal(moved.data.privacyWebhookUrl, `${rx.url}/rot-2`);
-    const rotated = await app.dev.client.post(`/api/v1/dashboard/apps/${app.clientId}/privacy-secret`, {});
-    assert.equal(rotated.status, 200, JSON.stringify(rotated.body));
-    const next = rotated.data.privacySecret as string;
+    assert.equal(moved.response.status, 200, text(moved));
+    assert.equal(moved.data!.data.privacySecret, undefined, "a moved endpoint keeps its secret");
+    assert.equal(moved.data!.data.privacyWebhookUrl, `${rx.url}/rot-2`);
+    const rotated = await app.dev.client.POST("/api/v1/dashboard/apps/{clientId}/privacy-secret", {
+      params: { path: { clientId: app.clientId } },
+    });
+    assert.equal(rotated.response.status, 200, text(rotated));
+    const next = rotated.data!.data.privacySecret;
     assert.notEqual(next, app.privacySecret);
     const { customerId } = await customerWithOrders(merchant, 0);
-    await merchant.client.delete(`${merchant.base}/customers/${customerId}`);
+    await merchant.client.DELETE("/api/v1/dashboard/stores/{slug}/customers/{id}", {
+      params: { path: { slug: merchant.slug, id: customerId } },
+    });
     await waitUntil(() => at("/rot-2").length === 1, 20_000, "redact at the moved endpoint");
     const got = at("/rot-2")[0]!;
     assertSigned(got, next);
@@ -371,13 +457,24 @@ describe("privacy webhooks: customer.redact and customer.data_request", () => {
     // An app without an endpoint cannot rotate what it does not have; its page warns (null URL).
     const bare = await installWithPrivacy(ctx, merchant, { name: "Bare", scopes: ["read_orders"] });
     assert.equal(
-      (await bare.dev.client.post(`/api/v1/dashboard/apps/${bare.clientId}/privacy-secret`, {})).status,
+      (
+        await bare.dev.client.POST("/api/v1/dashboard/apps/{clientId}/privacy-secret", {
+          params: { path: { clientId: bare.clientId } },
+        })
+      ).response.status,
       409,
     );
-    const declared = await bare.dev.client.patch(`/api/v1/dashboard/apps/${bare.clientId}`, {
-      privacyWebhookUrl: `${rx.url}/bare`,
+    const declared = await bare.dev.client.PATCH("/api/v1/dashboard/apps/{clientId}", {
+      params: { path: { clientId: bare.clientId } },
+      body: {
+        privacyWebhookUrl: `${rx.url}/bare`,
+      },
     });
-    assert.match(declared.data.privacySecret, /^whsec_/, "the first endpoint declared makes the secret");
+    assert.match(
+      declared.data!.data.privacySecret!,
+      /^whsec_/,
+      "the first endpoint declared makes the secret",
+    );
   });
 });
 
@@ -414,11 +511,13 @@ describe("privacy webhooks: shop.redact after an uninstall", () => {
       scopes: ["read_orders", "manage_webhooks"],
       privacyUrl: `${rx.url}/gone`,
     });
-    const sub = await gone.api.post("/api/v1/apps/api/webhooks", {
-      eventName: "app/uninstalled",
-      targetUrl: `${rx.url}/gone-hooks`,
+    const sub = await gone.api.POST("/api/v1/apps/api/webhooks", {
+      body: {
+        eventName: "app/uninstalled",
+        targetUrl: `${rx.url}/gone-hooks`,
+      },
     });
-    assert.equal(sub.status, 201);
+    assert.equal(sub.response.status, 201);
     const back = await installWithPrivacy(ctx, merchant, {
       name: "Back again",
       scopes: ["read_orders"],
@@ -440,7 +539,7 @@ describe("privacy webhooks: shop.redact after an uninstall", () => {
     const got = at("/gone")[0]!;
     assert.equal(got.headers["x-webhook-event"], "shop.redact");
     assertSigned(got, gone.privacySecret!);
-    const body = JSON.parse(got.body);
+    const body = JSON.parse(got.body) as EventBody<"shop.redact">;
     assert.equal(body.event, "shop.redact");
     assert.equal(body.store.slug, merchant.slug);
     assert.equal(body.data.clientId, gone.clientId);
@@ -550,7 +649,7 @@ describe("check-privacy", () => {
         "shop.redact",
       ],
     );
-    for (const r of bodies) assert.equal(JSON.parse(r.body).test, true);
+    for (const r of bodies) assert.equal((JSON.parse(r.body) as EventBody).test, true);
     // The secret from the environment works the same.
     assert.equal((await cli(["check-privacy", `${rx.url}/good`], { MP_PRIVACY_SECRET: secret })).code, 0);
   });
