@@ -11,22 +11,28 @@ import type { TSchema } from "typebox";
 import { Value } from "typebox/value";
 import { run } from "../packages/cli/src/commands.ts";
 import { EVENT_BY_NAME, EVENT_NAMES, EVENT_PAYLOADS, type EventName } from "../src/contracts/index.ts";
-import { REDIRECT } from "./apps-harness.ts";
-import { createTestContext, type TestContext, uniqueEmail } from "./harness.ts";
+import { consent, exchange, installedApp, REDIRECT, registerApp } from "./apps-harness.ts";
 import {
-  Client,
-  consent,
-  exchange,
-  installedApp,
+  apiClient,
+  createTestContext,
+  type EventBody,
+  type EventData,
   type Json,
   merchantWithStore,
-  registerApp,
-} from "./legacy-client.ts";
+  type ResponseData,
+  type Scope,
+  type TestContext,
+  text,
+  uniqueEmail,
+} from "./harness.ts";
 import { waitUntil } from "./webhooks-harness.ts";
 
 type Webhook = Extract<ListenMessage, { type: "webhook" }>;
 
-/** The schema with no additional properties anywhere: a value checks only with exactly its fields. */
+/**
+ * The schema with no additional properties anywhere: a value checks only with exactly its fields.
+ * A JSON Schema, walked as plain JSON.
+ */
 function exact(schema: Json): Json {
   if (Array.isArray(schema)) return schema.map(exact);
   if (!schema || typeof schema !== "object") return schema;
@@ -105,46 +111,58 @@ describe("test tooling that tells the truth", () => {
 
   describe("test events are built from the store's real data shape", () => {
     it("an order in the store's currency with its products, a number no order has, nothing real read or written; every event's data fits its schema exactly", async () => {
-      const scopes = ["read_orders", "read_products", "read_customers", "manage_webhooks"];
+      const scopes: Scope[] = ["read_orders", "read_products", "read_customers", "manage_webhooks"];
       const registered = await registerApp(ctx.app, scopes, "Fulfilment Bridge");
       // A store selling in riyals, with products, a customer and two orders.
-      const merchant = new Client(ctx.app);
-      await merchant.post("/api/v1/dashboard/auth/signup", {
-        email: uniqueEmail(),
-        password: "correct horse battery",
-        name: "Riyadh Merchant",
+      const merchant = apiClient(ctx.app);
+      await merchant.POST("/api/v1/dashboard/auth/signup", {
+        body: {
+          email: uniqueEmail(),
+          password: "correct horse battery",
+          name: "Riyadh Merchant",
+        },
       });
       const slug = `sar-${Date.now().toString(36)}`;
-      const created = await merchant.post("/api/v1/dashboard/stores", {
-        name: "Oud House",
-        slug,
-        currency: "SAR",
+      const created = await merchant.POST("/api/v1/dashboard/stores", {
+        body: {
+          name: "Oud House",
+          slug,
+          currency: "SAR",
+        },
       });
-      assert.equal(created.status, 201, JSON.stringify(created.body));
-      const base = `/api/v1/dashboard/stores/${slug}`;
-      const products: Json[] = [];
+      assert.equal(created.response.status, 201, text(created));
+      const products: Array<ResponseData<"/api/v1/dashboard/stores/{slug}/products", "post">> = [];
       for (const [title, price, sku] of [
         ["Oud Perfume 50 ml", "249.00", "OUD-50"],
         ["Dates Gift Box", "89.50", "DATES-1KG"],
         ["Prayer Rug", "150.00", "RUG-01"],
-      ]) {
-        const p = await merchant.post(`${base}/products`, { title, price, sku, stock: 100 });
-        assert.equal(p.status, 201, JSON.stringify(p.body));
-        products.push(p.data);
-      }
-      const customer = await merchant.post(`${base}/customers`, {
-        email: "real.customer@example.org",
-        firstName: "Noura",
-        lastName: "Alharbi",
-      });
-      const orders: Json[] = [];
-      for (let i = 0; i < 2; i++) {
-        const o = await merchant.post(`${base}/orders`, {
-          customerId: customer.data.id,
-          lineItems: [{ productId: products[i]!.id, quantity: 1 }],
+      ] as const) {
+        const p = await merchant.POST("/api/v1/dashboard/stores/{slug}/products", {
+          params: { path: { slug } },
+          body: { title, price, sku, stock: 100 },
         });
-        assert.equal(o.status, 201, JSON.stringify(o.body));
-        orders.push(o.data);
+        assert.equal(p.response.status, 201, text(p));
+        products.push(p.data!.data);
+      }
+      const customer = await merchant.POST("/api/v1/dashboard/stores/{slug}/customers", {
+        params: { path: { slug } },
+        body: {
+          email: "real.customer@example.org",
+          firstName: "Noura",
+          lastName: "Alharbi",
+        },
+      });
+      const orders: Array<ResponseData<"/api/v1/dashboard/stores/{slug}/orders", "post">> = [];
+      for (let i = 0; i < 2; i++) {
+        const o = await merchant.POST("/api/v1/dashboard/stores/{slug}/orders", {
+          params: { path: { slug } },
+          body: {
+            customerId: customer.data!.data.id,
+            lineItems: [{ productId: products[i]!.id, quantity: 1 }],
+          },
+        });
+        assert.equal(o.response.status, 201, text(o));
+        orders.push(o.data!.data);
       }
       const { code } = await consent({ client: merchant, slug }, registered.clientId, scopes);
       const tokens = await exchange(ctx.app, {
@@ -154,8 +172,10 @@ describe("test tooling that tells the truth", () => {
         clientId: registered.clientId,
         clientSecret: registered.clientSecret,
       });
-      const api = new Client(ctx.app, { authorization: `Bearer ${tokens.data.accessToken}` });
-      const storeId = created.data.id as string;
+      const api = apiClient(ctx.app, {
+        headers: { authorization: `Bearer ${tokens.data!.data.accessToken}` },
+      });
+      const storeId = created.data!.data.id;
       const counts = async () =>
         Object.fromEntries(
           await Promise.all(
@@ -180,14 +200,14 @@ describe("test tooling that tells the truth", () => {
 
       const sent = new Map<string, EventName>();
       for (const event of EVENT_NAMES) {
-        const res = await api.post("/api/v1/apps/api/webhooks/test", { event });
-        assert.equal(res.status, 202, JSON.stringify(res.body));
-        sent.set(res.data.eventId, event);
+        const res = await api.POST("/api/v1/apps/api/webhooks/test", { body: { event } });
+        assert.equal(res.response.status, 202, text(res));
+        sent.set(res.data!.data.eventId, event);
       }
       // The events as recorded and as the events API (and every delivery) carries them.
-      const feed = await api.get("/api/v1/apps/api/events?limit=100");
-      assert.equal(feed.status, 200, JSON.stringify(feed.body));
-      const tests = (feed.data as Json[]).filter((e) => sent.has(e.id));
+      const feed = await api.GET("/api/v1/apps/api/events", { params: { query: { limit: 100 } } });
+      assert.equal(feed.response.status, 200, text(feed));
+      const tests = feed.data!.data.filter((e) => sent.has(e.id));
       assert.equal(tests.length, EVENT_NAMES.length);
       for (const e of tests) {
         const event = sent.get(e.id)!;
@@ -203,34 +223,39 @@ describe("test tooling that tells the truth", () => {
             /^string/,
             `${event}: a "string" placeholder in ${JSON.stringify(e.data)}`,
           );
+        // Each branch reads the data its event carries by the contract (EVENT_BY_NAME), as the
+        // document's webhooks section types that event's data.
         if (EVENT_BY_NAME[event].data === "order") {
-          const order = e.data as Json;
+          const order = e.data as EventData<"order.created">;
           assert.equal(order.currency, "SAR", "the store's currency");
           assert.ok(order.number > Math.max(...orders.map((o) => o.number)), "above the store's numbers");
           assert.ok(
             !orders.some((o) => o.id === order.id || o.number === order.number),
             "not an existing order",
           );
-          assert.notEqual(order.customerId, customer.data.id, "not a real customer");
+          assert.notEqual(order.customerId, customer.data!.data.id, "not a real customer");
           assert.ok(order.lineItems.length >= 1);
-          for (const item of order.lineItems as Json[]) {
+          for (const item of order.lineItems) {
             const product = products.find((p) => p.title === item.title);
             assert.ok(product, `a line item of the store's products: ${item.title}`);
             assert.equal(item.sku, product.sku);
             assert.equal(item.unitPrice, product.price);
             assert.notEqual(item.productId, product.id, "a fresh id");
           }
-          const sum = (order.lineItems as Json[]).reduce((s, i) => s + Math.round(Number(i.total) * 100), 0);
+          const sum = order.lineItems.reduce((s, i) => s + Math.round(Number(i.total) * 100), 0);
           assert.equal(Math.round(Number(order.subtotal) * 100), sum, "totals add up");
         }
         if (event === "customer.created") {
-          assert.match(e.data.email, /@example\.com$/);
-          assert.notEqual(e.data.email, customer.data.email);
+          const data = e.data as EventData<"customer.created">;
+          assert.match(data.email, /@example\.com$/);
+          assert.notEqual(data.email, customer.data!.data.email);
         }
-        if (event === "product.created") assert.equal(e.data.currency, "SAR");
+        if (event === "product.created")
+          assert.equal((e.data as EventData<"product.created">).currency, "SAR");
         if (event === "app/uninstalled") {
-          assert.equal(e.data.clientId, registered.clientId);
-          assert.equal(e.data.appName, "Fulfilment Bridge");
+          const data = e.data as EventData<"app/uninstalled">;
+          assert.equal(data.clientId, registered.clientId);
+          assert.equal(data.appName, "Fulfilment Bridge");
         }
       }
       assert.deepEqual(await counts(), before, "no real record was written");
@@ -241,30 +266,41 @@ describe("test tooling that tells the truth", () => {
     it("the Admin API, the dashboard's app page and the order's Webhooks panel list listen sessions and what each streamed; a resume does not unsay it; idle sessions still cost an event nothing", async () => {
       const installed = await installedApp(ctx.app, ["read_orders", "manage_webhooks"]);
       const m = installed.merchant;
-      const storeId = m.store.id as string;
-      const product = await m.client.post(`${m.base}/products`, { title: "Mug", price: "12.00", stock: 100 });
-      const customer = await m.client.post(`${m.base}/customers`, {
-        email: uniqueEmail("c"),
-        firstName: "Layla",
+      const storeId = m.store.id;
+      const product = await m.client.POST("/api/v1/dashboard/stores/{slug}/products", {
+        params: { path: { slug: m.slug } },
+        body: { title: "Mug", price: "12.00", stock: 100 },
+      });
+      const customer = await m.client.POST("/api/v1/dashboard/stores/{slug}/customers", {
+        params: { path: { slug: m.slug } },
+        body: {
+          email: uniqueEmail("c"),
+          firstName: "Layla",
+        },
       });
       const order = async () => {
-        const res = await m.client.post(`${m.base}/orders`, {
-          customerId: customer.data.id,
-          lineItems: [{ productId: product.data.id, quantity: 1 }],
+        const res = await m.client.POST("/api/v1/dashboard/stores/{slug}/orders", {
+          params: { path: { slug: m.slug } },
+          body: {
+            customerId: customer.data!.data.id,
+            lineItems: [{ productId: product.data!.data.id, quantity: 1 }],
+          },
         });
-        assert.equal(res.status, 201, JSON.stringify(res.body));
-        return res.data as Json;
+        assert.equal(res.response.status, 201, text(res));
+        return res.data!.data;
       };
-      const token = { accessToken: async () => installed.tokens.accessToken as string };
+      const token = { accessToken: async () => installed.tokens.accessToken };
       const panel = async (orderId: string) => {
-        const res = await m.client.get(`${m.base}/orders/${orderId}/webhooks`);
-        assert.equal(res.status, 200, JSON.stringify(res.body));
-        return res.data as Json[];
+        const res = await m.client.GET("/api/v1/dashboard/stores/{slug}/orders/{id}/webhooks", {
+          params: { path: { slug: m.slug, id: orderId } },
+        });
+        assert.equal(res.response.status, 200, text(res));
+        return res.data!.data;
       };
       const sessions = async () => {
-        const res = await installed.api.get("/api/v1/apps/api/webhooks/listen-sessions");
-        assert.equal(res.status, 200, JSON.stringify(res.body));
-        return res.data as Json[];
+        const res = await installed.api.GET("/api/v1/apps/api/webhooks/listen-sessions");
+        assert.equal(res.response.status, 200, text(res));
+        return res.data!.data;
       };
 
       const controller = new AbortController();
@@ -274,8 +310,10 @@ describe("test tooling that tells the truth", () => {
       assert.ok(session.type === "session");
       const a = await order();
       const wA = await r1.webhook("order A");
-      const trigger = await installed.api.post("/api/v1/apps/api/webhooks/test", { event: "order.created" });
-      assert.equal(trigger.status, 202);
+      const trigger = await installed.api.POST("/api/v1/apps/api/webhooks/test", {
+        body: { event: "order.created" },
+      });
+      assert.equal(trigger.response.status, 202);
       const wT = await r1.webhook("the test event");
 
       // The Admin API (what the CLI's `deliveries` reads).
@@ -285,14 +323,14 @@ describe("test tooling that tells the truth", () => {
       assert.equal(listed.state, "streaming");
       assert.deepEqual(listed.events, session.events);
       assert.deepEqual(
-        listed.streamed.map((e: Json) => [e.id, e.eventName, e.test]),
+        listed.streamed.map((e) => [e.id, e.eventName, e.test]),
         [
           [wT.id, "order.created", true],
           [wA.id, "order.created", false],
         ],
         "what it streamed, newest first, with the ids listen printed",
       );
-      assert.equal(listed.streamed[1].eventId, JSON.parse(wA.body).id);
+      assert.equal(listed.streamed[1]!.eventId, (JSON.parse(wA.body) as EventBody).id);
       assert.equal(listed.moreStreamed, false);
 
       // The order's page: the app received its event through listen.
@@ -303,7 +341,7 @@ describe("test tooling that tells the truth", () => {
           id: w.id,
           eventName: w.eventName,
           app: w.app.clientId,
-          session: w.listenSessionId,
+          session: "listenSessionId" in w ? w.listenSessionId : undefined,
         })),
         [
           {
@@ -382,64 +420,68 @@ describe("test tooling that tells the truth", () => {
       const resumed = await sessions();
       assert.equal(resumed.length, 1, "one session");
       assert.deepEqual(
-        resumed[0]!.streamed.map((e: Json) => e.id),
+        resumed[0]!.streamed.map((e) => e.id),
         [wB.id, wT.id, wA.id],
         "each event once, however often it was streamed",
       );
       assert.equal((await panel(b.id))[0]!.id, wB.id);
 
       // Every event of a session, a page at a time.
-      const page1 = await installed.api.get(
-        `/api/v1/apps/api/webhooks/listen-sessions/${session.sessionId}/events?limit=2`,
-      );
-      assert.equal(page1.status, 200, JSON.stringify(page1.body));
+      const page1 = await installed.api.GET("/api/v1/apps/api/webhooks/listen-sessions/{id}/events", {
+        params: { path: { id: session.sessionId }, query: { limit: 2 } },
+      });
+      assert.equal(page1.response.status, 200, text(page1));
       assert.deepEqual(
-        page1.data.map((e: Json) => e.id),
+        page1.data!.data.map((e) => e.id),
         [wB.id, wT.id],
       );
-      const page2 = await installed.api.get(
-        `/api/v1/apps/api/webhooks/listen-sessions/${session.sessionId}/events?limit=2&cursor=${page1.body.meta.nextCursor}`,
-      );
+      const page2 = await installed.api.GET("/api/v1/apps/api/webhooks/listen-sessions/{id}/events", {
+        params: {
+          path: { id: session.sessionId },
+          query: { limit: 2, cursor: page1.data!.meta.nextCursor! },
+        },
+      });
       assert.deepEqual(
-        page2.data.map((e: Json) => e.id),
+        page2.data!.data.map((e) => e.id),
         [wA.id],
       );
-      assert.equal(page2.body.meta.nextCursor, null);
-      const onlyTests = await installed.api.get(
-        `/api/v1/apps/api/webhooks/listen-sessions?event=order.created`,
-      );
-      assert.equal(onlyTests.data[0].streamed.length, 3);
+      assert.equal(page2.data!.meta.nextCursor, null);
+      const onlyTests = await installed.api.GET("/api/v1/apps/api/webhooks/listen-sessions", {
+        params: { query: { event: "order.created" } },
+      });
+      assert.equal(onlyTests.data!.data[0]!.streamed.length, 3);
       controller2.abort();
       await second.return(undefined);
 
       // The developer's delivery page in the dashboard; nobody else's.
-      const dash = await installed.dev.client.get(
-        `/api/v1/dashboard/apps/${installed.clientId}/listen-sessions`,
-      );
-      assert.equal(dash.status, 200, JSON.stringify(dash.body));
-      assert.equal(dash.data[0].id, session.sessionId);
+      const dash = await installed.dev.client.GET("/api/v1/dashboard/apps/{clientId}/listen-sessions", {
+        params: { path: { clientId: installed.clientId } },
+      });
+      assert.equal(dash.response.status, 200, text(dash));
+      assert.equal(dash.data!.data[0]!.id, session.sessionId);
       assert.deepEqual(
-        dash.data[0].streamed.map((e: Json) => e.id),
+        dash.data!.data[0]!.streamed.map((e) => e.id),
         [wB.id, wT.id, wA.id],
       );
-      const dashEvents = await installed.dev.client.get(
-        `/api/v1/dashboard/apps/${installed.clientId}/listen-sessions/${session.sessionId}/events`,
+      const dashEvents = await installed.dev.client.GET(
+        "/api/v1/dashboard/apps/{clientId}/listen-sessions/{id}/events",
+        { params: { path: { clientId: installed.clientId, id: session.sessionId } } },
       );
       assert.deepEqual(
-        dashEvents.data.map((e: Json) => e.id),
+        dashEvents.data!.data.map((e) => e.id),
         [wB.id, wT.id, wA.id],
       );
       const stranger = await merchantWithStore(ctx.app);
-      const refused = await stranger.client.get(
-        `/api/v1/dashboard/apps/${installed.clientId}/listen-sessions`,
-      );
-      assert.equal(refused.status, 404);
+      const refused = await stranger.client.GET("/api/v1/dashboard/apps/{clientId}/listen-sessions", {
+        params: { path: { clientId: installed.clientId } },
+      });
+      assert.equal(refused.response.status, 404);
       const other = await installedApp(ctx.app, ["read_orders", "manage_webhooks"]);
-      const foreign = await other.api.get(
-        `/api/v1/apps/api/webhooks/listen-sessions/${session.sessionId}/events`,
-      );
-      assert.equal(foreign.status, 404);
-      assert.deepEqual((await other.api.get("/api/v1/apps/api/webhooks/listen-sessions")).data, []);
+      const foreign = await other.api.GET("/api/v1/apps/api/webhooks/listen-sessions/{id}/events", {
+        params: { path: { id: session.sessionId } },
+      });
+      assert.equal(foreign.response.status, 404);
+      assert.deepEqual((await other.api.GET("/api/v1/apps/api/webhooks/listen-sessions")).data!.data, []);
 
       // The CLI's `deliveries` lists them too, marked as streamed to listen.
       const out = await cli(["deliveries", "--base-url", baseUrl, "--token", installed.tokens.accessToken], {
@@ -482,20 +524,23 @@ describe("test tooling that tells the truth", () => {
       const r3 = reader(third);
       const s3 = await r3.next("third session");
       assert.ok(s3.type === "session");
-      const uninstall = await m.client.delete(`${m.base}/installations/${installed.clientId}`);
-      assert.equal(uninstall.status, 200);
+      const uninstall = await m.client.DELETE("/api/v1/dashboard/stores/{slug}/installations/{clientId}", {
+        params: { path: { slug: m.slug, clientId: installed.clientId } },
+      });
+      assert.equal(uninstall.response.status, 200);
       const last = await r3.webhook("app/uninstalled");
       assert.equal(last.event, "app/uninstalled");
       const end = await r3.next("end");
       assert.ok(end.type === "end" && end.reason === "uninstalled");
-      const afterUninstall = await installed.dev.client.get(
-        `/api/v1/dashboard/apps/${installed.clientId}/listen-sessions?store=${m.slug}`,
+      const afterUninstall = await installed.dev.client.GET(
+        "/api/v1/dashboard/apps/{clientId}/listen-sessions",
+        { params: { path: { clientId: installed.clientId }, query: { store: m.slug } } },
       );
-      const ended = (afterUninstall.data as Json[]).find((s) => s.id === s3.sessionId)!;
+      const ended = afterUninstall.data!.data.find((s) => s.id === s3.sessionId)!;
       assert.equal(ended.state, "ended");
       assert.ok(ended.endedAt);
       assert.deepEqual(
-        ended.streamed.map((e: Json) => [e.id, e.eventName]),
+        ended.streamed.map((e) => [e.id, e.eventName]),
         [[last.id, "app/uninstalled"]],
       );
     });
@@ -563,6 +608,7 @@ describe("test tooling that tells the truth", () => {
       rmSync(path, { force: true });
       const saved = () => {
         try {
+          // The CLI's own config file: not something the document describes.
           return JSON.parse(readFileSync(path, "utf8")) as Json;
         } catch {
           return null;
