@@ -1,17 +1,21 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { REDIRECT } from "./apps-harness.ts";
-import { createTestContext, type TestContext } from "./harness.ts";
+import { consent, exchange, installedApp, REDIRECT, registerApp } from "./apps-harness.ts";
 import {
-  Client,
-  consent,
+  answer,
+  apiClient,
+  createTestContext,
+  detailsOf,
   errorCode,
-  exchange,
-  installedApp,
+  formQuery,
   type Json,
   merchantWithStore,
-  registerApp,
-} from "./legacy-client.ts";
+  offDocumentRequest,
+  type RequestBody,
+  rawBody,
+  type TestContext,
+  text,
+} from "./harness.ts";
 
 describe("app integration: the whole life of an app", () => {
   let ctx: TestContext;
@@ -19,7 +23,6 @@ describe("app integration: the whole life of an app", () => {
     ctx = await createTestContext({ ACCESS_TOKEN_TTL_SECONDS: "60" });
   });
   after(() => ctx.close());
-  const API = "/api/v1/apps/api";
 
   it("registers, installs, calls, refreshes, detects reuse, rotates, expires, uninstalls and reinstalls", async () => {
     // Register: the secret is shown once and never listed.
@@ -30,19 +33,27 @@ describe("app integration: the whole life of an app", () => {
     ]);
     assert.match(clientId, /^mpc_[0-9A-Za-z]{24}$/);
     assert.match(clientSecret, /^mpcs_[0-9A-Za-z]{43}$/);
-    const listed = await dev.client.get("/api/v1/dashboard/apps");
-    assert.equal(listed.data.length, 1);
-    assert.equal(listed.data[0].clientSecret, undefined);
-    assert.ok(!JSON.stringify(listed.body).includes(clientSecret));
+    const listed = await dev.client.GET("/api/v1/dashboard/apps");
+    assert.equal(listed.data!.data.length, 1);
+    // Not in the document's app, read on purpose: the secret must not be listed.
+    assert.equal((listed.data!.data[0]! as Json).clientSecret, undefined);
+    assert.ok(!text(listed).includes(clientSecret));
 
     // A merchant with data, and another store the app must never see.
     const merchant = await merchantWithStore(ctx.app);
     const other = await merchantWithStore(ctx.app);
     const product = (
-      await merchant.client.post(`${merchant.base}/products`, { title: "Mine", price: "5.00", stock: 2 })
-    ).data;
-    const foreign = (await other.client.post(`${other.base}/products`, { title: "Theirs", price: "1.00" }))
-      .data;
+      await merchant.client.POST("/api/v1/dashboard/stores/{slug}/products", {
+        params: { path: { slug: merchant.slug } },
+        body: { title: "Mine", price: "5.00", stock: 2 },
+      })
+    ).data!.data;
+    const foreign = (
+      await other.client.POST("/api/v1/dashboard/stores/{slug}/products", {
+        params: { path: { slug: other.slug } },
+        body: { title: "Theirs", price: "1.00" },
+      })
+    ).data!.data;
 
     // Consent and exchange.
     const { code, url } = await consent(merchant, clientId, ["read_products", "read_orders"]);
@@ -57,9 +68,9 @@ describe("app integration: the whole life of an app", () => {
       clientId,
       clientSecret,
     });
-    assert.equal(tokenRes.status, 200);
-    assert.equal(tokenRes.headers["cache-control"], "no-store");
-    const t1 = tokenRes.data;
+    assert.equal(tokenRes.response.status, 200);
+    assert.equal(tokenRes.response.headers.get("cache-control"), "no-store");
+    const t1 = tokenRes.data!.data;
     assert.match(t1.accessToken, /^mpat_[0-9A-Za-z]{43}$/);
     assert.match(t1.refreshToken, /^mprt_[0-9A-Za-z]{43}$/);
     assert.equal(t1.tokenType, "Bearer");
@@ -69,27 +80,31 @@ describe("app integration: the whole life of an app", () => {
     assert.deepEqual(t1.store, { slug: merchant.slug });
 
     // Admin API: 200 in scope, 403 out of scope, 404 for another store's id.
-    const api = new Client(ctx.app, { authorization: `Bearer ${t1.accessToken}` });
-    const products = await api.get(`${API}/products`);
-    assert.equal(products.status, 200);
+    const api = apiClient(ctx.app, { headers: { authorization: `Bearer ${t1.accessToken}` } });
+    const products = await api.GET("/api/v1/apps/api/products");
+    assert.equal(products.response.status, 200);
     assert.deepEqual(
-      products.data.map((p: { id: string }) => p.id),
+      products.data!.data.map((p: { id: string }) => p.id),
       [product.id],
     );
-    assert.equal(products.headers["x-ratelimit-limit"], "180");
-    assert.equal(products.headers["x-ratelimit-remaining"], "179");
-    assert.equal(products.headers["x-ratelimit-reset"], "0");
-    assert.equal((await api.get(`${API}/products/${product.id}`)).data.title, "Mine");
-    assert.equal((await api.get(`${API}/orders`)).status, 200);
-    const forbidden = await api.get(`${API}/customers`);
-    assert.equal(forbidden.status, 403);
+    assert.equal(products.response.headers.get("x-ratelimit-limit"), "180");
+    assert.equal(products.response.headers.get("x-ratelimit-remaining"), "179");
+    assert.equal(products.response.headers.get("x-ratelimit-reset"), "0");
+    assert.equal(
+      (await api.GET("/api/v1/apps/api/products/{id}", { params: { path: { id: product.id } } })).data!.data
+        .title,
+      "Mine",
+    );
+    assert.equal((await api.GET("/api/v1/apps/api/orders")).response.status, 200);
+    const forbidden = await api.GET("/api/v1/apps/api/customers");
+    assert.equal(forbidden.response.status, 403);
     assert.equal(errorCode(forbidden), "INSUFFICIENT_SCOPE");
-    assert.equal(forbidden.body.error.details.requiredScope, "read_customers");
-    assert.match(String(forbidden.headers["www-authenticate"]), /insufficient_scope/);
-    const write = await api.post(`${API}/products`, { title: "New", price: "1" });
-    assert.equal(write.status, 403, "write_products was registered but not approved");
-    const cross = await api.get(`${API}/products/${foreign.id}`);
-    assert.equal(cross.status, 404);
+    assert.equal(detailsOf(forbidden).requiredScope, "read_customers");
+    assert.match(String(forbidden.response.headers.get("www-authenticate")), /insufficient_scope/);
+    const write = await api.POST("/api/v1/apps/api/products", { body: { title: "New", price: "1" } });
+    assert.equal(write.response.status, 403, "write_products was registered but not approved");
+    const cross = await api.GET("/api/v1/apps/api/products/{id}", { params: { path: { id: foreign.id } } });
+    assert.equal(cross.response.status, 404);
     assert.equal(errorCode(cross), "NOT_FOUND");
 
     // Code reuse fails and kills the tokens issued from it.
@@ -100,12 +115,12 @@ describe("app integration: the whole life of an app", () => {
       clientId,
       clientSecret,
     });
-    assert.equal(reused.status, 400);
+    assert.equal(reused.response.status, 400);
     assert.equal(errorCode(reused), "INVALID_GRANT");
-    const dead = await api.get(`${API}/products`);
-    assert.equal(dead.status, 401);
+    const dead = await api.GET("/api/v1/apps/api/products");
+    assert.equal(dead.response.status, 401);
     assert.equal(errorCode(dead), "INVALID_TOKEN");
-    assert.match(String(dead.headers["www-authenticate"]), /^Bearer/);
+    assert.match(String(dead.response.headers.get("www-authenticate")), /^Bearer/);
 
     // A fresh consent, then refresh; the old refresh token is spent.
     const second = await consent(merchant, clientId, ["read_products"]);
@@ -117,39 +132,49 @@ describe("app integration: the whole life of an app", () => {
         clientId,
         clientSecret,
       })
-    ).data;
+    ).data!.data;
     const refresh = (token: string, secret = clientSecret) =>
-      new Client(ctx.app).post("/api/v1/apps/token/refresh", {
-        slug: merchant.slug,
-        refreshToken: token,
-        clientId,
-        clientSecret: secret,
+      apiClient(ctx.app).POST("/api/v1/apps/token/refresh", {
+        body: {
+          slug: merchant.slug,
+          refreshToken: token,
+          clientId,
+          clientSecret: secret,
+        },
       });
     const r1 = await refresh(t2.refreshToken);
-    assert.equal(r1.status, 200);
-    const t3 = r1.data;
+    assert.equal(r1.response.status, 200);
+    const t3 = r1.data!.data;
     assert.notEqual(t3.accessToken, t2.accessToken);
     assert.equal(
-      (await new Client(ctx.app, { authorization: `Bearer ${t3.accessToken}` }).get(`${API}/products`))
-        .status,
+      (
+        await apiClient(ctx.app, { headers: { authorization: `Bearer ${t3.accessToken}` } }).GET(
+          "/api/v1/apps/api/products",
+        )
+      ).response.status,
       200,
     );
     // Reusing the spent refresh token fails and revokes the whole family, including t3.
     const again = await refresh(t2.refreshToken);
-    assert.equal(again.status, 400);
+    assert.equal(again.response.status, 400);
     assert.equal(errorCode(again), "INVALID_GRANT");
     assert.equal(
-      (await new Client(ctx.app, { authorization: `Bearer ${t3.accessToken}` }).get(`${API}/products`))
-        .status,
+      (
+        await apiClient(ctx.app, { headers: { authorization: `Bearer ${t3.accessToken}` } }).GET(
+          "/api/v1/apps/api/products",
+        )
+      ).response.status,
       401,
     );
-    assert.equal((await refresh(t3.refreshToken)).status, 400);
+    assert.equal((await refresh(t3.refreshToken)).response.status, 400);
 
     // Secret rotation: the old secret is refused at once, without telling whether the client exists.
     const third = await consent(merchant, clientId, ["read_products"]);
-    const rotated = await dev.client.post(`/api/v1/dashboard/apps/${clientId}/secret`);
-    assert.equal(rotated.status, 200);
-    const newSecret = rotated.data.clientSecret;
+    const rotated = await dev.client.POST("/api/v1/dashboard/apps/{clientId}/secret", {
+      params: { path: { clientId } },
+    });
+    assert.equal(rotated.response.status, 200);
+    const newSecret = rotated.data!.data.clientSecret;
     const oldSecret = await exchange(ctx.app, {
       slug: merchant.slug,
       code: third.code,
@@ -157,7 +182,7 @@ describe("app integration: the whole life of an app", () => {
       clientId,
       clientSecret,
     });
-    assert.equal(oldSecret.status, 401);
+    assert.equal(oldSecret.response.status, 401);
     assert.equal(errorCode(oldSecret), "INVALID_CLIENT");
     const unknownClient = await exchange(ctx.app, {
       slug: merchant.slug,
@@ -166,7 +191,7 @@ describe("app integration: the whole life of an app", () => {
       clientId: `mpc_${"x".repeat(24)}`,
       clientSecret,
     });
-    assert.deepEqual(unknownClient.answer, oldSecret.answer);
+    assert.deepEqual(answer(unknownClient), answer(oldSecret));
     const t4Res = await exchange(ctx.app, {
       slug: merchant.slug,
       code: third.code,
@@ -174,31 +199,49 @@ describe("app integration: the whole life of an app", () => {
       clientId,
       clientSecret: newSecret,
     });
-    assert.equal(t4Res.status, 200, "the code survived the failed attempts");
-    const t4 = t4Res.data;
-    const api4 = new Client(ctx.app, { authorization: `Bearer ${t4.accessToken}` });
+    assert.equal(t4Res.response.status, 200, "the code survived the failed attempts");
+    const t4 = t4Res.data!.data;
+    const api4 = apiClient(ctx.app, { headers: { authorization: `Bearer ${t4.accessToken}` } });
 
     // Expiry: the access token dies after its TTL; the refresh token still works.
     ctx.clock.advance(61_000);
-    assert.equal((await api4.get(`${API}/products`)).status, 401);
+    assert.equal((await api4.GET("/api/v1/apps/api/products")).response.status, 401);
     const r4 = await refresh(t4.refreshToken, newSecret);
-    assert.equal(r4.status, 200);
-    const t5 = r4.data;
-    const api5 = new Client(ctx.app, { authorization: `Bearer ${t5.accessToken}` });
-    assert.equal((await api5.get(`${API}/products`)).status, 200);
+    assert.equal(r4.response.status, 200);
+    const t5 = r4.data!.data;
+    const api5 = apiClient(ctx.app, { headers: { authorization: `Bearer ${t5.accessToken}` } });
+    assert.equal((await api5.GET("/api/v1/apps/api/products")).response.status, 200);
 
     // Uninstall: 401 at once; the refresh token is dead too.
-    const installs = await merchant.client.get(`${merchant.base}/installations`);
+    const installs = await merchant.client.GET("/api/v1/dashboard/stores/{slug}/installations", {
+      params: { path: { slug: merchant.slug } },
+    });
     assert.deepEqual(
-      installs.data.map((i: { clientId: string; scopes: string[] }) => [i.clientId, i.scopes]),
+      installs.data!.data.map((i: { clientId: string; scopes: string[] }) => [i.clientId, i.scopes]),
       [[clientId, ["read_orders", "read_products"]]],
     );
-    const un = await merchant.client.delete(`${merchant.base}/installations/${clientId}`);
-    assert.equal(un.status, 200);
-    assert.equal((await api5.get(`${API}/products`)).status, 401);
-    assert.equal((await refresh(t5.refreshToken, newSecret)).status, 400);
-    assert.equal((await merchant.client.get(`${merchant.base}/installations`)).data.length, 0);
-    assert.equal((await merchant.client.delete(`${merchant.base}/installations/${clientId}`)).status, 404);
+    const un = await merchant.client.DELETE("/api/v1/dashboard/stores/{slug}/installations/{clientId}", {
+      params: { path: { slug: merchant.slug, clientId } },
+    });
+    assert.equal(un.response.status, 200);
+    assert.equal((await api5.GET("/api/v1/apps/api/products")).response.status, 401);
+    assert.equal((await refresh(t5.refreshToken, newSecret)).response.status, 400);
+    assert.equal(
+      (
+        await merchant.client.GET("/api/v1/dashboard/stores/{slug}/installations", {
+          params: { path: { slug: merchant.slug } },
+        })
+      ).data!.data.length,
+      0,
+    );
+    assert.equal(
+      (
+        await merchant.client.DELETE("/api/v1/dashboard/stores/{slug}/installations/{clientId}", {
+          params: { path: { slug: merchant.slug, clientId } },
+        })
+      ).response.status,
+      404,
+    );
 
     // Reinstall: a new installation works; old tokens stay dead.
     const fourth = await consent(merchant, clientId, ["read_products", "write_products"]);
@@ -210,22 +253,30 @@ describe("app integration: the whole life of an app", () => {
         clientId,
         clientSecret: newSecret,
       })
-    ).data;
-    const api6 = new Client(ctx.app, { authorization: `Bearer ${t6.accessToken}` });
-    assert.equal((await api6.get(`${API}/products`)).status, 200);
-    const created = await api6.post(`${API}/products`, { title: "From app", price: "9.99" });
-    assert.equal(created.status, 201);
-    assert.equal((await api5.get(`${API}/products`)).status, 401);
+    ).data!.data;
+    const api6 = apiClient(ctx.app, { headers: { authorization: `Bearer ${t6.accessToken}` } });
+    assert.equal((await api6.GET("/api/v1/apps/api/products")).response.status, 200);
+    const created = await api6.POST("/api/v1/apps/api/products", {
+      body: { title: "From app", price: "9.99" },
+    });
+    assert.equal(created.response.status, 201);
+    assert.equal((await api5.GET("/api/v1/apps/api/products")).response.status, 401);
   });
 
   it("answers a request without a token 401 before validating it", async () => {
-    const anonymous = new Client(ctx.app);
+    const anonymous = apiClient(ctx.app);
     for (const res of [
-      await anonymous.get(`${API}/products?limit=99999`),
-      await anonymous.request("POST", `${API}/products`, "not json", { "content-type": "text/plain" }),
-      await new Client(ctx.app, { authorization: "Bearer mpat_unknown" }).get(`${API}/orders?cursor=%%%`),
+      await anonymous.GET("/api/v1/apps/api/products", { params: { query: { limit: 99999 } } }),
+      await anonymous.POST("/api/v1/apps/api/products", {
+        ...rawBody("not json"),
+        headers: { "content-type": "text/plain" },
+      }),
+      await apiClient(ctx.app, { headers: { authorization: "Bearer mpat_unknown" } }).GET(
+        "/api/v1/apps/api/orders",
+        { params: { query: { cursor: "%%%" } } },
+      ),
     ]) {
-      assert.equal(res.status, 401);
+      assert.equal(res.response.status, 401);
       assert.equal(errorCode(res), "INVALID_TOKEN");
     }
   });
@@ -237,8 +288,10 @@ describe("app integration: the whole life of an app", () => {
       ["read_products", "read_customers"],
     );
     await consent(merchant, clientId, ["read_customers"]);
-    const installs = await merchant.client.get(`${merchant.base}/installations`);
-    assert.deepEqual(installs.data[0].scopes, ["read_customers", "read_products"]);
+    const installs = await merchant.client.GET("/api/v1/dashboard/stores/{slug}/installations", {
+      params: { path: { slug: merchant.slug } },
+    });
+    assert.deepEqual(installs.data!.data[0]!.scopes, ["read_customers", "read_products"]);
   });
 
   it("binds the code to client, redirect URI, store slug and PKCE", async () => {
@@ -269,10 +322,10 @@ describe("app integration: the whole life of an app", () => {
     ];
     for (const body of tries) {
       const res = await exchange(ctx.app, body);
-      assert.equal(res.status, 400, JSON.stringify(body));
+      assert.equal(res.response.status, 400, JSON.stringify(body));
       assert.equal(errorCode(res), "INVALID_GRANT");
     }
-    assert.equal((await exchange(ctx.app, base)).status, 200);
+    assert.equal((await exchange(ctx.app, base)).response.status, 200);
     ctx.clock.advance(0);
   });
 
@@ -288,14 +341,14 @@ describe("app integration: the whole life of an app", () => {
       clientId: a.clientId,
       clientSecret: a.clientSecret,
     });
-    assert.equal(res.status, 400);
+    assert.equal(res.response.status, 400);
     assert.equal(errorCode(res), "INVALID_GRANT");
   });
 
   it("refuses consent for unregistered scopes or redirect URIs, and redirects a denial", async () => {
     const a = await registerApp(ctx.app, ["read_products"]);
     const merchant = await merchantWithStore(ctx.app);
-    const base = {
+    const base: RequestBody<"/api/v1/dashboard/oauth/consent", "post"> = {
       clientId: a.clientId,
       redirectUri: REDIRECT,
       scopes: ["read_products"],
@@ -303,78 +356,112 @@ describe("app integration: the whole life of an app", () => {
       storeSlug: merchant.slug,
       approve: true,
     };
-    const wider = await merchant.client.post("/api/v1/dashboard/oauth/consent", {
-      ...base,
-      scopes: ["read_orders"],
+    const wider = await merchant.client.POST("/api/v1/dashboard/oauth/consent", {
+      body: {
+        ...base,
+        scopes: ["read_orders"],
+      },
     });
-    assert.match(wider.data.redirectTo, /error=invalid_scope/);
-    const badRedirect = await merchant.client.post("/api/v1/dashboard/oauth/consent", {
-      ...base,
-      redirectUri: "https://evil.example.com/cb",
+    assert.match(wider.data!.data.redirectTo, /error=invalid_scope/);
+    const badRedirect = await merchant.client.POST("/api/v1/dashboard/oauth/consent", {
+      body: {
+        ...base,
+        redirectUri: "https://evil.example.com/cb",
+      },
     });
-    assert.equal(badRedirect.status, 400);
-    assert.equal(badRedirect.body.data, undefined);
-    const denied = await merchant.client.post("/api/v1/dashboard/oauth/consent", { ...base, approve: false });
-    const url = new URL(denied.data.redirectTo);
+    assert.equal(badRedirect.response.status, 400);
+    assert.equal(badRedirect.data?.data, undefined);
+    const denied = await merchant.client.POST("/api/v1/dashboard/oauth/consent", {
+      body: { ...base, approve: false },
+    });
+    const url = new URL(denied.data!.data.redirectTo);
     assert.equal(url.searchParams.get("error"), "access_denied");
     assert.equal(url.searchParams.get("state"), "s");
     assert.equal(url.searchParams.get("code"), null);
     const notMine = await merchantWithStore(ctx.app);
-    const foreign = await merchant.client.post("/api/v1/dashboard/oauth/consent", {
-      ...base,
-      storeSlug: notMine.slug,
+    const foreign = await merchant.client.POST("/api/v1/dashboard/oauth/consent", {
+      body: {
+        ...base,
+        storeSlug: notMine.slug,
+      },
     });
-    assert.equal(foreign.status, 404);
+    assert.equal(foreign.response.status, 404);
   });
 
   it("shows a consent page with the scopes in plain words, and an error page for unknown clients", async () => {
     const a = await registerApp(ctx.app, ["read_products", "read_orders"], "Shelf <Sync>");
     const merchant = await merchantWithStore(ctx.app);
-    const q = new URLSearchParams({
+    const query = {
       client_id: a.clientId,
       redirect_uri: REDIRECT,
       response_type: "code",
       scope: "read_products read_orders",
       state: "x",
-    });
+    };
+    const q = new URLSearchParams(query);
     // A valid request leads to the dashboard's consent page, with the same query.
-    const anonymous = await new Client(ctx.app).get(`/api/v1/apps/authorize?${q}`);
-    assert.equal(anonymous.status, 302);
-    assert.equal(anonymous.headers.location, `/oauth/consent?${q}`);
-    const page = await merchant.client.get(`/oauth/consent?${q}`);
-    assert.equal(page.status, 200);
-    assert.equal(page.headers["x-frame-options"], "DENY");
-    assert.match(String(page.headers["content-security-policy"]), /frame-ancestors 'none'/);
+    const anonymous = await apiClient(ctx.app).GET("/api/v1/apps/authorize", {
+      params: { query },
+      querySerializer: formQuery,
+    });
+    assert.equal(anonymous.response.status, 302);
+    assert.equal(anonymous.response.headers.get("location"), `/oauth/consent?${q}`);
+    // The dashboard's page (HTML), not an operation of the document.
+    const page = await offDocumentRequest(merchant.client, "GET", `/oauth/consent?${q}`);
+    assert.equal(page.response.status, 200);
+    assert.equal(page.response.headers.get("x-frame-options"), "DENY");
+    assert.match(String(page.response.headers.get("content-security-policy")), /frame-ancestors 'none'/);
     // What the page shows comes from the request, read again by the merchant's session.
-    assert.equal((await new Client(ctx.app).get(`/api/v1/dashboard/oauth/consent?${q}`)).status, 401);
-    const request = await merchant.client.get(`/api/v1/dashboard/oauth/consent?${q}`);
-    assert.equal(request.status, 200);
-    assert.equal(request.data.app.name, "Shelf <Sync>");
-    assert.deepEqual(request.data.scopes.map((s: Json) => s.label).sort(), [
+    assert.equal(
+      (await apiClient(ctx.app).GET("/api/v1/dashboard/oauth/consent", { params: { query } })).response
+        .status,
+      401,
+    );
+    const request = await merchant.client.GET("/api/v1/dashboard/oauth/consent", { params: { query } });
+    assert.equal(request.response.status, 200);
+    assert.equal(request.data!.data.app.name, "Shelf <Sync>");
+    assert.deepEqual(request.data!.data.scopes.map((s) => s.label).sort(), [
       "See your orders, their items, totals, shipping addresses and tracking",
       "See your products and stock",
     ]);
-    assert.ok(request.data.stores.some((s: Json) => s.slug === merchant.slug));
-    const tampered = await merchant.client.get(
-      `/api/v1/dashboard/oauth/consent?${new URLSearchParams({ client_id: a.clientId, redirect_uri: "https://evil.example.com", response_type: "code", scope: "read_products" })}`,
-    );
-    assert.equal(tampered.status, 400);
-    const unknown = await merchant.client.get(
-      `/api/v1/apps/authorize?${new URLSearchParams({ client_id: "mpc_nope", redirect_uri: REDIRECT, scope: "read_products" })}`,
-    );
-    assert.equal(unknown.status, 400);
-    assert.equal(unknown.headers.location, undefined);
-    const badUri = await merchant.client.get(
-      `/api/v1/apps/authorize?${new URLSearchParams({ client_id: a.clientId, redirect_uri: "https://evil.example.com", scope: "read_products" })}`,
-    );
-    assert.equal(badUri.status, 400);
-    assert.equal(badUri.headers.location, undefined);
-    const badScope = await merchant.client.get(
-      `/api/v1/apps/authorize?${new URLSearchParams({ client_id: a.clientId, redirect_uri: REDIRECT, response_type: "code", scope: "write_products", state: "z" })}`,
-    );
-    assert.equal(badScope.status, 302);
+    assert.ok(request.data!.data.stores.some((s) => s.slug === merchant.slug));
+    const tampered = await merchant.client.GET("/api/v1/dashboard/oauth/consent", {
+      params: {
+        query: {
+          client_id: a.clientId,
+          redirect_uri: "https://evil.example.com",
+          response_type: "code",
+          scope: "read_products",
+        },
+      },
+    });
+    assert.equal(tampered.response.status, 400);
+    const unknown = await merchant.client.GET("/api/v1/apps/authorize", {
+      params: { query: { client_id: "mpc_nope", redirect_uri: REDIRECT, scope: "read_products" } },
+    });
+    assert.equal(unknown.response.status, 400);
+    assert.equal(unknown.response.headers.get("location"), null);
+    const badUri = await merchant.client.GET("/api/v1/apps/authorize", {
+      params: {
+        query: { client_id: a.clientId, redirect_uri: "https://evil.example.com", scope: "read_products" },
+      },
+    });
+    assert.equal(badUri.response.status, 400);
+    assert.equal(badUri.response.headers.get("location"), null);
+    const badScope = await merchant.client.GET("/api/v1/apps/authorize", {
+      params: {
+        query: {
+          client_id: a.clientId,
+          redirect_uri: REDIRECT,
+          response_type: "code",
+          scope: "write_products",
+          state: "z",
+        },
+      },
+    });
+    assert.equal(badScope.response.status, 302);
     assert.match(
-      String(badScope.headers.location),
+      String(badScope.response.headers.get("location")),
       /^https:\/\/app\.example\.com\/oauth\/callback\?error=invalid_scope/,
     );
   });
@@ -390,9 +477,9 @@ describe("app integration: the whole life of an app", () => {
         clientId: a.clientId,
         clientSecret: "wrong",
       };
-      for (let i = 0; i < 3; i++) assert.equal((await exchange(local.app, body)).status, 401);
+      for (let i = 0; i < 3; i++) assert.equal((await exchange(local.app, body)).response.status, 401);
       const blocked = await exchange(local.app, { ...body, clientSecret: a.clientSecret });
-      assert.equal(blocked.status, 429);
+      assert.equal(blocked.response.status, 429);
       assert.equal(errorCode(blocked), "RATE_LIMITED");
     } finally {
       await local.close();

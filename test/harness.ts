@@ -176,6 +176,19 @@ export function rawBody(text: string): { body: never; bodySerializer: (body: unk
   return { body: text as never, bodySerializer: () => text };
 }
 
+/**
+ * Serializes a call's query as a browser's form does (`+` for a space, URLSearchParams), where a test
+ * compares the query the server echoes with the one it sent:
+ * `client.GET(path, { params: { query }, querySerializer: formQuery })`.
+ */
+export function formQuery(query: Record<string, unknown>): string {
+  return new URLSearchParams(
+    Object.entries(query)
+      .filter(([, v]) => v !== undefined)
+      .map(([k, v]): [string, string] => [k, String(v)]),
+  ).toString();
+}
+
 /** A session cookie kept between requests, like a browser's: shared by clients made with the same jar. */
 export interface CookieJar {
   cookie: string | undefined;
@@ -232,8 +245,10 @@ export function offDocumentRequest(
 ): Promise<Answer> {
   // openapi-fetch's own untyped entry: `request` takes any method and URL at run time.
   const request = client.request as unknown as (method: string, url: string, init: object) => Promise<Answer>;
+  // Read as text: what answers there need not be JSON (a page, a redirect); `text()` has it.
   return request(method, url, {
     headers: init.headers,
+    parseAs: "text",
     ...(init.body !== undefined ? rawBody(init.body) : {}),
   });
 }
