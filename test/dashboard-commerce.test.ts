@@ -1,7 +1,16 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { createTestContext, outbox, type TestContext } from "./harness.ts";
-import { errorCode, merchantWithStore } from "./legacy-client.ts";
+import {
+  createTestContext,
+  detailsOf,
+  errorCode,
+  fieldErrors,
+  merchantWithStore,
+  offDocument,
+  outbox,
+  type RequestBody,
+  type TestContext,
+} from "./harness.ts";
 
 describe("dashboard: stores, products, customers, orders and their events", () => {
   let ctx: TestContext;
@@ -15,57 +24,133 @@ describe("dashboard: stores, products, customers, orders and their events", () =
     const b = await merchantWithStore(ctx.app);
     assert.match(a.store.id, /^store_/);
     assert.equal(a.store.currency, "USD");
-    const taken = await b.client.post("/api/v1/dashboard/stores", { name: "Copy", slug: a.slug });
-    assert.equal(taken.status, 409);
+    const taken = await b.client.POST("/api/v1/dashboard/stores", { body: { name: "Copy", slug: a.slug } });
+    assert.equal(taken.response.status, 409);
     assert.equal(errorCode(taken), "CONFLICT");
-    const list = await b.client.get("/api/v1/dashboard/stores");
+    const list = await b.client.GET("/api/v1/dashboard/stores");
     assert.deepEqual(
-      list.data.map((s: { slug: string }) => s.slug),
+      list.data!.data.map((s) => s.slug),
       [b.slug],
     );
-    for (const path of [a.base, `${a.base}/products`, `${a.base}/orders`, `${a.base}/customers`]) {
-      const res = await b.client.get(path);
-      assert.equal(res.status, 404, path);
+    const inA = { params: { path: { slug: a.slug } } };
+    for (const [path, read] of [
+      [a.base, () => b.client.GET("/api/v1/dashboard/stores/{slug}", inA)],
+      [`${a.base}/products`, () => b.client.GET("/api/v1/dashboard/stores/{slug}/products", inA)],
+      [`${a.base}/orders`, () => b.client.GET("/api/v1/dashboard/stores/{slug}/orders", inA)],
+      [`${a.base}/customers`, () => b.client.GET("/api/v1/dashboard/stores/{slug}/customers", inA)],
+    ] as const) {
+      const res = await read();
+      assert.equal(res.response.status, 404, path);
       assert.equal(errorCode(res), "NOT_FOUND");
     }
-    const write = await b.client.post(`${a.base}/products`, { title: "Intruder", price: "1.00" });
-    assert.equal(write.status, 404);
-    const bad = await b.client.post("/api/v1/dashboard/stores", { name: "X", slug: "Not A Slug" });
-    assert.equal(bad.status, 400);
-    assert.equal(bad.body.error.details[0].field, "slug");
+    const write = await b.client.POST("/api/v1/dashboard/stores/{slug}/products", {
+      params: { path: { slug: a.slug } },
+      body: { title: "Intruder", price: "1.00" },
+    });
+    assert.equal(write.response.status, 404);
+    const bad = await b.client.POST("/api/v1/dashboard/stores", { body: { name: "X", slug: "Not A Slug" } });
+    assert.equal(bad.response.status, 400);
+    assert.equal(fieldErrors(bad)[0]!.field, "slug");
   });
 
   it("runs the product life cycle with exact money and writes one event per change", async () => {
     const m = await merchantWithStore(ctx.app);
-    const created = await m.client.post(`${m.base}/products`, {
-      title: "Mug",
-      price: "12.5",
-      sku: "MUG-1",
-      stock: 3,
-      description: "Stoneware",
+    const created = await m.client.POST("/api/v1/dashboard/stores/{slug}/products", {
+      params: { path: { slug: m.slug } },
+      body: {
+        title: "Mug",
+        price: "12.5",
+        sku: "MUG-1",
+        stock: 3,
+        description: "Stoneware",
+      },
     });
-    assert.equal(created.status, 201);
-    assert.equal(created.data.price, "12.50");
-    assert.equal(created.data.currency, "USD");
-    assert.match(created.data.id, /^prod_/);
-    const id = created.data.id;
+    assert.equal(created.response.status, 201);
+    assert.equal(created.data!.data.price, "12.50");
+    assert.equal(created.data!.data.currency, "USD");
+    assert.match(created.data!.data.id, /^prod_/);
+    const id = created.data!.data.id;
     assert.equal(
-      (await m.client.post(`${m.base}/products`, { title: "Dup", price: "1", sku: "MUG-1" })).status,
+      (
+        await m.client.POST("/api/v1/dashboard/stores/{slug}/products", {
+          params: { path: { slug: m.slug } },
+          body: { title: "Dup", price: "1", sku: "MUG-1" },
+        })
+      ).response.status,
       409,
     );
-    assert.equal((await m.client.post(`${m.base}/products`, { title: "Bad", price: "1.999" })).status, 400);
-    assert.equal((await m.client.post(`${m.base}/products`, { title: "Bad", price: 12.5 })).status, 400);
-    const patched = await m.client.patch(`${m.base}/products/${id}`, { price: "13.00", status: "draft" });
-    assert.equal(patched.status, 200);
-    assert.equal(patched.data.price, "13.00");
-    assert.equal(patched.data.status, "draft");
-    const noop = await m.client.patch(`${m.base}/products/${id}`, { price: "13" });
-    assert.equal(noop.status, 200);
-    assert.equal((await m.client.patch(`${m.base}/products/${id}`, {})).status, 400);
-    assert.equal((await m.client.get(`${m.base}/products/${id}`)).data.title, "Mug");
-    assert.equal((await m.client.delete(`${m.base}/products/${id}`)).status, 200);
-    assert.equal((await m.client.get(`${m.base}/products/${id}`)).status, 404);
-    assert.equal((await m.client.delete(`${m.base}/products/${id}`)).status, 404);
+    assert.equal(
+      (
+        await m.client.POST("/api/v1/dashboard/stores/{slug}/products", {
+          params: { path: { slug: m.slug } },
+          body: { title: "Bad", price: "1.999" },
+        })
+      ).response.status,
+      400,
+    );
+    assert.equal(
+      (
+        await m.client.POST("/api/v1/dashboard/stores/{slug}/products", {
+          params: { path: { slug: m.slug } },
+          // A number where the document has a string.
+          body: offDocument({ title: "Bad", price: 12.5 }),
+        })
+      ).response.status,
+      400,
+    );
+    const patched = await m.client.PATCH("/api/v1/dashboard/stores/{slug}/products/{id}", {
+      params: { path: { slug: m.slug, id } },
+      body: { price: "13.00", status: "draft" },
+    });
+    assert.equal(patched.response.status, 200);
+    assert.equal(patched.data!.data.price, "13.00");
+    assert.equal(patched.data!.data.status, "draft");
+    const noop = await m.client.PATCH("/api/v1/dashboard/stores/{slug}/products/{id}", {
+      params: { path: { slug: m.slug, id } },
+      body: { price: "13" },
+    });
+    assert.equal(noop.response.status, 200);
+    assert.equal(
+      (
+        await m.client.PATCH("/api/v1/dashboard/stores/{slug}/products/{id}", {
+          params: { path: { slug: m.slug, id } },
+          body: {},
+        })
+      ).response.status,
+      400,
+    );
+    assert.equal(
+      (
+        await m.client.GET("/api/v1/dashboard/stores/{slug}/products/{id}", {
+          params: { path: { slug: m.slug, id } },
+        })
+      ).data!.data.title,
+      "Mug",
+    );
+    assert.equal(
+      (
+        await m.client.DELETE("/api/v1/dashboard/stores/{slug}/products/{id}", {
+          params: { path: { slug: m.slug, id } },
+        })
+      ).response.status,
+      200,
+    );
+    assert.equal(
+      (
+        await m.client.GET("/api/v1/dashboard/stores/{slug}/products/{id}", {
+          params: { path: { slug: m.slug, id } },
+        })
+      ).response.status,
+      404,
+    );
+    assert.equal(
+      (
+        await m.client.DELETE("/api/v1/dashboard/stores/{slug}/products/{id}", {
+          params: { path: { slug: m.slug, id } },
+        })
+      ).response.status,
+      404,
+    );
     const events = await outbox(ctx.platform, m.store.id);
     assert.deepEqual(
       events.map((e) => e.topic),
@@ -79,87 +164,170 @@ describe("dashboard: stores, products, customers, orders and their events", () =
     const m = await merchantWithStore(ctx.app);
     const ids: string[] = [];
     for (let i = 0; i < 7; i++) {
-      ids.push((await m.client.post(`${m.base}/products`, { title: `P${i}`, price: "1" })).data.id);
+      ids.push(
+        (
+          await m.client.POST("/api/v1/dashboard/stores/{slug}/products", {
+            params: { path: { slug: m.slug } },
+            body: { title: `P${i}`, price: "1" },
+          })
+        ).data!.data.id,
+      );
     }
     const seen: string[] = [];
+    const page = (cursor: string | undefined) =>
+      m.client.GET("/api/v1/dashboard/stores/{slug}/products", {
+        params: { path: { slug: m.slug }, query: { limit: 3, cursor } },
+      });
     let cursor: string | null = null;
     do {
-      const res = await m.client.get(`${m.base}/products?limit=3${cursor ? `&cursor=${cursor}` : ""}`);
-      assert.equal(res.status, 200);
-      assert.ok(res.data.length <= 3);
-      seen.push(...res.data.map((p: { id: string }) => p.id));
-      cursor = res.body.meta.nextCursor;
+      const res = await page(cursor ?? undefined);
+      assert.equal(res.response.status, 200);
+      assert.ok(res.data!.data.length <= 3);
+      seen.push(...res.data!.data.map((p) => p.id));
+      cursor = res.data!.meta.nextCursor;
     } while (cursor);
     assert.deepEqual(seen, [...ids].reverse());
-    const junk = await m.client.get(`${m.base}/products?cursor=not-a-cursor`);
-    assert.equal(junk.status, 400);
-    assert.equal(junk.body.error.details[0].field, "cursor");
-    assert.equal((await m.client.get(`${m.base}/products?limit=251`)).status, 400);
+    const junk = await m.client.GET("/api/v1/dashboard/stores/{slug}/products", {
+      params: { path: { slug: m.slug }, query: { cursor: "not-a-cursor" } },
+    });
+    assert.equal(junk.response.status, 400);
+    assert.equal(fieldErrors(junk)[0]!.field, "cursor");
+    assert.equal(
+      (
+        await m.client.GET("/api/v1/dashboard/stores/{slug}/products", {
+          params: { path: { slug: m.slug }, query: { limit: 251 } },
+        })
+      ).response.status,
+      400,
+    );
     // updatedSince switches to oldest-change-first, for incremental sync.
-    await m.client.patch(`${m.base}/products/${ids[0]}`, { title: "changed" });
-    const since = await m.client.get(`${m.base}/products?updatedSince=2000-01-01T00:00:00Z&limit=250`);
-    assert.equal(since.data.at(-1).id, ids[0]);
+    await m.client.PATCH("/api/v1/dashboard/stores/{slug}/products/{id}", {
+      params: { path: { slug: m.slug, id: ids[0]! } },
+      body: { title: "changed" },
+    });
+    const since = await m.client.GET("/api/v1/dashboard/stores/{slug}/products", {
+      params: { path: { slug: m.slug }, query: { updatedSince: "2000-01-01T00:00:00Z", limit: 250 } },
+    });
+    assert.equal(since.data!.data.at(-1)!.id, ids[0]);
   });
 
   it("creates customers with per-store unique e-mails", async () => {
     const m = await merchantWithStore(ctx.app);
     const other = await merchantWithStore(ctx.app);
-    const c = await m.client.post(`${m.base}/customers`, { email: "Same@Example.com", firstName: "Sam" });
-    assert.equal(c.status, 201);
-    assert.match(c.data.id, /^cus_/);
+    const c = await m.client.POST("/api/v1/dashboard/stores/{slug}/customers", {
+      params: { path: { slug: m.slug } },
+      body: { email: "Same@Example.com", firstName: "Sam" },
+    });
+    assert.equal(c.response.status, 201);
+    assert.match(c.data!.data.id, /^cus_/);
     assert.equal(
-      (await m.client.post(`${m.base}/customers`, { email: "same@example.com", firstName: "Dup" })).status,
+      (
+        await m.client.POST("/api/v1/dashboard/stores/{slug}/customers", {
+          params: { path: { slug: m.slug } },
+          body: { email: "same@example.com", firstName: "Dup" },
+        })
+      ).response.status,
       409,
     );
     assert.equal(
-      (await other.client.post(`${other.base}/customers`, { email: "same@example.com", firstName: "Ok" }))
-        .status,
+      (
+        await other.client.POST("/api/v1/dashboard/stores/{slug}/customers", {
+          params: { path: { slug: other.slug } },
+          body: { email: "same@example.com", firstName: "Ok" },
+        })
+      ).response.status,
       201,
     );
-    assert.equal((await m.client.get(`${m.base}/customers/${c.data.id}`)).data.firstName, "Sam");
-    assert.equal((await other.client.get(`${other.base}/customers/${c.data.id}`)).status, 404);
-    assert.equal((await m.client.get(`${m.base}/customers`)).data.length, 1);
+    assert.equal(
+      (
+        await m.client.GET("/api/v1/dashboard/stores/{slug}/customers/{id}", {
+          params: { path: { slug: m.slug, id: c.data!.data.id } },
+        })
+      ).data!.data.firstName,
+      "Sam",
+    );
+    assert.equal(
+      (
+        await other.client.GET("/api/v1/dashboard/stores/{slug}/customers/{id}", {
+          params: { path: { slug: other.slug, id: c.data!.data.id } },
+        })
+      ).response.status,
+      404,
+    );
+    assert.equal(
+      (
+        await m.client.GET("/api/v1/dashboard/stores/{slug}/customers", {
+          params: { path: { slug: m.slug } },
+        })
+      ).data!.data.length,
+      1,
+    );
   });
 
   it("computes order totals, takes and returns stock, and enforces the status machine", async () => {
     const m = await merchantWithStore(ctx.app);
-    const shirt = (await m.client.post(`${m.base}/products`, { title: "Shirt", price: "19.99", stock: 5 }))
-      .data;
-    const mug = (await m.client.post(`${m.base}/products`, { title: "Mug", price: "7.25", stock: 1 })).data;
+    const shirt = (
+      await m.client.POST("/api/v1/dashboard/stores/{slug}/products", {
+        params: { path: { slug: m.slug } },
+        body: { title: "Shirt", price: "19.99", stock: 5 },
+      })
+    ).data!.data;
+    const mug = (
+      await m.client.POST("/api/v1/dashboard/stores/{slug}/products", {
+        params: { path: { slug: m.slug } },
+        body: { title: "Mug", price: "7.25", stock: 1 },
+      })
+    ).data!.data;
     const draft = (
-      await m.client.post(`${m.base}/products`, { title: "Draft", price: "1", stock: 9, status: "draft" })
-    ).data;
-    const customer = (await m.client.post(`${m.base}/customers`, { email: "c@example.com", firstName: "C" }))
-      .data;
+      await m.client.POST("/api/v1/dashboard/stores/{slug}/products", {
+        params: { path: { slug: m.slug } },
+        body: { title: "Draft", price: "1", stock: 9, status: "draft" },
+      })
+    ).data!.data;
+    const customer = (
+      await m.client.POST("/api/v1/dashboard/stores/{slug}/customers", {
+        params: { path: { slug: m.slug } },
+        body: { email: "c@example.com", firstName: "C" },
+      })
+    ).data!.data;
     const before = (await outbox(ctx.platform, m.store.id)).length;
 
-    const short = await m.client.post(`${m.base}/orders`, {
-      customerId: customer.id,
-      lineItems: [{ productId: mug.id, quantity: 2 }],
+    const short = await m.client.POST("/api/v1/dashboard/stores/{slug}/orders", {
+      params: { path: { slug: m.slug } },
+      body: {
+        customerId: customer.id,
+        lineItems: [{ productId: mug.id, quantity: 2 }],
+      },
     });
-    assert.equal(short.status, 409);
-    const inactive = await m.client.post(`${m.base}/orders`, {
-      customerId: customer.id,
-      lineItems: [{ productId: draft.id, quantity: 1 }],
+    assert.equal(short.response.status, 409);
+    const inactive = await m.client.POST("/api/v1/dashboard/stores/{slug}/orders", {
+      params: { path: { slug: m.slug } },
+      body: {
+        customerId: customer.id,
+        lineItems: [{ productId: draft.id, quantity: 1 }],
+      },
     });
-    assert.equal(inactive.status, 400);
+    assert.equal(inactive.response.status, 400);
     assert.equal((await outbox(ctx.platform, m.store.id)).length, before, "failed orders write no event");
 
-    const order = await m.client.post(`${m.base}/orders`, {
-      customerId: customer.id,
-      lineItems: [
-        { productId: shirt.id, quantity: 2 },
-        { productId: mug.id, quantity: 1 },
-      ],
-      note: "gift wrap",
+    const order = await m.client.POST("/api/v1/dashboard/stores/{slug}/orders", {
+      params: { path: { slug: m.slug } },
+      body: {
+        customerId: customer.id,
+        lineItems: [
+          { productId: shirt.id, quantity: 2 },
+          { productId: mug.id, quantity: 1 },
+        ],
+        note: "gift wrap",
+      },
     });
-    assert.equal(order.status, 201);
-    assert.equal(order.data.status, "pending");
-    assert.equal(order.data.subtotal, "47.23");
-    assert.equal(order.data.total, "47.23");
-    assert.equal(order.data.number, 1001);
+    assert.equal(order.response.status, 201);
+    assert.equal(order.data!.data.status, "pending");
+    assert.equal(order.data!.data.subtotal, "47.23");
+    assert.equal(order.data!.data.total, "47.23");
+    assert.equal(order.data!.data.number, 1001);
     assert.deepEqual(
-      order.data.lineItems.map((li: { title: string; unitPrice: string; total: string }) => [
+      order.data!.data.lineItems.map((li: { title: string; unitPrice: string; total: string }) => [
         li.title,
         li.unitPrice,
         li.total,
@@ -169,37 +337,65 @@ describe("dashboard: stores, products, customers, orders and their events", () =
         ["Mug", "7.25", "7.25"],
       ],
     );
-    assert.equal((await m.client.get(`${m.base}/products/${shirt.id}`)).data.stock, 3);
-    const id = order.data.id;
-    const move = (status: string) => m.client.post(`${m.base}/orders/${id}/status`, { status });
+    assert.equal(
+      (
+        await m.client.GET("/api/v1/dashboard/stores/{slug}/products/{id}", {
+          params: { path: { slug: m.slug, id: shirt.id } },
+        })
+      ).data!.data.stock,
+      3,
+    );
+    const id = order.data!.data.id;
+    const move = (
+      status: RequestBody<"/api/v1/dashboard/stores/{slug}/orders/{id}/status", "post">["status"],
+    ) =>
+      m.client.POST("/api/v1/dashboard/stores/{slug}/orders/{id}/status", {
+        params: { path: { slug: m.slug, id } },
+        body: { status },
+      });
 
     const skip = await move("shipped");
-    assert.equal(skip.status, 409);
-    assert.deepEqual(skip.body.error.details.allowed, ["paid", "cancelled"]);
-    assert.equal((await move("paid")).data.status, "paid");
-    assert.equal((await move("paid")).status, 409);
-    assert.equal((await move("confirmed")).status, 200);
+    assert.equal(skip.response.status, 409);
+    assert.deepEqual(detailsOf(skip).allowed, ["paid", "cancelled"]);
+    assert.equal((await move("paid")).data!.data.status, "paid");
+    assert.equal((await move("paid")).response.status, 409);
+    assert.equal((await move("confirmed")).response.status, 200);
     const cancelled = await move("cancelled");
-    assert.equal(cancelled.data.status, "cancelled");
+    assert.equal(cancelled.data!.data.status, "cancelled");
     assert.equal(
-      (await m.client.get(`${m.base}/products/${shirt.id}`)).data.stock,
+      (
+        await m.client.GET("/api/v1/dashboard/stores/{slug}/products/{id}", {
+          params: { path: { slug: m.slug, id: shirt.id } },
+        })
+      ).data!.data.stock,
       5,
       "stock returned on cancel",
     );
-    assert.equal((await move("pending")).status, 409);
-    assert.equal((await move("bogus")).status, 400);
+    assert.equal((await move("pending")).response.status, 409);
+    assert.equal((await move(offDocument("bogus"))).response.status, 400);
 
-    const second = await m.client.post(`${m.base}/orders`, {
-      customerId: customer.id,
-      lineItems: [{ productId: shirt.id, quantity: 1 }],
+    const second = await m.client.POST("/api/v1/dashboard/stores/{slug}/orders", {
+      params: { path: { slug: m.slug } },
+      body: {
+        customerId: customer.id,
+        lineItems: [{ productId: shirt.id, quantity: 1 }],
+      },
     });
-    assert.equal(second.data.number, 1002);
-    for (const status of ["paid", "confirmed", "shipped", "delivered"]) {
-      const res = await m.client.post(`${m.base}/orders/${second.data.id}/status`, { status });
-      assert.equal(res.status, 200, status);
+    assert.equal(second.data!.data.number, 1002);
+    for (const status of ["paid", "confirmed", "shipped", "delivered"] as const) {
+      const res = await m.client.POST("/api/v1/dashboard/stores/{slug}/orders/{id}/status", {
+        params: { path: { slug: m.slug, id: second.data!.data.id } },
+        body: { status },
+      });
+      assert.equal(res.response.status, 200, status);
     }
     assert.equal(
-      (await m.client.post(`${m.base}/orders/${second.data.id}/status`, { status: "cancelled" })).status,
+      (
+        await m.client.POST("/api/v1/dashboard/stores/{slug}/orders/{id}/status", {
+          params: { path: { slug: m.slug, id: second.data!.data.id } },
+          body: { status: "cancelled" },
+        })
+      ).response.status,
       409,
     );
 
@@ -220,10 +416,12 @@ describe("dashboard: stores, products, customers, orders and their events", () =
       "order.shipped",
       "order.delivered",
     ]);
-    const list = await m.client.get(`${m.base}/orders?status=delivered`);
+    const list = await m.client.GET("/api/v1/dashboard/stores/{slug}/orders", {
+      params: { path: { slug: m.slug }, query: { status: "delivered" } },
+    });
     assert.deepEqual(
-      list.data.map((o: { id: string }) => o.id),
-      [second.data.id],
+      list.data!.data.map((o: { id: string }) => o.id),
+      [second.data!.data.id],
     );
   });
 
@@ -231,50 +429,106 @@ describe("dashboard: stores, products, customers, orders and their events", () =
     const m = await merchantWithStore(ctx.app);
     const other = await merchantWithStore(ctx.app);
     const foreign = (
-      await other.client.post(`${other.base}/customers`, { email: "f@example.com", firstName: "F" })
-    ).data;
-    const p = (await m.client.post(`${m.base}/products`, { title: "P", price: "1", stock: 10 })).data;
-    const foreignCustomer = await m.client.post(`${m.base}/orders`, {
-      customerId: foreign.id,
-      lineItems: [{ productId: p.id, quantity: 1 }],
+      await other.client.POST("/api/v1/dashboard/stores/{slug}/customers", {
+        params: { path: { slug: other.slug } },
+        body: { email: "f@example.com", firstName: "F" },
+      })
+    ).data!.data;
+    const p = (
+      await m.client.POST("/api/v1/dashboard/stores/{slug}/products", {
+        params: { path: { slug: m.slug } },
+        body: { title: "P", price: "1", stock: 10 },
+      })
+    ).data!.data;
+    const foreignCustomer = await m.client.POST("/api/v1/dashboard/stores/{slug}/orders", {
+      params: { path: { slug: m.slug } },
+      body: {
+        customerId: foreign.id,
+        lineItems: [{ productId: p.id, quantity: 1 }],
+      },
     });
-    assert.equal(foreignCustomer.status, 400);
-    assert.equal(foreignCustomer.body.error.details[0].field, "customerId");
-    const mine = (await m.client.post(`${m.base}/customers`, { email: "m@example.com", firstName: "M" }))
-      .data;
-    const dup = await m.client.post(`${m.base}/orders`, {
-      customerId: mine.id,
-      lineItems: [
-        { productId: p.id, quantity: 1 },
-        { productId: p.id, quantity: 2 },
-      ],
+    assert.equal(foreignCustomer.response.status, 400);
+    assert.equal(fieldErrors(foreignCustomer)[0]!.field, "customerId");
+    const mine = (
+      await m.client.POST("/api/v1/dashboard/stores/{slug}/customers", {
+        params: { path: { slug: m.slug } },
+        body: { email: "m@example.com", firstName: "M" },
+      })
+    ).data!.data;
+    const dup = await m.client.POST("/api/v1/dashboard/stores/{slug}/orders", {
+      params: { path: { slug: m.slug } },
+      body: {
+        customerId: mine.id,
+        lineItems: [
+          { productId: p.id, quantity: 1 },
+          { productId: p.id, quantity: 2 },
+        ],
+      },
     });
-    assert.equal(dup.status, 400);
+    assert.equal(dup.response.status, 400);
     assert.equal(
-      (await m.client.post(`${m.base}/orders`, { customerId: mine.id, lineItems: [] })).status,
+      (
+        await m.client.POST("/api/v1/dashboard/stores/{slug}/orders", {
+          params: { path: { slug: m.slug } },
+          body: { customerId: mine.id, lineItems: [] },
+        })
+      ).response.status,
       400,
     );
-    assert.equal((await m.client.get(`${m.base}/orders/ord_doesnotexist`)).status, 400);
-    assert.equal((await m.client.get(`${m.base}/orders/ord_${"a".repeat(22)}`)).status, 404);
+    assert.equal(
+      (
+        await m.client.GET("/api/v1/dashboard/stores/{slug}/orders/{id}", {
+          params: { path: { slug: m.slug, id: "ord_doesnotexist" } },
+        })
+      ).response.status,
+      400,
+    );
+    assert.equal(
+      (
+        await m.client.GET("/api/v1/dashboard/stores/{slug}/orders/{id}", {
+          params: { path: { slug: m.slug, id: `ord_${"a".repeat(22)}` } },
+        })
+      ).response.status,
+      404,
+    );
   });
 
   it("writes no event for reads or rejected writes, and sells the last unit once under concurrency", async () => {
     const m = await merchantWithStore(ctx.app);
-    const p = (await m.client.post(`${m.base}/products`, { title: "Last one", price: "5", stock: 1 })).data;
-    const c = (await m.client.post(`${m.base}/customers`, { email: "x@example.com", firstName: "X" })).data;
+    const p = (
+      await m.client.POST("/api/v1/dashboard/stores/{slug}/products", {
+        params: { path: { slug: m.slug } },
+        body: { title: "Last one", price: "5", stock: 1 },
+      })
+    ).data!.data;
+    const c = (
+      await m.client.POST("/api/v1/dashboard/stores/{slug}/customers", {
+        params: { path: { slug: m.slug } },
+        body: { email: "x@example.com", firstName: "X" },
+      })
+    ).data!.data;
     const before = (await outbox(ctx.platform, m.store.id)).length;
-    await m.client.get(`${m.base}/products`);
-    await m.client.get(`${m.base}/products/${p.id}`);
-    await m.client.post(`${m.base}/products`, { title: "" });
+    await m.client.GET("/api/v1/dashboard/stores/{slug}/products", { params: { path: { slug: m.slug } } });
+    await m.client.GET("/api/v1/dashboard/stores/{slug}/products/{id}", {
+      params: { path: { slug: m.slug, id: p.id } },
+    });
+    await m.client.POST("/api/v1/dashboard/stores/{slug}/products", {
+      params: { path: { slug: m.slug } },
+      // No price, an empty title: refused.
+      body: offDocument({ title: "" }),
+    });
     const results = await Promise.all(
       Array.from({ length: 8 }, () =>
-        m.client.post(`${m.base}/orders`, {
-          customerId: c.id,
-          lineItems: [{ productId: p.id, quantity: 1 }],
+        m.client.POST("/api/v1/dashboard/stores/{slug}/orders", {
+          params: { path: { slug: m.slug } },
+          body: {
+            customerId: c.id,
+            lineItems: [{ productId: p.id, quantity: 1 }],
+          },
         }),
       ),
     );
-    assert.deepEqual(results.map((r) => r.status).sort(), [201, 409, 409, 409, 409, 409, 409, 409]);
+    assert.deepEqual(results.map((r) => r.response.status).sort(), [201, 409, 409, 409, 409, 409, 409, 409]);
     const topics = (await outbox(ctx.platform, m.store.id)).slice(before).map((e) => e.topic);
     assert.deepEqual(topics, ["product.updated", "order.created"]);
   });
