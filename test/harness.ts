@@ -384,9 +384,15 @@ export function ok<A extends Answer>(res: A, status = 200): NonNullable<A["data"
   return res.data as NonNullable<A["data"]>;
 }
 
-/** The JSON request body of an operation, as the document types it. */
-export type RequestBody<P extends keyof paths, M extends keyof paths[P]> = JsonBodyOf<paths[P][M]>;
-type JsonBodyOf<Op> = Op extends { requestBody?: { content: { "application/json": infer B } } } ? B : never;
+/** The request body of an operation (JSON, or a form for the standard OAuth endpoints), as the document types it. */
+export type RequestBody<P extends keyof paths, M extends keyof paths[P]> = BodyOf<paths[P][M]>;
+type BodyOf<Op> = Op extends { requestBody?: { content: infer C } }
+  ? C extends { "application/json": infer B }
+    ? B
+    : C extends { "application/x-www-form-urlencoded": infer F }
+      ? F
+      : never
+  : never;
 
 /** The `data` of an operation's success answer (its 200 or 201), as the document types it. */
 export type ResponseData<P extends keyof paths, M extends keyof paths[P]> = paths[P][M] extends {
@@ -412,11 +418,11 @@ export function ofType<T extends { type: string }, K extends T["type"]>(item: T,
 export type EventName = keyof webhooks;
 
 /** A webhook's body as the document's `webhooks` section declares it (any event's, by default). */
-export type EventBody<E extends EventName = EventName> = JsonBodyOf<webhooks[E]["post"]>;
+export type EventBody<E extends EventName = EventName> = BodyOf<webhooks[E]["post"]>;
 
 /** A webhook event's `data` as the document's `webhooks` section declares it (the outbox's payload). */
 export type EventData<E extends EventName> =
-  JsonBodyOf<webhooks[E]["post"]> extends { data: infer D } ? D : never;
+  BodyOf<webhooks[E]["post"]> extends { data: infer D } ? D : never;
 
 /** A scope an app asks for, from the document's closed list. */
 export type Scope = RequestBody<"/api/v1/dashboard/apps", "post">["scopes"][number];
