@@ -9,16 +9,18 @@ import { Webhook as StandardWebhook } from "standardwebhooks";
 import { Webhook as SvixWebhook } from "svix";
 import { run } from "../packages/cli/src/commands.ts";
 import { createSecretBox, parseSecretsKey } from "../src/lib/secret-box.ts";
-import { REDIRECT } from "./apps-harness.ts";
+import { consent, exchange, installedApp, REDIRECT } from "./apps-harness.ts";
 import {
-  Client,
-  consent,
+  type Api,
+  apiClient,
+  detailsOf,
+  type EventBody,
   errorCode,
-  exchange,
-  installedApp,
-  type Json,
   merchantWithStore,
-} from "./legacy-client.ts";
+  type RequestBody,
+  type Scope,
+  text,
+} from "./harness.ts";
 import { type Received, startReceiver } from "./receiver.ts";
 import { createWebhookContext, waitUntil } from "./webhooks-harness.ts";
 
@@ -30,7 +32,7 @@ import { createWebhookContext, waitUntil } from "./webhooks-harness.ts";
  * one for the overlap, then with the new one only. Real HTTPS receivers, the real worker.
  */
 
-const ALL = ["read_products", "write_products", "read_orders", "read_customers", "manage_webhooks"];
+const ALL: Scope[] = ["read_products", "write_products", "read_orders", "read_customers", "manage_webhooks"];
 const SECRETS_KEY = randomBytes(32).toString("base64");
 const DAY_MS = 86_400_000;
 
@@ -115,13 +117,19 @@ describe("Standard Webhooks signatures on every delivery, verified by the stock 
     assert.match(String(got.headers["x-webhook-signature"]), /^[0-9a-f]{64}$/, "the spec's header unchanged");
   }
 
-  async function subscribe(inst: Awaited<ReturnType<typeof installedApp>>, eventName: string, path: string) {
-    const res = await inst.api.post("/api/v1/apps/api/webhooks", {
-      eventName,
-      targetUrl: `${rx.url}${path}`,
+  async function subscribe(
+    inst: Awaited<ReturnType<typeof installedApp>>,
+    eventName: RequestBody<"/api/v1/apps/api/webhooks", "post">["eventName"],
+    path: string,
+  ) {
+    const res = await inst.api.POST("/api/v1/apps/api/webhooks", {
+      body: {
+        eventName,
+        targetUrl: `${rx.url}${path}`,
+      },
     });
-    assert.equal(res.status, 201, JSON.stringify(res.body));
-    return res.data as { id: string; secret: string };
+    assert.equal(res.response.status, 201, text(res));
+    return res.data!.data as { id: string; secret: string };
   }
 
   const at = (path: string) => rx.received.filter((r) => r.path === path);
@@ -143,7 +151,10 @@ describe("Standard Webhooks signatures on every delivery, verified by the stock 
         res.writeHead(503).end("later");
       } else res.end("ok");
     });
-    await inst.merchant.client.post(`${inst.merchant.base}/products`, { title: "Std", price: "1.00" });
+    await inst.merchant.client.POST("/api/v1/dashboard/stores/{slug}/products", {
+      params: { path: { slug: inst.merchant.slug } },
+      body: { title: "Std", price: "1.00" },
+    });
     const first = await next("/kinds", 1);
     const retried = await next("/kinds", 2);
     assert.equal(first.headers["x-webhook-attempt"], "1");
@@ -159,20 +170,21 @@ describe("Standard Webhooks signatures on every delivery, verified by the stock 
       assert.equal(specSignatureValid(sub.secret, got), true, "x-webhook-signature as before");
     }
 
-    const test = await inst.api.post("/api/v1/apps/api/webhooks/test", { event: "product.created" });
-    assert.equal(test.status, 202, JSON.stringify(test.body));
+    const test = await inst.api.POST("/api/v1/apps/api/webhooks/test", {
+      body: { event: "product.created" },
+    });
+    assert.equal(test.response.status, 202, text(test));
     const tested = await next("/kinds", 3);
-    assert.equal(JSON.parse(tested.body).test, true);
+    assert.equal((JSON.parse(tested.body) as EventBody<"product.created">).test, true);
     assertStandardHeaders(tested);
     assertStockVerifies(sub.secret, tested, "test event");
 
-    const redelivered = await inst.api.post(
-      `/api/v1/apps/api/webhooks/deliveries/${first.headers["x-webhook-id"]}/redeliver`,
-      {},
-    );
-    assert.equal(redelivered.status, 201, JSON.stringify(redelivered.body));
+    const redelivered = await inst.api.POST("/api/v1/apps/api/webhooks/deliveries/{id}/redeliver", {
+      params: { path: { id: String(first.headers["x-webhook-id"]) } },
+    });
+    assert.equal(redelivered.response.status, 201, text(redelivered));
     const again = await next("/kinds", 4);
-    assert.equal(again.headers["webhook-id"], redelivered.data.id, "a redelivery has its own id");
+    assert.equal(again.headers["webhook-id"], redelivered.data!.data.id, "a redelivery has its own id");
     assert.equal(again.body, first.body);
     assertStandardHeaders(again);
     assertStockVerifies(sub.secret, again, "redelivery");
@@ -189,9 +201,12 @@ describe("Standard Webhooks signatures on every delivery, verified by the stock 
       .set({ secret_ciphertext: createSecretBox(parseSecretsKey(SECRETS_KEY)).seal(legacy) })
       .where("id", "=", sub.id)
       .execute();
-    await inst.merchant.client.post(`${inst.merchant.base}/customers`, {
-      email: `legacy${Date.now()}@example.com`,
-      firstName: "L",
+    await inst.merchant.client.POST("/api/v1/dashboard/stores/{slug}/customers", {
+      params: { path: { slug: inst.merchant.slug } },
+      body: {
+        email: `legacy${Date.now()}@example.com`,
+        firstName: "L",
+      },
     });
     const got = await next("/legacy", 1);
     assertStandardHeaders(got);
@@ -239,7 +254,7 @@ describe("Standard Webhooks signatures on every delivery, verified by the stock 
         "--base-url",
         baseUrl,
         "--token",
-        inst.tokens.accessToken as string,
+        inst.tokens.accessToken,
       ],
       { stdout, stderr: stdout, env: { HOME: "/nonexistent" }, signal: controller.signal },
     );
@@ -247,8 +262,8 @@ describe("Standard Webhooks signatures on every delivery, verified by the stock 
       await waitUntil(() => /signing secret for this session: (whsec_\S+)/.test(out), 20_000, "session");
       const secret = /signing secret for this session: (whsec_\S+)/.exec(out)![1]!;
       assert.match(secret, /^whsec_[A-Za-z0-9+/]{43}=$/);
-      const test = await inst.api.post("/api/v1/apps/api/webhooks/test", { event: "order.paid" });
-      assert.equal(test.status, 202, JSON.stringify(test.body));
+      const test = await inst.api.POST("/api/v1/apps/api/webhooks/test", { body: { event: "order.paid" } });
+      assert.equal(test.response.status, 202, text(test));
       await waitUntil(() => forwarded.length >= 1, 20_000, "a forwarded webhook");
       const got = forwarded[0]!;
       assertStandardHeaders(got);
@@ -264,10 +279,12 @@ describe("Standard Webhooks signatures on every delivery, verified by the stock 
   it("rotation: for the overlap both secrets verify (new signature first), the spec's header has the new one; then the new only", async () => {
     const inst = await installedApp(ctx.app, ALL);
     const sub = await subscribe(inst, "order.paid", "/rotating");
-    const rotated = await inst.api.post(`/api/v1/apps/api/webhooks/${sub.id}/secret`, {});
-    assert.equal(rotated.status, 201, JSON.stringify(rotated.body));
-    assert.equal(rotated.headers["cache-control"], "no-store");
-    const { secret: fresh, secretRotatedAt, previousSecretExpiresAt } = rotated.data as Json;
+    const rotated = await inst.api.POST("/api/v1/apps/api/webhooks/{id}/secret", {
+      params: { path: { id: sub.id } },
+    });
+    assert.equal(rotated.response.status, 201, text(rotated));
+    assert.equal(rotated.response.headers.get("cache-control"), "no-store");
+    const { secret: fresh, secretRotatedAt, previousSecretExpiresAt } = rotated.data!.data;
     assert.match(fresh, /^whsec_[A-Za-z0-9+/]{43}=$/);
     assert.notEqual(fresh, sub.secret);
     assert.equal(
@@ -275,12 +292,12 @@ describe("Standard Webhooks signatures on every delivery, verified by the stock 
       DAY_MS,
       "24 h by default",
     );
-    const listed = (await inst.api.get("/api/v1/apps/api/webhooks")).data as Json[];
+    const listed = (await inst.api.GET("/api/v1/apps/api/webhooks")).data!.data;
     assert.equal(listed.find((s) => s.id === sub.id)?.secretRotatedAt, secretRotatedAt);
 
-    const trigger = async (api: Client, n: number) => {
-      const res = await api.post("/api/v1/apps/api/webhooks/test", { event: "order.paid" });
-      assert.equal(res.status, 202, JSON.stringify(res.body));
+    const trigger = async (api: Api, n: number) => {
+      const res = await api.POST("/api/v1/apps/api/webhooks/test", { body: { event: "order.paid" } });
+      assert.equal(res.response.status, 202, text(res));
       return next("/rotating", n);
     };
     const during = await trigger(inst.api, 1);
@@ -303,14 +320,16 @@ describe("Standard Webhooks signatures on every delivery, verified by the stock 
     // A day later (the injected clock): the old secret no longer signs. The access token has
     // expired by then; the app refreshes as it would.
     ctx.clock.advance(DAY_MS + 1000);
-    const refreshed = await new Client(ctx.app).post("/api/v1/apps/token/refresh", {
-      slug: inst.merchant.slug,
-      refreshToken: inst.tokens.refreshToken,
-      clientId: inst.clientId,
-      clientSecret: inst.clientSecret,
+    const refreshed = await apiClient(ctx.app).POST("/api/v1/apps/token/refresh", {
+      body: {
+        slug: inst.merchant.slug,
+        refreshToken: inst.tokens.refreshToken,
+        clientId: inst.clientId,
+        clientSecret: inst.clientSecret,
+      },
     });
-    assert.equal(refreshed.status, 200, JSON.stringify(refreshed.body));
-    const later = await trigger(inst.bearer(refreshed.data.accessToken as string), 2);
+    assert.equal(refreshed.response.status, 200, text(refreshed));
+    const later = await trigger(inst.bearer(refreshed.data!.data.accessToken), 2);
     assertStandardHeaders(later, 1);
     for (const stock of STOCK) {
       assert.equal(accepts(stock, fresh, later), true, `${stock} with the new secret`);
@@ -331,76 +350,118 @@ describe("rotating a subscription's secret: who may, and what answers", () => {
     const a = await installedApp(ctx.app, ALL);
     const b = await installedApp(ctx.app, ALL);
     const sub = (
-      await a.api.post("/api/v1/apps/api/webhooks", {
-        eventName: "customer.created",
-        targetUrl: "https://127.0.0.1:9/hooks",
+      await a.api.POST("/api/v1/apps/api/webhooks", {
+        body: {
+          eventName: "customer.created",
+          targetUrl: "https://127.0.0.1:9/hooks",
+        },
       })
-    ).data as Json;
-    const path = `/api/v1/apps/api/webhooks/${sub.id}/secret`;
-    const foreign = await b.api.post(path, {});
-    assert.equal(foreign.status, 404, JSON.stringify(foreign.body));
+    ).data!.data;
+    const foreign = await b.api.POST("/api/v1/apps/api/webhooks/{id}/secret", {
+      params: { path: { id: sub.id } },
+    });
+    assert.equal(foreign.response.status, 404, text(foreign));
     assert.equal(errorCode(foreign), "NOT_FOUND");
-    const unknown = await a.api.post("/api/v1/apps/api/webhooks/whsub_0000000000000000000000/secret", {});
-    assert.equal(unknown.status, 404);
-    const malformed = await a.api.post("/api/v1/apps/api/webhooks/nope/secret", {});
-    assert.equal(malformed.status, 400);
+    const unknown = await a.api.POST("/api/v1/apps/api/webhooks/{id}/secret", {
+      params: { path: { id: "whsub_0000000000000000000000" } },
+    });
+    assert.equal(unknown.response.status, 404);
+    const malformed = await a.api.POST("/api/v1/apps/api/webhooks/{id}/secret", {
+      params: { path: { id: "nope" } },
+    });
+    assert.equal(malformed.response.status, 400);
 
     // The event's scope, as for subscribing: a token narrowed to manage_webhooks may not.
-    const narrowed = await new Client(ctx.app).post("/api/v1/apps/token/refresh", {
-      slug: a.merchant.slug,
-      refreshToken: a.tokens.refreshToken,
-      clientId: a.clientId,
-      clientSecret: a.clientSecret,
-      scope: "manage_webhooks",
+    const narrowed = await apiClient(ctx.app).POST("/api/v1/apps/token/refresh", {
+      body: {
+        slug: a.merchant.slug,
+        refreshToken: a.tokens.refreshToken,
+        clientId: a.clientId,
+        clientSecret: a.clientSecret,
+        scope: "manage_webhooks",
+      },
     });
-    assert.equal(narrowed.status, 200, JSON.stringify(narrowed.body));
-    const narrow = await a.bearer(narrowed.data.accessToken as string).post(path, {});
-    assert.equal(narrow.status, 403, JSON.stringify(narrow.body));
+    assert.equal(narrowed.response.status, 200, text(narrowed));
+    const narrow = await a
+      .bearer(narrowed.data!.data.accessToken)
+      .POST("/api/v1/apps/api/webhooks/{id}/secret", { params: { path: { id: sub.id } } });
+    assert.equal(narrow.response.status, 403, text(narrow));
     assert.equal(errorCode(narrow), "INSUFFICIENT_SCOPE");
-    assert.equal(narrow.body.error.details.requiredScope, "read_customers");
+    assert.equal(detailsOf(narrow).requiredScope, "read_customers");
 
     const noManage = await installedApp(ctx.app, ["read_customers"]);
-    assert.equal((await noManage.api.post(path, {})).status, 403);
+    assert.equal(
+      (
+        await noManage.api.POST("/api/v1/apps/api/webhooks/{id}/secret", {
+          params: { path: { id: sub.id } },
+        })
+      ).response.status,
+      403,
+    );
 
     // What the wide token gets, with the overlap configured (600 s here).
-    const wide = await new Client(ctx.app).post("/api/v1/apps/token/refresh", {
-      slug: a.merchant.slug,
-      refreshToken: narrowed.data.refreshToken,
-      clientId: a.clientId,
-      clientSecret: a.clientSecret,
+    const wide = await apiClient(ctx.app).POST("/api/v1/apps/token/refresh", {
+      body: {
+        slug: a.merchant.slug,
+        refreshToken: narrowed.data!.data.refreshToken,
+        clientId: a.clientId,
+        clientSecret: a.clientSecret,
+      },
     });
-    const api = a.bearer(wide.data.accessToken as string);
-    const ok = await api.post(path, {});
-    assert.equal(ok.status, 201, JSON.stringify(ok.body));
-    assert.equal(Date.parse(ok.data.previousSecretExpiresAt) - Date.parse(ok.data.secretRotatedAt), 600_000);
-    assert.equal(ok.headers.location, undefined, "no resource to point at");
-    assert.equal((await api.delete(`/api/v1/apps/api/webhooks/${sub.id}`)).status, 200);
-    assert.equal((await api.post(path, {})).status, 404, "a deleted subscription");
+    const api = a.bearer(wide.data!.data.accessToken);
+    const ok = await api.POST("/api/v1/apps/api/webhooks/{id}/secret", {
+      params: { path: { id: sub.id } },
+    });
+    assert.equal(ok.response.status, 201, text(ok));
+    assert.equal(
+      Date.parse(ok.data!.data.previousSecretExpiresAt) - Date.parse(ok.data!.data.secretRotatedAt),
+      600_000,
+    );
+    assert.equal(ok.response.headers.get("location"), null, "no resource to point at");
+    assert.equal(
+      (await api.DELETE("/api/v1/apps/api/webhooks/{id}", { params: { path: { id: sub.id } } })).response
+        .status,
+      200,
+    );
+    assert.equal(
+      (
+        await api.POST("/api/v1/apps/api/webhooks/{id}/secret", {
+          params: { path: { id: sub.id } },
+        })
+      ).response.status,
+      404,
+      "a deleted subscription",
+    );
   });
 
   it("keeps the replaced secret only: a second rotation drops the first one's old secret", async () => {
     const a = await installedApp(ctx.app, ALL);
     const sub = (
-      await a.api.post("/api/v1/apps/api/webhooks", {
-        eventName: "order.paid",
-        targetUrl: "https://127.0.0.1:9/hooks",
+      await a.api.POST("/api/v1/apps/api/webhooks", {
+        body: {
+          eventName: "order.paid",
+          targetUrl: "https://127.0.0.1:9/hooks",
+        },
       })
-    ).data as Json;
-    const path = `/api/v1/apps/api/webhooks/${sub.id}/secret`;
-    const one = await a.api.post(path, {});
-    const two = await a.api.post(path, {});
-    assert.equal(two.status, 201);
-    assert.notEqual(one.data.secret, two.data.secret);
+    ).data!.data;
+    const one = await a.api.POST("/api/v1/apps/api/webhooks/{id}/secret", {
+      params: { path: { id: sub.id } },
+    });
+    const two = await a.api.POST("/api/v1/apps/api/webhooks/{id}/secret", {
+      params: { path: { id: sub.id } },
+    });
+    assert.equal(two.response.status, 201);
+    assert.notEqual(one.data!.data.secret, two.data!.data.secret);
     const row = await ctx.platform.db
       .selectFrom("webhook_subscriptions")
       .select(["secret_ciphertext", "previous_secret_ciphertext", "secret_rotated_at"])
       .where("id", "=", sub.id)
       .executeTakeFirstOrThrow();
     const box = createSecretBox(parseSecretsKey(SECRETS_KEY));
-    assert.equal(box.open(row.secret_ciphertext), two.data.secret);
+    assert.equal(box.open(row.secret_ciphertext), two.data!.data.secret);
     assert.ok(row.previous_secret_ciphertext && row.secret_rotated_at);
-    assert.equal(box.open(row.previous_secret_ciphertext), one.data.secret, "the secret it replaced");
-    assert.equal(row.secret_rotated_at.toISOString(), two.data.secretRotatedAt);
+    assert.equal(box.open(row.previous_secret_ciphertext), one.data!.data.secret, "the secret it replaced");
+    assert.equal(row.secret_rotated_at.toISOString(), two.data!.data.secretRotatedAt);
   });
 
   it("the CLI's rotate-secret prints the new secret once and when the old one stops signing", async () => {
@@ -409,11 +470,13 @@ describe("rotating a subscription's secret: who may, and what answers", () => {
     const a = await installedApp(ctx.app, ALL);
     const b = await installedApp(ctx.app, ALL);
     const sub = (
-      await a.api.post("/api/v1/apps/api/webhooks", {
-        eventName: "order.created",
-        targetUrl: "https://127.0.0.1:9/hooks",
+      await a.api.POST("/api/v1/apps/api/webhooks", {
+        body: {
+          eventName: "order.created",
+          targetUrl: "https://127.0.0.1:9/hooks",
+        },
       })
-    ).data as Json;
+    ).data!.data;
     const cli = async (args: string[], token: string) => {
       let out = "";
       const sink = new Writable({
@@ -429,7 +492,7 @@ describe("rotating a subscription's secret: who may, and what answers", () => {
       });
       return { code, out };
     };
-    const done = await cli(["rotate-secret", sub.id], a.tokens.accessToken as string);
+    const done = await cli(["rotate-secret", sub.id], a.tokens.accessToken);
     assert.equal(done.code, 0, done.out);
     const secret = /New signing secret for whsub_\w+: (whsec_\S+)/.exec(done.out)?.[1];
     assert.ok(secret, done.out);
@@ -441,9 +504,9 @@ describe("rotating a subscription's secret: who may, and what answers", () => {
     assert.equal(createSecretBox(parseSecretsKey(SECRETS_KEY)).open(row.secret_ciphertext), secret);
     const until = new Date(row.secret_rotated_at!.getTime() + 600_000).toISOString();
     assert.ok(done.out.includes(`Until ${until}`), done.out);
-    const usage = await cli(["rotate-secret"], a.tokens.accessToken as string);
+    const usage = await cli(["rotate-secret"], a.tokens.accessToken);
     assert.equal(usage.code, 2, usage.out);
-    const foreign = await cli(["rotate-secret", sub.id], b.tokens.accessToken as string);
+    const foreign = await cli(["rotate-secret", sub.id], b.tokens.accessToken);
     assert.equal(foreign.code, 1, foreign.out);
     assert.match(foreign.out, /NOT_FOUND \(404\)/);
   });
@@ -451,22 +514,31 @@ describe("rotating a subscription's secret: who may, and what answers", () => {
   it("the developer's delivery page lists the app's subscriptions in every store with when each secret was rotated", async () => {
     const a = await installedApp(ctx.app, ALL);
     const sub = (
-      await a.api.post("/api/v1/apps/api/webhooks", {
-        eventName: "product.created",
-        targetUrl: "https://127.0.0.1:9/a",
+      await a.api.POST("/api/v1/apps/api/webhooks", {
+        body: {
+          eventName: "product.created",
+          targetUrl: "https://127.0.0.1:9/a",
+        },
       })
-    ).data as Json;
+    ).data!.data;
     const deleted = (
-      await a.api.post("/api/v1/apps/api/webhooks", {
-        eventName: "product.updated",
-        targetUrl: "https://127.0.0.1:9/b",
+      await a.api.POST("/api/v1/apps/api/webhooks", {
+        body: {
+          eventName: "product.updated",
+          targetUrl: "https://127.0.0.1:9/b",
+        },
       })
-    ).data as Json;
-    assert.equal((await a.api.delete(`/api/v1/apps/api/webhooks/${deleted.id}`)).status, 200);
-    const listPath = `/api/v1/dashboard/apps/${a.clientId}/webhooks`;
-    const before = await a.dev.client.get(listPath);
-    assert.equal(before.status, 200, JSON.stringify(before.body));
-    assert.deepEqual(before.data, [
+    ).data!.data;
+    assert.equal(
+      (await a.api.DELETE("/api/v1/apps/api/webhooks/{id}", { params: { path: { id: deleted.id } } }))
+        .response.status,
+      200,
+    );
+    const before = await a.dev.client.GET("/api/v1/dashboard/apps/{clientId}/webhooks", {
+      params: { path: { clientId: a.clientId } },
+    });
+    assert.equal(before.response.status, 200, text(before));
+    assert.deepEqual(before.data!.data, [
       {
         id: sub.id,
         storeSlug: a.merchant.slug,
@@ -483,7 +555,9 @@ describe("rotating a subscription's secret: who may, and what answers", () => {
         fields: null,
       },
     ]);
-    const rotated = await a.api.post(`/api/v1/apps/api/webhooks/${sub.id}/secret`, {});
+    const rotated = await a.api.POST("/api/v1/apps/api/webhooks/{id}/secret", {
+      params: { path: { id: sub.id } },
+    });
     // The same app installed in a second store, subscribed there too: both listed, newest first.
     const store2 = await merchantWithStore(ctx.app);
     const { code } = await consent(store2, a.clientId, ALL);
@@ -495,28 +569,46 @@ describe("rotating a subscription's secret: who may, and what answers", () => {
         clientId: a.clientId,
         clientSecret: a.clientSecret,
       })
-    ).data as Json;
-    const sub2 = await a.bearer(tokens.accessToken as string).post("/api/v1/apps/api/webhooks", {
-      eventName: "order.paid",
-      targetUrl: "https://127.0.0.1:9/c",
+    ).data!.data;
+    const sub2 = await a.bearer(tokens.accessToken).POST("/api/v1/apps/api/webhooks", {
+      body: {
+        eventName: "order.paid",
+        targetUrl: "https://127.0.0.1:9/c",
+      },
     });
-    assert.equal(sub2.status, 201, JSON.stringify(sub2.body));
-    const page1 = await a.dev.client.get(`${listPath}?limit=1`);
+    assert.equal(sub2.response.status, 201, text(sub2));
+    const page1 = await a.dev.client.GET("/api/v1/dashboard/apps/{clientId}/webhooks", {
+      params: { path: { clientId: a.clientId }, query: { limit: 1 } },
+    });
     assert.deepEqual(
-      page1.data.map((s: Json) => [s.id, s.storeSlug, s.secretRotatedAt]),
-      [[sub2.data.id, store2.slug, null]],
+      page1.data!.data.map((s) => [s.id, s.storeSlug, s.secretRotatedAt]),
+      [[sub2.data!.data.id, store2.slug, null]],
     );
-    const page2 = await a.dev.client.get(
-      `${listPath}?limit=1&cursor=${encodeURIComponent(page1.body.meta.nextCursor)}`,
-    );
+    const page2 = await a.dev.client.GET("/api/v1/dashboard/apps/{clientId}/webhooks", {
+      params: { path: { clientId: a.clientId }, query: { limit: 1, cursor: page1.data!.meta.nextCursor! } },
+    });
     assert.deepEqual(
-      page2.data.map((s: Json) => [s.id, s.storeSlug, s.secretRotatedAt]),
-      [[sub.id, a.merchant.slug, rotated.data.secretRotatedAt]],
+      page2.data!.data.map((s) => [s.id, s.storeSlug, s.secretRotatedAt]),
+      [[sub.id, a.merchant.slug, rotated.data!.data.secretRotatedAt]],
     );
-    assert.equal(page2.body.meta.nextCursor, null);
+    assert.equal(page2.data!.meta.nextCursor, null);
     // Another account's app is not found; no session is unauthenticated.
     const other = await installedApp(ctx.app, ALL);
-    assert.equal((await other.dev.client.get(listPath)).status, 404);
-    assert.equal((await new Client(ctx.app).get(listPath)).status, 401);
+    assert.equal(
+      (
+        await other.dev.client.GET("/api/v1/dashboard/apps/{clientId}/webhooks", {
+          params: { path: { clientId: a.clientId } },
+        })
+      ).response.status,
+      404,
+    );
+    assert.equal(
+      (
+        await apiClient(ctx.app).GET("/api/v1/dashboard/apps/{clientId}/webhooks", {
+          params: { path: { clientId: a.clientId } },
+        })
+      ).response.status,
+      401,
+    );
   });
 });
