@@ -7,8 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { createSampleApp } from "../examples/sample-app/src/app.ts";
-import { createTestContext, type TestContext } from "./harness.ts";
-import { merchantWithStore } from "./legacy-client.ts";
+import { createTestContext, merchantWithStore, type TestContext, text } from "./harness.ts";
 
 const CLI = join(import.meta.dirname, "..", "packages", "cli", "dist", "cli.js");
 
@@ -93,16 +92,18 @@ describe("developer kit: platform + sample app + CLI listen", () => {
   it("installs, receives a verified order.created and a test event through listen, and ends with app/uninstalled", async () => {
     // The developer registers the app with the sample's callback.
     const developer = await merchantWithStore(ctx.app);
-    const registered = await developer.client.post("/api/v1/dashboard/apps", {
-      name: "Sample app",
-      redirectUris: [`${publicUrl}/oauth/callback`],
-      scopes: ["read_orders", "write_orders", "manage_webhooks"],
+    const registered = await developer.client.POST("/api/v1/dashboard/apps", {
+      body: {
+        name: "Sample app",
+        redirectUris: [`${publicUrl}/oauth/callback`],
+        scopes: ["read_orders", "write_orders", "manage_webhooks"],
+      },
     });
-    assert.equal(registered.status, 201, JSON.stringify(registered.body));
+    assert.equal(registered.response.status, 201, text(registered));
     const sample = createSampleApp({
       platformUrl,
-      clientId: registered.data.clientId,
-      clientSecret: registered.data.clientSecret,
+      clientId: registered.data!.data.clientId,
+      clientSecret: registered.data!.data.clientSecret,
       publicUrl,
       // A real subscription target (never reached here: no delivery worker runs in this test).
       webhookUrl: "https://127.0.0.1:9/webhooks",
@@ -112,14 +113,20 @@ describe("developer kit: platform + sample app + CLI listen", () => {
 
     // A merchant installs it from the app's install link, through the consent page's API.
     const merchant = await merchantWithStore(ctx.app);
-    const product = await merchant.client.post(`${merchant.base}/products`, {
-      title: "Mug",
-      price: "12.00",
-      stock: 50,
+    const product = await merchant.client.POST("/api/v1/dashboard/stores/{slug}/products", {
+      params: { path: { slug: merchant.slug } },
+      body: {
+        title: "Mug",
+        price: "12.00",
+        stock: 50,
+      },
     });
-    const customer = await merchant.client.post(`${merchant.base}/customers`, {
-      email: "layla@example.com",
-      firstName: "Layla",
+    const customer = await merchant.client.POST("/api/v1/dashboard/stores/{slug}/customers", {
+      params: { path: { slug: merchant.slug } },
+      body: {
+        email: "layla@example.com",
+        firstName: "Layla",
+      },
     });
     const install = await fetch(`${publicUrl}/install?store=${merchant.slug}`, { redirect: "manual" });
     assert.equal(install.status, 302);
@@ -127,18 +134,20 @@ describe("developer kit: platform + sample app + CLI listen", () => {
     const authorize = await fetch(install.headers.get("location")!, { redirect: "manual" });
     assert.equal(authorize.status, 302);
     const q = new URL(authorize.headers.get("location")!, platformUrl).searchParams;
-    const decision = await merchant.client.post("/api/v1/dashboard/oauth/consent", {
-      clientId: q.get("client_id"),
-      redirectUri: q.get("redirect_uri"),
-      scopes: q.get("scope"),
-      state: q.get("state"),
-      storeSlug: merchant.slug,
-      approve: true,
-      codeChallenge: q.get("code_challenge"),
-      codeChallengeMethod: q.get("code_challenge_method"),
+    const decision = await merchant.client.POST("/api/v1/dashboard/oauth/consent", {
+      body: {
+        clientId: q.get("client_id")!,
+        redirectUri: q.get("redirect_uri")!,
+        scopes: q.get("scope")!,
+        state: q.get("state")!,
+        storeSlug: merchant.slug,
+        approve: true,
+        codeChallenge: q.get("code_challenge")!,
+        codeChallengeMethod: q.get("code_challenge_method")!,
+      },
     });
-    assert.equal(decision.status, 200, JSON.stringify(decision.body));
-    const callback = await fetch(decision.data.redirectTo, { headers: { cookie } });
+    assert.equal(decision.response.status, 200, text(decision));
+    const callback = await fetch(decision.data!.data.redirectTo, { headers: { cookie } });
     assert.equal(callback.status, 200, await callback.clone().text());
     assert.ok(sample.data.tokens[merchant.slug], "tokens stored");
     assert.equal(
@@ -192,15 +201,18 @@ describe("developer kit: platform + sample app + CLI listen", () => {
 
     // A real order: its verified event reaches the app through listen.
     const placed = Date.now();
-    const order = await merchant.client.post(`${merchant.base}/orders`, {
-      customerId: customer.data.id,
-      lineItems: [{ productId: product.data.id, quantity: 2 }],
+    const order = await merchant.client.POST("/api/v1/dashboard/stores/{slug}/orders", {
+      params: { path: { slug: merchant.slug } },
+      body: {
+        customerId: customer.data!.data.id,
+        lineItems: [{ productId: product.data!.data.id, quantity: 2 }],
+      },
     });
-    assert.equal(order.status, 201);
+    assert.equal(order.response.status, 201);
     const got = await until("order.created at the app", () =>
       sample.received.find((r) => r.event === "order.created" && !r.test),
     );
-    assert.match(got.summary, new RegExp(`#${order.data.number}`));
+    assert.match(got.summary, new RegExp(`#${order.data!.data.number}`));
     console.log(
       `listen latency, order committed -> verified at the app: ${Date.parse(got.at) - placed} ms (upper bound)`,
     );
@@ -217,12 +229,15 @@ describe("developer kit: platform + sample app + CLI listen", () => {
 
     // Fulfilment (issue 20): the paid order reaches the app, which ships it with a carrier and a
     // tracking number from its page and keeps its own shipment id on the order.
-    const paid = await merchant.client.post(`${merchant.base}/orders/${order.data.id}/status`, {
-      status: "paid",
+    const paid = await merchant.client.POST("/api/v1/dashboard/stores/{slug}/orders/{id}/status", {
+      params: { path: { slug: merchant.slug, id: order.data!.data.id } },
+      body: {
+        status: "paid",
+      },
     });
-    assert.equal(paid.status, 200);
+    assert.equal(paid.response.status, 200);
     await until("order.paid at the app", () =>
-      sample.data.toShip?.[merchant.slug]?.find((o) => o.id === order.data.id),
+      sample.data.toShip?.[merchant.slug]?.find((o) => o.id === order.data!.data.id),
     );
     assert.match(await (await fetch(`${publicUrl}/`)).text(), /Mark shipped/);
     const shipped = await fetch(`${publicUrl}/ship`, {
@@ -230,23 +245,35 @@ describe("developer kit: platform + sample app + CLI listen", () => {
       headers: { "content-type": "application/x-www-form-urlencoded" },
       body: new URLSearchParams({
         store: merchant.slug,
-        order: order.data.id,
+        order: order.data!.data.id,
         carrier: "DHL Express",
         trackingNumber: "JD014600006281230512",
       }).toString(),
       redirect: "manual",
     });
     assert.equal(shipped.status, 303, await shipped.clone().text());
-    const after = (await merchant.client.get(`${merchant.base}/orders/${order.data.id}`)).data;
+    const after = (
+      await merchant.client.GET("/api/v1/dashboard/stores/{slug}/orders/{id}", {
+        params: { path: { slug: merchant.slug, id: order.data!.data.id } },
+      })
+    ).data!.data;
     assert.deepEqual(
-      [after.status, after.fulfillment.carrier, after.fulfillment.trackingNumber],
+      [after.status, after.fulfillment!.carrier, after.fulfillment!.trackingNumber],
       ["shipped", "DHL Express", "JD014600006281230512"],
     );
-    const appData = (await merchant.client.get(`${merchant.base}/orders/${order.data.id}/app-data`)).data;
-    assert.equal(appData[0].app.name, "Sample app");
-    assert.match(appData[0].metadata.shipmentId, /^shp_/);
-    const history = (await merchant.client.get(`${merchant.base}/orders/${order.data.id}/history`)).data;
-    assert.deepEqual(history.at(-1).actor, { kind: "app", name: "Sample app" });
+    const appData = (
+      await merchant.client.GET("/api/v1/dashboard/stores/{slug}/orders/{id}/app-data", {
+        params: { path: { slug: merchant.slug, id: order.data!.data.id } },
+      })
+    ).data!.data;
+    assert.equal(appData[0]!.app.name, "Sample app");
+    assert.match(appData[0]!.metadata.shipmentId!, /^shp_/);
+    const history = (
+      await merchant.client.GET("/api/v1/dashboard/stores/{slug}/orders/{id}/history", {
+        params: { path: { slug: merchant.slug, id: order.data!.data.id } },
+      })
+    ).data!.data;
+    assert.deepEqual(history.at(-1)!.actor, { kind: "app", name: "Sample app" });
     const crossShip = await fetch(`${publicUrl}/ship`, {
       method: "POST",
       headers: { "content-type": "application/x-www-form-urlencoded", "sec-fetch-site": "cross-site" },
@@ -256,10 +283,11 @@ describe("developer kit: platform + sample app + CLI listen", () => {
     assert.equal(crossShip.status, 403, "another site's form cannot ship the merchant's orders");
 
     // Uninstall: app/uninstalled is the last thing the app receives; the app cleans up; listen ends.
-    const uninstall = await merchant.client.delete(
-      `${merchant.base}/installations/${registered.data.clientId}`,
+    const uninstall = await merchant.client.DELETE(
+      "/api/v1/dashboard/stores/{slug}/installations/{clientId}",
+      { params: { path: { slug: merchant.slug, clientId: registered.data!.data.clientId } } },
     );
-    assert.equal(uninstall.status, 200);
+    assert.equal(uninstall.response.status, 200);
     await until("app/uninstalled at the app", () =>
       sample.received.find((r) => r.event === "app/uninstalled"),
     );
@@ -269,9 +297,12 @@ describe("developer kit: platform + sample app + CLI listen", () => {
     assert.equal(sample.data.secrets[merchant.slug], undefined, "subscription secrets dropped");
 
     // Nothing after it: a later order creates no delivery for the app, and nothing reaches it.
-    await merchant.client.post(`${merchant.base}/orders`, {
-      customerId: customer.data.id,
-      lineItems: [{ productId: product.data.id, quantity: 1 }],
+    await merchant.client.POST("/api/v1/dashboard/stores/{slug}/orders", {
+      params: { path: { slug: merchant.slug } },
+      body: {
+        customerId: customer.data!.data.id,
+        lineItems: [{ productId: product.data!.data.id, quantity: 1 }],
+      },
     });
     await ctx.platform.webhooks.deliveries.dispatchEvents(ctx.clock.now(), 100);
     const deliveries = await ctx.platform.db
