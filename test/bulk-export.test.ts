@@ -15,9 +15,9 @@ import {
   errorCode,
   fieldErrors,
   type Json,
+  type KeyScope,
   merchantWithStore,
   offDocumentRequest,
-  type RequestBody,
   type TestContext,
   text,
 } from "./harness.ts";
@@ -34,8 +34,6 @@ const ALL_READ: KeyScope[] = ["read_products", "read_orders", "read_customers"];
 const BATCH = 100;
 
 type Installed = Awaited<ReturnType<typeof installedApp>>;
-/** A scope a developer key pair can hold. */
-type KeyScope = RequestBody<"/api/v1/dashboard/stores/{slug}/api-keys", "post">["scopes"][number];
 /**
  * An exported record: a line of JSON Lines read off the socket as it came, compared with the list's
  * item as plain JSON (the document describes the stream as a string).

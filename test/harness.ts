@@ -424,6 +424,19 @@ export type EventBody<E extends EventName = EventName> = BodyOf<webhooks[E]["pos
 export type EventData<E extends EventName> =
   BodyOf<webhooks[E]["post"]> extends { data: infer D } ? D : never;
 
+/** The query of an operation (a GET unless told), as the document types it. */
+export type QueryOf<
+  P extends keyof paths,
+  M extends keyof paths[P] = "get" & keyof paths[P],
+> = paths[P][M] extends {
+  parameters: { query?: infer Q };
+}
+  ? NonNullable<Q>
+  : never;
+
+/** A scope a developer key pair can hold, from the document's closed list. */
+export type KeyScope = RequestBody<"/api/v1/dashboard/stores/{slug}/api-keys", "post">["scopes"][number];
+
 /** A scope an app asks for, from the document's closed list. */
 export type Scope = RequestBody<"/api/v1/dashboard/apps", "post">["scopes"][number];
 

@@ -3,7 +3,6 @@ import { after, before, describe, it } from "node:test";
 import { sql } from "kysely";
 import { SKU_MATCHES_AS_IDS } from "../src/modules/products/products-repo.ts";
 import { installedApp } from "./apps-harness.ts";
-import type { paths } from "./generated/api.ts";
 import {
   type Api,
   createTestContext,
@@ -11,6 +10,7 @@ import {
   fieldErrors,
   merchantWithStore,
   offDocument,
+  type QueryOf,
   type RequestBody,
   type TestContext,
   text,
@@ -31,10 +31,6 @@ type List<Q, T> = (query: Q) => Promise<{
   error?: ErrorBody;
   response: Response;
 }>;
-/** The query of a list operation, as the document types it. */
-type QueryOf<P extends keyof paths> = paths[P] extends { get: { parameters: { query?: infer Q } } }
-  ? NonNullable<Q>
-  : never;
 
 /** Every item of a list with `query`, `limit` a page, page by page by its cursor. */
 async function all<Q extends { limit?: number; cursor?: string }, T>(
