@@ -9,17 +9,27 @@ import { parseSecretsKey } from "../src/lib/secrets-key.ts";
 import { responseSealingKey } from "../src/modules/idempotency/idempotency-fingerprint.ts";
 import { createDeliveryLogRepo } from "../src/modules/webhooks/deliveries-repo.ts";
 import { createDeliveryRepo } from "../src/modules/webhooks/delivery/delivery-repo.ts";
-import { REDIRECT } from "./apps-harness.ts";
-import { createTestContext, TEST_DATABASE_URL, type TestContext } from "./harness.ts";
+import { consent, exchange, REDIRECT, registerApp } from "./apps-harness.ts";
 import {
-  Client,
-  consent,
-  exchange,
+  type Answer,
+  type Api,
+  apiClient,
+  createTestContext,
+  type EventBody,
+  type EventData,
+  fieldErrors,
   type Json,
   merchantWithStore,
-  type Response_,
-  registerApp,
-} from "./legacy-client.ts";
+  type RequestBody,
+  type Scope,
+  TEST_DATABASE_URL,
+  type TestContext,
+  text,
+} from "./harness.ts";
+
+/** An address as the API takes it. */
+type Address = NonNullable<RequestBody<"/api/v1/apps/api/orders", "post">["shippingAddress"]>;
+
 import { startReceiver } from "./receiver.ts";
 import { createWebhookContext, waitUntil } from "./webhooks-harness.ts";
 
@@ -34,9 +44,7 @@ import { createWebhookContext, waitUntil } from "./webhooks-harness.ts";
  */
 
 const SECRETS_KEY = randomBytes(32).toString("base64");
-const API = "/api/v1/apps/api";
-const DEV = "/api/v1/developer";
-const SCOPES = [
+const SCOPES: Scope[] = [
   "read_products",
   "write_products",
   "read_customers",
@@ -157,21 +165,28 @@ describe("erasure: a deleted customer's personal data is nowhere", () => {
       clientId: registered.clientId,
       clientSecret: registered.clientSecret,
     });
-    assert.equal(tokens.status, 200, JSON.stringify(tokens.body));
+    assert.equal(tokens.response.status, 200, text(tokens));
     return {
       ...registered,
-      api: new Client(ctx.app, { authorization: `Bearer ${tokens.data.accessToken}` }),
+      api: apiClient(ctx.app, { headers: { authorization: `Bearer ${tokens.data!.data.accessToken}` } }),
     };
   }
 
-  async function subscribe(api: Client, eventName: string, path: string, fields?: string[]) {
-    const res = await api.post(`${API}/webhooks`, {
-      eventName,
-      targetUrl: `${rx.url}${path}`,
-      ...(fields ? { fields } : {}),
+  async function subscribe(
+    api: Api,
+    eventName: RequestBody<"/api/v1/apps/api/webhooks", "post">["eventName"],
+    path: string,
+    fields?: string[],
+  ) {
+    const res = await api.POST("/api/v1/apps/api/webhooks", {
+      body: {
+        eventName,
+        targetUrl: `${rx.url}${path}`,
+        ...(fields ? { fields } : {}),
+      },
     });
-    assert.equal(res.status, 201, JSON.stringify(res.body));
-    return res.data.id as string;
+    assert.equal(res.response.status, 201, text(res));
+    return res.data!.data.id;
   }
 
   /** Every event of the store dispatched and every delivery finished (delivered or failed). */
@@ -192,29 +207,31 @@ describe("erasure: a deleted customer's personal data is nowhere", () => {
   }
 
   /** The whole event feed as `api` reads it, page after page. */
-  async function feed(api: Client): Promise<string> {
+  async function feed(api: Api): Promise<string> {
     let after = "0";
-    let text = "";
+    let all = "";
     for (let page = 0; page < 50; page++) {
-      const res = await api.get(`${API}/events?after=${after}&limit=100`);
-      assert.equal(res.status, 200, JSON.stringify(res.body));
-      text += res.raw.body;
-      if (!res.body.meta.hasMore) return text;
-      after = res.body.meta.nextCursor;
+      const res = await api.GET("/api/v1/apps/api/events", {
+        params: { query: { after, limit: 100 } },
+      });
+      assert.equal(res.response.status, 200, text(res));
+      all += text(res);
+      if (!res.data!.meta.hasMore) return all;
+      after = res.data!.meta.nextCursor;
     }
     throw new Error("the feed did not end");
   }
 
-  const ok = (res: Response_, what: string, status = 200) => {
-    assert.equal(res.status, status, `${what}: ${res.raw.body.slice(0, 500)}`);
-    return res.raw.body;
+  const ok = (res: Answer, what: string, status = 200) => {
+    assert.equal(res.response.status, status, `${what}: ${text(res).slice(0, 500)}`);
+    return text(res);
   };
 
   it("a customer with orders: every API, redelivery, recover, replay and table is clean after the deletion", async () => {
     const p = person("Ab");
     const needles = needlesOf(p);
     const merchant = await merchantWithStore(ctx.app);
-    const storeId = merchant.store.id as string;
+    const storeId = merchant.store.id;
     const app = await install(merchant, "Mirror CRM");
     await subscribe(app.api, "customer.created", "/hooks");
     await subscribe(app.api, "customer.updated", "/hooks");
@@ -226,7 +243,7 @@ describe("erasure: a deleted customer's personal data is nowhere", () => {
     // Fails to exhaustion before the erasure; recovered after it.
     const failingSub = await subscribe(app.api, "customer.created", "/failing");
 
-    const address = {
+    const address: Address = {
       name: `${p.firstName} ${p.lastName}`,
       company: `${p.lastName} Trading`,
       line1: p.street,
@@ -237,12 +254,14 @@ describe("erasure: a deleted customer's personal data is nowhere", () => {
       country: "SA",
       phone: p.phone,
     };
-    const product = await app.api.post(`${API}/products`, { title: "Mug", price: "12.00", stock: 50 });
-    assert.equal(product.status, 201, JSON.stringify(product.body));
+    const product = await app.api.POST("/api/v1/apps/api/products", {
+      body: { title: "Mug", price: "12.00", stock: 50 },
+    });
+    assert.equal(product.response.status, 201, text(product));
 
     // The customer, created by the app with an idempotency key, with its own metadata on them.
     const customerKey = `erase-${randomUUID()}`;
-    const customerBody = {
+    const customerBody: RequestBody<"/api/v1/apps/api/customers", "post"> = {
       email: p.email,
       firstName: p.firstName,
       lastName: p.lastName,
@@ -252,45 +271,72 @@ describe("erasure: a deleted customer's personal data is nowhere", () => {
       tags: [`vip-${p.lastName}`],
       metadata: { crmName: `${p.firstName} ${p.lastName}` },
     };
-    const created = await app.api.post(`${API}/customers`, customerBody, { "idempotency-key": customerKey });
-    assert.equal(created.status, 201, JSON.stringify(created.body));
-    const customerId = created.data.id as string;
-    const patched = await app.api.patch(`${API}/customers/${customerId}`, { note: `Ask for ${p.lastName}` });
-    assert.equal(patched.status, 200, JSON.stringify(patched.body));
+    const created = await app.api.POST("/api/v1/apps/api/customers", {
+      body: customerBody,
+      headers: { "idempotency-key": customerKey },
+    });
+    assert.equal(created.response.status, 201, text(created));
+    const customerId = created.data!.data.id;
+    const patched = await app.api.PATCH("/api/v1/apps/api/customers/{id}", {
+      params: { path: { id: customerId } },
+      body: { note: `Ask for ${p.lastName}` },
+    });
+    assert.equal(patched.response.status, 200, text(patched));
 
     // An order through the Admin API with an idempotency key and its own shipping address, shipped
     // with tracking; another from the dashboard, shipping to the customer's default address.
     const orderKey = `erase-${randomUUID()}`;
-    const orderBody = {
+    const orderBody: RequestBody<"/api/v1/apps/api/orders", "post"> = {
       customerId,
-      lineItems: [{ productId: product.data.id, quantity: 2 }],
+      lineItems: [{ productId: product.data!.data.id, quantity: 2 }],
       shippingAddress: address,
       note: `Leave with ${p.firstName}'s neighbour`,
       metadata: { erpId: "ERP-1" },
     };
-    const order = await app.api.post(`${API}/orders`, orderBody, { "idempotency-key": orderKey });
-    assert.equal(order.status, 201, JSON.stringify(order.body));
-    const orderId = order.data.id as string;
-    for (const status of ["paid", "confirmed"])
-      ok(await app.api.post(`${API}/orders/${orderId}/status`, { status }), status);
+    const order = await app.api.POST("/api/v1/apps/api/orders", {
+      body: orderBody,
+      headers: { "idempotency-key": orderKey },
+    });
+    assert.equal(order.response.status, 201, text(order));
+    const orderId = order.data!.data.id;
+    for (const status of ["paid", "confirmed"] as const)
+      ok(
+        await app.api.POST("/api/v1/apps/api/orders/{id}/status", {
+          params: { path: { id: orderId } },
+          body: { status },
+        }),
+        status,
+      );
     ok(
-      await app.api.post(`${API}/orders/${orderId}/status`, {
-        status: "shipped",
-        fulfillment: {
-          carrier: "DHL Express",
-          trackingNumber: "TRK-77",
-          trackingUrl: "https://t.example/77",
+      await app.api.POST("/api/v1/apps/api/orders/{id}/status", {
+        params: { path: { id: orderId } },
+        body: {
+          status: "shipped",
+          fulfillment: {
+            carrier: "DHL Express",
+            trackingNumber: "TRK-77",
+            trackingUrl: "https://t.example/77",
+          },
         },
       }),
       "shipped",
     );
-    const second = await merchant.client.post(`${merchant.base}/orders`, {
-      customerId,
-      lineItems: [{ productId: product.data.id, quantity: 1 }],
+    const second = await merchant.client.POST("/api/v1/dashboard/stores/{slug}/orders", {
+      params: { path: { slug: merchant.slug } },
+      body: {
+        customerId,
+        lineItems: [{ productId: product.data!.data.id, quantity: 1 }],
+      },
     });
-    assert.equal(second.status, 201, JSON.stringify(second.body));
-    assert.equal(second.data.shippingAddress.line1, p.street, "the default address was copied");
-    ok(await app.api.patch(`${API}/orders/${second.data.id}`, { note: `For ${p.firstName}` }), "order note");
+    assert.equal(second.response.status, 201, text(second));
+    assert.equal(second.data!.data.shippingAddress!.line1, p.street, "the default address was copied");
+    ok(
+      await app.api.PATCH("/api/v1/apps/api/orders/{id}", {
+        params: { path: { id: second.data!.data.id } },
+        body: { note: `For ${p.firstName}` },
+      }),
+      "order note",
+    );
 
     await waitUntil(() => settled(storeId), 30_000, "every delivery finished before the erasure");
     const before = await ctx.platform.db
@@ -309,19 +355,30 @@ describe("erasure: a deleted customer's personal data is nowhere", () => {
     assert.ok((await databaseHits(ctx, needles)).length > 5, "the database holds them before");
 
     // The merchant deletes the customer: anonymised (they have orders).
-    const removed = await merchant.client.delete(`${merchant.base}/customers/${customerId}`);
-    assert.equal(removed.status, 200, JSON.stringify(removed.body));
-    assert.equal(removed.data.outcome, "anonymized");
+    const removed = await merchant.client.DELETE("/api/v1/dashboard/stores/{slug}/customers/{id}", {
+      params: { path: { slug: merchant.slug, id: customerId } },
+    });
+    assert.equal(removed.response.status, 200, text(removed));
+    assert.equal(removed.data!.data.outcome, "anonymized");
 
     // Redeliver a delivery made before the erasure, and recover the failed one: what they send.
     const sentBefore = rx.received.length;
-    ok(await app.api.post(`${API}/webhooks/deliveries/${delivered.id}/redeliver`), "redeliver", 201);
+    ok(
+      await app.api.POST("/api/v1/apps/api/webhooks/deliveries/{id}/redeliver", {
+        params: { path: { id: delivered.id } },
+      }),
+      "redeliver",
+      201,
+    );
     failing = false;
-    const recovered = await app.api.post(`${API}/webhooks/${failingSub}/recover`, {
-      since: new Date(ctx.clock.now().getTime() - 3_600_000).toISOString(),
+    const recovered = await app.api.POST("/api/v1/apps/api/webhooks/{id}/recover", {
+      params: { path: { id: failingSub } },
+      body: {
+        since: new Date(ctx.clock.now().getTime() - 3_600_000).toISOString(),
+      },
     });
-    assert.equal(recovered.status, 200, JSON.stringify(recovered.body));
-    assert.equal(recovered.data.queued, 1, "the failed delivery is recovered");
+    assert.equal(recovered.response.status, 200, text(recovered));
+    assert.equal(recovered.data!.data.queued, 1, "the failed delivery is recovered");
     await waitUntil(
       () =>
         rx.received.slice(sentBefore).filter((r) => r.path === "/hooks" || r.path === "/failing").length >= 2,
@@ -333,93 +390,167 @@ describe("erasure: a deleted customer's personal data is nowhere", () => {
       assertClean(`what ${r.path} received after`, r.body, needles);
     const resent = rx.received.slice(sentBefore).filter((r) => r.path === "/failing");
     assert.equal(resent.length, 1);
-    assert.equal(JSON.parse(resent[0]!.body).data.email, `deleted-${customerId}@anonymized.invalid`);
+    assert.equal(
+      (JSON.parse(resent[0]!.body) as EventBody<"customer.created">).data.email,
+      `deleted-${customerId}@anonymized.invalid`,
+    );
 
     // The idempotent replays: the same status, the answer without the person.
-    const orderReplay = await app.api.post(`${API}/orders`, orderBody, { "idempotency-key": orderKey });
-    assert.equal(orderReplay.status, 201);
-    assert.equal(orderReplay.headers["idempotency-replayed"], "true");
-    assertClean("the order's replay", orderReplay.raw.body, needles);
-    assert.equal(orderReplay.data.id, orderId);
+    const orderReplay = await app.api.POST("/api/v1/apps/api/orders", {
+      body: orderBody,
+      headers: { "idempotency-key": orderKey },
+    });
+    assert.equal(orderReplay.response.status, 201);
+    assert.equal(orderReplay.response.headers.get("idempotency-replayed"), "true");
+    assertClean("the order's replay", text(orderReplay), needles);
+    assert.equal(orderReplay.data!.data.id, orderId);
     assert.deepEqual(
-      [orderReplay.data.shippingAddress.city, orderReplay.data.shippingAddress.postalCode],
+      [orderReplay.data!.data.shippingAddress!.city, orderReplay.data!.data.shippingAddress!.postalCode],
       ["Riyadh", "12271"],
       "what accounting keeps stays",
     );
-    const customerReplay = await app.api.post(`${API}/customers`, customerBody, {
-      "idempotency-key": customerKey,
+    const customerReplay = await app.api.POST("/api/v1/apps/api/customers", {
+      body: customerBody,
+      headers: {
+        "idempotency-key": customerKey,
+      },
     });
-    assert.equal(customerReplay.status, 201);
-    assert.equal(customerReplay.headers["idempotency-replayed"], "true");
-    assertClean("the customer's replay", customerReplay.raw.body, needles);
+    assert.equal(customerReplay.response.status, 201);
+    assert.equal(customerReplay.response.headers.get("idempotency-replayed"), "true");
+    assertClean("the customer's replay", text(customerReplay), needles);
     for (const k of [orderKey, customerKey])
       for (const opened of await openedAnswers(ctx, k))
         assertClean("a stored answer, opened", opened, needles);
 
     // Every API, as each reader sees it.
-    const keyRes = await merchant.client.post(`${merchant.base}/api-keys`, {
-      name: "Reader",
-      scopes: ["read_customers", "read_orders"],
+    const keyRes = await merchant.client.POST("/api/v1/dashboard/stores/{slug}/api-keys", {
+      params: { path: { slug: merchant.slug } },
+      body: {
+        name: "Reader",
+        scopes: ["read_customers", "read_orders"],
+      },
     });
-    assert.equal(keyRes.status, 201, JSON.stringify(keyRes.body));
-    const developer = new Client(ctx.app, {
-      "x-api-key": keyRes.data.keyId,
-      "x-api-secret": keyRes.data.secret,
+    assert.equal(keyRes.response.status, 201, text(keyRes));
+    const developer = apiClient(ctx.app, {
+      headers: {
+        "x-api-key": keyRes.data!.data.keyId,
+        "x-api-secret": keyRes.data!.data.secret,
+      },
     });
     const later = await install(merchant, "Installed after");
     const texts: Array<[string, string]> = [];
-    const read = async (what: string, client: Client, url: string) =>
-      texts.push([what, ok(await client.get(url), what)]);
-    for (const id of [orderId, second.data.id as string]) {
-      await read("admin order", app.api, `${API}/orders/${id}`);
-      await read("developer order", developer, `${DEV}/orders/${id}`);
-      await read("dashboard order", merchant.client, `${merchant.base}/orders/${id}`);
-      await read("dashboard order history", merchant.client, `${merchant.base}/orders/${id}/history`);
-      await read("dashboard order webhooks", merchant.client, `${merchant.base}/orders/${id}/webhooks`);
+    const read = async (what: string, call: () => Promise<Answer>) =>
+      texts.push([what, ok(await call(), what)]);
+    // An export is JSON Lines: read as text, which is what is checked.
+    const lines = { parseAs: "text" } as const;
+    const inStore = { slug: merchant.slug };
+    for (const id of [orderId, second.data!.data.id]) {
+      await read("admin order", () =>
+        app.api.GET("/api/v1/apps/api/orders/{id}", { params: { path: { id } } }),
+      );
+      await read("developer order", () =>
+        developer.GET("/api/v1/developer/orders/{id}", { params: { path: { id } } }),
+      );
+      await read("dashboard order", () =>
+        merchant.client.GET("/api/v1/dashboard/stores/{slug}/orders/{id}", {
+          params: { path: { ...inStore, id } },
+        }),
+      );
+      await read("dashboard order history", () =>
+        merchant.client.GET("/api/v1/dashboard/stores/{slug}/orders/{id}/history", {
+          params: { path: { ...inStore, id } },
+        }),
+      );
+      await read("dashboard order webhooks", () =>
+        merchant.client.GET("/api/v1/dashboard/stores/{slug}/orders/{id}/webhooks", {
+          params: { path: { ...inStore, id } },
+        }),
+      );
     }
-    await read("admin customer", app.api, `${API}/customers/${customerId}`);
-    await read("admin customers", app.api, `${API}/customers?limit=250`);
-    await read("admin orders", app.api, `${API}/orders?limit=250`);
-    await read("admin orders of the customer", app.api, `${API}/orders?customerId=${customerId}`);
-    await read("admin export orders", app.api, `${API}/export/orders`);
-    await read("admin export customers", app.api, `${API}/export/customers`);
-    await read("admin delivery log", app.api, `${API}/webhooks/deliveries?limit=100`);
-    await read("developer customer", developer, `${DEV}/customers/${customerId}`);
-    await read("developer customers", developer, `${DEV}/customers?perPage=100`);
-    await read("developer orders", developer, `${DEV}/orders?perPage=100`);
-    await read("developer export orders", developer, `${DEV}/export/orders`);
-    await read("developer export customers", developer, `${DEV}/export/customers`);
-    await read("dashboard customer", merchant.client, `${merchant.base}/customers/${customerId}`);
-    await read("dashboard customer stats", merchant.client, `${merchant.base}/customers/${customerId}/stats`);
-    await read("dashboard customers", merchant.client, `${merchant.base}/customers`);
-    await read("dashboard orders", merchant.client, `${merchant.base}/orders`);
-    await read("dashboard overview", merchant.client, `${merchant.base}/overview`);
-    await read(
-      "dashboard data requests",
-      merchant.client,
-      `${merchant.base}/customers/${customerId}/data-requests`,
+    await read("admin customer", () =>
+      app.api.GET("/api/v1/apps/api/customers/{id}", { params: { path: { id: customerId } } }),
     );
-    await read("the app's delivery log", app.dev.client, `/api/v1/dashboard/apps/${app.clientId}/deliveries`);
+    await read("admin customers", () =>
+      app.api.GET("/api/v1/apps/api/customers", { params: { query: { limit: 250 } } }),
+    );
+    await read("admin orders", () =>
+      app.api.GET("/api/v1/apps/api/orders", { params: { query: { limit: 250 } } }),
+    );
+    await read("admin orders of the customer", () =>
+      app.api.GET("/api/v1/apps/api/orders", { params: { query: { customerId } } }),
+    );
+    await read("admin export orders", () => app.api.GET("/api/v1/apps/api/export/orders", lines));
+    await read("admin export customers", () => app.api.GET("/api/v1/apps/api/export/customers", lines));
+    await read("admin delivery log", () =>
+      app.api.GET("/api/v1/apps/api/webhooks/deliveries", { params: { query: { limit: 100 } } }),
+    );
+    await read("developer customer", () =>
+      developer.GET("/api/v1/developer/customers/{id}", { params: { path: { id: customerId } } }),
+    );
+    await read("developer customers", () =>
+      developer.GET("/api/v1/developer/customers", { params: { query: { perPage: 100 } } }),
+    );
+    await read("developer orders", () =>
+      developer.GET("/api/v1/developer/orders", { params: { query: { perPage: 100 } } }),
+    );
+    await read("developer export orders", () => developer.GET("/api/v1/developer/export/orders", lines));
+    await read("developer export customers", () =>
+      developer.GET("/api/v1/developer/export/customers", lines),
+    );
+    await read("dashboard customer", () =>
+      merchant.client.GET("/api/v1/dashboard/stores/{slug}/customers/{id}", {
+        params: { path: { ...inStore, id: customerId } },
+      }),
+    );
+    await read("dashboard customer stats", () =>
+      merchant.client.GET("/api/v1/dashboard/stores/{slug}/customers/{id}/stats", {
+        params: { path: { ...inStore, id: customerId } },
+      }),
+    );
+    await read("dashboard customers", () =>
+      merchant.client.GET("/api/v1/dashboard/stores/{slug}/customers", { params: { path: inStore } }),
+    );
+    await read("dashboard orders", () =>
+      merchant.client.GET("/api/v1/dashboard/stores/{slug}/orders", { params: { path: inStore } }),
+    );
+    await read("dashboard overview", () =>
+      merchant.client.GET("/api/v1/dashboard/stores/{slug}/overview", { params: { path: inStore } }),
+    );
+    await read("dashboard data requests", () =>
+      merchant.client.GET("/api/v1/dashboard/stores/{slug}/customers/{id}/data-requests", {
+        params: { path: { ...inStore, id: customerId } },
+      }),
+    );
+    await read("the app's delivery log", () =>
+      app.dev.client.GET("/api/v1/dashboard/apps/{clientId}/deliveries", {
+        params: { path: { clientId: app.clientId } },
+      }),
+    );
     // Searches for the person find nothing.
     for (const q of [p.firstName, p.email, p.lastName.toLowerCase()]) {
-      const found = await merchant.client.get(`${merchant.base}/orders?q=${encodeURIComponent(q)}`);
-      assert.deepEqual(ok(found, "order search") && found.data, [], `orders found by ${q}`);
-      const people = await merchant.client.get(`${merchant.base}/customers?q=${encodeURIComponent(q)}`);
-      assert.deepEqual(ok(people, "customer search") && people.data, [], `customers found by ${q}`);
+      const found = await merchant.client.GET("/api/v1/dashboard/stores/{slug}/orders", {
+        params: { path: { slug: merchant.slug }, query: { q } },
+      });
+      assert.deepEqual(ok(found, "order search") && found.data!.data, [], `orders found by ${q}`);
+      const people = await merchant.client.GET("/api/v1/dashboard/stores/{slug}/customers", {
+        params: { path: { slug: merchant.slug }, query: { q } },
+      });
+      assert.deepEqual(ok(people, "customer search") && people.data!.data, [], `customers found by ${q}`);
     }
     texts.push(["the app's event feed", await feed(app.api)]);
     texts.push(["the feed of an app installed after", await feed(later.api)]);
     for (const [what, text] of texts) assertClean(what, text, needles);
     // What accounting keeps is still there.
-    const kept = (await app.api.get(`${API}/orders/${orderId}`)).data as Json;
+    const kept = (await app.api.GET("/api/v1/apps/api/orders/{id}", { params: { path: { id: orderId } } }))
+      .data!.data;
     assert.deepEqual(
       {
         total: kept.total,
         status: kept.status,
         lines: kept.lineItems.length,
         address: kept.shippingAddress,
-        carrier: kept.fulfillment.carrier,
-        tracking: [kept.fulfillment.trackingNumber, kept.fulfillment.trackingUrl],
+        carrier: kept.fulfillment!.carrier,
+        tracking: [kept.fulfillment!.trackingNumber, kept.fulfillment!.trackingUrl],
         note: kept.note,
       },
       {
@@ -451,26 +582,38 @@ describe("erasure: a deleted customer's personal data is nowhere", () => {
     const p = person("Cd");
     const needles = needlesOf(p);
     const merchant = await merchantWithStore(ctx.app);
-    const storeId = merchant.store.id as string;
+    const storeId = merchant.store.id;
     const app = await install(merchant, "Mailer");
     await subscribe(app.api, "customer.created", "/hooks");
     await subscribe(app.api, "customer.created", "/partial", ["firstName", "addresses"]);
-    const created = await merchant.client.post(`${merchant.base}/customers`, {
-      email: p.email,
-      firstName: p.firstName,
-      lastName: p.lastName,
-      phone: p.phone,
-      addresses: [{ name: p.firstName, line1: p.street, city: "Jeddah", country: "SA", phone: p.phone }],
+    const created = await merchant.client.POST("/api/v1/dashboard/stores/{slug}/customers", {
+      params: { path: { slug: merchant.slug } },
+      body: {
+        email: p.email,
+        firstName: p.firstName,
+        lastName: p.lastName,
+        phone: p.phone,
+        addresses: [{ name: p.firstName, line1: p.street, city: "Jeddah", country: "SA", phone: p.phone }],
+      },
     });
-    assert.equal(created.status, 201, JSON.stringify(created.body));
-    const customerId = created.data.id as string;
+    assert.equal(created.response.status, 201, text(created));
+    const customerId = created.data!.data.id;
     await waitUntil(() => settled(storeId), 30_000, "the deliveries of customer.created");
     assert.ok((await databaseHits(ctx, needles)).includes("webhook_deliveries.body"));
 
-    const removed = await merchant.client.delete(`${merchant.base}/customers/${customerId}`);
-    assert.equal(removed.status, 200);
-    assert.equal(removed.data.outcome, "deleted");
-    assert.equal((await merchant.client.get(`${merchant.base}/customers/${customerId}`)).status, 404);
+    const removed = await merchant.client.DELETE("/api/v1/dashboard/stores/{slug}/customers/{id}", {
+      params: { path: { slug: merchant.slug, id: customerId } },
+    });
+    assert.equal(removed.response.status, 200);
+    assert.equal(removed.data!.data.outcome, "deleted");
+    assert.equal(
+      (
+        await merchant.client.GET("/api/v1/dashboard/stores/{slug}/customers/{id}", {
+          params: { path: { slug: merchant.slug, id: customerId } },
+        })
+      ).response.status,
+      404,
+    );
 
     const events = await ctx.platform.db
       .selectFrom("events")
@@ -480,7 +623,7 @@ describe("erasure: a deleted customer's personal data is nowhere", () => {
       .execute();
     const createdEvent = events.find((e) => e.topic === "customer.created")!;
     assert.ok(createdEvent, "the event stays (the feed keeps its place)");
-    const payload = createdEvent.payload as Json;
+    const payload = createdEvent.payload as EventData<"customer.created">;
     assert.equal(payload.id, customerId);
     assert.equal(payload.email, `deleted-${customerId}@anonymized.invalid`);
     assert.deepEqual([payload.firstName, payload.lastName, payload.phone], ["Deleted", "customer", null]);
@@ -492,43 +635,60 @@ describe("erasure: a deleted customer's personal data is nowhere", () => {
       .where("event_id", "=", createdEvent.id)
       .execute();
     assert.equal(deliveries.length, 2);
+    // Projected to the subscription's fields: not the document's whole event.
     const partial = deliveries.map((d) => JSON.parse(d.body) as Json).find((b) => !("email" in b.data))!;
     assert.deepEqual(partial.data, { id: customerId, firstName: "Deleted", addresses: [] }, "a partial body");
     const sentBefore = rx.received.length;
-    const full = deliveries.find((d) => JSON.parse(d.body).data.email !== undefined)!;
-    ok(await app.api.post(`${API}/webhooks/deliveries/${full.id}/redeliver`), "redeliver", 201);
+    // Either of the two bodies, the whole or the projected one: read as plain JSON.
+    const full = deliveries.find((d) => (JSON.parse(d.body) as Json).data.email !== undefined)!;
+    ok(
+      await app.api.POST("/api/v1/apps/api/webhooks/deliveries/{id}/redeliver", {
+        params: { path: { id: full.id } },
+      }),
+      "redeliver",
+      201,
+    );
     await waitUntil(() => rx.received.length > sentBefore, 20_000, "the redelivery");
     assertClean("the redelivery", rx.received.at(-1)!.body, needles);
     assertClean("the event feed", await feed(app.api), needles);
-    assertClean("the delivery log", ok(await app.api.get(`${API}/webhooks/deliveries`), "log"), needles);
+    assertClean(
+      "the delivery log",
+      ok(await app.api.GET("/api/v1/apps/api/webhooks/deliveries"), "log"),
+      needles,
+    );
     assert.deepEqual(await databaseHits(ctx, needles), []);
   });
   it("an attempt on the wire during the erasure: what its receiver echoes afterwards is cleared by the worker's follow-up", async () => {
     const p = person("Ef");
     const needles = needlesOf(p);
     const merchant = await merchantWithStore(ctx.app);
-    const storeId = merchant.store.id as string;
+    const storeId = merchant.store.id;
     const app = await install(merchant, "Slow CRM");
     await subscribe(app.api, "customer.created", "/slow");
     let release!: () => void;
     slowGate = new Promise((resolve) => {
       release = resolve;
     });
-    const created = await merchant.client.post(`${merchant.base}/customers`, {
-      email: p.email,
-      firstName: p.firstName,
-      lastName: p.lastName,
-      phone: p.phone,
-      addresses: [{ name: p.firstName, line1: p.street, city: "Dammam", country: "SA" }],
+    const created = await merchant.client.POST("/api/v1/dashboard/stores/{slug}/customers", {
+      params: { path: { slug: merchant.slug } },
+      body: {
+        email: p.email,
+        firstName: p.firstName,
+        lastName: p.lastName,
+        phone: p.phone,
+        addresses: [{ name: p.firstName, line1: p.street, city: "Dammam", country: "SA" }],
+      },
     });
-    assert.equal(created.status, 201, JSON.stringify(created.body));
+    assert.equal(created.response.status, 201, text(created));
     await waitUntil(
       () => rx.received.some((r) => r.path === "/slow" && hits(r.body, needles).length === needles.length),
       20_000,
       "the attempt reached the receiver, which holds its answer",
     );
-    const removed = await merchant.client.delete(`${merchant.base}/customers/${created.data.id}`);
-    assert.equal(removed.status, 200, JSON.stringify(removed.body));
+    const removed = await merchant.client.DELETE("/api/v1/dashboard/stores/{slug}/customers/{id}", {
+      params: { path: { slug: merchant.slug, id: created.data!.data.id } },
+    });
+    assert.equal(removed.response.status, 200, text(removed));
     // The receiver answers now, echoing what it got before the erasure.
     release();
     const attempts = () =>
@@ -577,21 +737,31 @@ describe("erasure: copies being made while it commits", () => {
       clientId: registered.clientId,
       clientSecret: registered.clientSecret,
     });
-    const api = new Client(ctx.app, { authorization: `Bearer ${tokens.data.accessToken}` });
-    const sub = await api.post(`${API}/webhooks`, {
-      eventName: "customer.created",
-      targetUrl: "https://127.0.0.1:9/hooks",
+    const api = apiClient(ctx.app, { headers: { authorization: `Bearer ${tokens.data!.data.accessToken}` } });
+    const sub = await api.POST("/api/v1/apps/api/webhooks", {
+      body: {
+        eventName: "customer.created",
+        targetUrl: "https://127.0.0.1:9/hooks",
+      },
     });
-    assert.equal(sub.status, 201, JSON.stringify(sub.body));
-    const created = await merchant.client.post(`${merchant.base}/customers`, {
-      email: p.email,
-      firstName: p.firstName,
-      lastName: p.lastName,
-      phone: p.phone,
-      addresses: [{ name: p.firstName, line1: p.street, city: "Abha", country: "SA" }],
+    assert.equal(sub.response.status, 201, text(sub));
+    const created = await merchant.client.POST("/api/v1/dashboard/stores/{slug}/customers", {
+      params: { path: { slug: merchant.slug } },
+      body: {
+        email: p.email,
+        firstName: p.firstName,
+        lastName: p.lastName,
+        phone: p.phone,
+        addresses: [{ name: p.firstName, line1: p.street, city: "Abha", country: "SA" }],
+      },
     });
-    assert.equal(created.status, 201, JSON.stringify(created.body));
-    return { merchant, api, customerId: created.data.id as string, storeId: merchant.store.id as string };
+    assert.equal(created.response.status, 201, text(created));
+    return {
+      merchant,
+      api,
+      customerId: created.data!.data.id,
+      storeId: merchant.store.id,
+    };
   }
 
   const bodiesOf = async (storeId: string) =>
@@ -626,8 +796,11 @@ describe("erasure: copies being made while it commits", () => {
               return async (query: { sql: string }, queryId: unknown) => {
                 if (!erased && query.sql.includes("WITH locked AS")) {
                   erased = true;
-                  const removed = await merchant.client.delete(`${merchant.base}/customers/${customerId}`);
-                  assert.equal(removed.status, 200, JSON.stringify(removed.body));
+                  const removed = await merchant.client.DELETE(
+                    "/api/v1/dashboard/stores/{slug}/customers/{id}",
+                    { params: { path: { slug: merchant.slug, id: customerId } } },
+                  );
+                  assert.equal(removed.response.status, 200, text(removed));
                 }
                 return (inner.executeQuery as (q: unknown, id: unknown) => Promise<unknown>).call(
                   inner,
@@ -670,14 +843,16 @@ describe("erasure: copies being made while it commits", () => {
       .where("store_id", "=", storeId)
       .execute();
     assert.ok(original && hits(original.body, needlesOf(p)).length > 0, "the delivery as read before");
-    const removed = await merchant.client.delete(`${merchant.base}/customers/${customerId}`);
-    assert.equal(removed.status, 200);
+    const removed = await merchant.client.DELETE("/api/v1/dashboard/stores/{slug}/customers/{id}", {
+      params: { path: { slug: merchant.slug, id: customerId } },
+    });
+    assert.equal(removed.response.status, 200);
     const copy = await createDeliveryLogRepo(ctx.platform.db).redeliver(original, ctx.clock.now());
     assert.ok(copy);
     const bodies = await bodiesOf(storeId);
     assert.equal(bodies.length, 2);
     for (const body of bodies) assertClean("a delivery's body", body, needlesOf(p));
-    assert.equal((await api.get(`${API}/webhooks/deliveries`)).status, 200);
+    assert.equal((await api.GET("/api/v1/apps/api/webhooks/deliveries")).response.status, 200);
   });
 
   it("an idempotent answer recorded after the erasure committed is stored erased", async () => {
@@ -690,10 +865,16 @@ describe("erasure: copies being made while it commits", () => {
     assert.equal(start.kind, "claimed");
     // The create committed; its answer (naming the customer) is still to be recorded when the
     // merchant deletes the customer.
-    const answer = (await merchant.client.get(`${merchant.base}/customers/${customerId}`)).raw.body;
+    const answer = text(
+      await merchant.client.GET("/api/v1/dashboard/stores/{slug}/customers/{id}", {
+        params: { path: { slug: merchant.slug, id: customerId } },
+      }),
+    );
     assert.ok(hits(answer, needlesOf(p)).length > 0);
-    const removed = await merchant.client.delete(`${merchant.base}/customers/${customerId}`);
-    assert.equal(removed.status, 200);
+    const removed = await merchant.client.DELETE("/api/v1/dashboard/stores/{slug}/customers/{id}", {
+      params: { path: { slug: merchant.slug, id: customerId } },
+    });
+    assert.equal(removed.response.status, 200);
     if (start.kind === "claimed") await start.finish({ status: 201, body: answer });
     const replay = await ctx.platform.idempotency.begin({ scope, key, storeId, request });
     assert.equal(replay.kind, "replay");
@@ -708,23 +889,37 @@ describe("erasure: copies being made while it commits", () => {
   it("no order is placed for an erased customer, by id or by their erased e-mail address", async () => {
     const p = person("Mn");
     const { merchant, api, customerId } = await storeWithCustomer(p);
-    const product = await api.post(`${API}/products`, { title: "Cup", price: "3.00", stock: 5 });
-    const lineItems = [{ productId: product.data.id, quantity: 1 }];
-    assert.equal((await api.post(`${API}/orders`, { customerId, lineItems })).status, 201);
+    const product = await api.POST("/api/v1/apps/api/products", {
+      body: { title: "Cup", price: "3.00", stock: 5 },
+    });
+    const lineItems = [{ productId: product.data!.data.id, quantity: 1 }];
     assert.equal(
-      (await merchant.client.delete(`${merchant.base}/customers/${customerId}`)).data.outcome,
+      (await api.POST("/api/v1/apps/api/orders", { body: { customerId, lineItems } })).response.status,
+      201,
+    );
+    assert.equal(
+      (
+        await merchant.client.DELETE("/api/v1/dashboard/stores/{slug}/customers/{id}", {
+          params: { path: { slug: merchant.slug, id: customerId } },
+        })
+      ).data!.data.outcome,
       "anonymized",
     );
-    const byId = await api.post(`${API}/orders`, { customerId, lineItems });
-    assert.equal(byId.status, 409, JSON.stringify(byId.body));
-    assert.equal(byId.body.error.details[0].field, "customerId");
-    const byEmail = await api.post(`${API}/orders`, {
-      customer: { email: `deleted-${customerId}@anonymized.invalid`, firstName: "Someone" },
-      lineItems,
+    const byId = await api.POST("/api/v1/apps/api/orders", { body: { customerId, lineItems } });
+    assert.equal(byId.response.status, 409, text(byId));
+    assert.equal(fieldErrors(byId)[0]!.field, "customerId");
+    const byEmail = await api.POST("/api/v1/apps/api/orders", {
+      body: {
+        customer: { email: `deleted-${customerId}@anonymized.invalid`, firstName: "Someone" },
+        lineItems,
+      },
     });
-    assert.equal(byEmail.status, 409, JSON.stringify(byEmail.body));
-    const dashboard = await merchant.client.post(`${merchant.base}/orders`, { customerId, lineItems });
-    assert.equal(dashboard.status, 409);
+    assert.equal(byEmail.response.status, 409, text(byEmail));
+    const dashboard = await merchant.client.POST("/api/v1/dashboard/stores/{slug}/orders", {
+      params: { path: { slug: merchant.slug } },
+      body: { customerId, lineItems },
+    });
+    assert.equal(dashboard.response.status, 409);
   });
   /** A second session on the test's schema (PostgreSQL only): what another request holds. */
   async function otherSession() {
@@ -780,10 +975,12 @@ describe("erasure: copies being made while it commits", () => {
            FROM webhook_deliveries WHERE store_id = $1 AND id = $2`,
         [storeId, original.id, `whd_${"r".repeat(22)}`],
       );
-      const removal = merchant.client.delete(`${merchant.base}/customers/${customerId}`);
+      const removal = merchant.client.DELETE("/api/v1/dashboard/stores/{slug}/customers/{id}", {
+        params: { path: { slug: merchant.slug, id: customerId } },
+      });
       await waitsOnLock("%FOR NO KEY UPDATE%", "the erasure waits for the subscription");
       await other.query("COMMIT");
-      assert.equal((await removal).status, 200);
+      assert.equal((await removal).response.status, 200);
     } finally {
       await other.end();
     }
