@@ -5,11 +5,22 @@ import { buildApp } from "../src/app.ts";
 import type { App } from "../src/lib/http/types.ts";
 import { argon2idPasswords } from "../src/modules/accounts/password.ts";
 import { createPlatform } from "../src/platform.ts";
-import { REDIRECT } from "./apps-harness.ts";
-import { createTestContext, type TestContext, uniqueEmail } from "./harness.ts";
-import { errorCode, merchantWithStore, Response_, registerApp } from "./legacy-client.ts";
+import { REDIRECT, registerApp } from "./apps-harness.ts";
+import {
+  type Answer,
+  answer,
+  apiClient,
+  asForm,
+  createTestContext,
+  errorCode,
+  merchantWithStore,
+  type RequestBody,
+  setCookies,
+  type TestContext,
+  text,
+  uniqueEmail,
+} from "./harness.ts";
 
-const LOGIN = "/api/v1/dashboard/auth/login";
 const MAX_LOGIN_FAILURES = 3;
 const PASSWORD = "correct horse battery";
 const DAY_MS = 24 * 3600 * 1000;
@@ -23,25 +34,38 @@ class Browser {
     this.app = app;
     this.ip = ip;
   }
-  async post(url: string, body: unknown) {
-    const res = await this.app.inject({
-      method: "POST",
-      url,
-      remoteAddress: this.ip,
-      headers: {
-        "content-type": "application/json",
-        ...(this.jar.size ? { cookie: [...this.jar].map(([k, v]) => `${k}=${v}`).join("; ") } : {}),
-      },
-      payload: JSON.stringify(body),
+  /** The typed client as this browser: its address, and every cookie it keeps (the device cookie too). */
+  private send<A extends Answer>(
+    call: (client: ReturnType<typeof apiClient>, headers: Record<string, string>) => Promise<A>,
+  ) {
+    const cookie: Record<string, string> = this.jar.size
+      ? { cookie: [...this.jar].map(([k, v]) => `${k}=${v}`).join("; ") }
+      : {};
+    return call(apiClient(this.app, { remoteAddress: this.ip }), cookie).then((res) => {
+      for (const c of setCookies(res)) {
+        if (c.value) this.jar.set(c.name, c.value);
+        else this.jar.delete(c.name); // cleared by the server
+      }
+      return res;
     });
-    for (const c of res.cookies) {
-      if (c.value) this.jar.set(c.name, c.value);
-      else this.jar.delete(c.name); // cleared by the server
-    }
-    return new Response_(res);
+  }
+  signup(body: RequestBody<"/api/v1/dashboard/auth/signup", "post">) {
+    return this.send((client, headers) => client.POST("/api/v1/dashboard/auth/signup", { body, headers }));
+  }
+  changePassword(body: RequestBody<"/api/v1/dashboard/account/password", "post">) {
+    return this.send((client, headers) =>
+      client.POST("/api/v1/dashboard/account/password", { body, headers }),
+    );
+  }
+  logoutEverywhere() {
+    return this.send((client, headers) =>
+      client.POST("/api/v1/dashboard/auth/logout-everywhere", { headers }),
+    );
   }
   login(email: string, password = PASSWORD) {
-    return this.post(LOGIN, { email, password });
+    return this.send((client, headers) =>
+      client.POST("/api/v1/dashboard/auth/login", { body: { email, password }, headers }),
+    );
   }
   get device() {
     return this.jar.get("mp_device");
@@ -50,18 +74,22 @@ class Browser {
 
 async function signup(app: App, browser = new Browser(app)) {
   const email = uniqueEmail("guessed");
-  const res = await browser.post("/api/v1/dashboard/auth/signup", { email, password: PASSWORD, name: "M" });
-  assert.equal(res.status, 201);
+  const res = await browser.signup({ email, password: PASSWORD, name: "M" });
+  assert.equal(res.response.status, 201);
   return { email, browser };
 }
 
 /** Someone without the merchant's browser fails until the e-mail is locked for untrusted clients. */
 async function lockOut(app: App, email: string, ip = "198.51.100.7") {
   for (let i = 0; i < MAX_LOGIN_FAILURES; i++) {
-    assert.equal((await new Browser(app, ip).login(email, "wrong password")).status, 401);
+    assert.equal((await new Browser(app, ip).login(email, "wrong password")).response.status, 401);
   }
   const locked = await new Browser(app, ip).login(email);
-  assert.equal(locked.status, 429, "the right password from an unknown browser waits out the lockout");
+  assert.equal(
+    locked.response.status,
+    429,
+    "the right password from an unknown browser waits out the lockout",
+  );
 }
 
 describe("failed guesses never lock out the rightful user: dashboard sign-in", () => {
@@ -79,8 +107,8 @@ describe("failed guesses never lock out the rightful user: dashboard sign-in", (
     const fromSignup = browser.device;
     assert.ok(fromSignup);
     const res = await browser.login(email);
-    assert.equal(res.status, 200);
-    const cookie = res.raw.cookies.find((c) => c.name === "mp_device");
+    assert.equal(res.response.status, 200);
+    const cookie = setCookies(res).find((c) => c.name === "mp_device");
     assert.ok(cookie);
     assert.equal(cookie.httpOnly, true);
     assert.equal(cookie.sameSite, "Lax");
@@ -96,13 +124,13 @@ describe("failed guesses never lock out the rightful user: dashboard sign-in", (
     const { email, browser } = await signup(ctx.app);
     await lockOut(ctx.app, email);
     const mine = await browser.login(email);
-    assert.equal(mine.status, 200, JSON.stringify(mine.body));
-    assert.equal(mine.data.email, email);
+    assert.equal(mine.response.status, 200, text(mine));
+    assert.equal(mine.data!.data.email, email);
     // Its own mistakes answer 401 (counted in its own bucket), not the untrusted lockout's 429.
-    assert.equal((await browser.login(email, "typo password")).status, 401);
-    assert.equal((await browser.login(email)).status, 200);
+    assert.equal((await browser.login(email, "typo password")).response.status, 401);
+    assert.equal((await browser.login(email)).response.status, 200);
     // Guessing is still bounded for everyone else.
-    assert.equal((await new Browser(ctx.app).login(email)).status, 429);
+    assert.equal((await new Browser(ctx.app).login(email)).response.status, 429);
   });
 
   it("locks out a device cookie that fails too often, without locking out the e-mail", async () => {
@@ -111,16 +139,16 @@ describe("failed guesses never lock out the rightful user: dashboard sign-in", (
     const thief = new Browser(ctx.app, "203.0.113.50");
     thief.jar.set("mp_device", stolen);
     for (let i = 0; i < MAX_LOGIN_FAILURES; i++) {
-      assert.equal((await thief.login(email, "wrong password")).status, 401);
+      assert.equal((await thief.login(email, "wrong password")).response.status, 401);
     }
     const locked = await thief.login(email);
-    assert.equal(locked.status, 429, "even the right password waits on a locked device cookie");
+    assert.equal(locked.response.status, 429, "even the right password waits on a locked device cookie");
     assert.equal(errorCode(locked), "RATE_LIMITED");
-    assert.ok(Number(locked.headers["retry-after"]) > 0);
+    assert.ok(Number(locked.response.headers.get("retry-after")) > 0);
     // The device's failures are its own: other browsers, new or trusted, are unaffected.
-    assert.equal((await new Browser(ctx.app).login(email)).status, 200);
+    assert.equal((await new Browser(ctx.app).login(email)).response.status, 200);
     ctx.clock.advance(900_000);
-    assert.equal((await thief.login(email)).status, 200, "after the window");
+    assert.equal((await thief.login(email)).response.status, 200, "after the window");
   });
 
   it("treats a forged, altered, expired or another account's device cookie as no cookie", async () => {
@@ -141,15 +169,15 @@ describe("failed guesses never lock out the rightful user: dashboard sign-in", (
     for (const [name, value] of Object.entries(candidates)) {
       const browser = new Browser(ctx.app);
       browser.jar.set("mp_device", value);
-      assert.equal((await browser.login(victim.email)).status, 429, name);
+      assert.equal((await browser.login(victim.email)).response.status, 429, name);
     }
-    assert.equal((await victim.browser.login(victim.email)).status, 200, "the genuine one works");
+    assert.equal((await victim.browser.login(victim.email)).response.status, 200, "the genuine one works");
 
     // Expiry: a cookie older than its lifetime is no longer trusted.
     const old = await signup(ctx.app);
     ctx.clock.advance(366 * DAY_MS);
     await lockOut(ctx.app, old.email);
-    assert.equal((await old.browser.login(old.email)).status, 429, "expired device cookie");
+    assert.equal((await old.browser.login(old.email)).response.status, 429, "expired device cookie");
   });
 
   it("does not refuse a trusted browser because its address failed too often", async () => {
@@ -161,12 +189,12 @@ describe("failed guesses never lock out the rightful user: dashboard sign-in", (
     // 5x the per-e-mail budget from one address, spread over e-mails so none is locked by itself.
     for (let i = 0; i < MAX_LOGIN_FAILURES * 5; i++) {
       const res = await new Browser(ctx.app, office).login(uniqueEmail("spray"), "wrong password");
-      assert.equal(res.status, 401, `attempt ${i}`);
+      assert.equal(res.response.status, 401, `attempt ${i}`);
     }
     // Passwords are guessable, so an unknown browser at that address waits (docs/decisions.md)...
-    assert.equal((await new Browser(ctx.app, office).login(email)).status, 429);
+    assert.equal((await new Browser(ctx.app, office).login(email)).response.status, 429);
     // ...but the merchant's own browser there does not.
-    assert.equal((await inOffice.login(email)).status, 200);
+    assert.equal((await inOffice.login(email)).response.status, 200);
   });
 });
 
@@ -204,7 +232,7 @@ describe("device cookies are signed with a key derived from SECRETS_KEY", () => 
       await lockOut(app, email);
       const there = new Browser(app);
       there.jar.set("mp_device", browser.device!);
-      assert.equal((await there.login(email)).status, expected);
+      assert.equal((await there.login(email)).response.status, expected);
     }
   });
 });
@@ -219,19 +247,10 @@ describe("failed guesses never lock out the rightful user: app credentials", () 
 
   /** POST /api/v1/oauth/revoke: 200 exactly when the client authenticates (unknown tokens are fine). */
   async function revoke(ip: string, clientId: string, clientSecret: string) {
-    return new Response_(
-      await ctx.app.inject({
-        method: "POST",
-        url: "/api/v1/oauth/revoke",
-        remoteAddress: ip,
-        headers: { "content-type": "application/x-www-form-urlencoded" },
-        payload: new URLSearchParams({
-          token: "mprt_unknown",
-          client_id: clientId,
-          client_secret: clientSecret,
-        }).toString(),
-      }),
-    );
+    return apiClient(ctx.app, { remoteAddress: ip }).POST("/api/v1/oauth/revoke", {
+      body: { token: "mprt_unknown", client_id: clientId, client_secret: clientSecret },
+      ...asForm,
+    });
   }
 
   it("accepts correct client credentials from an address that failed too often, and only those", async () => {
@@ -240,38 +259,35 @@ describe("failed guesses never lock out the rightful user: app credentials", () 
     // The per-IP budget (5x the per-id one), spread over client ids so no id is throttled.
     for (let i = 0; i < MAX * 5; i++) {
       const res = await revoke(shared, `mpc_${String(i).padStart(24, "z")}`, "mpcs_wrong");
-      assert.equal(res.status, 401, `attempt ${i}`);
+      assert.equal(res.response.status, 401, `attempt ${i}`);
     }
     const right = await revoke(shared, a.clientId, a.clientSecret);
-    assert.equal(right.status, 200, JSON.stringify(right.body));
+    assert.equal(right.response.status, 200, text(right));
     // The envelope endpoints authenticate the same way: a wrong code, not a throttle.
-    const exchange = await new Response_(
-      await ctx.app.inject({
-        method: "POST",
-        url: "/api/v1/apps/token",
-        remoteAddress: shared,
-        headers: { "content-type": "application/json" },
-        payload: JSON.stringify({
-          slug: "any-store",
-          code: "mpac_unknown",
-          redirectUri: REDIRECT,
-          clientId: a.clientId,
-          clientSecret: a.clientSecret,
-        }),
-      }),
-    );
-    assert.equal(exchange.status, 400);
+    const exchange = await apiClient(ctx.app, { remoteAddress: shared }).POST("/api/v1/apps/token", {
+      body: {
+        slug: "any-store",
+        code: "mpac_unknown",
+        redirectUri: REDIRECT,
+        clientId: a.clientId,
+        clientSecret: a.clientSecret,
+      },
+    });
+    assert.equal(exchange.response.status, 400);
     assert.equal(errorCode(exchange), "INVALID_GRANT");
     // Wrong credentials from that address stay refused, one answer for known and unknown clients.
     const wrongKnown = await revoke(shared, a.clientId, "mpcs_wrong");
     const wrongUnknown = await revoke(shared, `mpc_${"y".repeat(24)}`, "mpcs_wrong");
-    assert.equal(wrongKnown.status, 429);
-    assert.deepEqual(wrongKnown.answer, wrongUnknown.answer);
-    assert.equal(wrongKnown.headers["retry-after"], wrongUnknown.headers["retry-after"]);
-    assert.equal((await revoke("198.51.100.1", `mpc_${"x".repeat(24)}`, "mpcs_wrong")).status, 401);
+    assert.equal(wrongKnown.response.status, 429);
+    assert.deepEqual(answer(wrongKnown), answer(wrongUnknown));
+    assert.equal(
+      wrongKnown.response.headers.get("retry-after"),
+      wrongUnknown.response.headers.get("retry-after"),
+    );
+    assert.equal((await revoke("198.51.100.1", `mpc_${"x".repeat(24)}`, "mpcs_wrong")).response.status, 401);
     // The per-id semantics are unchanged: the known client now has one failure of its two.
-    assert.equal((await revoke("198.51.100.2", a.clientId, "mpcs_wrong")).status, 401);
-    assert.equal((await revoke("198.51.100.3", a.clientId, a.clientSecret)).status, 429);
+    assert.equal((await revoke("198.51.100.2", a.clientId, "mpcs_wrong")).response.status, 401);
+    assert.equal((await revoke("198.51.100.3", a.clientId, a.clientSecret)).response.status, 429);
   });
 });
 
@@ -290,23 +306,20 @@ describe("device cookies stop being trusted when the password changes and on sig
   async function lock(email: string) {
     const ip = freshIp();
     for (let i = 0; i < MAX_LOGIN_FAILURES; i++) {
-      assert.equal((await new Browser(ctx.app, ip).login(email, "wrong password")).status, 401);
+      assert.equal((await new Browser(ctx.app, ip).login(email, "wrong password")).response.status, 401);
     }
   }
 
   it("a password change untrusts every device cookie; the browser that changed it gets a fresh one", async () => {
     const { email, browser: laptop } = await signup(ctx.app);
     const phone = new Browser(ctx.app);
-    assert.equal((await phone.login(email)).status, 200);
+    assert.equal((await phone.login(email)).response.status, 200);
     const stolen = laptop.device!;
 
-    const changed = await laptop.post("/api/v1/dashboard/account/password", {
-      currentPassword: PASSWORD,
-      newPassword: NEW_PASSWORD,
-    });
-    assert.equal(changed.status, 200, JSON.stringify(changed.body));
-    assert.deepEqual(changed.data, { signedOutSessions: 1 });
-    const fresh = changed.raw.cookies.find((c) => c.name === "mp_device");
+    const changed = await laptop.changePassword({ currentPassword: PASSWORD, newPassword: NEW_PASSWORD });
+    assert.equal(changed.response.status, 200, text(changed));
+    assert.deepEqual(changed.data!.data, { signedOutSessions: 1 });
+    const fresh = setCookies(changed).find((c) => c.name === "mp_device");
     assert.ok(fresh, "the browser that proved the password is trusted anew");
     assert.equal(fresh.path, "/api/v1/dashboard/auth");
     assert.equal(fresh.httpOnly, true);
@@ -317,61 +330,73 @@ describe("device cookies stop being trusted when the password changes and on sig
     const thief = new Browser(ctx.app, freshIp());
     thief.jar.set("mp_device", stolen);
     for (let i = 0; i < MAX_LOGIN_FAILURES; i++) {
-      assert.equal((await thief.login(email, "guess")).status, 401);
+      assert.equal((await thief.login(email, "guess")).response.status, 401);
     }
-    assert.equal((await thief.login(email, NEW_PASSWORD)).status, 429, "locked like any new browser");
-    assert.equal((await new Browser(ctx.app).login(email, NEW_PASSWORD)).status, 429, "the e-mail is locked");
+    assert.equal(
+      (await thief.login(email, NEW_PASSWORD)).response.status,
+      429,
+      "locked like any new browser",
+    );
+    assert.equal(
+      (await new Browser(ctx.app).login(email, NEW_PASSWORD)).response.status,
+      429,
+      "the e-mail is locked",
+    );
     // The phone signed in before the change: a new browser now, held up by the lockout.
-    assert.equal((await phone.login(email, NEW_PASSWORD)).status, 429);
+    assert.equal((await phone.login(email, NEW_PASSWORD)).response.status, 429);
     // The browser that changed the password signs in through the lockout with its new cookie.
     const mine = await laptop.login(email, NEW_PASSWORD);
-    assert.equal(mine.status, 200, JSON.stringify(mine.body));
+    assert.equal(mine.response.status, 200, text(mine));
   });
 
   it("a wrong current password changes nothing: the device cookies stay trusted", async () => {
     const { email, browser } = await signup(ctx.app);
     const device = browser.device!;
-    const wrong = await browser.post("/api/v1/dashboard/account/password", {
+    const wrong = await browser.changePassword({
       currentPassword: "not it at all",
       newPassword: NEW_PASSWORD,
     });
-    assert.equal(wrong.status, 400);
+    assert.equal(wrong.response.status, 400);
     assert.equal(
-      wrong.raw.cookies.find((c) => c.name === "mp_device"),
+      setCookies(wrong).find((c) => c.name === "mp_device"),
       undefined,
     );
     await lock(email);
     const other = new Browser(ctx.app);
     other.jar.set("mp_device", device);
-    assert.equal((await other.login(email)).status, 200);
+    assert.equal((await other.login(email)).response.status, 200);
   });
 
   it("sign-out everywhere untrusts every device cookie, this browser's too, and clears it here", async () => {
     const { email, browser: laptop } = await signup(ctx.app);
     const phone = new Browser(ctx.app);
-    assert.equal((await phone.login(email)).status, 200);
+    assert.equal((await phone.login(email)).response.status, 200);
     const laptopCookie = laptop.device!;
 
-    const res = await laptop.post("/api/v1/dashboard/auth/logout-everywhere", {});
-    assert.equal(res.status, 200);
-    const cleared = res.raw.cookies.find((c) => c.name === "mp_device");
+    const res = await laptop.logoutEverywhere();
+    assert.equal(res.response.status, 200);
+    const cleared = setCookies(res).find((c) => c.name === "mp_device");
     assert.ok(cleared);
     assert.equal(cleared.value, "");
     assert.equal(cleared.path, "/api/v1/dashboard/auth");
     assert.equal(laptop.device, undefined);
 
     await lock(email);
-    assert.equal((await phone.login(email)).status, 429, "the phone is a new browser now");
+    assert.equal((await phone.login(email)).response.status, 429, "the phone is a new browser now");
     const kept = new Browser(ctx.app);
     kept.jar.set("mp_device", laptopCookie);
-    assert.equal((await kept.login(email)).status, 429, "so is a copy of the laptop's old cookie");
-    assert.equal((await laptop.login(email)).status, 429, "and the laptop itself, until the lockout ends");
+    assert.equal((await kept.login(email)).response.status, 429, "so is a copy of the laptop's old cookie");
+    assert.equal(
+      (await laptop.login(email)).response.status,
+      429,
+      "and the laptop itself, until the lockout ends",
+    );
 
     // Once the lockout has aged out, a sign-in makes a browser trusted again.
     ctx.clock.advance(900_000);
-    assert.equal((await laptop.login(email)).status, 200);
+    assert.equal((await laptop.login(email)).response.status, 200);
     await lock(email);
-    assert.equal((await laptop.login(email)).status, 200);
+    assert.equal((await laptop.login(email)).response.status, 200);
   });
 });
 
@@ -396,9 +421,9 @@ function burstOf<T>(wrongGuess: (i: number) => T, right: T): T[] {
   return guesses;
 }
 
-function tally(responses: Response_[]) {
+function tally(responses: Answer[]) {
   const counts: Record<number, number> = {};
-  for (const res of responses) counts[res.status] = (counts[res.status] ?? 0) + 1;
+  for (const res of responses) counts[res.response.status] = (counts[res.response.status] ?? 0) + 1;
   return counts;
 }
 
@@ -435,11 +460,10 @@ for (const redis of [false, true]) {
       const MAX = MAX_LOGIN_FAILURES;
 
       /** Sends the guesses at once and answers the responses and how many passwords were verified. */
-      async function burst(send: (guess: string) => Promise<Response_>, guesses: string[]) {
+      async function burst(send: (guess: string) => Promise<Answer>, guesses: string[]) {
         verified = 0;
         const responses = await Promise.all(guesses.map((guess) => send(guess)));
-        for (const res of responses)
-          assert.ok([200, 401, 429].includes(res.status), JSON.stringify(res.body));
+        for (const res of responses) assert.ok([200, 401, 429].includes(res.response.status), text(res));
         return { responses, verified, statuses: tally(responses) };
       }
 
@@ -454,7 +478,7 @@ for (const redis of [false, true]) {
         assert.equal((statuses[401] ?? 0) + (statuses[200] ?? 0), verified);
         assert.equal(statuses[429], BURST + 1 - verified, "every other guess refused unverified");
         // Every refusal says the same, the right password's included.
-        const refusals = responses.filter((res) => res.status === 429).map((res) => res.answer);
+        const refusals = responses.filter((res) => res.response.status === 429).map((res) => answer(res));
         assert.ok(refusals.every((answer) => JSON.stringify(answer) === JSON.stringify(refusals[0])));
       });
 
@@ -501,22 +525,16 @@ for (const redis of [false, true]) {
       it("client secrets at the token endpoint", async () => {
         const { clientId, clientSecret } = await registerApp(ctx.app, ["read_products"]);
         const responses = await Promise.all(
-          burstOf((i) => `mpcs_wrong${i}`, clientSecret).map(
-            async (secret) =>
-              new Response_(
-                await ctx.app.inject({
-                  method: "POST",
-                  url: "/api/v1/oauth/token",
-                  remoteAddress: freshIp(),
-                  headers: { "content-type": "application/x-www-form-urlencoded" },
-                  payload: new URLSearchParams({
-                    grant_type: "refresh_token",
-                    refresh_token: "mprt_unknown",
-                    client_id: clientId,
-                    client_secret: secret,
-                  }).toString(),
-                }),
-              ),
+          burstOf((i) => `mpcs_wrong${i}`, clientSecret).map((secret) =>
+            apiClient(ctx.app, { remoteAddress: freshIp() }).POST("/api/v1/oauth/token", {
+              body: {
+                grant_type: "refresh_token",
+                refresh_token: "mprt_unknown",
+                client_id: clientId,
+                client_secret: secret,
+              },
+              ...asForm,
+            }),
           ),
         );
         const statuses = tally(responses);
@@ -529,22 +547,20 @@ for (const redis of [false, true]) {
 
       it("API key secrets at the developer API", async () => {
         const m = await merchantWithStore(ctx.app);
-        const created = await m.client.post(`${m.base}/api-keys`, {
-          name: "Burst",
-          scopes: ["read_products"],
+        const created = await m.client.POST("/api/v1/dashboard/stores/{slug}/api-keys", {
+          params: { path: { slug: m.slug } },
+          body: {
+            name: "Burst",
+            scopes: ["read_products"],
+          },
         });
-        assert.equal(created.status, 201);
+        assert.equal(created.response.status, 201);
         const responses = await Promise.all(
-          burstOf((i) => `mpsk_wrong${i}`, created.data.secret as string).map(
-            async (secret) =>
-              new Response_(
-                await ctx.app.inject({
-                  method: "GET",
-                  url: "/api/v1/developer/store",
-                  remoteAddress: freshIp(),
-                  headers: { "x-api-key": created.data.keyId, "x-api-secret": secret },
-                }),
-              ),
+          burstOf((i) => `mpsk_wrong${i}`, created.data!.data.secret as string).map((secret) =>
+            apiClient(ctx.app, {
+              remoteAddress: freshIp(),
+              headers: { "x-api-key": created.data!.data.keyId, "x-api-secret": secret },
+            }).GET("/api/v1/developer/store"),
           ),
         );
         const statuses = tally(responses);
