@@ -6,9 +6,19 @@ import addFormats from "ajv-formats";
 import { ERROR_CODES } from "../src/lib/errors.ts";
 import type { App } from "../src/lib/http/types.ts";
 import { REDIRECT } from "./apps-harness.ts";
-import { createTestContext, injectAny, type TestContext } from "./harness.ts";
+import {
+  type Answer,
+  apiClient,
+  createTestContext,
+  injectAny,
+  type Json,
+  type KeyScope,
+  merchantWithStore,
+  type Scope,
+  type TestContext,
+  text,
+} from "./harness.ts";
 import { HOSTILE_TEXT } from "./hostile-inputs.ts";
-import { Client, type Json, merchantWithStore } from "./legacy-client.ts";
 import { fetchDocument, inlineRefs, isRfc, type Operation, operationsOf } from "./openapi-doc.ts";
 import { rawRequest } from "./raw-http.ts";
 
@@ -27,6 +37,10 @@ import { rawRequest } from "./raw-http.ts";
  * database: reads first (their answers are the real ids the others use), and the whole-body
  * family last, since a route without a body acts on the bodies it ignores (the deletes happen
  * there). Random choices are seeded: a failure prints the seed to replay it with (TEST_SEED).
+ *
+ * The fuzzer reads the document's schemas and sends and reads what they do not describe, through
+ * app.inject and raw sockets: its values are plain JSON (`Json`) on purpose. Only the world it
+ * sets up (a merchant, an app, a key pair) goes through the typed client.
  */
 
 const BODY_LIMIT = 16_384;
@@ -39,7 +53,7 @@ const SQLISH = [
 ];
 /** NUL (PostgreSQL text cannot hold it), a lone surrogate, a bidi override, a wide ligature, an emoji. */
 const NASTY = "nul\u0000byte \ud800 \u202e\ufdfd 🙂";
-const ALL_SCOPES = [
+const ALL_SCOPES: Scope[] = [
   "read_products",
   "write_products",
   "read_orders",
@@ -48,7 +62,7 @@ const ALL_SCOPES = [
   "write_customers",
   "manage_webhooks",
 ];
-const KEY_SCOPES = ["read_products", "write_products", "read_orders", "read_customers"];
+const KEY_SCOPES: KeyScope[] = ["read_products", "write_products", "read_orders", "read_customers"];
 const CODES = new Set(Object.keys(ERROR_CODES));
 const AUTH_CODES = ["UNAUTHENTICATED", "INVALID_TOKEN", "INVALID_CREDENTIALS"];
 const BAD_PATH_CODES = ["VALIDATION_FAILED", "BAD_REQUEST", "NOT_FOUND"];
@@ -143,46 +157,58 @@ class World {
 
   static async create(app: App, label: string): Promise<World> {
     const m = await merchantWithStore(app);
-    const registered = await m.client.post("/api/v1/dashboard/apps", {
-      name: `${label} app`,
-      redirectUris: [REDIRECT],
-      scopes: ALL_SCOPES,
+    const registered = await m.client.POST("/api/v1/dashboard/apps", {
+      body: {
+        name: `${label} app`,
+        redirectUris: [REDIRECT],
+        scopes: ALL_SCOPES,
+      },
     });
     must(registered, 201, "register an app");
     const world = new World(app, label, {
       email: m.email,
       password: m.password,
       slug: m.slug,
-      clientId: registered.data.clientId,
-      clientSecret: registered.data.clientSecret,
+      clientId: registered.data!.data.clientId,
+      clientSecret: registered.data!.data.clientSecret,
     });
-    world.cookie = m.client.cookie!;
-    const dashboard = new Client(app, { cookie: world.cookie });
-    const base = `/api/v1/dashboard/stores/${m.slug}`;
-    const api = new Client(app, { authorization: `Bearer ${await world.accessToken()}` });
+    world.cookie = m.client.jar.cookie!;
+    const dashboard = apiClient(app, { headers: { cookie: world.cookie } });
+    const api = apiClient(app, { headers: { authorization: `Bearer ${await world.accessToken()}` } });
     must(
-      await api.post("/api/v1/apps/api/webhooks", {
-        eventName: "order.created",
-        targetUrl: "https://127.0.0.1:9/hook",
+      await api.POST("/api/v1/apps/api/webhooks", {
+        body: {
+          eventName: "order.created",
+          targetUrl: "https://127.0.0.1:9/hook",
+        },
       }),
       201,
       "subscribe to order.created",
     );
-    const product = await dashboard.post(`${base}/products`, {
-      title: "Robust mug",
-      price: "12.50",
-      stock: 9,
+    const product = await dashboard.POST("/api/v1/dashboard/stores/{slug}/products", {
+      params: { path: { slug: m.slug } },
+      body: {
+        title: "Robust mug",
+        price: "12.50",
+        stock: 9,
+      },
     });
     must(product, 201, "create a product");
-    const customer = await dashboard.post(`${base}/customers`, {
-      email: `${label}-customer@example.com`,
-      firstName: "Robin",
+    const customer = await dashboard.POST("/api/v1/dashboard/stores/{slug}/customers", {
+      params: { path: { slug: m.slug } },
+      body: {
+        email: `${label}-customer@example.com`,
+        firstName: "Robin",
+      },
     });
     must(customer, 201, "create a customer");
     must(
-      await dashboard.post(`${base}/orders`, {
-        customerId: customer.data.id,
-        lineItems: [{ productId: product.data.id, quantity: 1 }],
+      await dashboard.POST("/api/v1/dashboard/stores/{slug}/orders", {
+        params: { path: { slug: m.slug } },
+        body: {
+          customerId: customer.data!.data.id,
+          lineItems: [{ productId: product.data!.data.id, quantity: 1 }],
+        },
       }),
       201,
       "create an order",
@@ -213,13 +239,15 @@ class World {
       (await this.alive("cookie", () => this.get("/api/v1/dashboard/me", { cookie: this.cookie })))
     )
       return this.cookie;
-    const client = new Client(this.app);
+    const client = apiClient(this.app);
     must(
-      await client.post("/api/v1/dashboard/auth/login", { email: this.email, password: this.password }),
+      await client.POST("/api/v1/dashboard/auth/login", {
+        body: { email: this.email, password: this.password },
+      }),
       200,
       "log in",
     );
-    this.cookie = client.cookie!;
+    this.cookie = client.jar.cookie!;
     this.verified.add("cookie");
     return this.cookie;
   }
@@ -227,26 +255,30 @@ class World {
   async accessToken(): Promise<string> {
     const probe = () => this.get("/api/v1/apps/api/webhooks", { authorization: `Bearer ${this.token}` });
     if (this.token && (await this.alive("bearer", probe))) return this.token;
-    const merchant = new Client(this.app, { cookie: await this.sessionCookie() });
-    const consent = await merchant.post("/api/v1/dashboard/oauth/consent", {
-      clientId: this.clientId,
-      redirectUri: REDIRECT,
-      scopes: ALL_SCOPES,
-      state: "robust",
-      storeSlug: this.slug,
-      approve: true,
+    const merchant = apiClient(this.app, { headers: { cookie: await this.sessionCookie() } });
+    const consent = await merchant.POST("/api/v1/dashboard/oauth/consent", {
+      body: {
+        clientId: this.clientId,
+        redirectUri: REDIRECT,
+        scopes: ALL_SCOPES,
+        state: "robust",
+        storeSlug: this.slug,
+        approve: true,
+      },
     });
     must(consent, 200, "consent");
-    const code = new URL(consent.data.redirectTo).searchParams.get("code");
-    const tokens = await new Client(this.app).post("/api/v1/apps/token", {
-      slug: this.slug,
-      code,
-      redirectUri: REDIRECT,
-      clientId: this.clientId,
-      clientSecret: this.clientSecret,
+    const code = new URL(consent.data!.data.redirectTo).searchParams.get("code")!;
+    const tokens = await apiClient(this.app).POST("/api/v1/apps/token", {
+      body: {
+        slug: this.slug,
+        code,
+        redirectUri: REDIRECT,
+        clientId: this.clientId,
+        clientSecret: this.clientSecret,
+      },
     });
     must(tokens, 200, "exchange the code");
-    this.token = tokens.data.accessToken;
+    this.token = tokens.data!.data.accessToken;
     this.verified.add("bearer");
     return this.token;
   }
@@ -255,13 +287,16 @@ class World {
     const probe = () =>
       this.get("/api/v1/developer/store", { "x-api-key": this.key.keyId, "x-api-secret": this.key.secret });
     if (this.key.keyId && (await this.alive("key", probe))) return this.key;
-    const merchant = new Client(this.app, { cookie: await this.sessionCookie() });
-    const created = await merchant.post(`/api/v1/dashboard/stores/${this.slug}/api-keys`, {
-      name: `${this.label} key`,
-      scopes: KEY_SCOPES,
+    const merchant = apiClient(this.app, { headers: { cookie: await this.sessionCookie() } });
+    const created = await merchant.POST("/api/v1/dashboard/stores/{slug}/api-keys", {
+      params: { path: { slug: this.slug } },
+      body: {
+        name: `${this.label} key`,
+        scopes: KEY_SCOPES,
+      },
     });
     must(created, 201, "create an API key");
-    this.key = { keyId: created.data.keyId, secret: created.data.secret };
+    this.key = { keyId: created.data!.data.keyId, secret: created.data!.data.secret };
     this.verified.add("key");
     return this.key;
   }
@@ -288,8 +323,8 @@ const CREDENTIALS: Record<string, (world: World) => Promise<Headers>> = {
   developerSecret: async (w) => ({ "x-api-secret": (await w.apiKey()).secret }),
 };
 
-function must(res: { status: number; body: Json }, status: number, what: string) {
-  if (res.status !== status) throw new Error(`setup: ${what}: ${res.status} ${JSON.stringify(res.body)}`);
+function must(res: Answer, status: number, what: string) {
+  if (res.response.status !== status) throw new Error(`setup: ${what}: ${res.response.status} ${text(res)}`);
 }
 
 function types(schema: Json): string[] {
