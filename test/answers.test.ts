@@ -4,9 +4,20 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import pino from "pino";
 import { listenForEvents } from "../src/modules/webhooks/delivery/notifications.ts";
-import { REDIRECT } from "./apps-harness.ts";
-import { createTestContext, type TestContext } from "./harness.ts";
-import { Client, consent, type Json } from "./legacy-client.ts";
+import { consent, REDIRECT } from "./apps-harness.ts";
+import {
+  type Answer,
+  type Api,
+  apiClient,
+  createTestContext,
+  formQuery,
+  type Json,
+  offDocument,
+  type ResponseData,
+  type Scope,
+  type TestContext,
+  text,
+} from "./harness.ts";
 import { fetchDocument, operationsOf } from "./openapi-doc.ts";
 import { startReceiver } from "./receiver.ts";
 import { waitUntil } from "./webhooks-harness.ts";
@@ -76,7 +87,10 @@ function createNormalizer() {
       .replace(/"durationMs":\d+/g, '"durationMs":0');
 }
 
-/** A test event's data is made up at random (a persona, a sample record): left out of the comparison. */
+/**
+ * A test event's data is made up at random (a persona, a sample record): left out of the comparison.
+ * Any recorded body, walked as plain JSON.
+ */
 function withoutTestData(body: string): string {
   if (!body.includes('"test":true')) return body;
   const strip = (node: unknown): unknown => {
@@ -146,20 +160,20 @@ describe("answers: every operation's answer on a seeded store, byte for byte", (
     await ctx.close();
   });
 
-  /** A client whose every request is recorded, in order. */
-  function recording(client: Client): Client {
-    const original = client.request.bind(client);
-    client.request = async (method, url, body, headers) => {
-      const res = await original(method, url, body, headers);
-      recorded.push({
-        operationId: match(method, url),
-        request: `${method} ${url}`,
-        status: res.status,
-        contentType: String(res.headers["content-type"] ?? ""),
-        body: res.raw.body,
-      });
-      return res;
-    };
+  /** A client whose every request is recorded, in order: the request line as sent, the answer as written. */
+  function recording(client: Api): Api {
+    client.use({
+      onResponse({ request, response }) {
+        const url = new URL(request.url);
+        recorded.push({
+          operationId: match(request.method, url.pathname),
+          request: `${request.method} ${url.pathname}${url.search}`,
+          status: response.status,
+          contentType: String(response.headers.get("content-type") ?? ""),
+          body: text(response),
+        });
+      },
+    });
     return client;
   }
 
@@ -211,121 +225,265 @@ describe("answers: every operation's answer on a seeded store, byte for byte", (
   }
 
   it("records the story and compares it with the fixture", { timeout: 300_000 }, async () => {
-    const ok = (res: { status: number; body: Json }, status = 200) =>
-      assert.equal(res.status, status, JSON.stringify(res.body));
+    const ok = (res: Answer, status = 200) => assert.equal(res.response.status, status, text(res));
 
     // The merchant and the store (the dashboard's account family).
-    const merchant = recording(new Client(ctx.app));
+    const merchant = recording(apiClient(ctx.app));
     ok(
-      await merchant.post("/api/v1/dashboard/auth/signup", {
-        email: "golden-merchant@example.com",
-        password: "correct horse battery",
-        name: "Golden Merchant",
+      await merchant.POST("/api/v1/dashboard/auth/signup", {
+        body: {
+          email: "golden-merchant@example.com",
+          password: "correct horse battery",
+          name: "Golden Merchant",
+        },
       }),
       201,
     );
-    ok(await merchant.get("/api/v1/dashboard/me"));
+    ok(await merchant.GET("/api/v1/dashboard/me"));
     await settle();
-    ok(await merchant.post("/api/v1/dashboard/stores", { name: "Golden Store", slug: "golden" }), 201);
-    ok(await merchant.get("/api/v1/dashboard/stores"));
+    ok(
+      await merchant.POST("/api/v1/dashboard/stores", { body: { name: "Golden Store", slug: "golden" } }),
+      201,
+    );
+    ok(await merchant.GET("/api/v1/dashboard/stores"));
     await settle();
-    ok(await merchant.patch("/api/v1/dashboard/account", { name: "Golden M." }));
-    const S = "/api/v1/dashboard/stores/golden";
+    ok(await merchant.PATCH("/api/v1/dashboard/account", { body: { name: "Golden M." } }));
 
     // The dashboard's store family.
-    ok(await merchant.get(S));
+    ok(await merchant.GET("/api/v1/dashboard/stores/{slug}", { params: { path: { slug: "golden" } } }));
     await settle();
-    ok(await merchant.patch(S, { name: "Golden Store Co.", orderNumberPrefix: "G-" }));
+    ok(
+      await merchant.PATCH("/api/v1/dashboard/stores/{slug}", {
+        params: { path: { slug: "golden" } },
+        body: { name: "Golden Store Co.", orderNumberPrefix: "G-" },
+      }),
+    );
     await settle();
     const mug = (
-      await merchant.post(`${S}/products`, { title: "Mug", price: "9.50", stock: 10, sku: "MUG-1" })
-    ).data as Json;
-    await settle();
-    const cap = (await merchant.post(`${S}/products`, { title: "Cap", price: "15.00", stock: 3 }))
-      .data as Json;
-    await settle();
-    ok(await merchant.get(`${S}/products`));
-    ok(await merchant.get(`${S}/products?q=mug&sort=price&limit=1`));
-    ok(await merchant.get(`${S}/products/${mug.id}`));
-    ok(await merchant.patch(`${S}/products/${mug.id}`, { stock: 12, description: "Stoneware" }));
-    await settle();
-    ok(await merchant.get(`${S}/products/${mug.id}/app-data`));
-    const ana = (
-      await merchant.post(`${S}/customers`, {
-        email: "ana@example.com",
-        firstName: "Ana",
-        lastName: "Lima",
-        phone: "+15551234567",
-        addresses: [
-          {
-            name: "Ana Lima",
-            line1: "1 Main St",
-            city: "Boston",
-            region: "MA",
-            postalCode: "02108",
-            country: "US",
-          },
-        ],
-        tags: ["vip"],
+      await merchant.POST("/api/v1/dashboard/stores/{slug}/products", {
+        params: { path: { slug: "golden" } },
+        body: { title: "Mug", price: "9.50", stock: 10, sku: "MUG-1" },
       })
-    ).data as Json;
+    ).data!.data;
     await settle();
-    const bo = (await merchant.post(`${S}/customers`, { email: "bo@example.com", firstName: "Bo" }))
-      .data as Json;
+    const cap = (
+      await merchant.POST("/api/v1/dashboard/stores/{slug}/products", {
+        params: { path: { slug: "golden" } },
+        body: { title: "Cap", price: "15.00", stock: 3 },
+      })
+    ).data!.data;
     await settle();
-    ok(await merchant.get(`${S}/customers`));
-    ok(await merchant.get(`${S}/customers?q=ana`));
-    ok(await merchant.get(`${S}/customers/${ana.id}`));
-    ok(await merchant.patch(`${S}/customers/${ana.id}`, { note: "Prefers mornings" }));
+    ok(
+      await merchant.GET("/api/v1/dashboard/stores/{slug}/products", {
+        params: { path: { slug: "golden" } },
+      }),
+    );
+    ok(
+      await merchant.GET("/api/v1/dashboard/stores/{slug}/products", {
+        params: { path: { slug: "golden" }, query: { q: "mug", sort: "price", limit: 1 } },
+      }),
+    );
+    ok(
+      await merchant.GET("/api/v1/dashboard/stores/{slug}/products/{id}", {
+        params: { path: { slug: "golden", id: mug.id } },
+      }),
+    );
+    ok(
+      await merchant.PATCH("/api/v1/dashboard/stores/{slug}/products/{id}", {
+        params: { path: { slug: "golden", id: mug.id } },
+        body: { stock: 12, description: "Stoneware" },
+      }),
+    );
+    await settle();
+    ok(
+      await merchant.GET("/api/v1/dashboard/stores/{slug}/products/{id}/app-data", {
+        params: { path: { slug: "golden", id: mug.id } },
+      }),
+    );
+    const ana = (
+      await merchant.POST("/api/v1/dashboard/stores/{slug}/customers", {
+        params: { path: { slug: "golden" } },
+        body: {
+          email: "ana@example.com",
+          firstName: "Ana",
+          lastName: "Lima",
+          phone: "+15551234567",
+          addresses: [
+            {
+              name: "Ana Lima",
+              line1: "1 Main St",
+              city: "Boston",
+              region: "MA",
+              postalCode: "02108",
+              country: "US",
+            },
+          ],
+          tags: ["vip"],
+        },
+      })
+    ).data!.data;
+    await settle();
+    const bo = (
+      await merchant.POST("/api/v1/dashboard/stores/{slug}/customers", {
+        params: { path: { slug: "golden" } },
+        body: { email: "bo@example.com", firstName: "Bo" },
+      })
+    ).data!.data;
+    await settle();
+    ok(
+      await merchant.GET("/api/v1/dashboard/stores/{slug}/customers", {
+        params: { path: { slug: "golden" } },
+      }),
+    );
+    ok(
+      await merchant.GET("/api/v1/dashboard/stores/{slug}/customers", {
+        params: { path: { slug: "golden" }, query: { q: "ana" } },
+      }),
+    );
+    ok(
+      await merchant.GET("/api/v1/dashboard/stores/{slug}/customers/{id}", {
+        params: { path: { slug: "golden", id: ana.id } },
+      }),
+    );
+    ok(
+      await merchant.PATCH("/api/v1/dashboard/stores/{slug}/customers/{id}", {
+        params: { path: { slug: "golden", id: ana.id } },
+        body: { note: "Prefers mornings" },
+      }),
+    );
     await settle();
     const order = (
-      await merchant.post(`${S}/orders`, {
-        customerId: ana.id,
-        // One line: the stock of several products is taken in the order of their (random) ids.
-        lineItems: [{ productId: mug.id, quantity: 2 }],
-        note: "Gift wrap",
+      await merchant.POST("/api/v1/dashboard/stores/{slug}/orders", {
+        params: { path: { slug: "golden" } },
+        body: {
+          customerId: ana.id,
+          // One line: the stock of several products is taken in the order of their (random) ids.
+          lineItems: [{ productId: mug.id, quantity: 2 }],
+          note: "Gift wrap",
+        },
       })
-    ).data as Json;
+    ).data!.data;
     await settle();
-    ok(await merchant.get(`${S}/orders`));
-    ok(await merchant.get(`${S}/orders?status=pending`));
-    ok(await merchant.get(`${S}/orders/${order.id}`));
-    ok(await merchant.patch(`${S}/orders/${order.id}`, { tags: ["gift"] }));
+    ok(
+      await merchant.GET("/api/v1/dashboard/stores/{slug}/orders", { params: { path: { slug: "golden" } } }),
+    );
+    ok(
+      await merchant.GET("/api/v1/dashboard/stores/{slug}/orders", {
+        params: { path: { slug: "golden" }, query: { status: "pending" } },
+      }),
+    );
+    ok(
+      await merchant.GET("/api/v1/dashboard/stores/{slug}/orders/{id}", {
+        params: { path: { slug: "golden", id: order.id } },
+      }),
+    );
+    ok(
+      await merchant.PATCH("/api/v1/dashboard/stores/{slug}/orders/{id}", {
+        params: { path: { slug: "golden", id: order.id } },
+        body: { tags: ["gift"] },
+      }),
+    );
     await settle();
-    ok(await merchant.post(`${S}/orders/${order.id}/status`, { status: "paid" }));
+    ok(
+      await merchant.POST("/api/v1/dashboard/stores/{slug}/orders/{id}/status", {
+        params: { path: { slug: "golden", id: order.id } },
+        body: { status: "paid" },
+      }),
+    );
     await settle();
-    ok(await merchant.get(`${S}/orders/${order.id}/history`));
-    ok(await merchant.get(`${S}/orders/${order.id}/webhooks`));
-    ok(await merchant.get(`${S}/orders/${order.id}/app-data`));
-    ok(await merchant.get(`${S}/customers/${ana.id}/stats`));
-    ok(await merchant.get(`${S}/customers/${ana.id}/app-data`));
-    ok(await merchant.get(`${S}/overview`));
+    ok(
+      await merchant.GET("/api/v1/dashboard/stores/{slug}/orders/{id}/history", {
+        params: { path: { slug: "golden", id: order.id } },
+      }),
+    );
+    ok(
+      await merchant.GET("/api/v1/dashboard/stores/{slug}/orders/{id}/webhooks", {
+        params: { path: { slug: "golden", id: order.id } },
+      }),
+    );
+    ok(
+      await merchant.GET("/api/v1/dashboard/stores/{slug}/orders/{id}/app-data", {
+        params: { path: { slug: "golden", id: order.id } },
+      }),
+    );
+    ok(
+      await merchant.GET("/api/v1/dashboard/stores/{slug}/customers/{id}/stats", {
+        params: { path: { slug: "golden", id: ana.id } },
+      }),
+    );
+    ok(
+      await merchant.GET("/api/v1/dashboard/stores/{slug}/customers/{id}/app-data", {
+        params: { path: { slug: "golden", id: ana.id } },
+      }),
+    );
+    ok(
+      await merchant.GET("/api/v1/dashboard/stores/{slug}/overview", {
+        params: { path: { slug: "golden" } },
+      }),
+    );
     const key = (
-      await merchant.post(`${S}/api-keys`, {
-        name: "Golden key",
-        scopes: ["read_products", "write_products", "read_orders", "read_customers"],
+      await merchant.POST("/api/v1/dashboard/stores/{slug}/api-keys", {
+        params: { path: { slug: "golden" } },
+        body: {
+          name: "Golden key",
+          scopes: ["read_products", "write_products", "read_orders", "read_customers"],
+        },
       })
-    ).data as Json;
+    ).data!.data;
     await settle();
-    ok(await merchant.get(`${S}/api-keys`));
-    ok(await merchant.patch(`${S}/api-keys/${key.keyId}`, { apiVersion: key.apiVersion }));
+    ok(
+      await merchant.GET("/api/v1/dashboard/stores/{slug}/api-keys", {
+        params: { path: { slug: "golden" } },
+      }),
+    );
+    ok(
+      await merchant.PATCH("/api/v1/dashboard/stores/{slug}/api-keys/{keyId}", {
+        params: { path: { slug: "golden", keyId: key.keyId } },
+        body: { apiVersion: key.apiVersion },
+      }),
+    );
     // Errors: another store's slug, a malformed body, a missing record.
-    assert.equal((await merchant.get("/api/v1/dashboard/stores/not-mine/products")).status, 404);
-    assert.equal((await merchant.post(`${S}/products`, { title: "" })).status, 400);
-    assert.equal((await merchant.get(`${S}/orders/ord_aaaaaaaaaaaaaaaaaaaaaa`)).status, 404);
+    assert.equal(
+      (
+        await merchant.GET("/api/v1/dashboard/stores/{slug}/products", {
+          params: { path: { slug: "not-mine" } },
+        })
+      ).response.status,
+      404,
+    );
+    assert.equal(
+      (
+        await merchant.POST("/api/v1/dashboard/stores/{slug}/products", {
+          params: { path: { slug: "golden" } },
+          // No price, an empty title: refused.
+          body: offDocument({ title: "" }),
+        })
+      ).response.status,
+      400,
+    );
+    assert.equal(
+      (
+        await merchant.GET("/api/v1/dashboard/stores/{slug}/orders/{id}", {
+          params: { path: { slug: "golden", id: "ord_aaaaaaaaaaaaaaaaaaaaaa" } },
+        })
+      ).response.status,
+      404,
+    );
 
     // An app: registered by its developer, installed by the merchant.
-    const developer = recording(new Client(ctx.app));
+    const developer = recording(apiClient(ctx.app));
     ok(
-      await developer.post("/api/v1/dashboard/auth/signup", {
-        email: "golden-developer@example.com",
-        password: "correct horse battery",
-        name: "Golden Developer",
+      await developer.POST("/api/v1/dashboard/auth/signup", {
+        body: {
+          email: "golden-developer@example.com",
+          password: "correct horse battery",
+          name: "Golden Developer",
+        },
       }),
       201,
     );
     await settle();
-    const scopes = [
+    const scopes: Scope[] = [
       "read_products",
       "write_products",
       "read_orders",
@@ -335,197 +493,408 @@ describe("answers: every operation's answer on a seeded store, byte for byte", (
       "manage_webhooks",
     ];
     const registered = (
-      await developer.post("/api/v1/dashboard/apps", { name: "Golden App", redirectUris: [REDIRECT], scopes })
-    ).data as Json;
+      await developer.POST("/api/v1/dashboard/apps", {
+        body: { name: "Golden App", redirectUris: [REDIRECT], scopes },
+      })
+    ).data!.data;
     await settle();
-    ok(await developer.get("/api/v1/dashboard/apps"));
-    ok(await developer.get(`/api/v1/dashboard/apps/${registered.clientId}`));
+    ok(await developer.GET("/api/v1/dashboard/apps"));
     ok(
-      await developer.patch(`/api/v1/dashboard/apps/${registered.clientId}`, {
-        name: "Golden App 2",
-        privacyWebhookUrl: `${receiver.url}/privacy`,
+      await developer.GET("/api/v1/dashboard/apps/{clientId}", {
+        params: { path: { clientId: registered.clientId } },
+      }),
+    );
+    ok(
+      await developer.PATCH("/api/v1/dashboard/apps/{clientId}", {
+        params: { path: { clientId: registered.clientId } },
+        body: {
+          name: "Golden App 2",
+          privacyWebhookUrl: `${receiver.url}/privacy`,
+        },
       }),
     );
     await settle();
     ok(
-      await merchant.get(
-        `/api/v1/dashboard/oauth/consent?client_id=${registered.clientId}&redirect_uri=${encodeURIComponent(REDIRECT)}&scope=${scopes.join("+")}&state=st&response_type=code`,
-      ),
+      await merchant.GET("/api/v1/dashboard/oauth/consent", {
+        params: {
+          query: {
+            client_id: registered.clientId,
+            redirect_uri: REDIRECT,
+            scope: scopes.join(" "),
+            state: "st",
+            response_type: "code",
+          },
+        },
+        // As a browser's form writes it (a space is "+"), the request line the fixture recorded.
+        querySerializer: formQuery,
+      }),
     );
     const { code } = await consent({ client: merchant, slug: "golden" }, registered.clientId, scopes);
     await settle();
-    const exchanged = await recording(new Client(ctx.app)).post("/api/v1/apps/token", {
-      slug: "golden",
-      code,
-      redirectUri: REDIRECT,
-      clientId: registered.clientId,
-      clientSecret: registered.clientSecret,
+    const exchanged = await recording(apiClient(ctx.app)).POST("/api/v1/apps/token", {
+      body: {
+        slug: "golden",
+        code,
+        redirectUri: REDIRECT,
+        clientId: registered.clientId,
+        clientSecret: registered.clientSecret,
+      },
     });
     ok(exchanged);
     await settle();
-    ok(await merchant.get(`${S}/installations`));
+    ok(
+      await merchant.GET("/api/v1/dashboard/stores/{slug}/installations", {
+        params: { path: { slug: "golden" } },
+      }),
+    );
 
     // The Admin API.
-    const api = recording(new Client(ctx.app, { authorization: `Bearer ${exchanged.data.accessToken}` }));
-    const A = "/api/v1/apps/api";
-    ok(await api.get(`${A}/store`));
-    const hooks: Json[] = [];
+    const api = recording(
+      apiClient(ctx.app, { headers: { authorization: `Bearer ${exchanged.data!.data.accessToken}` } }),
+    );
+    ok(await api.GET("/api/v1/apps/api/store"));
+    const hooks: Array<ResponseData<"/api/v1/apps/api/webhooks", "post">> = [];
     for (const [eventName, path] of [
       ["product.created", "/ok"],
       ["order.created", "/fail"],
       ["customer.created", "/gone"],
       ["order.paid", "/ok"],
     ] as const) {
-      const created = await api.post(`${A}/webhooks`, { eventName, targetUrl: `${receiver.url}${path}` });
+      const created = await api.POST("/api/v1/apps/api/webhooks", {
+        body: { eventName, targetUrl: `${receiver.url}${path}` },
+      });
       ok(created, 201);
-      hooks.push(created.data as Json);
+      hooks.push(created.data!.data);
       await settle();
     }
-    ok(await api.get(`${A}/webhooks`));
-    ok(await api.patch(`${A}/webhooks/${hooks[0]!.id}`, { apiVersion: hooks[0]!.apiVersion }));
+    ok(await api.GET("/api/v1/apps/api/webhooks"));
+    ok(
+      await api.PATCH("/api/v1/apps/api/webhooks/{id}", {
+        params: { path: { id: hooks[0]!.id } },
+        body: { apiVersion: hooks[0]!.apiVersion },
+      }),
+    );
     const tee = (
-      await api.post(`${A}/products`, { title: "Tee", price: "20.00", stock: 5, metadata: { erpId: "E-1" } })
-    ).data as Json;
+      await api.POST("/api/v1/apps/api/products", {
+        body: { title: "Tee", price: "20.00", stock: 5, metadata: { erpId: "E-1" } },
+      })
+    ).data!.data;
     await settle();
-    ok(await api.get(`${A}/products`));
-    ok(await api.get(`${A}/products/${tee.id}`));
-    ok(await api.patch(`${A}/products/${tee.id}`, { price: "21.00", metadata: { erpId: null, bin: "B2" } }));
+    ok(await api.GET("/api/v1/apps/api/products"));
+    ok(await api.GET("/api/v1/apps/api/products/{id}", { params: { path: { id: tee.id } } }));
+    ok(
+      await api.PATCH("/api/v1/apps/api/products/{id}", {
+        params: { path: { id: tee.id } },
+        body: { price: "21.00", metadata: { erpId: null, bin: "B2" } },
+      }),
+    );
     await settle();
     const cy = (
-      await api.post(`${A}/customers`, { email: "cy@example.com", firstName: "Cy", metadata: { crm: "C-9" } })
-    ).data as Json;
+      await api.POST("/api/v1/apps/api/customers", {
+        body: { email: "cy@example.com", firstName: "Cy", metadata: { crm: "C-9" } },
+      })
+    ).data!.data;
     await settle();
-    ok(await api.get(`${A}/customers`));
-    ok(await api.get(`${A}/customers/${cy.id}`));
-    ok(await api.patch(`${A}/customers/${cy.id}`, { lastName: "Young" }));
-    await settle();
-    const appOrder = await api.post(
-      `${A}/orders`,
-      { customerId: cy.id, lineItems: [{ productId: tee.id, quantity: 1 }], metadata: { shipment: "S-1" } },
-      { "idempotency-key": "golden-order-1" },
+    ok(await api.GET("/api/v1/apps/api/customers"));
+    ok(await api.GET("/api/v1/apps/api/customers/{id}", { params: { path: { id: cy.id } } }));
+    ok(
+      await api.PATCH("/api/v1/apps/api/customers/{id}", {
+        params: { path: { id: cy.id } },
+        body: { lastName: "Young" },
+      }),
     );
+    await settle();
+    const appOrder = await api.POST("/api/v1/apps/api/orders", {
+      body: {
+        customerId: cy.id,
+        lineItems: [{ productId: tee.id, quantity: 1 }],
+        metadata: { shipment: "S-1" },
+      },
+      headers: { "idempotency-key": "golden-order-1" },
+    });
     ok(appOrder, 201);
     await settle();
     // The same key again: the stored answer.
     ok(
-      await api.post(
-        `${A}/orders`,
-        { customerId: cy.id, lineItems: [{ productId: tee.id, quantity: 1 }], metadata: { shipment: "S-1" } },
-        { "idempotency-key": "golden-order-1" },
-      ),
+      await api.POST("/api/v1/apps/api/orders", {
+        body: {
+          customerId: cy.id,
+          lineItems: [{ productId: tee.id, quantity: 1 }],
+          metadata: { shipment: "S-1" },
+        },
+        headers: { "idempotency-key": "golden-order-1" },
+      }),
       201,
     );
-    ok(await api.get(`${A}/orders`));
-    ok(await api.get(`${A}/orders/${appOrder.data.id}`));
-    ok(await api.patch(`${A}/orders/${appOrder.data.id}`, { note: "Leave at door" }));
-    await settle();
-    ok(await api.post(`${A}/orders/${appOrder.data.id}/status`, { status: "paid" }));
-    await settle();
-    ok(await api.post(`${A}/webhooks/test`, { event: "product.created" }), 202);
-    await settle();
-    ok(await api.get(`${A}/events`));
-    ok(await api.get(`${A}/events?types=order.created,order.paid&limit=2`));
-    ok(await api.get(`${A}/webhooks/deliveries`));
-    ok(await api.get(`${A}/webhooks/deliveries?status=failed`));
-    ok(await api.get(`${A}/webhooks/listen-sessions`));
-    const delivered = (await api.get(`${A}/webhooks/deliveries?status=delivered`)).data as Json[];
-    ok(await api.post(`${A}/webhooks/deliveries/${delivered[0]!.id}/redeliver`), 201);
-    await settle();
-    ok(await api.post(`${A}/webhooks/${hooks[1]!.id}/recover`, { since: new Date(0).toISOString() }));
-    await settle();
-    ok(await api.post(`${A}/webhooks/${hooks[0]!.id}/secret`), 201);
-    await settle();
-    // customer.created went to /gone (410): that subscription is disabled.
-    ok(await api.post(`${A}/webhooks/${hooks[2]!.id}/enable`, {}));
-    await settle();
-    for (const resource of ["products", "orders", "customers"]) ok(await api.get(`${A}/export/${resource}`));
-    ok(await api.get(`${A}/export/products?updatedSince=${encodeURIComponent(new Date(0).toISOString())}`));
-    ok(await api.delete(`${A}/products/${tee.id}`));
-    await settle();
-    ok(await api.delete(`${A}/webhooks/${hooks[3]!.id}`));
-    await settle();
-    assert.equal((await api.get(`${A}/products/prod_aaaaaaaaaaaaaaaaaaaaaa`)).status, 404);
-    assert.equal((await api.post(`${A}/orders`, { lineItems: [] })).status, 400);
-    assert.equal((await api.get(`${A}/events?after=999999999`)).status, 400);
-
-    // The developer's view of its app's deliveries (the dashboard's account family).
-    const D = `/api/v1/dashboard/apps/${registered.clientId}`;
-    ok(await developer.get(`${D}/deliveries`));
-    ok(await developer.get(`${D}/webhooks`));
-    ok(await developer.get(`${D}/listen-sessions`));
-    ok(await developer.get(`${D}/deprecated-calls`));
-    const failed = (await developer.get(`${D}/deliveries?status=failed`)).data as Json[];
-    ok(await developer.post(`${D}/deliveries/${failed[0]!.id}/redeliver`), 201);
-    await settle();
+    ok(await api.GET("/api/v1/apps/api/orders"));
+    ok(await api.GET("/api/v1/apps/api/orders/{id}", { params: { path: { id: appOrder.data!.data.id } } }));
     ok(
-      await developer.post(`${D}/webhooks/recover`, {
-        subscriptionId: hooks[1]!.id,
-        since: new Date(0).toISOString(),
+      await api.PATCH("/api/v1/apps/api/orders/{id}", {
+        params: { path: { id: appOrder.data!.data.id } },
+        body: { note: "Leave at door" },
       }),
     );
     await settle();
-    const disabledAgain = (await developer.get(`${D}/webhooks`)).data as Json[];
-    const toEnable = disabledAgain.find((s) => s.status === "disabled") ?? disabledAgain[0]!;
-    ok(await developer.post(`${D}/webhooks/${toEnable.id}/enable`, {}));
+    ok(
+      await api.POST("/api/v1/apps/api/orders/{id}/status", {
+        params: { path: { id: appOrder.data!.data.id } },
+        body: { status: "paid" },
+      }),
+    );
     await settle();
-    const rotated = await developer.post(`${D}/secret`);
+    ok(await api.POST("/api/v1/apps/api/webhooks/test", { body: { event: "product.created" } }), 202);
+    await settle();
+    ok(await api.GET("/api/v1/apps/api/events"));
+    ok(
+      await api.GET("/api/v1/apps/api/events", {
+        params: { query: { types: "order.created,order.paid", limit: 2 } },
+        // The comma as written (the request line the fixture recorded).
+        querySerializer: { allowReserved: true },
+      }),
+    );
+    ok(await api.GET("/api/v1/apps/api/webhooks/deliveries"));
+    ok(await api.GET("/api/v1/apps/api/webhooks/deliveries", { params: { query: { status: "failed" } } }));
+    ok(await api.GET("/api/v1/apps/api/webhooks/listen-sessions"));
+    const delivered = (
+      await api.GET("/api/v1/apps/api/webhooks/deliveries", { params: { query: { status: "delivered" } } })
+    ).data!.data;
+    ok(
+      await api.POST("/api/v1/apps/api/webhooks/deliveries/{id}/redeliver", {
+        params: { path: { id: delivered[0]!.id } },
+      }),
+      201,
+    );
+    await settle();
+    ok(
+      await api.POST("/api/v1/apps/api/webhooks/{id}/recover", {
+        params: { path: { id: hooks[1]!.id } },
+        body: { since: new Date(0).toISOString() },
+      }),
+    );
+    await settle();
+    ok(
+      await api.POST("/api/v1/apps/api/webhooks/{id}/secret", { params: { path: { id: hooks[0]!.id } } }),
+      201,
+    );
+    await settle();
+    // customer.created went to /gone (410): that subscription is disabled.
+    ok(
+      await api.POST("/api/v1/apps/api/webhooks/{id}/enable", {
+        params: { path: { id: hooks[2]!.id } },
+        body: {},
+      }),
+    );
+    await settle();
+    // An export is JSON Lines: read as text, which is what is recorded.
+    ok(await api.GET("/api/v1/apps/api/export/products", { parseAs: "text" }));
+    ok(await api.GET("/api/v1/apps/api/export/orders", { parseAs: "text" }));
+    ok(await api.GET("/api/v1/apps/api/export/customers", { parseAs: "text" }));
+    ok(
+      await api.GET("/api/v1/apps/api/export/products", {
+        params: { query: { updatedSince: new Date(0).toISOString() } },
+        parseAs: "text",
+      }),
+    );
+    ok(await api.DELETE("/api/v1/apps/api/products/{id}", { params: { path: { id: tee.id } } }));
+    await settle();
+    ok(await api.DELETE("/api/v1/apps/api/webhooks/{id}", { params: { path: { id: hooks[3]!.id } } }));
+    await settle();
+    assert.equal(
+      (
+        await api.GET("/api/v1/apps/api/products/{id}", {
+          params: { path: { id: "prod_aaaaaaaaaaaaaaaaaaaaaa" } },
+        })
+      ).response.status,
+      404,
+    );
+    assert.equal(
+      (await api.POST("/api/v1/apps/api/orders", { body: { lineItems: [] } })).response.status,
+      400,
+    );
+    assert.equal(
+      (await api.GET("/api/v1/apps/api/events", { params: { query: { after: "999999999" } } })).response
+        .status,
+      400,
+    );
+
+    // The developer's view of its app's deliveries (the dashboard's account family).
+    ok(
+      await developer.GET("/api/v1/dashboard/apps/{clientId}/deliveries", {
+        params: { path: { clientId: registered.clientId } },
+      }),
+    );
+    ok(
+      await developer.GET("/api/v1/dashboard/apps/{clientId}/webhooks", {
+        params: { path: { clientId: registered.clientId } },
+      }),
+    );
+    ok(
+      await developer.GET("/api/v1/dashboard/apps/{clientId}/listen-sessions", {
+        params: { path: { clientId: registered.clientId } },
+      }),
+    );
+    ok(
+      await developer.GET("/api/v1/dashboard/apps/{clientId}/deprecated-calls", {
+        params: { path: { clientId: registered.clientId } },
+      }),
+    );
+    const failed = (
+      await developer.GET("/api/v1/dashboard/apps/{clientId}/deliveries", {
+        params: { path: { clientId: registered.clientId }, query: { status: "failed" } },
+      })
+    ).data!.data;
+    ok(
+      await developer.POST("/api/v1/dashboard/apps/{clientId}/deliveries/{id}/redeliver", {
+        params: { path: { clientId: registered.clientId, id: failed[0]!.id } },
+      }),
+      201,
+    );
+    await settle();
+    ok(
+      await developer.POST("/api/v1/dashboard/apps/{clientId}/webhooks/recover", {
+        params: { path: { clientId: registered.clientId } },
+        body: {
+          subscriptionId: hooks[1]!.id,
+          since: new Date(0).toISOString(),
+        },
+      }),
+    );
+    await settle();
+    const disabledAgain = (
+      await developer.GET("/api/v1/dashboard/apps/{clientId}/webhooks", {
+        params: { path: { clientId: registered.clientId } },
+      })
+    ).data!.data;
+    const toEnable = disabledAgain.find((s) => s.status === "disabled") ?? disabledAgain[0]!;
+    ok(
+      await developer.POST("/api/v1/dashboard/apps/{clientId}/webhooks/{id}/enable", {
+        params: { path: { clientId: registered.clientId, id: toEnable.id } },
+        body: {},
+      }),
+    );
+    await settle();
+    const rotated = await developer.POST("/api/v1/dashboard/apps/{clientId}/secret", {
+      params: { path: { clientId: registered.clientId } },
+    });
     ok(rotated, 200);
     await settle();
 
     // The developer API.
-    const dev = recording(new Client(ctx.app, { "x-api-key": key.keyId, "x-api-secret": key.secret }));
-    const V = "/api/v1/developer";
-    ok(await dev.get(`${V}/store`));
-    ok(await dev.get(`${V}/products`));
-    ok(await dev.get(`${V}/products?page=2&perPage=1`));
-    const hat = (await dev.post(`${V}/products`, { title: "Hat", price: "12.00", stock: 4 })).data as Json;
+    const dev = recording(
+      apiClient(ctx.app, { headers: { "x-api-key": key.keyId, "x-api-secret": key.secret } }),
+    );
+    ok(await dev.GET("/api/v1/developer/store"));
+    ok(await dev.GET("/api/v1/developer/products"));
+    ok(await dev.GET("/api/v1/developer/products", { params: { query: { page: 2, perPage: 1 } } }));
+    const hat = (
+      await dev.POST("/api/v1/developer/products", { body: { title: "Hat", price: "12.00", stock: 4 } })
+    ).data!.data;
     await settle();
-    ok(await dev.get(`${V}/products/${hat.id}`));
-    ok(await dev.patch(`${V}/products/${hat.id}`, { title: "Sun hat" }));
+    ok(await dev.GET("/api/v1/developer/products/{id}", { params: { path: { id: hat.id } } }));
+    ok(
+      await dev.PATCH("/api/v1/developer/products/{id}", {
+        params: { path: { id: hat.id } },
+        body: { title: "Sun hat" },
+      }),
+    );
     await settle();
-    ok(await dev.get(`${V}/customers`));
-    ok(await dev.get(`${V}/customers/${ana.id}`));
-    ok(await dev.get(`${V}/orders`));
-    ok(await dev.get(`${V}/orders/${order.id}`));
-    for (const resource of ["products", "orders", "customers"]) ok(await dev.get(`${V}/export/${resource}`));
-    ok(await dev.delete(`${V}/products/${hat.id}`));
+    ok(await dev.GET("/api/v1/developer/customers"));
+    ok(await dev.GET("/api/v1/developer/customers/{id}", { params: { path: { id: ana.id } } }));
+    ok(await dev.GET("/api/v1/developer/orders"));
+    ok(await dev.GET("/api/v1/developer/orders/{id}", { params: { path: { id: order.id } } }));
+    ok(await dev.GET("/api/v1/developer/export/products", { parseAs: "text" }));
+    ok(await dev.GET("/api/v1/developer/export/orders", { parseAs: "text" }));
+    ok(await dev.GET("/api/v1/developer/export/customers", { parseAs: "text" }));
+    ok(await dev.DELETE("/api/v1/developer/products/{id}", { params: { path: { id: hat.id } } }));
     await settle();
-    assert.equal((await dev.get(`${V}/products?page=0`)).status, 400);
-    assert.equal((await dev.get(`${V}/orders/ord_aaaaaaaaaaaaaaaaaaaaaa`)).status, 404);
+    assert.equal(
+      (await dev.GET("/api/v1/developer/products", { params: { query: { page: 0 } } })).response.status,
+      400,
+    );
+    assert.equal(
+      (
+        await dev.GET("/api/v1/developer/orders/{id}", {
+          params: { path: { id: "ord_aaaaaaaaaaaaaaaaaaaaaa" } },
+        })
+      ).response.status,
+      404,
+    );
 
     // Refresh, then the end of the installation, the key and the app.
-    const refreshed = await recording(new Client(ctx.app)).post("/api/v1/apps/token/refresh", {
-      slug: "golden",
-      refreshToken: exchanged.data.refreshToken,
-      clientId: registered.clientId,
-      clientSecret: rotated.data.clientSecret,
+    const refreshed = await recording(apiClient(ctx.app)).POST("/api/v1/apps/token/refresh", {
+      body: {
+        slug: "golden",
+        refreshToken: exchanged.data!.data.refreshToken,
+        clientId: registered.clientId,
+        clientSecret: rotated.data!.data.clientSecret,
+      },
     });
     ok(refreshed);
     await settle();
-    ok(await recording(new Client(ctx.app)).get("/.well-known/oauth-authorization-server"));
-    ok(await recording(new Client(ctx.app)).get("/api/versions"));
-    ok(await merchant.post(`${S}/customers/${ana.id}/data-requests`, {}), 201);
-    await settle();
-    ok(await merchant.get(`${S}/customers/${ana.id}/data-requests`));
-    ok(await merchant.delete(`${S}/products/${cap.id}`));
-    await settle();
-    ok(await merchant.delete(`${S}/customers/${bo.id}`));
-    await settle();
-    ok(await merchant.delete(`${S}/customers/${ana.id}`));
-    await settle();
-    ok(await merchant.delete(`${S}/api-keys/${key.keyId}`));
-    await settle();
-    ok(await merchant.delete(`${S}/installations/${registered.clientId}`));
-    await settle();
-    ok(await developer.post(`${D}/privacy-secret`), 200);
-    await settle();
-    ok(await developer.delete(D));
-    await settle();
-    ok(await merchant.post("/api/v1/dashboard/auth/logout"));
+    ok(await recording(apiClient(ctx.app)).GET("/.well-known/oauth-authorization-server"));
+    ok(await recording(apiClient(ctx.app)).GET("/api/versions"));
     ok(
-      await merchant.post("/api/v1/dashboard/auth/login", {
-        email: "golden-merchant@example.com",
-        password: "correct horse battery",
+      await merchant.POST("/api/v1/dashboard/stores/{slug}/customers/{id}/data-requests", {
+        params: { path: { slug: "golden", id: ana.id } },
+      }),
+      201,
+    );
+    await settle();
+    ok(
+      await merchant.GET("/api/v1/dashboard/stores/{slug}/customers/{id}/data-requests", {
+        params: { path: { slug: "golden", id: ana.id } },
+      }),
+    );
+    ok(
+      await merchant.DELETE("/api/v1/dashboard/stores/{slug}/products/{id}", {
+        params: { path: { slug: "golden", id: cap.id } },
+      }),
+    );
+    await settle();
+    ok(
+      await merchant.DELETE("/api/v1/dashboard/stores/{slug}/customers/{id}", {
+        params: { path: { slug: "golden", id: bo.id } },
+      }),
+    );
+    await settle();
+    ok(
+      await merchant.DELETE("/api/v1/dashboard/stores/{slug}/customers/{id}", {
+        params: { path: { slug: "golden", id: ana.id } },
+      }),
+    );
+    await settle();
+    ok(
+      await merchant.DELETE("/api/v1/dashboard/stores/{slug}/api-keys/{keyId}", {
+        params: { path: { slug: "golden", keyId: key.keyId } },
+      }),
+    );
+    await settle();
+    ok(
+      await merchant.DELETE("/api/v1/dashboard/stores/{slug}/installations/{clientId}", {
+        params: { path: { slug: "golden", clientId: registered.clientId } },
+      }),
+    );
+    await settle();
+    ok(
+      await developer.POST("/api/v1/dashboard/apps/{clientId}/privacy-secret", {
+        params: { path: { clientId: registered.clientId } },
+      }),
+      200,
+    );
+    await settle();
+    ok(
+      await developer.DELETE("/api/v1/dashboard/apps/{clientId}", {
+        params: { path: { clientId: registered.clientId } },
+      }),
+    );
+    await settle();
+    ok(await merchant.POST("/api/v1/dashboard/auth/logout"));
+    ok(
+      await merchant.POST("/api/v1/dashboard/auth/login", {
+        body: {
+          email: "golden-merchant@example.com",
+          password: "correct horse battery",
+        },
       }),
     );
 
