@@ -18,6 +18,7 @@ import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { Agent, fetch } from "undici";
 import { EVENT, Scope } from "../src/contracts/index.ts";
+import { text } from "../test/api-client.ts";
 import type { BenchOptions } from "./lib/options.ts";
 import { BENCH_DATABASE_URL, benchSchema } from "./lib/pg.ts";
 import { addFigure, part, printRuns } from "./lib/report.ts";
@@ -34,23 +35,25 @@ const ORDERS_PER_SECOND = 20;
 /** A store with a product and a customer, and a way to place orders in it. */
 async function shop(url: string) {
   const merchant = await merchantWithStore(url);
-  const base = `/api/v1/dashboard/stores/${merchant.slug}`;
-  const product = await merchant.client.post(`${base}/products`, {
-    title: "Mug",
-    price: "9.00",
-    stock: 10_000_000,
+  const path = { slug: merchant.slug };
+  const product = await merchant.client.POST("/api/v1/dashboard/stores/{slug}/products", {
+    params: { path },
+    body: { title: "Mug", price: "9.00", stock: 10_000_000 },
   });
-  const customer = await merchant.client.post(`${base}/customers`, {
-    email: `load-${randomBytes(4).toString("hex")}@example.com`,
-    firstName: "Load",
+  const customer = await merchant.client.POST("/api/v1/dashboard/stores/{slug}/customers", {
+    params: { path },
+    body: { email: `load-${randomBytes(4).toString("hex")}@example.com`, firstName: "Load" },
   });
   const order = async () => {
     const started = performance.now();
-    const res = await merchant.client.post(`${base}/orders`, {
-      customerId: customer.body.data.id,
-      lineItems: [{ productId: product.body.data.id, quantity: 1 }],
+    const res = await merchant.client.POST("/api/v1/dashboard/stores/{slug}/orders", {
+      params: { path },
+      body: {
+        customerId: customer.data!.data.id,
+        lineItems: [{ productId: product.data!.data.id, quantity: 1 }],
+      },
     });
-    if (res.status !== 201) throw new Error(`order: ${res.status} ${JSON.stringify(res.body)}`);
+    if (res.response.status !== 201) throw new Error(`order: ${res.response.status} ${text(res)}`);
     return performance.now() - started;
   };
   return { merchant, order };

@@ -48,15 +48,14 @@ export async function benchListen(o: BenchOptions): Promise<void> {
     api = await startApiOnSchema(db.schema);
     const merchant = await merchantWithStore(api.url);
     const app = await installApp(api.url, merchant, [Scope.read_orders, Scope.manage_webhooks]);
-    const base = `/api/v1/dashboard/stores/${merchant.slug}`;
-    const product = await merchant.client.post(`${base}/products`, {
-      title: "Mug",
-      price: "9.00",
-      stock: 1_000_000,
+    const path = { slug: merchant.slug };
+    const product = await merchant.client.POST("/api/v1/dashboard/stores/{slug}/products", {
+      params: { path },
+      body: { title: "Mug", price: "9.00", stock: 1_000_000 },
     });
-    const customer = await merchant.client.post(`${base}/customers`, {
-      email: "bench@example.com",
-      firstName: "Bench",
+    const customer = await merchant.client.POST("/api/v1/dashboard/stores/{slug}/customers", {
+      params: { path },
+      body: { email: "bench@example.com", firstName: "Bench" },
     });
     cli = spawn(
       process.execPath,
@@ -98,13 +97,16 @@ export async function benchListen(o: BenchOptions): Promise<void> {
         const wait = due - performance.now();
         if (wait > 0) await new Promise((r) => setTimeout(r, wait));
         const sent = performance.now();
-        const res = await merchant.client.post(`${base}/orders`, {
-          customerId: customer.body.data.id,
-          lineItems: [{ productId: product.body.data.id, quantity: 1 }],
+        const res = await merchant.client.POST("/api/v1/dashboard/stores/{slug}/orders", {
+          params: { path },
+          body: {
+            customerId: customer.data!.data.id,
+            lineItems: [{ productId: product.data!.data.id, quantity: 1 }],
+          },
         });
-        if (res.status !== 201) throw new Error(`order: ${res.status}`);
+        if (res.response.status !== 201) throw new Error(`order: ${res.response.status}`);
         answers.push(performance.now() - sent);
-        const id = res.body.data.id as string;
+        const id = res.data!.data.id;
         const deadline = performance.now() + 10_000;
         while (!received.has(id)) {
           if (performance.now() > deadline) throw new Error(`order ${id} never reached the receiver`);

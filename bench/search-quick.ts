@@ -33,7 +33,7 @@ try {
   console.log(
     `seeded ${products.toLocaleString("en-US")} products in ${fmt((Date.now() - seeding) / 1000, 1)} s`,
   );
-  const headers = { cookie: merchant.client.cookie! };
+  const headers = { cookie: merchant.client.jar.cookie! };
   const queries = Object.entries(searchQueries(`/api/v1/dashboard/stores/${merchant.slug}`, products)).filter(
     ([name]) => name.includes(only),
   );

@@ -154,7 +154,7 @@ export async function benchSearch(o: BenchOptions): Promise<void> {
     const seeding = Date.now();
     await seed(db.client, merchant.slug, products, people, people);
     console.log(`  seeded in ${fmt((Date.now() - seeding) / 1000, 1)} s`);
-    const cookie = merchant.client.cookie!;
+    const cookie = merchant.client.jar.cookie!;
     if (!cookie) throw new Error("no session cookie");
     const base = `/api/v1/dashboard/stores/${merchant.slug}`;
     const queries = searchQueries(base, products);

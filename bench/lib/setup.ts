@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { HttpClient } from "../../test/processes.ts";
+import { type Answer, type Api, apiClient, type KeyScope, type Scope, text } from "../../test/api-client.ts";
 
 /**
  * Everything a benchmark needs, made through the service's public HTTP API as a merchant and an
@@ -8,21 +8,23 @@ import { HttpClient } from "../../test/processes.ts";
 const PASSWORD = "correct horse battery staple";
 export const REDIRECT = "https://bench.example.com/oauth/callback";
 
-function check(what: string, res: { status: number; body: unknown }, status: number) {
-  if (res.status !== status)
-    throw new Error(`${what}: ${res.status} ${JSON.stringify(res.body).slice(0, 500)}`);
+function check(what: string, res: Answer, status: number) {
+  if (res.response.status !== status)
+    throw new Error(`${what}: ${res.response.status} ${text(res).slice(0, 500)}`);
 }
 
 export async function merchantWithStore(base: string, prefix = "bench") {
-  const client = new HttpClient(base);
+  const client = apiClient(base);
   const email = `${prefix}-${Date.now()}-${randomBytes(3).toString("hex")}@example.com`;
   check(
     "sign-up",
-    await client.post("/api/v1/dashboard/auth/signup", { email, password: PASSWORD, name: "Bench" }),
+    await client.POST("/api/v1/dashboard/auth/signup", {
+      body: { email, password: PASSWORD, name: "Bench" },
+    }),
     201,
   );
   const slug = `${prefix}-${randomBytes(5).toString("hex")}`;
-  check("store", await client.post("/api/v1/dashboard/stores", { name: "Bench Store", slug }), 201);
+  check("store", await client.POST("/api/v1/dashboard/stores", { body: { name: "Bench Store", slug } }), 201);
   return { client, slug };
 }
 
@@ -37,53 +39,61 @@ export interface TokenPair {
  */
 export async function installApp(
   base: string,
-  merchant: { client: HttpClient; slug: string },
-  scopes: string[],
+  merchant: { client: Api; slug: string },
+  scopes: Scope[],
   families = 1,
 ) {
   const dev = await merchantWithStore(base, "dev");
-  const app = await dev.client.post("/api/v1/dashboard/apps", {
-    name: "Bench App",
-    redirectUris: [REDIRECT],
-    scopes,
+  const app = await dev.client.POST("/api/v1/dashboard/apps", {
+    body: {
+      name: "Bench App",
+      redirectUris: [REDIRECT],
+      scopes,
+    },
   });
   check("app registration", app, 201);
-  const clientId: string = app.body.data.clientId;
-  const clientSecret: string = app.body.data.clientSecret;
+  const { clientId, clientSecret } = app.data!.data;
   const pairs: TokenPair[] = [];
   for (let i = 0; i < families; i++) {
-    const consent = await merchant.client.post("/api/v1/dashboard/oauth/consent", {
-      clientId,
-      redirectUri: REDIRECT,
-      scopes,
-      state: `bench-${i}`,
-      storeSlug: merchant.slug,
-      approve: true,
+    const consent = await merchant.client.POST("/api/v1/dashboard/oauth/consent", {
+      body: {
+        clientId,
+        redirectUri: REDIRECT,
+        scopes,
+        state: `bench-${i}`,
+        storeSlug: merchant.slug,
+        approve: true,
+      },
     });
     check("consent", consent, 200);
-    const code = new URL(consent.body.data.redirectTo).searchParams.get("code")!;
-    const exchange = await new HttpClient(base).post("/api/v1/apps/token", {
-      slug: merchant.slug,
-      code,
-      redirectUri: REDIRECT,
-      clientId,
-      clientSecret,
+    const code = new URL(consent.data!.data.redirectTo).searchParams.get("code")!;
+    const exchange = await apiClient(base).POST("/api/v1/apps/token", {
+      body: {
+        slug: merchant.slug,
+        code,
+        redirectUri: REDIRECT,
+        clientId,
+        clientSecret,
+      },
     });
     check("code exchange", exchange, 200);
     pairs.push({
-      accessToken: exchange.body.data.accessToken,
-      refreshToken: exchange.body.data.refreshToken,
+      accessToken: exchange.data!.data.accessToken,
+      refreshToken: exchange.data!.data.refreshToken,
     });
   }
   return { clientId, clientSecret, pairs };
 }
 
 /** A developer API key pair of the merchant's store. */
-export async function createApiKey(merchant: { client: HttpClient; slug: string }, scopes: string[]) {
-  const res = await merchant.client.post(`/api/v1/dashboard/stores/${merchant.slug}/api-keys`, {
-    name: "Bench export",
-    scopes,
+export async function createApiKey(merchant: { client: Api; slug: string }, scopes: KeyScope[]) {
+  const res = await merchant.client.POST("/api/v1/dashboard/stores/{slug}/api-keys", {
+    params: { path: { slug: merchant.slug } },
+    body: {
+      name: "Bench export",
+      scopes,
+    },
   });
   check("API key", res, 201);
-  return { "x-api-key": res.body.data.keyId as string, "x-api-secret": res.body.data.secret as string };
+  return { "x-api-key": res.data!.data.keyId, "x-api-secret": res.data!.data.secret };
 }
