@@ -2,8 +2,21 @@ import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { after, before, describe, it } from "node:test";
 import { Redis } from "ioredis";
-import { createTestContext, TEST_DATABASE_URL, TEST_REDIS_URL, type TestContext } from "./harness.ts";
-import { type HttpAnswer, HttpClient, type ServiceProcess, startService } from "./processes.ts";
+import {
+  type Answer,
+  type Api,
+  apiClient,
+  asForm,
+  createTestContext,
+  type EventBody,
+  errorCode,
+  type Scope,
+  TEST_DATABASE_URL,
+  TEST_REDIS_URL,
+  type TestContext,
+  text,
+} from "./harness.ts";
+import { type ServiceProcess, startService } from "./processes.ts";
 import { startReceiver } from "./receiver.ts";
 import { redisSkipReason } from "./requirements.ts";
 import { waitUntil } from "./webhooks-harness.ts";
@@ -66,17 +79,19 @@ async function claimRedisDatabase(): Promise<{ url: string; client: Redis; relea
 }
 
 async function signupWithStore(base: string) {
-  const client = new HttpClient(base);
+  const client = apiClient(base);
   const email = `fleet-${Date.now()}-${randomBytes(3).toString("hex")}@example.com`;
-  const signup = await client.post("/api/v1/dashboard/auth/signup", {
-    email,
-    password: PASSWORD,
-    name: "Fleet",
+  const signup = await client.POST("/api/v1/dashboard/auth/signup", {
+    body: {
+      email,
+      password: PASSWORD,
+      name: "Fleet",
+    },
   });
-  assert.equal(signup.status, 201, JSON.stringify(signup.body));
+  assert.equal(signup.response.status, 201, text(signup));
   const slug = `fleet-${randomBytes(5).toString("hex")}`;
-  const store = await client.post("/api/v1/dashboard/stores", { name: "Fleet Store", slug });
-  assert.equal(store.status, 201, JSON.stringify(store.body));
+  const store = await client.POST("/api/v1/dashboard/stores", { body: { name: "Fleet Store", slug } });
+  assert.equal(store.response.status, 201, text(store));
   return { client, slug, base: `/api/v1/dashboard/stores/${slug}` };
 }
 
@@ -84,48 +99,56 @@ async function signupWithStore(base: string) {
  * An app registered through one instance, installed through the other, its code exchanged on the
  * first: the whole OAuth flow over real HTTP, across instances.
  */
-async function installOverHttp(a: string, b: string, scopes: string[]) {
+async function installOverHttp(a: string, b: string, scopes: Scope[]) {
   const dev = await signupWithStore(a);
-  const registered = await dev.client.post("/api/v1/dashboard/apps", {
-    name: "Fleet App",
-    redirectUris: [REDIRECT],
-    scopes,
+  const registered = await dev.client.POST("/api/v1/dashboard/apps", {
+    body: {
+      name: "Fleet App",
+      redirectUris: [REDIRECT],
+      scopes,
+    },
   });
-  assert.equal(registered.status, 201, JSON.stringify(registered.body));
-  const clientId: string = registered.body.data.clientId;
-  const clientSecret: string = registered.body.data.clientSecret;
+  assert.equal(registered.response.status, 201, text(registered));
+  const clientId: string = registered.data!.data.clientId;
+  const clientSecret: string = registered.data!.data.clientSecret;
   const merchant = await signupWithStore(b);
-  const consent = await merchant.client.post("/api/v1/dashboard/oauth/consent", {
-    clientId,
-    redirectUri: REDIRECT,
-    scopes,
-    state: "st-fleet",
-    storeSlug: merchant.slug,
-    approve: true,
+  const consent = await merchant.client.POST("/api/v1/dashboard/oauth/consent", {
+    body: {
+      clientId,
+      redirectUri: REDIRECT,
+      scopes,
+      state: "st-fleet",
+      storeSlug: merchant.slug,
+      approve: true,
+    },
   });
-  assert.equal(consent.status, 200, JSON.stringify(consent.body));
-  const code = new URL(consent.body.data.redirectTo).searchParams.get("code")!;
-  const exchange = await new HttpClient(a).post("/api/v1/apps/token", {
-    slug: merchant.slug,
-    code,
-    redirectUri: REDIRECT,
-    clientId,
-    clientSecret,
+  assert.equal(consent.response.status, 200, text(consent));
+  const code = new URL(consent.data!.data.redirectTo).searchParams.get("code")!;
+  const exchange = await apiClient(a).POST("/api/v1/apps/token", {
+    body: {
+      slug: merchant.slug,
+      code,
+      redirectUri: REDIRECT,
+      clientId,
+      clientSecret,
+    },
   });
-  assert.equal(exchange.status, 200, JSON.stringify(exchange.body));
+  assert.equal(exchange.response.status, 200, text(exchange));
   return {
     dev,
     merchant,
     clientId,
     clientSecret,
-    accessToken: exchange.body.data.accessToken as string,
-    refreshToken: exchange.body.data.refreshToken as string,
+    accessToken: exchange.data!.data.accessToken,
+    refreshToken: exchange.data!.data.refreshToken,
   };
 }
 
 /** One Admin API read with a bearer token on an instance. */
 const adminRead = (base: string, token: string) =>
-  new HttpClient(base, { authorization: `Bearer ${token}` }).get("/api/v1/apps/api/products?limit=1");
+  apiClient(base, { headers: { authorization: `Bearer ${token}` } }).GET("/api/v1/apps/api/products", {
+    params: { query: { limit: 1 } },
+  });
 
 /** The spec's refresh (`/api/v1/apps/token/refresh`) on an instance; the installation's own credentials unless given. */
 const refreshOn = (
@@ -133,17 +156,22 @@ const refreshOn = (
   inst: { clientId: string; clientSecret: string; refreshToken: string; merchant: { slug: string } },
   use: { clientSecret?: string; refreshToken?: string } = {},
 ) =>
-  new HttpClient(base).post("/api/v1/apps/token/refresh", {
-    clientId: inst.clientId,
-    clientSecret: use.clientSecret ?? inst.clientSecret,
-    refreshToken: use.refreshToken ?? inst.refreshToken,
-    slug: inst.merchant.slug,
+  apiClient(base).POST("/api/v1/apps/token/refresh", {
+    body: {
+      clientId: inst.clientId,
+      clientSecret: use.clientSecret ?? inst.clientSecret,
+      refreshToken: use.refreshToken ?? inst.refreshToken,
+      slug: inst.merchant.slug,
+    },
   });
 
-function assertRefused(answer: HttpAnswer, status: number, code: string, what: string) {
-  assert.equal(answer.status, status, `${what}: ${JSON.stringify(answer.body)}`);
-  assert.equal(answer.body.error?.code, code, what);
+function assertRefused(answer: Answer, status: number, code: string, what: string) {
+  assert.equal(answer.response.status, status, `${what}: ${text(answer)}`);
+  assert.equal(errorCode(answer), code, what);
 }
+
+/** The same browser (its session cookie) on another instance, as a load balancer sends it. */
+const at = (client: Api, base: string) => apiClient(base, { jar: client.jar });
 
 /**
  * Admin API reads on `base` from `loops` back-to-back loops until stopped, each recorded with the
@@ -156,7 +184,7 @@ function hammer(base: string, token: string, loops = 2) {
     while (!stopping) {
       const at = performance.now();
       const answer = await adminRead(base, token);
-      sent.push({ at, status: answer.status });
+      sent.push({ at, status: answer.response.status });
     }
   });
   return {
@@ -223,7 +251,7 @@ describe("scale-out: two API and two worker processes on one PostgreSQL and one 
     // memory until its probe finds Redis; the limit is shared only from then on).
     for (const base of [A, B]) {
       await waitUntil(
-        async () => (await new HttpClient(base).get("/readyz")).body.data?.redis === "ok",
+        async () => (await apiClient(base).GET("/readyz")).data?.data?.redis === "ok",
         60_000,
         `Redis shared on ${base}`,
       );
@@ -235,19 +263,19 @@ describe("scale-out: two API and two worker processes on one PostgreSQL and one 
       Array.from({ length: 2 * LIMIT }, (_, i) => adminRead(i % 2 ? B : A, inst.accessToken)),
     );
     const elapsed = performance.now() - started;
-    const statuses = answers.map((a) => a.status);
+    const statuses = answers.map((a) => a.response.status);
     const accepted = statuses.filter((s) => s === 200).length;
     assert.equal(statuses.filter((s) => s !== 200 && s !== 429).length, 0, `only 200 or 429: ${statuses}`);
-    for (const refused of answers.filter((a) => a.status === 429)) {
-      assert.equal(refused.body.error.code, "RATE_LIMITED");
-      assert.equal(refused.headers.get("x-ratelimit-limit"), String(LIMIT));
-      assert.equal(refused.headers.get("x-ratelimit-remaining"), "0");
-      assert.ok(Number(refused.headers.get("retry-after")) >= 1);
+    for (const refused of answers.filter((a) => a.response.status === 429)) {
+      assert.equal(refused.error!.error.code, "RATE_LIMITED");
+      assert.equal(refused.response.headers.get("x-ratelimit-limit"), String(LIMIT));
+      assert.equal(refused.response.headers.get("x-ratelimit-remaining"), "0");
+      assert.ok(Number(refused.response.headers.get("retry-after")) >= 1);
     }
     if (elapsed < 60_000) {
       // Every request fell in one window: exactly the limit, however they were split.
       assert.equal(accepted, LIMIT, `accepted ${accepted} of ${2 * LIMIT} across two instances`);
-      const fromA = answers.filter((a, i) => a.status === 200 && i % 2 === 0).length;
+      const fromA = answers.filter((a, i) => a.response.status === 200 && i % 2 === 0).length;
       console.log(
         `rate limit: ${accepted} accepted (${fromA} by api-1, ${accepted - fromA} by api-2) in ${Math.round(elapsed)} ms`,
       );
@@ -255,7 +283,7 @@ describe("scale-out: two API and two worker processes on one PostgreSQL and one 
       for (const base of [A, B]) {
         const at = performance.now();
         const next = await adminRead(base, inst.accessToken);
-        if (at - started < 60_000) assert.equal(next.status, 429, `next request on ${base}`);
+        if (at - started < 60_000) assert.equal(next.response.status, 429, `next request on ${base}`);
       }
     } else {
       // A machine so slow the burst outlasted the window: the sliding-window bound still holds.
@@ -272,10 +300,10 @@ describe("scale-out: two API and two worker processes on one PostgreSQL and one 
     const other = await installOverHttp(B, A, ["read_products"]);
     const onA = await adminRead(A, other.accessToken);
     const onB = await adminRead(B, other.accessToken);
-    assert.equal(onA.status, 200);
-    assert.equal(onB.status, 200);
+    assert.equal(onA.response.status, 200);
+    assert.equal(onB.response.status, 200);
     assert.deepEqual(
-      [onA.headers.get("x-ratelimit-remaining"), onB.headers.get("x-ratelimit-remaining")],
+      [onA.response.headers.get("x-ratelimit-remaining"), onB.response.headers.get("x-ratelimit-remaining")],
       [String(LIMIT - 1), String(LIMIT - 2)],
       "one quota shared by both instances",
     );
@@ -285,21 +313,21 @@ describe("scale-out: two API and two worker processes on one PostgreSQL and one 
     for (const [x, y] of directions) {
       const inst = await installOverHttp(x, y, ["read_products"]);
       // Both instances have just accepted the token (whatever they cache, they hold it now).
-      assert.equal((await adminRead(y, inst.accessToken)).status, 200);
-      assert.equal((await adminRead(x, inst.accessToken)).status, 200);
+      assert.equal((await adminRead(y, inst.accessToken)).response.status, 200);
+      assert.equal((await adminRead(x, inst.accessToken)).response.status, 200);
       const load = hammer(y, inst.accessToken);
       await waitUntil(() => load.sent.length >= 2, 60_000, "reads in flight on the other instance");
-      const revoked = await new HttpClient(x).post(
-        "/api/v1/oauth/revoke",
-        new URLSearchParams({
+      const revoked = await apiClient(x).POST("/api/v1/oauth/revoke", {
+        body: {
           token: inst.accessToken,
           token_type_hint: "access_token",
           client_id: inst.clientId,
           client_secret: inst.clientSecret,
-        }),
-      );
+        },
+        ...asForm,
+      });
       const answeredAt = performance.now();
-      assert.equal(revoked.status, 200, JSON.stringify(revoked.body));
+      assert.equal(revoked.response.status, 200, text(revoked));
       assertRefused(
         await adminRead(y, inst.accessToken),
         401,
@@ -326,14 +354,14 @@ describe("scale-out: two API and two worker processes on one PostgreSQL and one 
       assertRefused(await adminRead(x, inst.accessToken), 401, "INVALID_TOKEN", "the revoking instance");
       // Only that token: the refresh token still works, and its new access token is accepted on both.
       const refreshed = await refreshOn(y, inst);
-      assert.equal(refreshed.status, 200, JSON.stringify(refreshed.body));
+      assert.equal(refreshed.response.status, 200, text(refreshed));
       // Accepted: 200, or 429 when the reads above spent the installation's quota (the limit
       // comes after authentication, so a 429 is an accepted token too).
       for (const base of [x, y]) {
-        const read = await adminRead(base, refreshed.body.data.accessToken);
+        const read = await adminRead(base, refreshed.data!.data.accessToken);
         assert.ok(
-          read.status === 200 || read.status === 429,
-          `the new access token on ${base}: ${read.status}`,
+          read.response.status === 200 || read.response.status === 429,
+          `the new access token on ${base}: ${read.response.status}`,
         );
       }
     }
@@ -342,17 +370,17 @@ describe("scale-out: two API and two worker processes on one PostgreSQL and one 
   it("a refresh token revoked (RFC 7009) through one instance: its whole family is refused by the other at once", async () => {
     for (const [x, y] of directions) {
       const inst = await installOverHttp(x, y, ["read_products"]);
-      assert.equal((await adminRead(y, inst.accessToken)).status, 200);
-      const revoked = await new HttpClient(x).post(
-        "/api/v1/oauth/revoke",
-        new URLSearchParams({
+      assert.equal((await adminRead(y, inst.accessToken)).response.status, 200);
+      const revoked = await apiClient(x).POST("/api/v1/oauth/revoke", {
+        body: {
           token: inst.refreshToken,
           token_type_hint: "refresh_token",
           client_id: inst.clientId,
           client_secret: inst.clientSecret,
-        }),
-      );
-      assert.equal(revoked.status, 200);
+        },
+        ...asForm,
+      });
+      assert.equal(revoked.response.status, 200);
       assertRefused(
         await adminRead(y, inst.accessToken),
         401,
@@ -371,13 +399,16 @@ describe("scale-out: two API and two worker processes on one PostgreSQL and one 
   it("an uninstall through one instance is refused by the other on the very next request", async () => {
     for (const [x, y] of directions) {
       const inst = await installOverHttp(x, y, ["read_products"]);
-      assert.equal((await adminRead(y, inst.accessToken)).status, 200);
-      assert.equal((await adminRead(x, inst.accessToken)).status, 200);
+      assert.equal((await adminRead(y, inst.accessToken)).response.status, 200);
+      assert.equal((await adminRead(x, inst.accessToken)).response.status, 200);
       // The merchant's browser session, sent to instance x by the load balancer.
-      const uninstalled = await inst.merchant.client
-        .at(x)
-        .delete(`${inst.merchant.base}/installations/${inst.clientId}`);
-      assert.equal(uninstalled.status, 200, JSON.stringify(uninstalled.body));
+      const uninstalled = await at(inst.merchant.client, x).DELETE(
+        "/api/v1/dashboard/stores/{slug}/installations/{clientId}",
+        {
+          params: { path: { slug: inst.merchant.slug, clientId: inst.clientId } },
+        },
+      );
+      assert.equal(uninstalled.response.status, 200, text(uninstalled));
       assertRefused(
         await adminRead(y, inst.accessToken),
         401,
@@ -394,11 +425,13 @@ describe("scale-out: two API and two worker processes on one PostgreSQL and one 
       const inst = await installOverHttp(x, y, ["read_products"]);
       // The other instance has just accepted the old secret.
       const warm = await refreshOn(y, inst);
-      assert.equal(warm.status, 200, JSON.stringify(warm.body));
-      const refreshToken: string = warm.body.data.refreshToken;
-      const rotated = await inst.dev.client.at(x).post(`/api/v1/dashboard/apps/${inst.clientId}/secret`);
-      assert.equal(rotated.status, 200, JSON.stringify(rotated.body));
-      const newSecret: string = rotated.body.data.clientSecret;
+      assert.equal(warm.response.status, 200, text(warm));
+      const refreshToken: string = warm.data!.data.refreshToken;
+      const rotated = await at(inst.dev.client, x).POST("/api/v1/dashboard/apps/{clientId}/secret", {
+        params: { path: { clientId: inst.clientId } },
+      });
+      assert.equal(rotated.response.status, 200, text(rotated));
+      const newSecret: string = rotated.data!.data.clientSecret;
       assertRefused(
         await refreshOn(y, inst, { refreshToken }),
         401,
@@ -408,28 +441,28 @@ describe("scale-out: two API and two worker processes on one PostgreSQL and one 
       // The standard endpoints too (HTTP Basic), on both instances.
       for (const base of [y, x]) {
         const basic = `Basic ${Buffer.from(`${inst.clientId}:${inst.clientSecret}`).toString("base64")}`;
-        const token = await new HttpClient(base, { authorization: basic }).post(
+        const token = await apiClient(base, { headers: { authorization: basic } }).POST(
           "/api/v1/oauth/token",
-          new URLSearchParams({ grant_type: "refresh_token", refresh_token: refreshToken }),
+          { body: { grant_type: "refresh_token", refresh_token: refreshToken }, ...asForm },
         );
-        assert.equal(token.status, 401, JSON.stringify(token.body));
-        assert.equal(token.body.error, "invalid_client");
+        assert.equal(token.response.status, 401, text(token));
+        assert.equal(token.error!.error, "invalid_client");
       }
       // Nothing was spent by the refused requests: the new secret refreshes on the other instance.
       const fresh = await refreshOn(y, inst, { clientSecret: newSecret, refreshToken });
-      assert.equal(fresh.status, 200, JSON.stringify(fresh.body));
-      assert.equal((await adminRead(x, fresh.body.data.accessToken)).status, 200);
+      assert.equal(fresh.response.status, 200, text(fresh));
+      assert.equal((await adminRead(x, fresh.data!.data.accessToken)).response.status, 200);
     }
   });
 
   it("two workers deliver 1,000 events committed through both APIs: every one, once, never by both at once", async () => {
     const BARRIER = 9; // more than one worker may have in flight (WEBHOOK_CONCURRENCY=8)
     const inst = await installOverHttp(A, B, ["read_products", "manage_webhooks"]);
-    const subscribed = await new HttpClient(B, { authorization: `Bearer ${inst.accessToken}` }).post(
+    const subscribed = await apiClient(B, { headers: { authorization: `Bearer ${inst.accessToken}` } }).POST(
       "/api/v1/apps/api/webhooks",
-      { eventName: "product.created", targetUrl: `${rx.url}/fleet` },
+      { body: { eventName: "product.created", targetUrl: `${rx.url}/fleet` } },
     );
-    assert.equal(subscribed.status, 201, JSON.stringify(subscribed.body));
+    assert.equal(subscribed.response.status, 201, text(subscribed));
 
     // The receiver answers nothing until BARRIER attempts are open at once: more than one worker
     // can hold, so both workers are then delivering at the same time. From then on it answers
@@ -477,10 +510,14 @@ describe("scale-out: two API and two worker processes on one PostgreSQL and one 
       Array.from({ length: 8 }, async () => {
         while (next < 1000) {
           const i = next++;
-          const created = await merchant.client
-            .at(i % 2 ? B : A)
-            .post(`${merchant.base}/products`, { title: `Fleet ${i}`, price: "1.00" });
-          assert.equal(created.status, 201, JSON.stringify(created.body));
+          const created = await at(merchant.client, i % 2 ? B : A).POST(
+            "/api/v1/dashboard/stores/{slug}/products",
+            {
+              params: { path: { slug: merchant.slug } },
+              body: { title: `Fleet ${i}`, price: "1.00" },
+            },
+          );
+          assert.equal(created.response.status, 201, text(created));
         }
       }),
     );
@@ -532,7 +569,11 @@ describe("scale-out: two API and two worker processes on one PostgreSQL and one 
       .where("topic", "=", "product.created")
       .execute();
     assert.equal(events.length, 1000);
-    const bodies = new Set(rx.received.filter((r) => r.path === "/fleet").map((r) => JSON.parse(r.body).id));
+    const bodies = new Set(
+      rx.received
+        .filter((r) => r.path === "/fleet")
+        .map((r) => (JSON.parse(r.body) as EventBody<"product.created">).id),
+    );
     assert.deepEqual([...bodies].sort(), events.map((e) => e.id).sort());
     console.log(
       `two workers: 1,000 events created through two APIs and delivered in ${Math.round(elapsed)} ms (at most ${maxOpen} attempts open at once)`,
