@@ -12,6 +12,7 @@ import {
   type Api,
   apiClient,
   createTestContext,
+  type ErrorBody,
   errorCode,
   fieldErrors,
   type Json,
@@ -494,7 +495,7 @@ describe("bulk export", () => {
     assert.equal(ctx.platform.exports.running(), 2, "the two are still running, unread");
     for (const o of refused) {
       assert.ok(Number(o.res.headers["retry-after"]) >= 1);
-      assert.equal(JSON.parse(await o.body()).error.code, "RATE_LIMITED");
+      assert.equal((JSON.parse(await o.body()) as ErrorBody).error.code, "RATE_LIMITED");
     }
     // Each export counted once against the rate limit, as every refused request did.
     const afterBurst = Number(
@@ -630,7 +631,7 @@ describe("bulk export", () => {
     assert.equal(code, 0, err.join(""));
     const lines = out.join("").split("\n").filter(Boolean);
     assert.deepEqual(
-      lines.map((l) => JSON.parse(l).id),
+      lines.map((l) => (JSON.parse(l) as ExportedRecord).id),
       sorted(original),
     );
     assert.match(err.join(""), /products: 1,200 exported/);
@@ -688,7 +689,7 @@ describe("bulk export: bounds per store, account and process; idle clients", () 
       const messages = new Set<string>();
       for (const o of refused) {
         assert.ok(Number(o.res.headers["retry-after"]) >= 1);
-        const body = JSON.parse(await o.body());
+        const body = JSON.parse(await o.body()) as ErrorBody;
         assert.equal(body.error.code, "RATE_LIMITED");
         messages.add(body.error.message);
       }
@@ -718,7 +719,7 @@ describe("bulk export: bounds per store, account and process; idle clients", () 
       assert.equal(byAccount.length, 2);
       for (const o of byAccount)
         assert.match(
-          JSON.parse(await o.body()).error.message,
+          (JSON.parse(await o.body()) as ErrorBody).error.message,
           /per merchant account \(over all its stores\)/,
         );
       // Another merchant is not held back by this one's exports.
@@ -758,7 +759,7 @@ describe("bulk export: bounds per store, account and process; idle clients", () 
         [200, 200, 200, 429],
       );
       assert.match(
-        JSON.parse(await opened[3]!.body()).error.message,
+        (JSON.parse(await opened[3]!.body()) as ErrorBody).error.message,
         /At most 3 exports run at once per process/,
       );
       for (const o of opened) o.request.destroy();

@@ -21,6 +21,7 @@ import {
   type Json,
   merchantWithStore,
   type RequestBody,
+  type ResponseData,
   type Scope,
   TEST_DATABASE_URL,
   type TestContext,
@@ -827,7 +828,10 @@ describe("erasure: copies being made while it commits", () => {
     const bodies = await bodiesOf(storeId);
     assert.equal(bodies.length, 1);
     assertClean("the delivery dispatched after the erasure", bodies[0]!, needlesOf(p));
-    assert.equal(JSON.parse(bodies[0]!).data.email, `deleted-${customerId}@anonymized.invalid`);
+    assert.equal(
+      (JSON.parse(bodies[0]!) as EventBody<"customer.created">).data.email,
+      `deleted-${customerId}@anonymized.invalid`,
+    );
   });
 
   it("a redelivery whose delivery was read before the erasure sends the erased body", async () => {
@@ -880,7 +884,14 @@ describe("erasure: copies being made while it commits", () => {
     assert.equal(replay.kind, "replay");
     if (replay.kind === "replay") {
       assertClean("the replay", replay.body, needlesOf(p));
-      assert.equal(JSON.parse(replay.body).data.email, `deleted-${customerId}@anonymized.invalid`);
+      assert.equal(
+        (
+          JSON.parse(replay.body) as {
+            data: ResponseData<"/api/v1/dashboard/stores/{slug}/customers/{id}", "get">;
+          }
+        ).data.email,
+        `deleted-${customerId}@anonymized.invalid`,
+      );
     }
     for (const opened of await openedAnswers(ctx, key))
       assertClean("a stored answer, opened", opened, needlesOf(p));

@@ -7,7 +7,7 @@ import { loadConfig } from "../src/config.ts";
 import { openDatabase } from "../src/db/client.ts";
 import { createPlatform } from "../src/platform.ts";
 import { installedApp } from "./apps-harness.ts";
-import { createTestContext, type TestContext } from "./harness.ts";
+import { createTestContext, type EventBody, type TestContext } from "./harness.ts";
 import { postgresBinDir, startTempPostgres, type TempPostgres } from "./pg-server.ts";
 import { type ServiceProcess, startService as startProcess } from "./processes.ts";
 import { startReceiver } from "./receiver.ts";
@@ -330,7 +330,7 @@ describe("PostgreSQL unavailable, restarting or starting", { skip }, () => {
       const store = (await ctx.platform.repos.stores.findBySlug(inst.merchant.slug))!;
       await ctx.platform.services.products.create(store, { title: "First", price: "1" });
       await rx.waitFor(1, 60_000);
-      assert.equal(JSON.parse(rx.received[0]!.body).event, "product.created");
+      assert.equal((JSON.parse(rx.received[0]!.body) as EventBody).event, "product.created");
       // The API process answers real requests on the same database.
       const health = await call(base, "GET", "/api/v1/dashboard/stores", undefined, "mp_session=nope");
       assert.equal(health.status, 401);

@@ -77,7 +77,7 @@ describe("Redis outage and return under load", { skip: redisServerSkipReason() }
    * database and clock with the others, each with its own Redis connection and process state.
    */
   async function startInstance(name: string, rateLimit: number, commandTimeoutMs: number): Promise<Instance> {
-    const logs: Json[] = [];
+    const logs: Json[] = []; // pino's lines, plain JSON
     const logger = pino({ level: "debug" }, { write: (line: string) => void logs.push(JSON.parse(line)) });
     const config: Config = {
       ...ctx.platform.config,

@@ -191,7 +191,8 @@ export async function outboxOf<E extends EventName>(platform: Platform, topic: E
 /**
  * `app.inject` that also answers for a Server-Sent Events operation (a stream never ends): a
  * `text/event-stream` answer is its status and headers, and the stream is closed; any other answer
- * is read whole, as inject would.
+ * is read whole, as inject would. For the walks over every operation (scopes, the fuzzer), whose
+ * paths come from the document at run time: the body is read as plain JSON.
  */
 export async function injectAny(
   app: App,

@@ -613,6 +613,7 @@ describe("idempotency keys on creates", () => {
     const doc = await fetchDocument(ctx.app);
     const problems: string[] = [];
     const creates: string[] = [];
+    // The document itself, walked as plain JSON: its own structure is not among its paths.
     for (const { name, method, op } of operationsOf(doc)) {
       const params = ((op.parameters ?? []) as Json[]).filter(
         (p) => p.in === "header" && String(p.name).toLowerCase() === "idempotency-key",

@@ -8,7 +8,8 @@ import { fetchDocument, inlineRefs, operationsOf } from "./openapi-doc.ts";
 /**
  * Checks real responses against the served OpenAPI document (/api/docs/openapi.json): the body of
  * every response a test sees must match the schema documented for that operation and status, and
- * the status itself must be documented.
+ * the status itself must be documented. The document and its schemas are read as plain JSON
+ * (`Json`): the document's own structure is not among its paths.
  *
  *   const spec = await openApiChecker(ctx.app);
  *   const client = spec.watch(api(ctx.app, { headers })); // every response it gets is checked

@@ -1,7 +1,10 @@
 import type { App } from "../src/lib/http/types.ts";
-import type { Json } from "./harness.ts";
+import type { Json } from "./api-client.ts";
 
-/** Reading the served OpenAPI document: its operations and its schemas with local $refs inlined. */
+/**
+ * Reading the served OpenAPI document: its operations and its schemas with local $refs inlined. The
+ * document is read as plain JSON (`Json`): its own structure is not among the paths it describes.
+ */
 
 export const HTTP_METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const;
 

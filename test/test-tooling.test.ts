@@ -416,7 +416,7 @@ describe("test tooling that tells the truth", () => {
       await r2.next("resumed");
       assert.equal((await r2.webhook("the test event again")).id, wT.id);
       const wB = await r2.webhook("order B");
-      assert.equal(JSON.parse(wB.body).data.id, b.id);
+      assert.equal((JSON.parse(wB.body) as EventBody<"order.created">).data.id, b.id);
       const resumed = await sessions();
       assert.equal(resumed.length, 1, "one session");
       assert.deepEqual(

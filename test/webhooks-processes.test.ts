@@ -4,7 +4,7 @@ import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { installedApp } from "./apps-harness.ts";
-import { createTestContext, TEST_DATABASE_URL, type TestContext } from "./harness.ts";
+import { createTestContext, type EventBody, TEST_DATABASE_URL, type TestContext } from "./harness.ts";
 import { startReceiver } from "./receiver.ts";
 import { waitUntil } from "./webhooks-harness.ts";
 
@@ -105,7 +105,7 @@ describe("delivery worker processes on one PostgreSQL", { skip }, () => {
     children.push(second);
     await waitUntil(
       async () => {
-        const seen = new Set(rx.received.map((r) => JSON.parse(r.body).id));
+        const seen = new Set(rx.received.map((r) => (JSON.parse(r.body) as EventBody).id));
         return [...eventIds].every((id) => seen.has(id));
       },
       60_000,
@@ -179,7 +179,9 @@ describe("delivery worker processes on one PostgreSQL", { skip }, () => {
     assert.deepEqual(overlaps, [], "a delivery was attempted by two workers at once");
     const duplicates = [...perDelivery.values()].filter((n) => n > 1).length;
     assert.equal(duplicates, 0, "with a healthy receiver each delivery is attempted exactly once");
-    const bodies = new Set(rx.received.filter((r) => r.path === "/pair").map((r) => JSON.parse(r.body).id));
+    const bodies = new Set(
+      rx.received.filter((r) => r.path === "/pair").map((r) => (JSON.parse(r.body) as EventBody).id),
+    );
     assert.equal(bodies.size, 1000, "every event arrived");
     console.log(`two workers: 1,000 events created and delivered in ${elapsed} ms`);
     await Promise.all(workers.map((w) => stopProcess(w)));

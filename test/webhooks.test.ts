@@ -1,7 +1,15 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { installedApp } from "./apps-harness.ts";
-import { detailsOf, errorCode, fieldErrors, type Json, offDocument, type Scope } from "./harness.ts";
+import {
+  detailsOf,
+  type EventBody,
+  errorCode,
+  fieldErrors,
+  type Json,
+  offDocument,
+  type Scope,
+} from "./harness.ts";
 import { startReceiver } from "./receiver.ts";
 import { createWebhookContext, waitUntil } from "./webhooks-harness.ts";
 
@@ -163,7 +171,7 @@ describe("webhooks: subscriptions and signed, retried deliveries to real HTTPS r
       await verify(sub.secret, ts, `${got.body} `, String(got.headers["x-webhook-signature"])),
       false,
     );
-    const body = JSON.parse(got.body);
+    const body = JSON.parse(got.body) as EventBody<"product.created">;
     assert.equal(body.event, "product.created");
     assert.match(body.id, /^evt_/);
     assert.deepEqual(body.store, { slug: inst.merchant.slug });
@@ -382,7 +390,8 @@ describe("webhooks: subscriptions and signed, retried deliveries to real HTTPS r
     rx.setResponder((_r, res) => res.end("ok"));
     const mine = () =>
       rx.received.filter(
-        (r) => r.path.startsWith("/u-") && JSON.parse(r.body).store.slug === inst.merchant.slug,
+        (r) =>
+          r.path.startsWith("/u-") && (JSON.parse(r.body) as EventBody).store.slug === inst.merchant.slug,
       );
     const p = (
       await inst.merchant.client.POST("/api/v1/dashboard/stores/{slug}/products", {
@@ -410,7 +419,7 @@ describe("webhooks: subscriptions and signed, retried deliveries to real HTTPS r
     await ctx.worker.settled();
     const events = mine().map((r) => r.headers["x-webhook-event"]);
     assert.deepEqual(events, ["product.created", "app/uninstalled"]);
-    const body = JSON.parse(mine().at(-1)!.body);
+    const body = JSON.parse(mine().at(-1)!.body) as EventBody<"app/uninstalled">;
     assert.equal(body.data.clientId, inst.clientId);
     assert.equal((await inst.api.GET("/api/v1/apps/api/webhooks")).response.status, 401);
   });
