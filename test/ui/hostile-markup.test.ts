@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { Browser, BrowserContext, Page } from "playwright-core";
+import { type Api, apiClient, type ErrorBody, type RequestBody, type Scope, text } from "../harness.ts";
 import { ALL_MARKUP, longWord, MARKUP } from "../hostile-inputs.ts";
-import { Client, type Json } from "../legacy-client.ts";
 import { startReceiver } from "../receiver.ts";
 import { chromiumSkipReason } from "../requirements.ts";
 import { createWebhookContext, waitUntil } from "../webhooks-harness.ts";
@@ -36,7 +36,7 @@ import { DESKTOP, heading, PASSWORD, PHONE, pages, row, shoot } from "./pages.ts
 
 const S1 = "hostile-shop";
 const S2 = "markup-shop";
-const APP_SCOPES = [
+const APP_SCOPES: Scope[] = [
   "read_products",
   "write_products",
   "read_orders",
@@ -53,7 +53,7 @@ const A1_REDIRECT =
 const A2_REDIRECT = `https://app.example.com/${longWord(2000 - "https://app.example.com/".length)}`;
 const A1_TRACKING = "https://track.example/?u=javascript:window.__pwned=1//&q='onerror=window.__pwned=1//";
 const A2_TRACKING = `https://track.example/${longWord(2000 - "https://track.example/".length)}`;
-const ADDRESS_MARKUP = {
+const ADDRESS_MARKUP: Address = {
   name: MARKUP.img,
   company: MARKUP.svg,
   line1: MARKUP.script,
@@ -64,7 +64,7 @@ const ADDRESS_MARKUP = {
   country: "SA",
   phone: "+966 50 123 4567",
 };
-const ADDRESS_LONG = {
+const ADDRESS_LONG: Address = {
   name: longWord(100),
   company: longWord(100),
   line1: longWord(200),
@@ -84,6 +84,9 @@ const META_MARKUP = {
   rtl: MARKUP.rtl,
 };
 const META_LONG = { [longWord(40)]: longWord(500), all: ALL_MARKUP };
+
+/** An address as the dashboard sends it. */
+type Address = NonNullable<RequestBody<"/api/v1/dashboard/stores/{slug}", "patch">["address"]>;
 
 /** The DOM as the checks read it (the project's tsconfig has no DOM types). */
 interface El {
@@ -248,45 +251,64 @@ describe("hostile markup in every field, on every page, in a real browser", {
   );
   /** Every assignment to the sentinel and every dialog, wherever it happened. */
   const ran: string[] = [];
-  let dash: Client;
-  const ids: Record<string, string> = {};
-  const apps = {} as Record<"a1" | "a2", { clientId: string; api: Client }>;
+  let dash: Api;
+  const ids = {} as Record<"p1" | "p2" | "p3" | "c1" | "c2" | "c3" | "o1" | "o2" | "o3", string>;
+  const apps = {} as Record<"a1" | "a2", { clientId: string; api: Api }>;
 
-  const ok = async (res: Promise<{ status: number; body: Json; data: Json }>, status = 200) => {
+  /** Asserts the answer's status; its envelope's `data`, typed by the operation. */
+  const ok = async <D>(
+    res: Promise<{ data?: { data: D }; response: Response }>,
+    status = 200,
+  ): Promise<D> => {
     const r = await res;
-    assert.equal(r.status, status, JSON.stringify(r.body).slice(0, 400));
-    return r.data;
+    assert.equal(r.response.status, status, text(r).slice(0, 400));
+    return r.data!.data;
   };
-  const store = (slug: string) => `/api/v1/dashboard/stores/${slug}`;
 
   /** The merchant's writes through the dashboard API, the apps' through the Admin API. */
   async function writeEverything() {
-    dash = new Client(ctx.app);
+    dash = apiClient(ctx.app);
     await ok(
-      dash.post("/api/v1/dashboard/auth/signup", {
-        email: "hostile@example.com",
-        password: PASSWORD,
-        name: MARKUP.img,
+      dash.POST("/api/v1/dashboard/auth/signup", {
+        body: {
+          email: "hostile@example.com",
+          password: PASSWORD,
+          name: MARKUP.img,
+        },
       }),
       201,
     );
-    await ok(dash.post("/api/v1/dashboard/stores", { name: longWord(100), slug: S1 }), 201);
+    await ok(dash.POST("/api/v1/dashboard/stores", { body: { name: longWord(100), slug: S1 } }), 201);
     await ok(
-      dash.post("/api/v1/dashboard/stores", {
-        name: `${MARKUP.img} ${MARKUP.svg} ${MARKUP.rtl}`,
-        slug: S2,
+      dash.POST("/api/v1/dashboard/stores", {
+        body: {
+          name: `${MARKUP.img} ${MARKUP.svg} ${MARKUP.rtl}`,
+          slug: S2,
+        },
       }),
       201,
     );
     await ok(
-      dash.patch(store(S1), {
-        contactEmail: `${"e".repeat(254 - "@example.com".length)}@example.com`,
-        address: ADDRESS_LONG,
+      dash.PATCH("/api/v1/dashboard/stores/{slug}", {
+        params: { path: { slug: S1 } },
+        body: {
+          contactEmail: `${"e".repeat(254 - "@example.com".length)}@example.com`,
+          address: ADDRESS_LONG,
+        },
       }),
     );
-    await ok(dash.patch(store(S2), { contactEmail: "markup@example.com", address: ADDRESS_MARKUP }));
+    await ok(
+      dash.PATCH("/api/v1/dashboard/stores/{slug}", {
+        params: { path: { slug: S2 } },
+        body: { contactEmail: "markup@example.com", address: ADDRESS_MARKUP },
+      }),
+    );
 
-    const product = (body: Json) => ok(dash.post(`${store(S1)}/products`, body), 201);
+    const product = (body: RequestBody<"/api/v1/dashboard/stores/{slug}/products", "post">) =>
+      ok(
+        dash.POST("/api/v1/dashboard/stores/{slug}/products", { params: { path: { slug: S1 } }, body }),
+        201,
+      );
     ids.p1 = (
       await product({ title: ALL_MARKUP, price: "1.00", sku: MARKUP.svg, stock: 4, description: longWord() })
     ).id;
@@ -309,7 +331,11 @@ describe("hostile markup in every field, on every page, in a real browser", {
       })
     ).id;
 
-    const customer = (body: Json) => ok(dash.post(`${store(S1)}/customers`, body), 201);
+    const customer = (body: RequestBody<"/api/v1/dashboard/stores/{slug}/customers", "post">) =>
+      ok(
+        dash.POST("/api/v1/dashboard/stores/{slug}/customers", { params: { path: { slug: S1 } }, body }),
+        201,
+      );
     ids.c1 = (
       await customer({
         firstName: MARKUP.img,
@@ -334,30 +360,40 @@ describe("hostile markup in every field, on every page, in a real browser", {
     ids.c3 = (await customer({ firstName: MARKUP.js, lastName: MARKUP.rtl, email: "rtl@example.com" })).id;
 
     // Two apps of this account, installed in its store, each with its privacy endpoint.
-    const register = async (key: "a1" | "a2", body: Json) => {
-      const created = await ok(dash.post("/api/v1/dashboard/apps", { ...body, scopes: APP_SCOPES }), 201);
+    const register = async (
+      key: "a1" | "a2",
+      body: Omit<RequestBody<"/api/v1/dashboard/apps", "post">, "scopes"> & { redirectUris: [string] },
+    ) => {
+      const created = await ok(
+        dash.POST("/api/v1/dashboard/apps", { body: { ...body, scopes: APP_SCOPES } }),
+        201,
+      );
       const consent = await ok(
-        dash.post("/api/v1/dashboard/oauth/consent", {
-          clientId: created.clientId,
-          redirectUri: body.redirectUris[0],
-          scopes: APP_SCOPES,
-          state: "s",
-          storeSlug: S1,
-          approve: true,
+        dash.POST("/api/v1/dashboard/oauth/consent", {
+          body: {
+            clientId: created.clientId,
+            redirectUri: body.redirectUris[0],
+            scopes: APP_SCOPES,
+            state: "s",
+            storeSlug: S1,
+            approve: true,
+          },
         }),
       );
       const tokens = await ok(
-        new Client(ctx.app).post("/api/v1/apps/token", {
-          slug: S1,
-          code: new URL(consent.redirectTo).searchParams.get("code"),
-          redirectUri: body.redirectUris[0],
-          clientId: created.clientId,
-          clientSecret: created.clientSecret,
+        apiClient(ctx.app).POST("/api/v1/apps/token", {
+          body: {
+            slug: S1,
+            code: new URL(consent.redirectTo).searchParams.get("code")!,
+            redirectUri: body.redirectUris[0],
+            clientId: created.clientId,
+            clientSecret: created.clientSecret,
+          },
         }),
       );
       apps[key] = {
         clientId: created.clientId,
-        api: new Client(ctx.app, { authorization: `Bearer ${tokens.accessToken}` }),
+        api: apiClient(ctx.app, { headers: { authorization: `Bearer ${tokens.accessToken}` } }),
       };
     };
     await register("a1", {
@@ -372,27 +408,47 @@ describe("hostile markup in every field, on every page, in a real browser", {
     });
     // Their webhooks: one answered with markup, one with 410 Gone (disabled, shown as a banner).
     await ok(
-      apps.a1.api.post("/api/v1/apps/api/webhooks", {
-        eventName: "order.created",
-        targetUrl: `${rx.url}/hook/'onerror=window.__pwned=1//?q=javascript:window.__pwned=1//`,
-        filter: 'note:!="<img src=x onerror=window.__pwned=1>"',
+      apps.a1.api.POST("/api/v1/apps/api/webhooks", {
+        body: {
+          eventName: "order.created",
+          targetUrl: `${rx.url}/hook/'onerror=window.__pwned=1//?q=javascript:window.__pwned=1//`,
+          filter: 'note:!="<img src=x onerror=window.__pwned=1>"',
+        },
       }),
       201,
     );
     await ok(
-      apps.a2.api.post("/api/v1/apps/api/webhooks", {
-        eventName: "order.created",
-        targetUrl: `${rx.url}/gone/${longWord(2000 - `${rx.url}/gone/`.length)}`,
+      apps.a2.api.POST("/api/v1/apps/api/webhooks", {
+        body: {
+          eventName: "order.created",
+          targetUrl: `${rx.url}/gone/${longWord(2000 - `${rx.url}/gone/`.length)}`,
+        },
       }),
       201,
     );
 
     // Three orders, each under its own prefix; the merchant marks them paid, the apps ship them.
-    const order = async (prefix: string, body: Json) => {
-      await ok(dash.patch(store(S1), { orderNumberPrefix: prefix }));
-      const created = await ok(dash.post(`${store(S1)}/orders`, body), 201);
-      await ok(dash.post(`${store(S1)}/orders/${created.id}/status`, { status: "paid" }));
-      return created.id as string;
+    const order = async (
+      prefix: string,
+      body: RequestBody<"/api/v1/dashboard/stores/{slug}/orders", "post">,
+    ) => {
+      await ok(
+        dash.PATCH("/api/v1/dashboard/stores/{slug}", {
+          params: { path: { slug: S1 } },
+          body: { orderNumberPrefix: prefix },
+        }),
+      );
+      const created = await ok(
+        dash.POST("/api/v1/dashboard/stores/{slug}/orders", { params: { path: { slug: S1 } }, body }),
+        201,
+      );
+      await ok(
+        dash.POST("/api/v1/dashboard/stores/{slug}/orders/{id}/status", {
+          params: { path: { slug: S1, id: created.id } },
+          body: { status: "paid" },
+        }),
+      );
+      return created.id;
     };
     ids.o1 = await order("../..", {
       customerId: ids.c1,
@@ -415,10 +471,22 @@ describe("hostile markup in every field, on every page, in a real browser", {
       note: `${MARKUP.js} ${MARKUP.rtl}`,
       tags: [MARKUP.js, MARKUP.rtl],
     });
-    const ship = async (app: "a1" | "a2", id: string, fulfillment: Json) => {
-      await ok(apps[app].api.post(`/api/v1/apps/api/orders/${id}/status`, { status: "confirmed" }));
+    const ship = async (
+      app: "a1" | "a2",
+      id: string,
+      fulfillment: NonNullable<RequestBody<"/api/v1/apps/api/orders/{id}/status", "post">["fulfillment"]>,
+    ) => {
       await ok(
-        apps[app].api.post(`/api/v1/apps/api/orders/${id}/status`, { status: "shipped", fulfillment }),
+        apps[app].api.POST("/api/v1/apps/api/orders/{id}/status", {
+          params: { path: { id } },
+          body: { status: "confirmed" },
+        }),
+      );
+      await ok(
+        apps[app].api.POST("/api/v1/apps/api/orders/{id}/status", {
+          params: { path: { id } },
+          body: { status: "shipped", fulfillment },
+        }),
       );
     };
     await ship("a1", ids.o1, { carrier: MARKUP.img, trackingNumber: MARKUP.svg, trackingUrl: A1_TRACKING });
@@ -430,27 +498,58 @@ describe("hostile markup in every field, on every page, in a real browser", {
     await ship("a1", ids.o3, { trackingUrl: A1_TRACKING });
 
     // Each app's own data on the records.
-    for (const [app, metadata, records] of [
-      ["a1", META_MARKUP, [`products/${ids.p1}`, `customers/${ids.c1}`, `orders/${ids.o1}`]],
-      ["a2", META_LONG, [`products/${ids.p2}`, `customers/${ids.c2}`, `orders/${ids.o2}`]],
-    ] as const)
-      for (const record of records) await ok(apps[app].api.patch(`/api/v1/apps/api/${record}`, { metadata }));
+    for (const [app, metadata, product, customer, order] of [
+      ["a1", META_MARKUP, ids.p1, ids.c1, ids.o1],
+      ["a2", META_LONG, ids.p2, ids.c2, ids.o2],
+    ] as const) {
+      const api = apps[app].api;
+      await ok(
+        api.PATCH("/api/v1/apps/api/products/{id}", {
+          params: { path: { id: product! } },
+          body: { metadata },
+        }),
+      );
+      await ok(
+        api.PATCH("/api/v1/apps/api/customers/{id}", {
+          params: { path: { id: customer! } },
+          body: { metadata },
+        }),
+      );
+      await ok(
+        api.PATCH("/api/v1/apps/api/orders/{id}", { params: { path: { id: order } }, body: { metadata } }),
+      );
+    }
 
     for (const name of [`${MARKUP.img} ${MARKUP.script}`, longWord(100), `${MARKUP.svg} ${MARKUP.rtl}`])
-      await ok(dash.post(`${store(S1)}/api-keys`, { name, scopes: ["read_products"] }), 201);
-    await ok(dash.post(`${store(S1)}/customers/${ids.c1}/data-requests`), 201);
+      await ok(
+        dash.POST("/api/v1/dashboard/stores/{slug}/api-keys", {
+          params: { path: { slug: S1 } },
+          body: { name, scopes: ["read_products"] },
+        }),
+        201,
+      );
+    await ok(
+      dash.POST("/api/v1/dashboard/stores/{slug}/customers/{id}/data-requests", {
+        params: { path: { slug: S1, id: ids.c1 } },
+      }),
+      201,
+    );
     // The timeline keeps the name the merchant had when they moved the orders (the markup); the
     // sidebar shows the one they have now.
-    await ok(dash.patch("/api/v1/dashboard/account", { name: longWord(100) }));
+    await ok(dash.PATCH("/api/v1/dashboard/account", { body: { name: longWord(100) } }));
 
     // The delivery logs are complete: A1's three order.created and its data request were answered
     // (with markup); A2's first order.created was answered 410 Gone, which disabled its
     // subscription (the next may have been sent before that, the rest are skipped), and its data
     // request was answered.
     const attempted = async (app: "a1" | "a2", event: string) =>
-      ((await ok(dash.get(`/api/v1/dashboard/apps/${apps[app].clientId}/deliveries`))) as Json[]).filter(
-        (d) => d.eventName === event && d.attemptLog.length > 0,
-      ).length;
+      (
+        await ok(
+          dash.GET("/api/v1/dashboard/apps/{clientId}/deliveries", {
+            params: { path: { clientId: apps[app].clientId } },
+          }),
+        )
+      ).filter((d) => d.eventName === event && d.attemptLog.length > 0).length;
     await waitUntil(
       async () =>
         (await attempted("a1", "order.created")) === 3 &&
@@ -462,8 +561,13 @@ describe("hostile markup in every field, on every page, in a real browser", {
     );
     await waitUntil(
       async () =>
-        (await ok(dash.get(`/api/v1/dashboard/apps/${apps.a2.clientId}/webhooks?status=disabled`))).length ===
-        1,
+        (
+          await ok(
+            dash.GET("/api/v1/dashboard/apps/{clientId}/webhooks", {
+              params: { path: { clientId: apps.a2.clientId }, query: { status: "disabled" } },
+            }),
+          )
+        ).length === 1,
       20_000,
       "A2's subscription to be disabled",
     );
@@ -496,7 +600,7 @@ describe("hostile markup in every field, on every page, in a real browser", {
       ran.push(`${page.url()}: ${d.type()} "${d.message()}"`);
       d.dismiss().catch(() => {});
     });
-    const session = dash.cookie!.slice(dash.cookie!.indexOf("=") + 1);
+    const session = dash.jar.cookie!.slice(dash.jar.cookie!.indexOf("=") + 1);
     await context.addCookies([{ name: "mp_session", value: session, url: base }]);
     await page.route("https://app.example.com/**", (route) =>
       route.fulfill({ status: 200, body: "callback" }),
@@ -524,140 +628,274 @@ describe("hostile markup in every field, on every page, in a real browser", {
 
   it("takes the most hostile value each field allows, and refuses the rest with a 400", async () => {
     // One at a time, each a request that must be refused.
-    const refused: Array<[string, () => Promise<{ status: number; body: Json }>]> = [
-      ["store name of 101", () => dash.patch(store(S1), { name: longWord(101) })],
-      ["prefix /../../admin", () => dash.patch(store(S1), { orderNumberPrefix: "/../../admin" })],
-      ["prefix with a space", () => dash.patch(store(S1), { orderNumberPrefix: "<b> x" })],
-      ["contact javascript:", () => dash.patch(store(S1), { contactEmail: MARKUP.js })],
-      ["contact with markup", () => dash.patch(store(S1), { contactEmail: `"${MARKUP.svg}"@example.com` })],
+    // Values the document's types allow (strings) and its rules refuse (lengths, patterns).
+    const refused: Array<[string, () => Promise<{ error?: ErrorBody; response: Response }>]> = [
+      [
+        "store name of 101",
+        () =>
+          dash.PATCH("/api/v1/dashboard/stores/{slug}", {
+            params: { path: { slug: S1 } },
+            body: { name: longWord(101) },
+          }),
+      ],
+      [
+        "prefix /../../admin",
+        () =>
+          dash.PATCH("/api/v1/dashboard/stores/{slug}", {
+            params: { path: { slug: S1 } },
+            body: { orderNumberPrefix: "/../../admin" },
+          }),
+      ],
+      [
+        "prefix with a space",
+        () =>
+          dash.PATCH("/api/v1/dashboard/stores/{slug}", {
+            params: { path: { slug: S1 } },
+            body: { orderNumberPrefix: "<b> x" },
+          }),
+      ],
+      [
+        "contact javascript:",
+        () =>
+          dash.PATCH("/api/v1/dashboard/stores/{slug}", {
+            params: { path: { slug: S1 } },
+            body: { contactEmail: MARKUP.js },
+          }),
+      ],
+      [
+        "contact with markup",
+        () =>
+          dash.PATCH("/api/v1/dashboard/stores/{slug}", {
+            params: { path: { slug: S1 } },
+            body: { contactEmail: `"${MARKUP.svg}"@example.com` },
+          }),
+      ],
       [
         "product title of 256",
-        () => dash.post(`${store(S1)}/products`, { title: longWord(256), price: "1.00" }),
+        () =>
+          dash.POST("/api/v1/dashboard/stores/{slug}/products", {
+            params: { path: { slug: S1 } },
+            body: { title: longWord(256), price: "1.00" },
+          }),
       ],
       [
         "product description of 10,001",
         () =>
-          dash.post(`${store(S1)}/products`, { title: "x", price: "1.00", description: longWord(10_001) }),
+          dash.POST("/api/v1/dashboard/stores/{slug}/products", {
+            params: { path: { slug: S1 } },
+            body: { title: "x", price: "1.00", description: longWord(10_001) },
+          }),
       ],
       [
         "SKU of 65",
-        () => dash.post(`${store(S1)}/products`, { title: "x", price: "1.00", sku: longWord(65) }),
+        () =>
+          dash.POST("/api/v1/dashboard/stores/{slug}/products", {
+            params: { path: { slug: S1 } },
+            body: { title: "x", price: "1.00", sku: longWord(65) },
+          }),
       ],
       [
         "customer name of 101",
-        () => dash.post(`${store(S1)}/customers`, { firstName: longWord(101), email: "a@example.com" }),
+        () =>
+          dash.POST("/api/v1/dashboard/stores/{slug}/customers", {
+            params: { path: { slug: S1 } },
+            body: { firstName: longWord(101), email: "a@example.com" },
+          }),
       ],
       [
         "customer e-mail javascript:",
-        () => dash.post(`${store(S1)}/customers`, { firstName: "a", email: MARKUP.js }),
+        () =>
+          dash.POST("/api/v1/dashboard/stores/{slug}/customers", {
+            params: { path: { slug: S1 } },
+            body: { firstName: "a", email: MARKUP.js },
+          }),
       ],
       [
         "phone with markup",
-        () => dash.patch(`${store(S1)}/customers/${ids.c1}`, { phone: `+966 ${MARKUP.img}` }),
+        () =>
+          dash.PATCH("/api/v1/dashboard/stores/{slug}/customers/{id}", {
+            params: { path: { slug: S1, id: ids.c1 } },
+            body: { phone: `+966 ${MARKUP.img}` },
+          }),
       ],
       [
         "postal code with markup",
         () =>
-          dash.patch(`${store(S1)}/customers/${ids.c1}`, {
-            addresses: [{ ...ADDRESS_MARKUP, postalCode: "<b>1</b>" }],
+          dash.PATCH("/api/v1/dashboard/stores/{slug}/customers/{id}", {
+            params: { path: { slug: S1, id: ids.c1 } },
+            body: {
+              addresses: [{ ...ADDRESS_MARKUP, postalCode: "<b>1</b>" }],
+            },
           }),
       ],
-      ["time zone ../..", () => dash.patch(store(S1), { timeZone: "../../etc/passwd" })],
-      ["tag of 41", () => dash.patch(`${store(S1)}/customers/${ids.c1}`, { tags: [longWord(41)] })],
-      ["tag with a comma", () => dash.patch(`${store(S1)}/customers/${ids.c1}`, { tags: ["<b>a,b</b>"] })],
-      ["order note of 2,001", () => dash.patch(`${store(S1)}/orders/${ids.o1}`, { note: longWord(2001) })],
+      [
+        "time zone ../..",
+        () =>
+          dash.PATCH("/api/v1/dashboard/stores/{slug}", {
+            params: { path: { slug: S1 } },
+            body: { timeZone: "../../etc/passwd" },
+          }),
+      ],
+      [
+        "tag of 41",
+        () =>
+          dash.PATCH("/api/v1/dashboard/stores/{slug}/customers/{id}", {
+            params: { path: { slug: S1, id: ids.c1 } },
+            body: { tags: [longWord(41)] },
+          }),
+      ],
+      [
+        "tag with a comma",
+        () =>
+          dash.PATCH("/api/v1/dashboard/stores/{slug}/customers/{id}", {
+            params: { path: { slug: S1, id: ids.c1 } },
+            body: { tags: ["<b>a,b</b>"] },
+          }),
+      ],
+      [
+        "order note of 2,001",
+        () =>
+          dash.PATCH("/api/v1/dashboard/stores/{slug}/orders/{id}", {
+            params: { path: { slug: S1, id: ids.o1 } },
+            body: { note: longWord(2001) },
+          }),
+      ],
       [
         "key name of 101",
-        () => dash.post(`${store(S1)}/api-keys`, { name: longWord(101), scopes: ["read_products"] }),
+        () =>
+          dash.POST("/api/v1/dashboard/stores/{slug}/api-keys", {
+            params: { path: { slug: S1 } },
+            body: { name: longWord(101), scopes: ["read_products"] },
+          }),
       ],
-      ["account name of 101", () => dash.patch("/api/v1/dashboard/account", { name: longWord(101) })],
+      [
+        "account name of 101",
+        () => dash.PATCH("/api/v1/dashboard/account", { body: { name: longWord(101) } }),
+      ],
       [
         "redirect URI javascript:",
         () =>
-          dash.post("/api/v1/dashboard/apps", { name: "x", redirectUris: [MARKUP.js], scopes: APP_SCOPES }),
+          dash.POST("/api/v1/dashboard/apps", {
+            body: { name: "x", redirectUris: [MARKUP.js], scopes: APP_SCOPES },
+          }),
       ],
       [
         "redirect URI with markup",
         () =>
-          dash.post("/api/v1/dashboard/apps", {
-            name: "x",
-            redirectUris: [`https://app.example.com/${MARKUP.svg}`],
-            scopes: APP_SCOPES,
+          dash.POST("/api/v1/dashboard/apps", {
+            body: {
+              name: "x",
+              redirectUris: [`https://app.example.com/${MARKUP.svg}`],
+              scopes: APP_SCOPES,
+            },
           }),
       ],
       [
         "redirect URI data:",
         () =>
-          dash.post("/api/v1/dashboard/apps", {
-            name: "x",
-            redirectUris: [`data:text/html,${MARKUP.script}`],
-            scopes: APP_SCOPES,
+          dash.POST("/api/v1/dashboard/apps", {
+            body: {
+              name: "x",
+              redirectUris: [`data:text/html,${MARKUP.script}`],
+              scopes: APP_SCOPES,
+            },
           }),
       ],
       [
         "app name of 101",
         () =>
-          dash.post("/api/v1/dashboard/apps", {
-            name: longWord(101),
-            redirectUris: [A1_REDIRECT],
-            scopes: APP_SCOPES,
+          dash.POST("/api/v1/dashboard/apps", {
+            body: {
+              name: longWord(101),
+              redirectUris: [A1_REDIRECT],
+              scopes: APP_SCOPES,
+            },
           }),
       ],
       [
         "privacy endpoint javascript:",
-        () => dash.patch(`/api/v1/dashboard/apps/${apps.a1.clientId}`, { privacyWebhookUrl: MARKUP.js }),
+        () =>
+          dash.PATCH("/api/v1/dashboard/apps/{clientId}", {
+            params: { path: { clientId: apps.a1.clientId } },
+            body: { privacyWebhookUrl: MARKUP.js },
+          }),
       ],
       [
         "tracking URL javascript:",
         () =>
-          apps.a1.api.post(`/api/v1/apps/api/orders/${ids.o2}/status`, {
-            status: "delivered",
-            fulfillment: { trackingUrl: MARKUP.js },
+          apps.a1.api.POST("/api/v1/apps/api/orders/{id}/status", {
+            params: { path: { id: ids.o2 } },
+            body: {
+              status: "delivered",
+              fulfillment: { trackingUrl: MARKUP.js },
+            },
           }),
       ],
       [
         "tracking URL JAVASCRIPT:",
         () =>
-          apps.a1.api.post(`/api/v1/apps/api/orders/${ids.o2}/status`, {
-            status: "shipped",
-            fulfillment: { trackingUrl: "JAVASCRIPT:window.__pwned=1//" },
+          apps.a1.api.POST("/api/v1/apps/api/orders/{id}/status", {
+            params: { path: { id: ids.o2 } },
+            body: {
+              status: "shipped",
+              fulfillment: { trackingUrl: "JAVASCRIPT:window.__pwned=1//" },
+            },
           }),
       ],
       [
         "carrier of 101",
         () =>
-          apps.a1.api.post(`/api/v1/apps/api/orders/${ids.o2}/status`, {
-            status: "shipped",
-            fulfillment: { carrier: longWord(101) },
+          apps.a1.api.POST("/api/v1/apps/api/orders/{id}/status", {
+            params: { path: { id: ids.o2 } },
+            body: {
+              status: "shipped",
+              fulfillment: { carrier: longWord(101) },
+            },
           }),
       ],
       [
         "metadata key with markup",
-        () => apps.a1.api.patch(`/api/v1/apps/api/products/${ids.p1}`, { metadata: { "<img>": "x" } }),
+        () =>
+          apps.a1.api.PATCH("/api/v1/apps/api/products/{id}", {
+            params: { path: { id: ids.p1 } },
+            body: { metadata: { "<img>": "x" } },
+          }),
       ],
       [
         "metadata key javascript:",
-        () => apps.a1.api.patch(`/api/v1/apps/api/products/${ids.p1}`, { metadata: { [MARKUP.js]: "x" } }),
+        () =>
+          apps.a1.api.PATCH("/api/v1/apps/api/products/{id}", {
+            params: { path: { id: ids.p1 } },
+            body: { metadata: { [MARKUP.js]: "x" } },
+          }),
       ],
       [
         "metadata value of 501",
-        () => apps.a1.api.patch(`/api/v1/apps/api/products/${ids.p1}`, { metadata: { k: longWord(501) } }),
+        () =>
+          apps.a1.api.PATCH("/api/v1/apps/api/products/{id}", {
+            params: { path: { id: ids.p1 } },
+            body: { metadata: { k: longWord(501) } },
+          }),
       ],
       [
         "webhook target javascript:",
         () =>
-          apps.a1.api.post("/api/v1/apps/api/webhooks", { eventName: "order.paid", targetUrl: MARKUP.js }),
+          apps.a1.api.POST("/api/v1/apps/api/webhooks", {
+            body: { eventName: "order.paid", targetUrl: MARKUP.js },
+          }),
       ],
     ];
     const wrong: string[] = [];
     for (const [what, request] of refused) {
       const res = await request();
-      if (res.status !== 400 || res.body.error?.code !== "VALIDATION_FAILED")
-        wrong.push(`${what}: ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`);
+      if (res.response.status !== 400 || res.error?.error.code !== "VALIDATION_FAILED")
+        wrong.push(`${what}: ${res.response.status} ${text(res).slice(0, 200)}`);
     }
     assert.deepEqual(wrong, []);
     // What was accepted is kept exactly as written.
-    const o1 = await ok(dash.get(`${store(S1)}/orders/${ids.o1}`));
+    const o1 = await ok(
+      dash.GET("/api/v1/dashboard/stores/{slug}/orders/{id}", { params: { path: { slug: S1, id: ids.o1 } } }),
+    );
     assert.equal(o1.name, "../..1001");
     assert.equal(o1.note, MARKUP_LINES);
     assert.deepEqual(o1.fulfillment, {
@@ -875,9 +1113,13 @@ describe("hostile markup in every field, on every page, in a real browser", {
     await heading(page, "Order /../../1003");
     assert.equal(new URL(page.url()).pathname, `/stores/${S1}/orders/${ids.o3}`);
     // Searched for by its name (under the store's present prefix), which is not read as a path either.
-    const found = await ok(dash.get(`${store(S1)}/orders?q=${encodeURIComponent("/../../1003")}`));
+    const found = await ok(
+      dash.GET("/api/v1/dashboard/stores/{slug}/orders", {
+        params: { path: { slug: S1 }, query: { q: "/../../1003" } },
+      }),
+    );
     assert.deepEqual(
-      found.map((o: Json) => o.id),
+      found.map((o) => o.id),
       [ids.o3],
     );
     // Settings: the form refuses what the contract refuses, beside the field, before sending.
@@ -886,7 +1128,7 @@ describe("hostile markup in every field, on every page, in a real browser", {
     await page.getByLabel("Order number prefix").fill("/../../admin");
     await page.getByRole("button", { name: "Save settings" }).click();
     await page.locator(".field-error", { hasText: "must be at most 10 characters" }).waitFor();
-    const stored = await ok(dash.get(store(S1)));
+    const stored = await ok(dash.GET("/api/v1/dashboard/stores/{slug}", { params: { path: { slug: S1 } } }));
     assert.equal(stored.orderNumberPrefix, "/../../");
     await shoot(page, "hostile-settings-1366");
   });
