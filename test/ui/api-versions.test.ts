@@ -2,8 +2,8 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { Browser, BrowserContext } from "playwright-core";
 import type { VersionSpec } from "../../src/modules/versions/api-versions.ts";
+import { installedApp } from "../apps-harness.ts";
 import { createTestContext, type TestContext } from "../harness.ts";
-import { installedApp } from "../legacy-client.ts";
 import { chromiumSkipReason } from "../requirements.ts";
 import { launchChromium } from "./browser.ts";
 import { heading, pages, row, shoot } from "./pages.ts";
@@ -82,11 +82,14 @@ describe("API versions in the dashboard", { skip: chromiumSkipReason() }, () => 
       .where("client_id", "=", app.clientId)
       .execute();
     for (let i = 0; i < 3; i++)
-      assert.equal((await app.api.get("/api/v1/apps/api/products", { "api-version": OLD })).status, 200);
-    await app.api.get("/api/v1/apps/api/store", { "api-version": OLD });
+      assert.equal(
+        (await app.api.GET("/api/v1/apps/api/products", { headers: { "api-version": OLD } })).response.status,
+        200,
+      );
+    await app.api.GET("/api/v1/apps/api/store", { headers: { "api-version": OLD } });
 
     const { context, page, errors } = await ui.open();
-    await signedIn(context, app.dev.client.cookie!);
+    await signedIn(context, app.dev.client.jar.cookie!);
     await page.goto(`${base}/apps/${app.clientId}`);
     const panel = page.getByRole("region", { name: "API version" });
     await panel.waitFor();
