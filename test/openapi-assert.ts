@@ -1,9 +1,14 @@
 import { Ajv, type ValidateFunction } from "ajv";
 import addFormats from "ajv-formats";
 import type { App } from "../src/lib/http/types.ts";
-import type { Api, Json } from "./harness.ts";
-import type { Client } from "./legacy-client.ts";
+import type { Api, Json } from "./api-client.ts";
 import { fetchDocument, inlineRefs, operationsOf } from "./openapi-doc.ts";
+
+/** An answer as the checker reads it: its status and its parsed body. */
+interface Observed {
+  status: number;
+  body: unknown;
+}
 
 /**
  * Checks real responses against the served OpenAPI document (/api/docs/openapi.json): the body of
@@ -12,17 +17,11 @@ import { fetchDocument, inlineRefs, operationsOf } from "./openapi-doc.ts";
  * (`Json`): the document's own structure is not among its paths.
  *
  *   const spec = await openApiChecker(ctx.app);
- *   const client = spec.watch(api(ctx.app, { headers })); // every response it gets is checked
+ *   const client = spec.watch(apiClient(ctx.app, { headers })); // every response it gets is checked
  *   spec.check("GET", "/api/v1/developer/store", { status, body }); // or one answer, by path template
  *
  * With `version`, against that API version's document (the client sends that version).
  */
-/** An answer as the checker reads it: its status and its parsed body. */
-interface Observed {
-  status: number;
-  body: unknown;
-}
-
 export async function openApiChecker(app: App, options: { version?: string } = {}) {
   const doc = await fetchDocument(app, options.version);
   const ajv = new Ajv({ strict: false, allErrors: true });
@@ -76,33 +75,20 @@ export async function openApiChecker(app: App, options: { version?: string } = {
         );
       }
     },
-    /** check() for a concrete URL. */
-    checkUrl(method: string, url: string, res: Observed) {
-      checker.check(method, checker.operationPath(method, url), res);
-    },
     /** Makes `client` check every response it receives against the document; returns it. */
-    watch<C extends Api | Client>(client: C): C {
-      if ("use" in client) {
-        client.use({
-          async onResponse({ request, response, schemaPath }) {
-            const raw = await response.clone().text();
-            let body: unknown = raw;
-            try {
-              body = JSON.parse(raw);
-            } catch {
-              // not JSON: a documented JSON answer will not match it
-            }
-            checker.check(request.method, schemaPath, { status: response.status, body });
-          },
-        });
-        return client;
-      }
-      const request = client.request.bind(client);
-      client.request = async (method, url, body, headers) => {
-        const res = await request(method, url, body, headers);
-        checker.checkUrl(method, url, res);
-        return res;
-      };
+    watch<C extends Api>(client: C): C {
+      client.use({
+        async onResponse({ request, response, schemaPath }) {
+          const raw = await response.clone().text();
+          let body: unknown = raw;
+          try {
+            body = JSON.parse(raw);
+          } catch {
+            // not JSON: a documented JSON answer will not match it
+          }
+          checker.check(request.method, schemaPath, { status: response.status, body });
+        },
+      });
       return client;
     },
     /**
