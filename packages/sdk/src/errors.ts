@@ -1,10 +1,47 @@
+import type { components } from "./generated/api.ts";
+
+/** The platform's closed list of error codes: the OpenAPI document's `Error` schema, `error.code`. */
+export type ApiErrorCode = components["schemas"]["Error"]["error"]["code"];
+/** The standard OAuth endpoints' errors (RFC 6749 5.2, the document's `OAuthError`), upper-cased. */
+export type OAuthErrorCode = Uppercase<components["schemas"]["OAuthError"]["error"]>;
+/** The errors an authorization redirect can carry back to the app (RFC 6749 4.1.2.1). */
+export const AUTHORIZATION_ERRORS = [
+  "invalid_request",
+  "unauthorized_client",
+  "access_denied",
+  "unsupported_response_type",
+  "invalid_scope",
+  "server_error",
+  "temporarily_unavailable",
+] as const;
+/** An authorization redirect's error, upper-cased. */
+export type AuthorizationErrorCode = Uppercase<(typeof AUTHORIZATION_ERRORS)[number]>;
+/**
+ * The SDK's own: the platform could not be reached, answered something that is not its envelope,
+ * a callback that is not the one sent (or has no code), no tokens stored for a store.
+ */
+export type ClientErrorCode =
+  | "NETWORK_ERROR"
+  | "INVALID_RESPONSE"
+  | "INVALID_STATE"
+  | "INVALID_CALLBACK"
+  | "NO_TOKENS";
+/** Every code a `PlatformError` can carry: branch on it, the compiler knows the list. */
+export type PlatformErrorCode = ApiErrorCode | OAuthErrorCode | AuthorizationErrorCode | ClientErrorCode;
+
+/** An RFC 6749 error name as the SDK reports it (upper case, like the platform's codes). */
+export function upperCased<T extends string>(name: T): Uppercase<T> {
+  return name.toUpperCase() as Uppercase<T>;
+}
+
 /**
  * The one error the SDK throws for an answer the platform refused, and for a request it could not
  * complete. `code` is the platform's `error.code` (its closed list, in the OpenAPI document's
- * `Error` schema), or `NETWORK_ERROR` / `INVALID_RESPONSE` when no envelope came back.
+ * `Error` schema), an OAuth endpoint's `error` upper-cased, or one of the SDK's own
+ * (`NETWORK_ERROR`, `INVALID_RESPONSE`, ...) when no envelope came back: `PlatformErrorCode`.
  */
 export class PlatformError extends Error {
-  readonly code: string;
+  readonly code: PlatformErrorCode;
   /** HTTP status; 0 when the request never got an answer. */
   readonly status: number;
   /** The platform's request id (`error.requestId` or `X-Request-Id`): quote it to support. */
@@ -14,7 +51,7 @@ export class PlatformError extends Error {
   readonly retryAfterSeconds: number | null;
 
   constructor(input: {
-    code: string;
+    code: PlatformErrorCode;
     message: string;
     status: number;
     requestId?: string | null;
@@ -50,11 +87,16 @@ export async function errorFromResponse(response: Response): Promise<PlatformErr
   } catch {
     // not JSON: described by the status alone
   }
+  // The platform's answers as its document declares them: the envelope's code is from the closed
+  // list, an OAuth endpoint's `error` from its own (checked to be there, trusted to be in the list).
   const envelope = body as {
     message?: string;
-    error?: { code?: string; message?: string; details?: unknown; requestId?: string };
+    error?: { code?: ApiErrorCode; message?: string; details?: unknown; requestId?: string };
   } | null;
-  const rfc = body as { error?: unknown; error_description?: string } | null;
+  const rfc = body as {
+    error?: components["schemas"]["OAuthError"]["error"];
+    error_description?: string;
+  } | null;
   if (envelope?.error && typeof envelope.error === "object" && typeof envelope.error.code === "string") {
     return new PlatformError({
       code: envelope.error.code,
@@ -68,7 +110,7 @@ export async function errorFromResponse(response: Response): Promise<PlatformErr
   if (rfc && typeof rfc.error === "string") {
     // The standard OAuth endpoints answer RFC 6749 shapes.
     return new PlatformError({
-      code: rfc.error.toUpperCase(),
+      code: upperCased(rfc.error),
       message: rfc.error_description ?? rfc.error,
       status: response.status,
       requestId,

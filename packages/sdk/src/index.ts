@@ -9,7 +9,14 @@ export {
   paginate,
   unwrap,
 } from "./clients.ts";
-export { PlatformError } from "./errors.ts";
+export {
+  type ApiErrorCode,
+  type AuthorizationErrorCode,
+  type ClientErrorCode,
+  type OAuthErrorCode,
+  PlatformError,
+  type PlatformErrorCode,
+} from "./errors.ts";
 export {
   type CursorStore,
   type EventFeed,

@@ -37,6 +37,11 @@ describe("authorize URL and callback", () => {
       () => readCallback({ error: "access_denied" }, "abc"),
       (e: unknown) => e instanceof PlatformError && e.code === "ACCESS_DENIED",
     );
+    // An error RFC 6749 does not name is no callback of the platform's: its code stays in the closed list.
+    assert.throws(
+      () => readCallback({ error: "made_up", error_description: "x" }, "abc"),
+      (e: unknown) => e instanceof PlatformError && e.code === "INVALID_CALLBACK" && e.message === "x",
+    );
   });
 });
 

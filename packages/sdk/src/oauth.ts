@@ -1,5 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
-import { errorFromResponse, PlatformError } from "./errors.ts";
+import { AUTHORIZATION_ERRORS, errorFromResponse, PlatformError, upperCased } from "./errors.ts";
 import { type Fetch, type RetryOptions, retryingFetch } from "./http.ts";
 
 /** What the SDK keeps of a token pair; times are epoch milliseconds. */
@@ -97,12 +97,15 @@ export function readCallback(
 ) {
   const get = (k: string) => (query instanceof URLSearchParams ? query.get(k) : query[k]) ?? null;
   const error = get("error");
-  if (error)
+  if (error) {
+    const known = AUTHORIZATION_ERRORS.find((name) => name === error);
     throw new PlatformError({
-      code: error.toUpperCase(),
+      // An error the RFC does not name is not a callback the platform sent.
+      code: known ? upperCased(known) : "INVALID_CALLBACK",
       message: get("error_description") ?? error,
       status: 400,
     });
+  }
   const state = get("state") ?? "";
   const a = Buffer.from(state);
   const b = Buffer.from(expectedState);
