@@ -1,5 +1,5 @@
 import createClient, { type Middleware } from "openapi-fetch";
-import type { paths } from "../generated/api.ts";
+import type { components, paths } from "../generated/api.ts";
 
 /**
  * The API client, typed from the committed openapi.json (`npm run generate` writes
@@ -22,13 +22,29 @@ export interface FieldError {
   message: string;
 }
 
+/** The failure envelope, as the document declares it. */
+type Failure = components["schemas"]["Error"];
+
+/**
+ * What an `ApiError` can say went wrong: one of the platform's closed list of codes (the document's
+ * `Error` schema), or the dashboard's own when no envelope came back: `NETWORK` (no answer at all),
+ * `UNKNOWN` (an answer without the envelope).
+ */
+export type ApiErrorCode = Failure["error"]["code"] | "NETWORK" | "UNKNOWN";
+
 /** The failure envelope as one error: `code` to branch on, `message` to show, `fields` per field. */
 export class ApiError extends Error {
   readonly status: number;
-  readonly code: string;
+  readonly code: ApiErrorCode;
   readonly fields: FieldError[];
   readonly requestId: string | null;
-  constructor(status: number, code: string, message: string, fields: FieldError[], requestId: string | null) {
+  constructor(
+    status: number,
+    code: ApiErrorCode,
+    message: string,
+    fields: FieldError[],
+    requestId: string | null,
+  ) {
     super(message);
     this.status = status;
     this.code = code;
@@ -38,11 +54,6 @@ export class ApiError extends Error {
 }
 
 type Envelope<T> = { success: true; data: T; meta?: unknown };
-type Failure = {
-  success: false;
-  message: string;
-  error: { code: string; message: string; details?: unknown };
-};
 
 /** Signed-out handling: the app registers what to do when any call answers 401. */
 let onUnauthenticated: () => void = () => {};
@@ -83,7 +94,8 @@ export async function unwrap<T, M = unknown>(
     const body = result.data as Envelope<T>;
     return { data: body.data, meta: body.meta as M };
   }
-  const failure = result.error as Failure | undefined;
+  // A refusal's body as the document declares it; a body without the envelope reads as UNKNOWN.
+  const failure = result.error as Partial<Failure> | undefined;
   const details = failure?.error?.details;
   const fields = Array.isArray(details)
     ? details.filter((d): d is FieldError => typeof d?.field === "string" && typeof d?.message === "string")
