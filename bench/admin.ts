@@ -7,6 +7,7 @@
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { Scope } from "../src/contracts/index.ts";
+import { API_VERSIONS } from "../src/modules/versions/versions.ts";
 import { apiPeakRss, type BenchOptions } from "./lib/options.ts";
 import {
   BENCH_DATABASE_URL,
@@ -16,7 +17,6 @@ import {
   seedProducts,
 } from "./lib/pg.ts";
 import { addFigure, part, printRuns } from "./lib/report.ts";
-import { API_VERSIONS } from "../src/modules/versions/versions.ts";
 import { type Proc, startFloor, startService, startVersioned } from "./lib/service.ts";
 import { installApp, merchantWithStore } from "./lib/setup.ts";
 import { fmt, median } from "./lib/stats.ts";
@@ -148,7 +148,9 @@ export async function benchAdmin(o: BenchOptions): Promise<void> {
     // every product down a version and serialising it with that version's schema costs.
     const behindCpu = printRuns(
       "CPU one version behind ÷ current (versioned service, µs per request)",
-      cpuPerRequest["versioned list, one behind"]!.map((x, i) => x / cpuPerRequest["versioned list, current"]![i]!),
+      cpuPerRequest["versioned list, one behind"]!.map(
+        (x, i) => x / cpuPerRequest["versioned list, current"]![i]!,
+      ),
       "",
       3,
     );

@@ -10,10 +10,10 @@ import { loadConfig } from "../../src/config.ts";
 import { openDatabase } from "../../src/db/client.ts";
 import { migrate } from "../../src/db/migrate.ts";
 import { loadSecretsKey } from "../../src/lib/secret-box.ts";
-import { createPlatform } from "../../src/platform.ts";
 import type { VersionSpec } from "../../src/modules/versions/api-versions.ts";
 import { defineVersionChange, type Json } from "../../src/modules/versions/version-change.ts";
 import { API_VERSIONS } from "../../src/modules/versions/versions.ts";
+import { createPlatform } from "../../src/platform.ts";
 
 const BEHIND = "2026-06-01";
 const current = API_VERSIONS.at(-1)!.version;
@@ -24,7 +24,9 @@ const renameSchema = (schema: Json) => {
   return {
     ...schema,
     properties: { ...properties, name: field },
-    ...(schema.required ? { required: schema.required.map((r: string) => (r === "title" ? "name" : r)) } : {}),
+    ...(schema.required
+      ? { required: schema.required.map((r: string) => (r === "title" ? "name" : r)) }
+      : {}),
   };
 };
 const titled = defineVersionChange({

@@ -94,7 +94,8 @@ export function createApiVersions(versions: readonly VersionSpec[]) {
    * Versions released by `now` (a version dated later is not served yet). The first is always
    * released: it is the API the service started with, whatever the clock says.
    */
-  const released = (now: Date) => versions.filter((_v, i) => i === 0 || instants[i]!.released <= now.getTime());
+  const released = (now: Date) =>
+    versions.filter((_v, i) => i === 0 || instants[i]!.released <= now.getTime());
 
   /** The index of the newest version released by `now` (the first is always released). */
   function currentIndex(now: Date): number {
