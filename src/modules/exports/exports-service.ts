@@ -224,9 +224,13 @@ export function createExportService(deps: {
       clearInterval(renewal);
       clearInterval(idle);
       pending = null;
-      running.delete(source);
-      reserved--;
-      void release(held);
+      // Counted as running until its leases are given back: `running()` reaching 0 means every
+      // slot is free in the database too, and no export starts here in the meantime past the
+      // process's bound.
+      void release(held).finally(() => {
+        running.delete(source);
+        reserved--;
+      });
     };
     source.once("close", finish);
     let body: Readable = source;
