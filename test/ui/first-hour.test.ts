@@ -297,6 +297,8 @@ describe("the first hour in a real browser", { skip: chromiumSkipReason() }, () 
       const { page, errors } = await demoPage(viewport);
       await page.goto(`${base}/stores/demo-store`);
       await heading(page, "Demo Store");
+      // The heading comes with the store; the figures come with the overview's own request.
+      await page.locator(".stat-value").nth(2).waitFor();
       const stats = await page.locator(".stat-value").allInnerTexts();
       assert.equal(new Set(stats).size, 3, `${stats}`);
       const chart = page.getByRole("region", { name: "Sales, last 30 days" });
