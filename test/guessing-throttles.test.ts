@@ -241,7 +241,7 @@ describe("failed guesses never lock out the rightful user: app credentials", () 
   const MAX = 2;
   let ctx: TestContext;
   before(async () => {
-    ctx = await createTestContext({ CREDENTIAL_MAX_FAILURES: String(MAX) });
+    ctx = await createTestContext({ CREDENTIAL_MAX_FAILURES: String(MAX) }, { frozenClock: true });
   });
   after(() => ctx.close());
 

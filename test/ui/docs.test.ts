@@ -76,6 +76,8 @@ describe("interactive API docs, offline, in a real browser", { skip: chromiumSki
     });
     await page.goto(`${base}/api/docs/ui`);
     await page.locator(".opblock").first().waitFor({ timeout: 120_000 });
+    // The tags render one after another: wait for the document's operations to be there.
+    await page.locator(".opblock").nth(39).waitFor({ timeout: 120_000 });
     const operations = await page.locator(".opblock").count();
     assert.ok(operations >= 40, `${operations} operations rendered`);
     assert.match(await page.locator("body").innerText(), /Admin API: products/);

@@ -36,9 +36,13 @@ export function createOverviewService(deps: {
       const today = await deps.repo.startOfDay(now, timeZone).catch((error: { code?: string }) => {
         throw error?.code === "22023" ? unknownZone() : error;
       });
-      // "Last 7 days" is today and the six days before (by the clock; a DST change moves it an hour).
-      const week = new Date(today.getTime() - 6 * DAY_MS);
-      const month = new Date(today.getTime() - 29 * DAY_MS);
+      // "Last 7 days" is today and the six calendar days before, in the zone: the start of the day
+      // whose noon is six days of 24 hours before today's (so a DST change in between, which makes
+      // one of those days 23 or 25 hours long, never moves the window by an hour: the days of the
+      // daily sales, counted in the zone by the database, add up to it exactly).
+      const dayStart = (daysBack: number) =>
+        deps.repo.startOfDay(new Date(today.getTime() - daysBack * DAY_MS + DAY_MS / 2), timeZone);
+      const [week, month] = await Promise.all([dayStart(6), dayStart(29)]);
       const [sales, daily, byStatus, recent, low] = await Promise.all([
         deps.repo.sales(store.id, { today, week, month }),
         deps.repo.daily(store.id, today, DAILY_SALES_DAYS, timeZone),
