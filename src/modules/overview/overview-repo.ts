@@ -71,13 +71,20 @@ export function createOverviewRepo(db: Executor) {
         .limit(limit)
         .execute();
     },
-    /** The start of today in `timeZone` (an IANA name), as an instant, for `now`. */
-    async startOfDay(now: Date, timeZone: string): Promise<Date> {
-      const { rows } = await sql<{ start: Date }>`
-        SELECT (date_trunc('day', ${now}::timestamptz AT TIME ZONE ${timeZone}) AT TIME ZONE ${timeZone}) AS start`.execute(
+    /**
+     * The starts of today, of the 7 days and of the `days` days that end today in `timeZone` (an
+     * IANA name), as instants, for `now`: calendar days counted in the zone, as `daily` counts
+     * them, so a DST change inside a window (a day of 23 or 25 hours) never moves it by an hour.
+     */
+    async dayStarts(now: Date, timeZone: string, days: number) {
+      const { rows } = await sql<{ today: Date; week: Date; month: Date }>`
+        SELECT d AT TIME ZONE ${timeZone} AS today,
+               (d - interval '6 days') AT TIME ZONE ${timeZone} AS week,
+               (d - ${days - 1}::int * interval '1 day') AT TIME ZONE ${timeZone} AS month
+          FROM (SELECT date_trunc('day', ${now}::timestamptz AT TIME ZONE ${timeZone}) AS d) AS local`.execute(
         db,
       );
-      return rows[0]!.start;
+      return rows[0]!;
     },
   };
 }

@@ -11,7 +11,6 @@ import type { OverviewRepo } from "./overview-repo.ts";
 export const LOW_STOCK_THRESHOLD = 5;
 /** Days of the overview's daily sales (its chart): the last 30, today included. */
 export const DAILY_SALES_DAYS = 30;
-const DAY_MS = 24 * 3600 * 1000;
 
 /**
  * A store at a glance: sales today and over the last 7 and 30 days (days as the store's time zone
@@ -33,16 +32,12 @@ export function createOverviewService(deps: {
       if (!isTimeZone(timeZone)) throw unknownZone();
       const now = deps.clock.now();
       // PostgreSQL's zone database may lag the runtime's by a release: a name only one knows is a 400.
-      const today = await deps.repo.startOfDay(now, timeZone).catch((error: { code?: string }) => {
-        throw error?.code === "22023" ? unknownZone() : error;
-      });
-      // "Last 7 days" is today and the six calendar days before, in the zone: the start of the day
-      // whose noon is six days of 24 hours before today's (so a DST change in between, which makes
-      // one of those days 23 or 25 hours long, never moves the window by an hour: the days of the
-      // daily sales, counted in the zone by the database, add up to it exactly).
-      const dayStart = (daysBack: number) =>
-        deps.repo.startOfDay(new Date(today.getTime() - daysBack * DAY_MS + DAY_MS / 2), timeZone);
-      const [week, month] = await Promise.all([dayStart(6), dayStart(29)]);
+      // "Last 7 days" is today and the six calendar days before, in the zone (repo dayStarts).
+      const { today, week, month } = await deps.repo
+        .dayStarts(now, timeZone, DAILY_SALES_DAYS)
+        .catch((error: { code?: string }) => {
+          throw error?.code === "22023" ? unknownZone() : error;
+        });
       const [sales, daily, byStatus, recent, low] = await Promise.all([
         deps.repo.sales(store.id, { today, week, month }),
         deps.repo.daily(store.id, today, DAILY_SALES_DAYS, timeZone),
