@@ -21,6 +21,7 @@ import { migrate } from "../src/db/migrate.ts";
 import { createPlatform } from "../src/platform.ts";
 import { installedApp } from "../test/apps-harness.ts";
 import { apiClient, text } from "../test/harness.ts";
+import { seedProductsSql } from "./lib/seed-catalogue.ts";
 
 const url = process.env.BENCH_DATABASE_URL;
 if (!url) throw new Error("Set BENCH_DATABASE_URL (PostgreSQL).");
@@ -58,11 +59,14 @@ try {
   let t = performance.now();
   // One statement, as a bulk import would be; creation times 1 ms apart, ids random.
   await sql`
-    INSERT INTO products (store_id, id, title, description, price_minor, sku, stock, status, created_at, updated_at)
-    SELECT ${storeId}, 'prod_' || substr(md5(i::text), 1, 22), 'Product ' || i, 'A product for the benchmark.',
-           100 + i % 10000, 'SKU-' || i, i % 50, 'active',
-           timestamptz '2026-01-01' + i * interval '1 millisecond', timestamptz '2026-01-01' + i * interval '1 millisecond'
-    FROM generate_series(1, ${products}::int) AS i`.execute(db);
+    ${sql.raw(
+      seedProductsSql(`SELECT '${storeId}'::text AS store_id, 'prod_' || substr(md5(i::text), 1, 22) AS id,
+           'Product ' || i AS title, 'A product for the benchmark.' AS description, 100 + i % 10000 AS price_minor,
+           'SKU-' || i AS sku, i % 50 AS stock, 'active' AS status,
+           timestamptz '2026-01-01' + i * interval '1 millisecond' AS created_at,
+           timestamptz '2026-01-01' + i * interval '1 millisecond' AS updated_at
+    FROM generate_series(1, ${Number(products)}::int) AS i`),
+    )}`.execute(db);
   console.log(`seeded ${products} products in ${((performance.now() - t) / 1000).toFixed(1)} s`);
   t = performance.now();
   await sql`VACUUM ANALYZE products`.execute(db);

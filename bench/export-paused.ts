@@ -26,6 +26,7 @@ import { Scope } from "../src/contracts/index.ts";
 import type { BenchOptions } from "./lib/options.ts";
 import { BENCH_DATABASE_URL, seedProducts } from "./lib/pg.ts";
 import { addFigure, part, printRuns } from "./lib/report.ts";
+import { seedProductsSql } from "./lib/seed-catalogue.ts";
 import { freePort, type Proc, ROOT, startService } from "./lib/service.ts";
 import { createApiKey, merchantWithStore } from "./lib/setup.ts";
 import { fmt, load, median, sleep } from "./lib/stats.ts";
@@ -108,10 +109,10 @@ export async function benchExportPaused(o: BenchOptions): Promise<void> {
       attacker.slug,
     ]);
     await client.query(
-      `INSERT INTO products (store_id, id, title, description, price_minor, sku, stock, status, created_at, updated_at)
-       SELECT $1, 'prod_' || substr(md5($2 || i::text), 1, 22), 'Paused ' || i, repeat('d', $4::int),
-              1000 + i, NULL, 5, 'active', now() - interval '1 day', now() - interval '1 day'
-         FROM generate_series(1, $3::int) AS i`,
+      seedProductsSql(`SELECT $1::text AS store_id, 'prod_' || substr(md5($2 || i::text), 1, 22) AS id,
+              'Paused ' || i AS title, repeat('d', $4::int) AS description, 1000 + i AS price_minor, NULL::text AS sku,
+              5 AS stock, 'active' AS status, now() - interval '1 day' AS created_at, now() - interval '1 day' AS updated_at
+         FROM generate_series(1, $3::int) AS i`),
       [rows[0]!.id, randomBytes(4).toString("hex"), EXPORT_PRODUCTS, DESCRIPTION_CHARS],
     );
     await client.query("ANALYZE products");

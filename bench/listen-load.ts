@@ -38,7 +38,7 @@ async function shop(url: string) {
   const path = { slug: merchant.slug };
   const product = await merchant.client.POST("/api/v1/dashboard/stores/{slug}/products", {
     params: { path },
-    body: { title: "Mug", price: "9.00", stock: 10_000_000 },
+    body: { title: "Mug", variants: [{ price: "9.00", inventoryQuantity: 10_000_000 }] },
   });
   const customer = await merchant.client.POST("/api/v1/dashboard/stores/{slug}/customers", {
     params: { path },

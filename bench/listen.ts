@@ -51,7 +51,7 @@ export async function benchListen(o: BenchOptions): Promise<void> {
     const path = { slug: merchant.slug };
     const product = await merchant.client.POST("/api/v1/dashboard/stores/{slug}/products", {
       params: { path },
-      body: { title: "Mug", price: "9.00", stock: 1_000_000 },
+      body: { title: "Mug", variants: [{ price: "9.00", inventoryQuantity: 1_000_000 }] },
     });
     const customer = await merchant.client.POST("/api/v1/dashboard/stores/{slug}/customers", {
       params: { path },

@@ -22,6 +22,7 @@ import { cpus, totalmem } from "node:os";
 import { parseArgs } from "node:util";
 import pg from "pg";
 import { benchAdmin } from "./admin.ts";
+import { benchCatalogue } from "./catalogue.ts";
 import { benchEmbedded } from "./embedded.ts";
 import { benchExport } from "./export.ts";
 import { benchExportPaused } from "./export-paused.ts";
@@ -42,6 +43,7 @@ import { benchWebhooks } from "./webhooks.ts";
 
 const PARTS = [
   "admin",
+  "catalogue",
   "webhooks",
   "recover",
   "refresh",
@@ -56,7 +58,16 @@ const PARTS = [
   "memory",
 ] as const;
 type Part = (typeof PARTS)[number];
-const HTTP_PARTS: Part[] = ["admin", "embedded", "million", "search", "listen-load", "feed", "export-paused"];
+const HTTP_PARTS: Part[] = [
+  "admin",
+  "catalogue",
+  "embedded",
+  "million",
+  "search",
+  "listen-load",
+  "feed",
+  "export-paused",
+];
 
 const { values } = parseArgs({
   args: process.argv.slice(2),
@@ -239,6 +250,7 @@ if (wrkMissing)
 
 const steps: Array<[Part, () => Promise<unknown>]> = [
   ["admin", () => benchAdmin(options)],
+  ["catalogue", () => benchCatalogue(options)],
   ["refresh", () => benchRefresh(options)],
   ["webhooks", webhooksPart],
   ["recover", recoverPart],

@@ -12,6 +12,7 @@ import type pg from "pg";
 import type { BenchOptions } from "./lib/options.ts";
 import { benchSchema } from "./lib/pg.ts";
 import { addFigure, part, printRuns } from "./lib/report.ts";
+import { seedProductsSql } from "./lib/seed-catalogue.ts";
 import { type Proc, startApiOnSchema } from "./lib/service.ts";
 import { merchantWithStore } from "./lib/setup.ts";
 import { fmt, median } from "./lib/stats.ts";
@@ -70,14 +71,13 @@ export async function seed(
   const storeId = rows[0]!.id;
   const salt = randomBytes(4).toString("hex");
   await client.query(
-    `INSERT INTO products (store_id, id, title, description, price_minor, sku, stock, status, created_at, updated_at)
-     SELECT $1, 'prod_' || substr(md5($2 || i::text), 1, 22),
+    seedProductsSql(`SELECT $1::text AS store_id, 'prod_' || substr(md5($2 || i::text), 1, 22) AS id,
             (${arr(ADJECTIVES)})[1 + i % 10] || ' ' || (${arr(MATERIALS)})[1 + (i / 10) % 10] || ' '
-              || (${arr(ITEMS)})[1 + (i / 100) % 10] || ' ' || i,
-            'Seeded for the search benchmark.', 500 + abs(hashtext('p' || i)) % 50000, 'SKU-' || lpad(i::text, 7, '0'),
-            abs(hashtext('s' || i)) % 500, 'active',
-            now() - make_interval(secs => $3::int - i), now() - make_interval(secs => $3::int - i)
-       FROM generate_series(1, $3::int) AS i`,
+              || (${arr(ITEMS)})[1 + (i / 100) % 10] || ' ' || i AS title,
+            'Seeded for the search benchmark.' AS description, 500 + abs(hashtext('p' || i)) % 50000 AS price_minor,
+            'SKU-' || lpad(i::text, 7, '0') AS sku, abs(hashtext('s' || i)) % 500 AS stock, 'active' AS status,
+            now() - make_interval(secs => $3::int - i) AS created_at, now() - make_interval(secs => $3::int - i) AS updated_at
+       FROM generate_series(1, $3::int) AS i`),
     [storeId, salt, products],
   );
   await client.query(

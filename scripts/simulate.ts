@@ -2,7 +2,7 @@
  * Store traffic simulator: `npm run simulate -- --store demo-store --rate 60/min`.
  *
  * Signs in to the dashboard as the store's owner and, at a steady rate, creates customers, places
- * orders for active products in stock, and moves open orders through their statuses (the legal
+ * orders for variants of active products in stock, and moves open orders through their statuses (the legal
  * transitions of `src/contracts/statuses.ts`, now and then a cancellation), so app developers can
  * watch `customer.created` and `order.*` events reach their subscriptions without clicking. A
  * progress line shows what it did; Ctrl-C stops it with a summary.
@@ -95,7 +95,10 @@ export async function simulate(options: SimulateOptions): Promise<SimulateResult
     if (res.status !== 200) throw new SimulateError(`listing ${what} answered ${res.status}`);
     return res.body.data as any[];
   };
-  let products = (await list("products", "limit=100&status=active")).filter((p) => p.stock > 0);
+  /** The variants there is something of to sell (an untracked one always can be sold). */
+  const sellable = (ps: any[]) =>
+    ps.flatMap((p) => (p.variants as any[]).filter((v) => !v.tracked || v.available > 0));
+  let products = sellable(await list("products", "limit=100&status=active"));
   const customers = (await list("customers")).map((c) => c.id as string);
   const open = new Map<string, OrderStatus>();
   for (const o of await list("orders"))
@@ -112,12 +115,16 @@ export async function simulate(options: SimulateOptions): Promise<SimulateResult
     async restock() {
       const res = await session.call("POST", `${base}/products`, {
         title: `${pick(GOODS)} ${Math.floor(random() * 900 + 100)}`,
-        price: `${Math.floor(random() * 90 + 5)}.${String(Math.floor(random() * 100)).padStart(2, "0")}`,
-        stock: 50 + Math.floor(random() * 50),
+        variants: [
+          {
+            price: `${Math.floor(random() * 90 + 5)}.${String(Math.floor(random() * 100)).padStart(2, "0")}`,
+            inventoryQuantity: 50 + Math.floor(random() * 50),
+          },
+        ],
       });
       if (note(res, 201)) {
         result.products++;
-        products.push(res.body.data);
+        products.push(...sellable([res.body.data]));
       }
     },
     async customer() {
@@ -142,14 +149,14 @@ export async function simulate(options: SimulateOptions): Promise<SimulateResult
         items.set(pick(products).id, 1 + Math.floor(random() * 2));
       const res = await session.call("POST", `${base}/orders`, {
         customerId: pick(customers),
-        lineItems: [...items].map(([productId, quantity]) => ({ productId, quantity })),
+        lineItems: [...items].map(([variantId, quantity]) => ({ variantId, quantity })),
       });
       if (note(res, 201)) {
         result.orders++;
         open.set(res.body.data.id, res.body.data.status);
       } else if (res.status === 409 || res.status === 400) {
         // Out of stock or a product gone: look at the catalogue again.
-        products = (await list("products", "limit=100&status=active")).filter((p) => p.stock > 0);
+        products = sellable(await list("products", "limit=100&status=active"));
       }
     },
     async advance() {

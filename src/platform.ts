@@ -28,6 +28,8 @@ import { appDataRoutes } from "./modules/app-metadata/app-metadata-routes.ts";
 import { createAppRepo } from "./modules/apps/apps-repo.ts";
 import { appRoutes } from "./modules/apps/apps-routes.ts";
 import { createAppService } from "./modules/apps/apps-service.ts";
+import { collectionRoutes } from "./modules/collections/collections-routes.ts";
+import { createCollectionService } from "./modules/collections/collections-service.ts";
 import { createCustomerRepo } from "./modules/customers/customers-repo.ts";
 import { customerRoutes } from "./modules/customers/customers-routes.ts";
 import { createCustomerService } from "./modules/customers/customers-service.ts";
@@ -45,6 +47,11 @@ import {
   createInstallationService,
   type UninstallHook,
 } from "./modules/installations/installations-service.ts";
+import { createInventoryRepo } from "./modules/inventory/inventory-repo.ts";
+import { inventoryRoutes } from "./modules/inventory/inventory-routes.ts";
+import { createInventoryService } from "./modules/inventory/inventory-service.ts";
+import { createLocationRepo } from "./modules/inventory/locations-repo.ts";
+import { createLocationService } from "./modules/inventory/locations-service.ts";
 import { createAccessCache } from "./modules/oauth/access-cache.ts";
 import { consentRoutes } from "./modules/oauth/consent-routes.ts";
 import { createConsentService } from "./modules/oauth/consent-service.ts";
@@ -65,7 +72,7 @@ import { createPrivacyService } from "./modules/privacy/privacy-service.ts";
 import { probeRoutes } from "./modules/probes/probes-routes.ts";
 import { createProductRepo } from "./modules/products/products-repo.ts";
 import { productRoutes } from "./modules/products/products-routes.ts";
-import { createProductService } from "./modules/products/products-service.ts";
+import { createProductService, type ProductService } from "./modules/products/products-service.ts";
 import { createStoreRepo } from "./modules/stores/stores-repo.ts";
 import { storeRoutes } from "./modules/stores/stores-routes.ts";
 import { createStoreService } from "./modules/stores/stores-service.ts";
@@ -135,7 +142,11 @@ export function createPlatform(input: {
   flushCalls.unref();
   const versions = {
     ...versionParts,
-    events: createEventVersions({ versions: versionParts.registry, renderer: versionParts.renderer }),
+    events: createEventVersions({
+      versions: versionParts.registry,
+      renderer: versionParts.renderer,
+      schemas: versionParts.schemas,
+    }),
     deprecatedCalls: {
       count: deprecatedCalls.count,
       /** An app's calls at deprecated versions over the last 30 days (this process's counted first). */
@@ -165,6 +176,8 @@ export function createPlatform(input: {
     products: createProductRepo(db),
     customers: createCustomerRepo(db),
     orders: createOrderRepo(db),
+    inventory: createInventoryRepo(db),
+    locations: createLocationRepo(db),
   };
   const accounts = createAccountService({
     repo: repos.accounts,
@@ -207,15 +220,38 @@ export function createPlatform(input: {
       // Stateless: the customers service's own, on the same clock, recorder and database.
       privacy: privacyOn(on, record, db),
     });
+    // Stock and products call each other: the inventory refreshes a product's figures and has it
+    // announce a stock change; a product's create and edit write its first stock.
+    let products: ProductService | undefined;
+    const inventory = createInventoryService({
+      db,
+      repo: repos.inventory,
+      locations: repos.locations,
+      recordEvent: record,
+      clock: on,
+      productStockChanged: (tx, store, productId) => products!.stockChanged(tx, store, productId),
+    });
+    products = createProductService({
+      db,
+      repo: repos.products,
+      stores: repos.stores,
+      locations: repos.locations,
+      inventory,
+      recordEvent: record,
+      clock: on,
+    });
     return {
-      stores: createStoreService({ db, repo: repos.stores, recordEvent: record, clock: on }),
-      products: createProductService({
+      stores: createStoreService({
         db,
-        repo: repos.products,
-        stores: repos.stores,
+        repo: repos.stores,
         recordEvent: record,
         clock: on,
+        firstLocation: (storeId, now, tx) => repos.locations.first(storeId, now, tx),
       }),
+      products,
+      inventory,
+      collections: createCollectionService({ db, products: repos.products, recordEvent: record, clock: on }),
+      locations: createLocationService({ db, repo: repos.locations, recordEvent: record, clock: on }),
       customers,
       orders: createOrderService({
         db,
@@ -223,6 +259,9 @@ export function createPlatform(input: {
         customers: repos.customers,
         customerService: customers,
         stores: repos.stores,
+        catalogue: { ...repos.inventory, variantsOf: repos.products.variantsOf },
+        locations: repos.locations,
+        inventory,
         recordEvent: record,
         clock: on,
       }),
@@ -405,6 +444,8 @@ export function createPlatform(input: {
       requireSession,
     }),
     productRoutes(services.products),
+    inventoryRoutes({ inventory: services.inventory, locations: services.locations }),
+    collectionRoutes(services.collections),
     customerRoutes(services.customers),
     privacyRoutes(privacy),
     orderRoutes(services.orders, webhooks.deliveriesOf, appActor),

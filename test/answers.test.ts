@@ -5,6 +5,7 @@ import { after, before, describe, it } from "node:test";
 import pino from "pino";
 import { listenForEvents } from "../src/modules/webhooks/delivery/notifications.ts";
 import { consent, REDIRECT } from "./apps-harness.ts";
+import { flat, flatPatch } from "./catalogue.ts";
 import {
   type Answer,
   type Api,
@@ -124,7 +125,7 @@ describe("answers: every operation's answer on a seeded store, byte for byte", (
         RATE_LIMIT_PER_MINUTE: "100000",
       },
       // A fixed instant, so every date in the answers is the same on every run.
-      { frozenClock: true, startAt: Date.parse("2026-11-20T10:00:00.000Z") },
+      { frozenClock: true, startAt: Date.parse("2026-11-30T10:00:00.000Z") },
     );
     receiver = await startReceiver((req, res) => {
       res.statusCode = req.path === "/gone" ? 410 : req.path === "/fail" ? 503 : 200;
@@ -262,14 +263,14 @@ describe("answers: every operation's answer on a seeded store, byte for byte", (
     const mug = (
       await merchant.POST("/api/v1/dashboard/stores/{slug}/products", {
         params: { path: { slug: "golden" } },
-        body: { title: "Mug", price: "9.50", stock: 10, sku: "MUG-1" },
+        body: flat({ title: "Mug", price: "9.50", stock: 10, sku: "MUG-1" }),
       })
     ).data!.data;
     await settle();
     const cap = (
       await merchant.POST("/api/v1/dashboard/stores/{slug}/products", {
         params: { path: { slug: "golden" } },
-        body: { title: "Cap", price: "15.00", stock: 3 },
+        body: flat({ title: "Cap", price: "15.00", stock: 3 }),
       })
     ).data!.data;
     await settle();
@@ -291,7 +292,7 @@ describe("answers: every operation's answer on a seeded store, byte for byte", (
     ok(
       await merchant.PATCH("/api/v1/dashboard/stores/{slug}/products/{id}", {
         params: { path: { slug: "golden", id: mug.id } },
-        body: { stock: 12, description: "Stoneware" },
+        body: flatPatch({ stock: 12, description: "Stoneware" }),
       }),
     );
     await settle();
@@ -300,6 +301,159 @@ describe("answers: every operation's answer on a seeded store, byte for byte", (
         params: { path: { slug: "golden", id: mug.id } },
       }),
     );
+    // The catalogue of issue 30 in the dashboard: a product with options, its variants, locations, stock.
+    const dressId = (
+      await merchant.POST("/api/v1/dashboard/stores/{slug}/products", {
+        params: { path: { slug: "golden" } },
+        body: {
+          title: "Dress",
+          vendor: "Golden",
+          options: [{ name: "Size", values: ["S", "M"] }],
+          variants: [
+            { optionValues: ["S"], price: "40.00", sku: "DRS-S", inventoryQuantity: 4 },
+            { optionValues: ["M"], price: "42.00", sku: "DRS-M", inventoryQuantity: 2 },
+          ],
+        },
+      })
+    ).data!.data.id;
+    await settle();
+    const g = { slug: "golden" };
+    const large = (
+      await merchant.POST("/api/v1/dashboard/stores/{slug}/products/{id}/variants", {
+        params: { path: { ...g, id: dressId } },
+        body: { optionValues: ["L"], price: "44.00", sku: "DRS-L", inventoryQuantity: 1 },
+      })
+    ).data!.data;
+    await settle();
+    ok(
+      await merchant.PATCH("/api/v1/dashboard/stores/{slug}/products/{id}/variants/{variantId}", {
+        params: { path: { ...g, id: dressId, variantId: large.id } },
+        body: { price: "45.00" },
+      }),
+    );
+    await settle();
+    const [main] = (await merchant.GET("/api/v1/dashboard/stores/{slug}/locations", { params: { path: g } }))
+      .data!.data;
+    const annex = (
+      await merchant.POST("/api/v1/dashboard/stores/{slug}/locations", {
+        params: { path: g },
+        body: { name: "Annex" },
+      })
+    ).data!.data;
+    await settle();
+    ok(
+      await merchant.GET("/api/v1/dashboard/stores/{slug}/locations/{id}", {
+        params: { path: { ...g, id: annex.id } },
+      }),
+    );
+    ok(
+      await merchant.PATCH("/api/v1/dashboard/stores/{slug}/locations/{id}", {
+        params: { path: { ...g, id: annex.id } },
+        body: { fulfilsOnlineOrders: false },
+      }),
+    );
+    await settle();
+    ok(
+      await merchant.POST("/api/v1/dashboard/stores/{slug}/inventory-levels/adjust", {
+        params: { path: g },
+        body: { reason: "received", changes: [{ variantId: large.id, locationId: main!.id, delta: 5 }] },
+      }),
+      201,
+    );
+    await settle();
+    ok(
+      await merchant.POST("/api/v1/dashboard/stores/{slug}/inventory-levels/set", {
+        params: { path: g },
+        body: {
+          reason: "cycle_count",
+          quantities: [{ variantId: large.id, locationId: main!.id, value: 5, changeFromQuantity: 6 }],
+        },
+      }),
+      201,
+    );
+    await settle();
+    ok(
+      await merchant.POST("/api/v1/dashboard/stores/{slug}/inventory-levels/move", {
+        params: { path: g },
+        body: { variantId: large.id, fromLocationId: main!.id, toLocationId: annex.id, quantity: 2 },
+      }),
+      201,
+    );
+    await settle();
+    ok(
+      await merchant.GET("/api/v1/dashboard/stores/{slug}/inventory-levels", {
+        params: { path: g, query: { variantId: large.id, locationId: main!.id } },
+      }),
+    );
+    ok(
+      await merchant.GET("/api/v1/dashboard/stores/{slug}/inventory-changes", {
+        params: { path: g, query: { variantId: large.id, locationId: main!.id } },
+      }),
+    );
+    ok(
+      await merchant.POST("/api/v1/dashboard/stores/{slug}/inventory-levels/move", {
+        params: { path: g },
+        body: { variantId: large.id, fromLocationId: annex.id, toLocationId: main!.id, quantity: 2 },
+      }),
+      201,
+    );
+    await settle();
+    ok(
+      await merchant.DELETE("/api/v1/dashboard/stores/{slug}/locations/{id}", {
+        params: { path: { ...g, id: annex.id } },
+      }),
+    );
+    await settle();
+    ok(
+      await merchant.DELETE("/api/v1/dashboard/stores/{slug}/products/{id}/variants/{variantId}", {
+        params: { path: { ...g, id: dressId, variantId: large.id } },
+      }),
+    );
+    await settle();
+    // Collections: a manual one in the merchant's order, an automatic one by rules.
+    const picks = (
+      await merchant.POST("/api/v1/dashboard/stores/{slug}/collections", {
+        params: { path: g },
+        body: { title: "Picks", kind: "manual", productIds: [dressId, mug.id] },
+      })
+    ).data!.data;
+    await settle();
+    const golden = (
+      await merchant.POST("/api/v1/dashboard/stores/{slug}/collections", {
+        params: { path: g },
+        body: {
+          title: "Golden",
+          kind: "automatic",
+          rules: [{ field: "vendor", relation: "equals", value: "Golden" }],
+        },
+      })
+    ).data!.data;
+    await settle();
+    ok(await merchant.GET("/api/v1/dashboard/stores/{slug}/collections", { params: { path: g } }));
+    ok(
+      await merchant.GET("/api/v1/dashboard/stores/{slug}/collections/{id}", {
+        params: { path: { ...g, id: picks.id } },
+      }),
+    );
+    ok(
+      await merchant.GET("/api/v1/dashboard/stores/{slug}/collections/{id}/products", {
+        params: { path: { ...g, id: picks.id } },
+      }),
+    );
+    ok(
+      await merchant.PUT("/api/v1/dashboard/stores/{slug}/collections/{id}/products", {
+        params: { path: { ...g, id: picks.id } },
+        body: { productIds: [mug.id, dressId, cap.id] },
+      }),
+    );
+    await settle();
+    ok(
+      await merchant.PATCH("/api/v1/dashboard/stores/{slug}/collections/{id}", {
+        params: { path: { ...g, id: golden.id } },
+        body: { match: "any", rules: [{ field: "price", relation: "greater_than", value: "30.00" }] },
+      }),
+    );
+    await settle();
     const ana = (
       await merchant.POST("/api/v1/dashboard/stores/{slug}/customers", {
         params: { path: { slug: "golden" } },
@@ -426,7 +580,14 @@ describe("answers: every operation's answer on a seeded store, byte for byte", (
         params: { path: { slug: "golden" } },
         body: {
           name: "Golden key",
-          scopes: ["read_products", "write_products", "read_orders", "read_customers"],
+          scopes: [
+            "read_products",
+            "write_products",
+            "read_inventory",
+            "write_inventory",
+            "read_orders",
+            "read_customers",
+          ],
         },
       })
     ).data!.data;
@@ -490,6 +651,8 @@ describe("answers: every operation's answer on a seeded store, byte for byte", (
       "write_orders",
       "read_customers",
       "write_customers",
+      "read_inventory",
+      "write_inventory",
       "manage_webhooks",
     ];
     const registered = (
@@ -576,7 +739,7 @@ describe("answers: every operation's answer on a seeded store, byte for byte", (
     );
     const tee = (
       await api.POST("/api/v1/apps/api/products", {
-        body: { title: "Tee", price: "20.00", stock: 5, metadata: { erpId: "E-1" } },
+        body: flat({ title: "Tee", price: "20.00", stock: 5, metadata: { erpId: "E-1" } }),
       })
     ).data!.data;
     await settle();
@@ -585,7 +748,7 @@ describe("answers: every operation's answer on a seeded store, byte for byte", (
     ok(
       await api.PATCH("/api/v1/apps/api/products/{id}", {
         params: { path: { id: tee.id } },
-        body: { price: "21.00", metadata: { erpId: null, bin: "B2" } },
+        body: flatPatch({ price: "21.00", metadata: { erpId: null, bin: "B2" } }),
       }),
     );
     await settle();
@@ -697,6 +860,104 @@ describe("answers: every operation's answer on a seeded store, byte for byte", (
     );
     ok(await api.DELETE("/api/v1/apps/api/products/{id}", { params: { path: { id: tee.id } } }));
     await settle();
+    // Collections through the Admin API.
+    ok(await api.GET("/api/v1/apps/api/collections"));
+    ok(await api.GET("/api/v1/apps/api/collections/{id}", { params: { path: { id: golden.id } } }));
+    ok(await api.GET("/api/v1/apps/api/collections/{id}/products", { params: { path: { id: golden.id } } }));
+    const sale = (await api.POST("/api/v1/apps/api/collections", { body: { title: "Sale", kind: "manual" } }))
+      .data!.data;
+    await settle();
+    ok(
+      await api.PUT("/api/v1/apps/api/collections/{id}/products", {
+        params: { path: { id: sale.id } },
+        body: { productIds: [cap.id] },
+      }),
+    );
+    await settle();
+    ok(
+      await api.PATCH("/api/v1/apps/api/collections/{id}", {
+        params: { path: { id: sale.id } },
+        body: { title: "Sale!" },
+      }),
+    );
+    await settle();
+    ok(await api.DELETE("/api/v1/apps/api/collections/{id}", { params: { path: { id: sale.id } } }));
+    await settle();
+    // The catalogue of issue 30 through the Admin API.
+    const [home] = (await api.GET("/api/v1/apps/api/locations")).data!.data;
+    const depot = (await api.POST("/api/v1/apps/api/locations", { body: { name: "Depot" } })).data!.data;
+    await settle();
+    ok(await api.GET("/api/v1/apps/api/locations/{id}", { params: { path: { id: depot.id } } }));
+    ok(
+      await api.PATCH("/api/v1/apps/api/locations/{id}", {
+        params: { path: { id: depot.id } },
+        body: { name: "Depot 2" },
+      }),
+    );
+    await settle();
+    const xl = (
+      await api.POST("/api/v1/apps/api/products/{id}/variants", {
+        params: { path: { id: dressId } },
+        body: { optionValues: ["XL"], price: "46.00", sku: "DRS-XL" },
+      })
+    ).data!.data;
+    await settle();
+    ok(
+      await api.PATCH("/api/v1/apps/api/products/{id}/variants/{variantId}", {
+        params: { path: { id: dressId, variantId: xl.id } },
+        body: { barcode: "4006381333931" },
+      }),
+    );
+    await settle();
+    ok(
+      await api.POST("/api/v1/apps/api/inventory-levels/adjust", {
+        body: { reason: "received", changes: [{ variantId: xl.id, locationId: home!.id, delta: 3 }] },
+      }),
+      201,
+    );
+    await settle();
+    ok(
+      await api.POST("/api/v1/apps/api/inventory-levels/set", {
+        body: {
+          reason: "correction",
+          quantities: [{ variantId: xl.id, locationId: home!.id, value: 4, changeFromQuantity: 3 }],
+        },
+      }),
+      201,
+    );
+    await settle();
+    ok(
+      await api.POST("/api/v1/apps/api/inventory-levels/move", {
+        body: { variantId: xl.id, fromLocationId: home!.id, toLocationId: depot.id, quantity: 1 },
+      }),
+      201,
+    );
+    await settle();
+    ok(
+      await api.GET("/api/v1/apps/api/inventory-levels", {
+        params: { query: { variantId: xl.id, locationId: home!.id } },
+      }),
+    );
+    ok(
+      await api.GET("/api/v1/apps/api/inventory-changes", {
+        params: { query: { variantId: xl.id, locationId: home!.id } },
+      }),
+    );
+    ok(
+      await api.POST("/api/v1/apps/api/inventory-levels/adjust", {
+        body: { reason: "damaged", changes: [{ variantId: xl.id, locationId: depot.id, delta: -1 }] },
+      }),
+      201,
+    );
+    await settle();
+    ok(await api.DELETE("/api/v1/apps/api/locations/{id}", { params: { path: { id: depot.id } } }));
+    await settle();
+    ok(
+      await api.DELETE("/api/v1/apps/api/products/{id}/variants/{variantId}", {
+        params: { path: { id: dressId, variantId: xl.id } },
+      }),
+    );
+    await settle();
     ok(await api.DELETE("/api/v1/apps/api/webhooks/{id}", { params: { path: { id: hooks[3]!.id } } }));
     await settle();
     assert.equal(
@@ -787,7 +1048,7 @@ describe("answers: every operation's answer on a seeded store, byte for byte", (
     ok(await dev.GET("/api/v1/developer/products"));
     ok(await dev.GET("/api/v1/developer/products", { params: { query: { page: 2, perPage: 1 } } }));
     const hat = (
-      await dev.POST("/api/v1/developer/products", { body: { title: "Hat", price: "12.00", stock: 4 } })
+      await dev.POST("/api/v1/developer/products", { body: flat({ title: "Hat", price: "12.00", stock: 4 }) })
     ).data!.data;
     await settle();
     ok(await dev.GET("/api/v1/developer/products/{id}", { params: { path: { id: hat.id } } }));
@@ -805,6 +1066,75 @@ describe("answers: every operation's answer on a seeded store, byte for byte", (
     ok(await dev.GET("/api/v1/developer/export/products", { parseAs: "text" }));
     ok(await dev.GET("/api/v1/developer/export/orders", { parseAs: "text" }));
     ok(await dev.GET("/api/v1/developer/export/customers", { parseAs: "text" }));
+    // Collections through the developer API.
+    ok(await dev.GET("/api/v1/developer/collections"));
+    ok(await dev.GET("/api/v1/developer/collections/{id}", { params: { path: { id: picks.id } } }));
+    ok(await dev.GET("/api/v1/developer/collections/{id}/products", { params: { path: { id: picks.id } } }));
+    ok(
+      await merchant.DELETE("/api/v1/dashboard/stores/{slug}/collections/{id}", {
+        params: { path: { ...g, id: golden.id } },
+      }),
+    );
+    await settle();
+    // The catalogue of issue 30 through the developer API.
+    const [shop] = (await dev.GET("/api/v1/developer/locations")).data!.data;
+    const tall = (
+      await dev.POST("/api/v1/developer/products/{id}/variants", {
+        params: { path: { id: dressId } },
+        body: { optionValues: ["XS"], price: "38.00", sku: "DRS-XS", inventoryQuantity: 2 },
+      })
+    ).data!.data;
+    await settle();
+    ok(
+      await dev.PATCH("/api/v1/developer/products/{id}/variants/{variantId}", {
+        params: { path: { id: dressId, variantId: tall.id } },
+        body: { weightGrams: 300 },
+      }),
+    );
+    await settle();
+    ok(
+      await dev.POST("/api/v1/developer/inventory-levels/adjust", {
+        body: { reason: "restock", changes: [{ variantId: tall.id, locationId: shop!.id, delta: 1 }] },
+      }),
+      201,
+    );
+    await settle();
+    ok(
+      await dev.POST("/api/v1/developer/inventory-levels/set", {
+        body: {
+          reason: "cycle_count",
+          quantities: [{ variantId: tall.id, locationId: shop!.id, value: 2, changeFromQuantity: null }],
+        },
+      }),
+      201,
+    );
+    await settle();
+    const spare = (
+      await merchant.POST("/api/v1/dashboard/stores/{slug}/locations", {
+        params: { path: g },
+        body: { name: "Spare" },
+      })
+    ).data!.data;
+    await settle();
+    ok(
+      await dev.POST("/api/v1/developer/inventory-levels/move", {
+        body: { variantId: tall.id, fromLocationId: shop!.id, toLocationId: spare.id, quantity: 1 },
+      }),
+      201,
+    );
+    await settle();
+    ok(
+      await dev.GET("/api/v1/developer/inventory-levels", {
+        params: { query: { variantId: tall.id, locationId: spare.id } },
+      }),
+    );
+    ok(await dev.GET("/api/v1/developer/inventory-changes", { params: { query: { locationId: spare.id } } }));
+    ok(
+      await dev.DELETE("/api/v1/developer/products/{id}/variants/{variantId}", {
+        params: { path: { id: dressId, variantId: tall.id } },
+      }),
+    );
+    await settle();
     ok(await dev.DELETE("/api/v1/developer/products/{id}", { params: { path: { id: hat.id } } }));
     await settle();
     assert.equal(

@@ -6,8 +6,10 @@ import openapiTS, { astToString } from "openapi-typescript";
 import ts from "typescript";
 import { run as runCli } from "../packages/cli/src/commands.ts";
 import type { VersionSpec } from "../src/modules/versions/api-versions.ts";
+import { CATALOGUE_VERSION, catalogue } from "../src/modules/versions/changes/2026-11-29-catalogue.ts";
 import { type Json as Any, defineVersionChange } from "../src/modules/versions/version-change.ts";
 import { installedApp } from "./apps-harness.ts";
+import { flat } from "./catalogue.ts";
 import {
   type Answer,
   type Api,
@@ -29,13 +31,14 @@ import { createWebhookContext, waitUntil } from "./webhooks-harness.ts";
 
 /**
  * Dated API versions (issue 29) through the whole platform, with a version change made up for
- * the test: before 2026-11-28 a product's `title` was called `name`. The change is one module
+ * the test: before 2026-11-29 a product's `title` was called `name` (and, really, it had no variants). The change is one module
  * (below) and nothing else knows of it; the older version's requests, answers, webhook bodies,
  * event feed, exports and document keep `name`, the newer ones `title`.
  */
 
 const OLD = "2026-06-01";
-const NEW = "2026-11-28";
+/** The newest version, which also brought variants (the real change of issue 30 rides along). */
+const NEW = CATALOGUE_VERSION;
 const renameBody = ({ name, ...rest }: Any) => (name === undefined ? rest : { ...rest, title: name });
 const renameSchema = (schema: Any) => {
   const { title: field, ...properties } = schema.properties ?? {};
@@ -68,7 +71,7 @@ const productsAreTitled = defineVersionChange({
 });
 const VERSIONS: VersionSpec[] = [
   { version: OLD, changes: [], deprecation: { at: NEW, sunset: "2027-12-01" } },
-  { version: NEW, changes: [productsAreTitled] },
+  { version: NEW, changes: [productsAreTitled, catalogue] },
 ];
 /** A fixed time after both releases, before the old one's sunset. */
 const START = Date.parse("2027-01-15T10:00:00.000Z");
@@ -161,6 +164,7 @@ describe("API versions: pins, headers, and a version change through every path",
     );
     assert.deepEqual(listed.data!.data[1]!.changes, [
       "Products are titled: a product's `name` is now `title`.",
+      catalogue.description,
     ]);
   });
 
@@ -447,7 +451,9 @@ describe("API versions: pins, headers, and a version change through every path",
     ]);
     const writer = app.bearer(app.tokens.accessToken);
     const product = (
-      await writer.POST("/api/v1/apps/api/products", { body: { title: "Lamp", price: "30.00", stock: 4 } })
+      await writer.POST("/api/v1/apps/api/products", {
+        body: flat({ title: "Lamp", price: "30.00", stock: 4 }),
+      })
     ).data!.data;
     const order = await writer.POST("/api/v1/apps/api/orders", {
       body: {

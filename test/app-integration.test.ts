@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { consent, exchange, installedApp, REDIRECT, registerApp } from "./apps-harness.ts";
+import { flat } from "./catalogue.ts";
 import {
   answer,
   apiClient,
@@ -45,13 +46,13 @@ describe("app integration: the whole life of an app", () => {
     const product = (
       await merchant.client.POST("/api/v1/dashboard/stores/{slug}/products", {
         params: { path: { slug: merchant.slug } },
-        body: { title: "Mine", price: "5.00", stock: 2 },
+        body: flat({ title: "Mine", price: "5.00", stock: 2 }),
       })
     ).data!.data;
     const foreign = (
       await other.client.POST("/api/v1/dashboard/stores/{slug}/products", {
         params: { path: { slug: other.slug } },
-        body: { title: "Theirs", price: "1.00" },
+        body: flat({ title: "Theirs", price: "1.00" }),
       })
     ).data!.data;
 
@@ -101,7 +102,7 @@ describe("app integration: the whole life of an app", () => {
     assert.equal(errorCode(forbidden), "INSUFFICIENT_SCOPE");
     assert.equal(detailsOf(forbidden).requiredScope, "read_customers");
     assert.match(String(forbidden.response.headers.get("www-authenticate")), /insufficient_scope/);
-    const write = await api.POST("/api/v1/apps/api/products", { body: { title: "New", price: "1" } });
+    const write = await api.POST("/api/v1/apps/api/products", { body: flat({ title: "New", price: "1" }) });
     assert.equal(write.response.status, 403, "write_products was registered but not approved");
     const cross = await api.GET("/api/v1/apps/api/products/{id}", { params: { path: { id: foreign.id } } });
     assert.equal(cross.response.status, 404);
@@ -257,7 +258,7 @@ describe("app integration: the whole life of an app", () => {
     const api6 = apiClient(ctx.app, { headers: { authorization: `Bearer ${t6.accessToken}` } });
     assert.equal((await api6.GET("/api/v1/apps/api/products")).response.status, 200);
     const created = await api6.POST("/api/v1/apps/api/products", {
-      body: { title: "From app", price: "9.99" },
+      body: flat({ title: "From app", price: "9.99" }),
     });
     assert.equal(created.response.status, 201);
     assert.equal((await api5.GET("/api/v1/apps/api/products")).response.status, 401);

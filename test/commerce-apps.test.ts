@@ -4,6 +4,7 @@ import { after, before, describe, it } from "node:test";
 import { listen } from "@merchant-platform/sdk";
 import { sql } from "kysely";
 import { consent, exchange, REDIRECT, registerApp } from "./apps-harness.ts";
+import { flat } from "./catalogue.ts";
 import {
   type Api,
   apiClient,
@@ -80,7 +81,7 @@ describe("the commerce core, opened to apps and keys", () => {
     const product = (
       await client.POST("/api/v1/dashboard/stores/{slug}/products", {
         params: { path: { slug: m.slug } },
-        body: { title: "Mug", price: "12.00", stock: 50 },
+        body: flat({ title: "Mug", price: "12.00", stock: 50 }),
       })
     ).data!.data;
     const customer = (
@@ -177,7 +178,7 @@ describe("the commerce core, opened to apps and keys", () => {
         await m.client.GET("/api/v1/dashboard/stores/{slug}/products/{id}", {
           params: { path: { slug: m.slug, id: product.id } },
         })
-      ).data!.data.stock,
+      ).data!.data.totalAvailable,
       48,
     );
 

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { flat, flatPatch } from "./catalogue.ts";
 import {
   apiClient,
   createTestContext,
@@ -69,7 +70,7 @@ describe("the commerce core, for the merchant", () => {
     const product = async (title: string, price: string, stock: number) => {
       const res = await client.POST("/api/v1/dashboard/stores/{slug}/products", {
         params: { path: { slug: m.slug } },
-        body: { title, price, stock },
+        body: flat({ title, price, stock }),
       });
       assert.equal(res.response.status, 201, text(res));
       return res.data!.data;
@@ -214,7 +215,7 @@ describe("the commerce core, for the merchant", () => {
         params: { path: { slug: s.slug, id: shirt.id } },
       })
     ).data!.data;
-    assert.deepEqual([eur.price, eur.currency], ["19.90", "EUR"]);
+    assert.deepEqual([eur.variants[0]!.price, eur.currency], ["19.90", "EUR"]);
 
     // JPY has no decimals: 19.90 cannot be written in it, so nothing changes.
     const toJpy = await s.client.PATCH("/api/v1/dashboard/stores/{slug}", {
@@ -231,7 +232,7 @@ describe("the commerce core, for the merchant", () => {
     );
     await s.client.PATCH("/api/v1/dashboard/stores/{slug}/products/{id}", {
       params: { path: { slug: s.slug, id: shirt.id } },
-      body: { price: "20" },
+      body: flatPatch({ price: "20" }),
     });
     assert.equal(
       (
@@ -248,7 +249,7 @@ describe("the commerce core, for the merchant", () => {
           await s.client.GET("/api/v1/dashboard/stores/{slug}/products/{id}", {
             params: { path: { slug: s.slug, id: mug.id } },
           })
-        ).data!.data.price,
+        ).data!.data.variants[0]!.price,
         "JPY",
       ],
       ["12", "JPY"],
@@ -256,7 +257,7 @@ describe("the commerce core, for the merchant", () => {
     // A price now reads in the new currency's decimals: 12.5 is refused in JPY.
     const cents = await s.client.PATCH("/api/v1/dashboard/stores/{slug}/products/{id}", {
       params: { path: { slug: s.slug, id: mug.id } },
-      body: { price: "12.5" },
+      body: flatPatch({ price: "12.5" }),
     });
     assert.equal(cents.response.status, 400);
     // And to three decimals.
@@ -274,7 +275,7 @@ describe("the commerce core, for the merchant", () => {
         await s.client.GET("/api/v1/dashboard/stores/{slug}/products/{id}", {
           params: { path: { slug: s.slug, id: mug.id } },
         })
-      ).data!.data.price,
+      ).data!.data.variants[0]!.price,
       "12.000",
     );
 
@@ -598,7 +599,7 @@ describe("the commerce core, for the merchant", () => {
               await s.client.GET("/api/v1/dashboard/stores/{slug}/products/{id}", {
                 params: { path: { slug: s.slug, id: p.id } },
               })
-            ).data!.data.stock,
+            ).data!.data.totalAvailable,
         ),
       ),
       [8, 2, 1],
@@ -651,7 +652,7 @@ describe("the commerce core, for the merchant", () => {
         await s.client.GET("/api/v1/dashboard/stores/{slug}/products/{id}", {
           params: { path: { slug: s.slug, id: shirt.id } },
         })
-      ).data!.data.stock,
+      ).data!.data.totalAvailable,
       5,
     );
     const twice = await s.client.POST("/api/v1/dashboard/stores/{slug}/orders", {

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { flat, flatPatch } from "./catalogue.ts";
 import {
   createTestContext,
   detailsOf,
@@ -45,7 +46,7 @@ describe("dashboard: stores, products, customers, orders and their events", () =
     }
     const write = await b.client.POST("/api/v1/dashboard/stores/{slug}/products", {
       params: { path: { slug: a.slug } },
-      body: { title: "Intruder", price: "1.00" },
+      body: flat({ title: "Intruder", price: "1.00" }),
     });
     assert.equal(write.response.status, 404);
     const bad = await b.client.POST("/api/v1/dashboard/stores", { body: { name: "X", slug: "Not A Slug" } });
@@ -57,16 +58,16 @@ describe("dashboard: stores, products, customers, orders and their events", () =
     const m = await merchantWithStore(ctx.app);
     const created = await m.client.POST("/api/v1/dashboard/stores/{slug}/products", {
       params: { path: { slug: m.slug } },
-      body: {
+      body: flat({
         title: "Mug",
         price: "12.5",
         sku: "MUG-1",
         stock: 3,
         description: "Stoneware",
-      },
+      }),
     });
     assert.equal(created.response.status, 201);
-    assert.equal(created.data!.data.price, "12.50");
+    assert.equal(created.data!.data.variants[0]!.price, "12.50");
     assert.equal(created.data!.data.currency, "USD");
     assert.match(created.data!.data.id, /^prod_/);
     const id = created.data!.data.id;
@@ -74,7 +75,7 @@ describe("dashboard: stores, products, customers, orders and their events", () =
       (
         await m.client.POST("/api/v1/dashboard/stores/{slug}/products", {
           params: { path: { slug: m.slug } },
-          body: { title: "Dup", price: "1", sku: "MUG-1" },
+          body: flat({ title: "Dup", price: "1", sku: "MUG-1" }),
         })
       ).response.status,
       409,
@@ -83,7 +84,7 @@ describe("dashboard: stores, products, customers, orders and their events", () =
       (
         await m.client.POST("/api/v1/dashboard/stores/{slug}/products", {
           params: { path: { slug: m.slug } },
-          body: { title: "Bad", price: "1.999" },
+          body: flat({ title: "Bad", price: "1.999" }),
         })
       ).response.status,
       400,
@@ -100,14 +101,14 @@ describe("dashboard: stores, products, customers, orders and their events", () =
     );
     const patched = await m.client.PATCH("/api/v1/dashboard/stores/{slug}/products/{id}", {
       params: { path: { slug: m.slug, id } },
-      body: { price: "13.00", status: "draft" },
+      body: flatPatch({ price: "13.00", status: "draft" }),
     });
     assert.equal(patched.response.status, 200);
-    assert.equal(patched.data!.data.price, "13.00");
+    assert.equal(patched.data!.data.variants[0]!.price, "13.00");
     assert.equal(patched.data!.data.status, "draft");
     const noop = await m.client.PATCH("/api/v1/dashboard/stores/{slug}/products/{id}", {
       params: { path: { slug: m.slug, id } },
-      body: { price: "13" },
+      body: flatPatch({ price: "13" }),
     });
     assert.equal(noop.response.status, 200);
     assert.equal(
@@ -154,10 +155,12 @@ describe("dashboard: stores, products, customers, orders and their events", () =
     const events = await outbox(ctx.platform, m.store.id);
     assert.deepEqual(
       events.map((e) => e.topic),
-      ["product.created", "product.updated", "product.deleted"],
+      // The first stock is written at the store's first location as it is created.
+      ["product.created", "inventory_level.updated", "product.updated", "product.deleted"],
     );
-    assert.equal((events[1]!.payload as { price: string }).price, "13.00");
-    assert.ok(events.every((e) => e.resource_id === id));
+    assert.equal((events[2]!.payload as { variants: Array<{ price: string }> }).variants[0]!.price, "13.00");
+    // Each event is about the product, the stock's about its level.
+    assert.ok(events.every((e) => e.resource_id === id || e.topic === "inventory_level.updated"));
   });
 
   it("pages products with a cursor, newest first, with no duplicates or gaps", async () => {
@@ -168,7 +171,7 @@ describe("dashboard: stores, products, customers, orders and their events", () =
         (
           await m.client.POST("/api/v1/dashboard/stores/{slug}/products", {
             params: { path: { slug: m.slug } },
-            body: { title: `P${i}`, price: "1" },
+            body: flat({ title: `P${i}`, price: "1" }),
           })
         ).data!.data.id,
       );
@@ -269,19 +272,19 @@ describe("dashboard: stores, products, customers, orders and their events", () =
     const shirt = (
       await m.client.POST("/api/v1/dashboard/stores/{slug}/products", {
         params: { path: { slug: m.slug } },
-        body: { title: "Shirt", price: "19.99", stock: 5 },
+        body: flat({ title: "Shirt", price: "19.99", stock: 5 }),
       })
     ).data!.data;
     const mug = (
       await m.client.POST("/api/v1/dashboard/stores/{slug}/products", {
         params: { path: { slug: m.slug } },
-        body: { title: "Mug", price: "7.25", stock: 1 },
+        body: flat({ title: "Mug", price: "7.25", stock: 1 }),
       })
     ).data!.data;
     const draft = (
       await m.client.POST("/api/v1/dashboard/stores/{slug}/products", {
         params: { path: { slug: m.slug } },
-        body: { title: "Draft", price: "1", stock: 9, status: "draft" },
+        body: flat({ title: "Draft", price: "1", stock: 9, status: "draft" }),
       })
     ).data!.data;
     const customer = (
@@ -342,7 +345,7 @@ describe("dashboard: stores, products, customers, orders and their events", () =
         await m.client.GET("/api/v1/dashboard/stores/{slug}/products/{id}", {
           params: { path: { slug: m.slug, id: shirt.id } },
         })
-      ).data!.data.stock,
+      ).data!.data.totalAvailable,
       3,
     );
     const id = order.data!.data.id;
@@ -367,7 +370,7 @@ describe("dashboard: stores, products, customers, orders and their events", () =
         await m.client.GET("/api/v1/dashboard/stores/{slug}/products/{id}", {
           params: { path: { slug: m.slug, id: shirt.id } },
         })
-      ).data!.data.stock,
+      ).data!.data.totalAvailable,
       5,
       "stock returned on cancel",
     );
@@ -401,18 +404,24 @@ describe("dashboard: stores, products, customers, orders and their events", () =
 
     const topics = (await outbox(ctx.platform, m.store.id)).slice(before).map((e) => e.topic);
     assert.deepEqual(topics, [
+      "inventory_level.updated", // shirt: 2 committed
+      "inventory_level.updated", // mug: 1 committed
       "product.updated", // shirt stock 5 -> 3
       "product.updated", // mug stock 1 -> 0
       "order.created",
       "order.paid",
       "order.confirmed",
+      "inventory_level.updated", // shirt: committed back to available
+      "inventory_level.updated", // mug
       "product.updated", // shirt restocked
       "product.updated", // mug restocked
       "order.cancelled",
+      "inventory_level.updated",
       "product.updated",
       "order.created",
       "order.paid",
       "order.confirmed",
+      "inventory_level.updated", // shipped: what was committed leaves the shelf
       "order.shipped",
       "order.delivered",
     ]);
@@ -437,7 +446,7 @@ describe("dashboard: stores, products, customers, orders and their events", () =
     const p = (
       await m.client.POST("/api/v1/dashboard/stores/{slug}/products", {
         params: { path: { slug: m.slug } },
-        body: { title: "P", price: "1", stock: 10 },
+        body: flat({ title: "P", price: "1", stock: 10 }),
       })
     ).data!.data;
     const foreignCustomer = await m.client.POST("/api/v1/dashboard/stores/{slug}/orders", {
@@ -498,7 +507,7 @@ describe("dashboard: stores, products, customers, orders and their events", () =
     const p = (
       await m.client.POST("/api/v1/dashboard/stores/{slug}/products", {
         params: { path: { slug: m.slug } },
-        body: { title: "Last one", price: "5", stock: 1 },
+        body: flat({ title: "Last one", price: "5", stock: 1 }),
       })
     ).data!.data;
     const c = (
@@ -530,6 +539,6 @@ describe("dashboard: stores, products, customers, orders and their events", () =
     );
     assert.deepEqual(results.map((r) => r.response.status).sort(), [201, 409, 409, 409, 409, 409, 409, 409]);
     const topics = (await outbox(ctx.platform, m.store.id)).slice(before).map((e) => e.topic);
-    assert.deepEqual(topics, ["product.updated", "order.created"]);
+    assert.deepEqual(topics, ["inventory_level.updated", "product.updated", "order.created"]);
   });
 });

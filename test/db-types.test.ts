@@ -33,13 +33,13 @@ describe("the generated row types", () => {
     await assert.rejects(
       generateSchemaTypes(ctx.platform.db, {
         columnTypes: { ...withoutAddress, "products.weight": "number" },
-        rowTypes: { ...ROW_TYPES, Collection: "collections" },
+        rowTypes: { ...ROW_TYPES, Wishlist: "wishlists" },
       }),
       (error: unknown) => {
         assert.ok(error instanceof OverrideError);
         assert.match(error.message, /COLUMN_TYPES names products\.weight, which no table has/);
         assert.match(error.message, /stores\.address is jsonb: give its shape/);
-        assert.match(error.message, /ROW_TYPES\.Collection names table collections/);
+        assert.match(error.message, /ROW_TYPES\.Wishlist names table wishlists/);
         return true;
       },
     );

@@ -119,7 +119,7 @@ describe("demo store", () => {
         params: { path, query: { q: "lth", limit: 100, cursor } },
       }),
     );
-    assert.ok(found.some((p) => p.sku === "WAL-LTH"));
+    assert.ok(found.some((p) => p.variants.some((v) => v.sku === "WAL-LTH")));
   });
 
   it("is the same on every run (seeded), and does nothing the second time", async () => {

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { flat, flatPatch } from "./catalogue.ts";
 import {
   type Answer,
   answer,
@@ -82,7 +83,7 @@ describe("developer key API", () => {
       ctx.clock.advance(1);
       const res = await m.client.POST("/api/v1/dashboard/stores/{slug}/products", {
         params: { path: { slug: m.slug } },
-        body: { title: `${prefix}${i}`, price: "2.50" },
+        body: flat({ title: `${prefix}${i}`, price: "2.50" }),
       });
       assert.equal(res.response.status, 201);
       ids.push(res.data!.data.id);
@@ -190,7 +191,7 @@ describe("developer key API", () => {
       }),
       await anonymous.PATCH("/api/v1/developer/products/{id}", {
         params: { path: { id: "not-an-id" } },
-        body: { stock: 1 },
+        body: flatPatch({ stock: 1 }),
       }),
     ]) {
       assert.equal(res.response.status, 401);
@@ -253,7 +254,7 @@ describe("developer key API", () => {
   it("rejects calls outside the key's scopes with 403 naming the scope", async () => {
     const readOnly = await merchantWithKey(["read_products"]);
     const write = await readOnly.api.POST("/api/v1/developer/products", {
-      body: { title: "Nope", price: "1" },
+      body: flat({ title: "Nope", price: "1" }),
     });
     assert.equal(write.response.status, 403);
     assert.equal(errorCode(write), "INSUFFICIENT_SCOPE");
@@ -262,7 +263,7 @@ describe("developer key API", () => {
     for (const res of [
       await readOnly.api.PATCH("/api/v1/developer/products/{id}", {
         params: { path: { id: `prod_${"a".repeat(22)}` } },
-        body: { stock: 1 },
+        body: flatPatch({ stock: 1 }),
       }),
       await readOnly.api.DELETE("/api/v1/developer/products/{id}", {
         params: { path: { id: `prod_${"a".repeat(22)}` } },
@@ -274,7 +275,7 @@ describe("developer key API", () => {
     // Scopes are exact: write_products does not imply read_products.
     const writeOnly = await merchantWithKey(["write_products"]);
     const created = await writeOnly.api.POST("/api/v1/developer/products", {
-      body: { title: "Mine", price: "1" },
+      body: flat({ title: "Mine", price: "1" }),
     });
     assert.equal(created.response.status, 201);
     for (const res of [
@@ -408,7 +409,7 @@ describe("developer key API", () => {
         await a.api.GET("/api/v1/developer/products/{id}", { params: { path: { id } } }),
         await a.api.PATCH("/api/v1/developer/products/{id}", {
           params: { path: { id } },
-          body: { stock: 1 },
+          body: flatPatch({ stock: 1 }),
         }),
         await a.api.DELETE("/api/v1/developer/products/{id}", { params: { path: { id } } }),
       ]) {
@@ -419,23 +420,24 @@ describe("developer key API", () => {
     const untouched = await b.client.GET("/api/v1/dashboard/stores/{slug}/products/{id}", {
       params: { path: { slug: b.slug, id: theirs[0]! } },
     });
-    assert.equal(untouched.data!.data.stock, 0);
+    assert.equal(untouched.data!.data.totalAvailable, 0);
   });
 
   it("writes products with write_products through the same outbox as the dashboard", async () => {
     const { m, api } = await merchantWithKey(["read_products", "write_products"]);
     const created = await api.POST("/api/v1/developer/products", {
-      body: { title: "Via key", price: "4.00", stock: 3 },
+      body: flat({ title: "Via key", price: "4.00", stock: 3 }),
     });
     assert.equal(created.response.status, 201);
     const id = created.data!.data.id;
     const patched = await api.PATCH("/api/v1/developer/products/{id}", {
       params: { path: { id } },
-      body: { stock: 5 },
+      body: flatPatch({ stock: 5 }),
     });
-    assert.equal(patched.data!.data.stock, 5);
+    assert.equal(patched.data!.data.totalAvailable, 5);
     assert.equal(
-      (await api.GET("/api/v1/developer/products/{id}", { params: { path: { id } } })).data!.data.stock,
+      (await api.GET("/api/v1/developer/products/{id}", { params: { path: { id } } })).data!.data
+        .totalAvailable,
       5,
     );
     assert.equal(
@@ -443,7 +445,7 @@ describe("developer key API", () => {
         await m.client.GET("/api/v1/dashboard/stores/{slug}/products/{id}", {
           params: { path: { slug: m.slug, id } },
         })
-      ).data!.data.stock,
+      ).data!.data.totalAvailable,
       5,
       "the dashboard sees it",
     );
@@ -477,7 +479,8 @@ describe("developer key API", () => {
     assert.equal(afterRevoke.response.status, 401);
     assert.equal(errorCode(afterRevoke), "INVALID_CREDENTIALS");
     assert.equal(
-      (await api.POST("/api/v1/developer/products", { body: { title: "x", price: "1" } })).response.status,
+      (await api.POST("/api/v1/developer/products", { body: flat({ title: "x", price: "1" }) })).response
+        .status,
       401,
     );
 

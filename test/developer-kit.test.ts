@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { createSampleApp } from "../examples/sample-app/src/app.ts";
+import { flat } from "./catalogue.ts";
 import { createTestContext, merchantWithStore, type TestContext, text } from "./harness.ts";
 
 const CLI = join(import.meta.dirname, "..", "packages", "cli", "dist", "cli.js");
@@ -115,11 +116,11 @@ describe("developer kit: platform + sample app + CLI listen", () => {
     const merchant = await merchantWithStore(ctx.app);
     const product = await merchant.client.POST("/api/v1/dashboard/stores/{slug}/products", {
       params: { path: { slug: merchant.slug } },
-      body: {
+      body: flat({
         title: "Mug",
         price: "12.00",
         stock: 50,
-      },
+      }),
     });
     const customer = await merchant.client.POST("/api/v1/dashboard/stores/{slug}/customers", {
       params: { path: { slug: merchant.slug } },

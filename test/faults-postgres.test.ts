@@ -7,6 +7,7 @@ import { loadConfig } from "../src/config.ts";
 import { openDatabase } from "../src/db/client.ts";
 import { createPlatform } from "../src/platform.ts";
 import { installedApp } from "./apps-harness.ts";
+import { flat, SYSTEM_ACTOR } from "./catalogue.ts";
 import { createTestContext, type EventBody, type TestContext } from "./harness.ts";
 import { postgresBinDir, startTempPostgres, type TempPostgres } from "./pg-server.ts";
 import { type ServiceProcess, startService as startProcess } from "./processes.ts";
@@ -141,7 +142,15 @@ describe("PostgreSQL unavailable, restarting or starting", { skip }, () => {
       loop(() => call(base, "GET", `${storePath}/products?limit=20`, undefined, cookie)),
       loop(() => call(base, "GET", storePath, undefined, cookie)),
       loop(() => call(base, "GET", `${storePath}/products?limit=5`, undefined, cookie)),
-      loop(() => call(base, "POST", `${storePath}/products`, { title: `P${n++}`, price: "1.00" }, cookie)),
+      loop(() =>
+        call(
+          base,
+          "POST",
+          `${storePath}/products`,
+          { title: `P${n++}`, variants: [{ price: "1.00" }] },
+          cookie,
+        ),
+      ),
     ];
     const countSince = (t: number, ok: (a: Answer) => boolean) =>
       answers.filter((a) => a.at > t && ok(a)).length;
@@ -221,7 +230,11 @@ describe("PostgreSQL unavailable, restarting or starting", { skip }, () => {
       const eventIds = new Set<string>();
       const createProducts = async (count: number, prefix: string) => {
         for (let i = 0; i < count; i++)
-          await ctx.platform.services.products.create(store, { title: `${prefix}${i}`, price: "1" });
+          await ctx.platform.services.products.create(
+            store,
+            flat({ title: `${prefix}${i}`, price: "1" }),
+            SYSTEM_ACTOR,
+          );
         const events = await ctx.platform.db
           .selectFrom("events")
           .select("id")
@@ -328,7 +341,7 @@ describe("PostgreSQL unavailable, restarting or starting", { skip }, () => {
         },
       });
       const store = (await ctx.platform.repos.stores.findBySlug(inst.merchant.slug))!;
-      await ctx.platform.services.products.create(store, { title: "First", price: "1" });
+      await ctx.platform.services.products.create(store, flat({ title: "First", price: "1" }), SYSTEM_ACTOR);
       await rx.waitFor(1, 60_000);
       assert.equal((JSON.parse(rx.received[0]!.body) as EventBody).event, "product.created");
       // The API process answers real requests on the same database.

@@ -4,6 +4,7 @@ import { after, before, describe, it } from "node:test";
 import { buildApp } from "../src/app.ts";
 import { createPlatform } from "../src/platform.ts";
 import { installedApp } from "./apps-harness.ts";
+import { flat, flatPatch } from "./catalogue.ts";
 import {
   type Answer,
   apiClient,
@@ -108,7 +109,7 @@ describe("idempotency keys on creates", () => {
   it("dashboard product: a retry replays status and body and creates nothing (no row, no event)", async () => {
     const m = await merchant();
     const k = key();
-    const body = { title: "Mug", price: "9.50", stock: 3 };
+    const body = flat({ title: "Mug", price: "9.50", stock: 3 });
     const first = await m.client.POST("/api/v1/dashboard/stores/{slug}/products", {
       params: { path: { slug: m.slug } },
       body,
@@ -124,7 +125,7 @@ describe("idempotency keys on creates", () => {
     // The same body with its keys in another order is the same request.
     const reordered = await m.client.POST("/api/v1/dashboard/stores/{slug}/products", {
       params: { path: { slug: m.slug } },
-      body: { stock: 3, price: "9.50", title: "Mug" },
+      body: flat({ stock: 3, price: "9.50", title: "Mug" }),
       headers: idem(k),
     });
     assertReplayOf(reordered, first);
@@ -146,7 +147,7 @@ describe("idempotency keys on creates", () => {
     const m = await merchant();
     const product = await m.client.POST("/api/v1/dashboard/stores/{slug}/products", {
       params: { path: { slug: m.slug } },
-      body: { title: "Tea", price: "4.00", stock: 10 },
+      body: flat({ title: "Tea", price: "4.00", stock: 10 }),
     });
     const customer = await m.client.POST("/api/v1/dashboard/stores/{slug}/customers", {
       params: { path: { slug: m.slug } },
@@ -176,7 +177,7 @@ describe("idempotency keys on creates", () => {
     const stock = await m.client.GET("/api/v1/dashboard/stores/{slug}/products/{id}", {
       params: { path: { slug: m.slug, id: product.data!.data.id } },
     });
-    assert.equal(stock.data!.data.stock, 8);
+    assert.equal(stock.data!.data.totalAvailable, 8);
 
     const slug = `idem-${randomBytes(4).toString("hex")}`;
     const sk = key();
@@ -234,7 +235,7 @@ describe("idempotency keys on creates", () => {
       }),
     );
     const k = key();
-    const body = { title: "Pen", price: "1.25" };
+    const body = flat({ title: "Pen", price: "1.25" });
     const first = await dev.POST("/api/v1/developer/products", { body, headers: idem(k) });
     assert.equal(first.response.status, 201, text(first));
     assertReplayOf(await dev.POST("/api/v1/developer/products", { body, headers: idem(k) }), first);
@@ -245,7 +246,7 @@ describe("idempotency keys on creates", () => {
   it("after the secrets key changed, a retry is refused plainly (409), never run again, never a 500", async () => {
     const m = await merchant();
     const k = key();
-    const body = { title: "Vase", price: "12.00" };
+    const body = flat({ title: "Vase", price: "12.00" });
     assert.equal(
       (
         await m.client.POST("/api/v1/dashboard/stores/{slug}/products", {
@@ -287,13 +288,13 @@ describe("idempotency keys on creates", () => {
     const k = key();
     const first = await m.client.POST("/api/v1/dashboard/stores/{slug}/products", {
       params: { path: { slug: m.slug } },
-      body: { title: "A", price: "1.00" },
+      body: flat({ title: "A", price: "1.00" }),
       headers: idem(k),
     });
     assert.equal(first.response.status, 201);
     const otherBody = await m.client.POST("/api/v1/dashboard/stores/{slug}/products", {
       params: { path: { slug: m.slug } },
-      body: { title: "B", price: "1.00" },
+      body: flat({ title: "B", price: "1.00" }),
       headers: idem(k),
     });
     assert.equal(otherBody.response.status, 422);
@@ -312,7 +313,7 @@ describe("idempotency keys on creates", () => {
     assertReplayOf(
       await m.client.POST("/api/v1/dashboard/stores/{slug}/products", {
         params: { path: { slug: m.slug } },
-        body: { title: "A", price: "1.00" },
+        body: flat({ title: "A", price: "1.00" }),
         headers: idem(k),
       }),
       first,
@@ -324,7 +325,7 @@ describe("idempotency keys on creates", () => {
     for (const bad of ["", "k".repeat(256), "clé-ünïcode"]) {
       const res = await m.client.POST("/api/v1/dashboard/stores/{slug}/products", {
         params: { path: { slug: m.slug } },
-        body: { title: "A", price: "1.00" },
+        body: flat({ title: "A", price: "1.00" }),
         headers: idem(bad),
       });
       assert.equal(res.response.status, 400, `key ${JSON.stringify(bad.slice(0, 20))}: ${text(res)}`);
@@ -333,7 +334,7 @@ describe("idempotency keys on creates", () => {
     }
     const longest = await m.client.POST("/api/v1/dashboard/stores/{slug}/products", {
       params: { path: { slug: m.slug } },
-      body: { title: "A", price: "1.00" },
+      body: flat({ title: "A", price: "1.00" }),
       headers: idem(`${"~ ".repeat(127)}k`),
     });
     assert.equal(longest.response.status, 201, text(longest));
@@ -353,7 +354,7 @@ describe("idempotency keys on creates", () => {
           method: "POST",
           url: `${m.base}/products`,
           headers: { "content-type": "application/json", cookie: m.client.jar.cookie!, ...idem(bad) },
-          payload: JSON.stringify({ title: "A", price: "1.00" }),
+          payload: JSON.stringify(flat({ title: "A", price: "1.00" })),
         }),
       );
       assert.equal(res.response.status, 400, `key ${JSON.stringify(bad)}: ${text(res)}`);
@@ -366,7 +367,7 @@ describe("idempotency keys on creates", () => {
       (
         await m.client.POST("/api/v1/dashboard/stores/{slug}/products", {
           params: { path: { slug: m.slug } },
-          body: { title: "A", price: "1.00" },
+          body: flat({ title: "A", price: "1.00" }),
           headers: idem("a b"),
         })
       ).response.status,
@@ -379,7 +380,7 @@ describe("idempotency keys on creates", () => {
     // Listening until the suite closes the app.
     const base = await ctx.app.listen({ port: 0, host: "127.0.0.1" });
     const port = Number(new URL(base).port);
-    const body = JSON.stringify({ title: "Raw", price: "2.00" });
+    const body = JSON.stringify(flat({ title: "Raw", price: "2.00" }));
     const send = (value: string) =>
       rawRequest(
         port,
@@ -401,7 +402,7 @@ describe("idempotency keys on creates", () => {
     const a = await installedApp(ctx.app, ["write_products", "read_products"]);
     const api = spec.watch(a.api);
     const k = key();
-    const body = { title: "Race", price: "3.00" };
+    const body = flat({ title: "Race", price: "3.00" });
     const responses = await Promise.all(
       Array.from({ length: 20 }, () => api.POST("/api/v1/apps/api/products", { body, headers: idem(k) })),
     );
@@ -426,7 +427,7 @@ describe("idempotency keys on creates", () => {
   it("while the first request runs, the same key answers 409 with Retry-After; then its response", async () => {
     const m = await merchant();
     const k = key();
-    const body = { title: "Slow", price: "2.00" };
+    const body = flat({ title: "Slow", price: "2.00" });
     const held = holdNextProductCreate(ctx);
     try {
       const firstPending = m.client.POST("/api/v1/dashboard/stores/{slug}/products", {
@@ -470,7 +471,7 @@ describe("idempotency keys on creates", () => {
   it("does not keep a 5xx: the retry with the same key runs again", async () => {
     const m = await merchant();
     const k = key();
-    const body = { title: "Flaky", price: "2.00" };
+    const body = flat({ title: "Flaky", price: "2.00" });
     const held = holdNextProductCreate(ctx, "fail");
     try {
       const failed = await m.client.POST("/api/v1/dashboard/stores/{slug}/products", {
@@ -505,7 +506,7 @@ describe("idempotency keys on creates", () => {
     const m = await merchant();
     const product = await m.client.POST("/api/v1/dashboard/stores/{slug}/products", {
       params: { path: { slug: m.slug } },
-      body: { title: "Rare", price: "5.00", stock: 1 },
+      body: flat({ title: "Rare", price: "5.00", stock: 1 }),
     });
     const customer = await m.client.POST("/api/v1/dashboard/stores/{slug}/customers", {
       params: { path: { slug: m.slug } },
@@ -525,7 +526,7 @@ describe("idempotency keys on creates", () => {
     assert.equal(errorCode(short), "CONFLICT");
     await m.client.PATCH("/api/v1/dashboard/stores/{slug}/products/{id}", {
       params: { path: { slug: m.slug, id: product.data!.data.id } },
-      body: { stock: 5 },
+      body: flatPatch({ stock: 5 }),
     });
     assertReplayOf(
       await m.client.POST("/api/v1/dashboard/stores/{slug}/orders", {
@@ -551,7 +552,7 @@ describe("idempotency keys on creates", () => {
 
   it("keys belong to one credential: two apps, two stores, two merchants each create with the same key", async () => {
     const k = key();
-    const body = { title: "Shared key", price: "7.00" };
+    const body = flat({ title: "Shared key", price: "7.00" });
     const a = await installedApp(ctx.app, ["write_products"]);
     const b = await installedApp(ctx.app, ["write_products"]);
     const ra = await a.api.POST("/api/v1/apps/api/products", { body, headers: idem(k) });
@@ -670,7 +671,7 @@ describe("idempotency keys: 24-hour lifetime and abandoned claims", () => {
   it("replays for 24 hours, then the key is free again and pruned", async () => {
     const m = await merchantWithStore(ctx.app);
     const k = key();
-    const body = { title: "Daily", price: "1.00" };
+    const body = flat({ title: "Daily", price: "1.00" });
     const first = await m.client.POST("/api/v1/dashboard/stores/{slug}/products", {
       params: { path: { slug: m.slug } },
       body,
@@ -731,7 +732,7 @@ describe("idempotency keys: 24-hour lifetime and abandoned claims", () => {
   it("a claim whose request never answered is taken over after a minute", async () => {
     const m = await merchantWithStore(ctx.app);
     const k = key();
-    const body = { title: "Orphan", price: "1.00" };
+    const body = flat({ title: "Orphan", price: "1.00" });
     const held = holdNextProductCreate(ctx);
     try {
       const stuck = m.client.POST("/api/v1/dashboard/stores/{slug}/products", {

@@ -6,6 +6,7 @@ import { Agent, fetch } from "undici";
 import { EVENTS } from "../src/contracts/events.ts";
 import { EVENTS_CHANNEL } from "../src/modules/events/events-repo.ts";
 import { installedApp } from "./apps-harness.ts";
+import { flat } from "./catalogue.ts";
 import {
   apiClient,
   asForm,
@@ -112,11 +113,11 @@ describe("listen: bounds, credentials and scopes", () => {
     const m = installed.merchant;
     const product = await m.client.POST("/api/v1/dashboard/stores/{slug}/products", {
       params: { path: { slug: m.slug } },
-      body: {
+      body: flat({
         title: "Mug",
         price: "12.00",
         stock: 10_000,
-      },
+      }),
     });
     const customer = await m.client.POST("/api/v1/dashboard/stores/{slug}/customers", {
       params: { path: { slug: m.slug } },

@@ -5,6 +5,7 @@ import { type ListenMessage, listen, verifyWebhook } from "@merchant-platform/sd
 import { sql } from "kysely";
 import { EVENTS_CHANNEL } from "../src/modules/events/events-repo.ts";
 import { installedApp } from "./apps-harness.ts";
+import { flat } from "./catalogue.ts";
 import {
   createTestContext,
   type ErrorBody,
@@ -63,7 +64,7 @@ describe("listen: webhooks streamed to a developer's machine", () => {
     const m = installed.merchant;
     const product = await m.client.POST("/api/v1/dashboard/stores/{slug}/products", {
       params: { path: { slug: m.slug } },
-      body: { title: "Mug", price: "12.00", stock: 100 },
+      body: flat({ title: "Mug", price: "12.00", stock: 100 }),
     });
     const customer = await m.client.POST("/api/v1/dashboard/stores/{slug}/customers", {
       params: { path: { slug: m.slug } },

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { installedApp, REDIRECT } from "./apps-harness.ts";
+import { flat } from "./catalogue.ts";
 import {
   apiClient,
   createTestContext,
@@ -40,7 +41,7 @@ describe("merchant features", () => {
       (
         await client.POST("/api/v1/dashboard/stores/{slug}/products", {
           params: { path: { slug: m.slug } },
-          body: { title, price, stock },
+          body: flat({ title, price, stock }),
         })
       ).data!.data;
     const customer = async (firstName: string, email: string) =>
@@ -150,7 +151,7 @@ describe("merchant features", () => {
     const product = (
       await client.POST("/api/v1/dashboard/stores/{slug}/products", {
         params: { path: { slug: inst.merchant.slug } },
-        body: { title: "Mug", price: "8.00", stock: 5 },
+        body: flat({ title: "Mug", price: "8.00", stock: 5 }),
       })
     ).data!.data;
     const customer = (

@@ -9,6 +9,7 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { EVENT_NAMES } from "../src/contracts/index.ts";
 import { ERROR_CODES } from "../src/lib/errors.ts";
+import { flat } from "./catalogue.ts";
 import { createTestContext, type Json, merchantWithStore, type TestContext } from "./harness.ts";
 import { fetchDocument, inlineRefs, isRfc, type Operation, operationsOf } from "./openapi-doc.ts";
 
@@ -392,14 +393,14 @@ describe("OpenAPI document", () => {
     const key = { "idempotency-key": `loc-${Date.now()}` };
     const created = await m.client.POST("/api/v1/dashboard/stores/{slug}/products", {
       params: { path: { slug: m.slug } },
-      body: { title: "Mug", price: "12.00" },
+      body: flat({ title: "Mug", price: "12.00" }),
       headers: key,
     });
     assert.equal(created.response.status, 201);
     assert.equal(created.response.headers.get("location"), `${m.base}/products/${created.data!.data.id}`);
     const replay = await m.client.POST("/api/v1/dashboard/stores/{slug}/products", {
       params: { path: { slug: m.slug } },
-      body: { title: "Mug", price: "12.00" },
+      body: flat({ title: "Mug", price: "12.00" }),
       headers: key,
     });
     assert.equal(replay.response.headers.get("idempotency-replayed"), "true");

@@ -9,6 +9,7 @@ import { Webhook as StandardWebhook } from "standardwebhooks";
 import { run } from "../packages/cli/src/commands.ts";
 import { listenForEvents } from "../src/modules/webhooks/delivery/notifications.ts";
 import { consent, exchange, REDIRECT } from "./apps-harness.ts";
+import { flat } from "./catalogue.ts";
 import {
   apiClient,
   type EventBody,
@@ -121,7 +122,7 @@ async function customerWithOrders(merchant: Merchant, orders: number) {
   const product = (
     await merchant.client.POST("/api/v1/dashboard/stores/{slug}/products", {
       params: { path: { slug: merchant.slug } },
-      body: { title: "Mug", price: "12.00", stock: 50 },
+      body: flat({ title: "Mug", price: "12.00", stock: 50 }),
     })
   ).data!.data;
   const customer = (

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { sql } from "kysely";
 import { listMigrations, migrate } from "../src/db/migrate.ts";
+import { flat } from "./catalogue.ts";
 import { apiClient, createTestContext, merchantWithStore, type TestContext, text } from "./harness.ts";
 
 const MIGRATION = listMigrations().find((name) => name.endsWith("_count_products_per_store.sql"));
@@ -48,13 +49,15 @@ describe("per-store product counts", () => {
     assert.deepEqual(await totals(a), { answered: 0, rows: 0 });
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) {
-      const res = await a.api.POST("/api/v1/developer/products", { body: { title: `A${i}`, price: "1.00" } });
+      const res = await a.api.POST("/api/v1/developer/products", {
+        body: flat({ title: `A${i}`, price: "1.00" }),
+      });
       assert.equal(res.response.status, 201);
       ids.push(res.data!.data.id);
     }
     await b.client.POST("/api/v1/dashboard/stores/{slug}/products", {
       params: { path: { slug: b.slug } },
-      body: { title: "B", price: "1.00" },
+      body: flat({ title: "B", price: "1.00" }),
     });
     assert.deepEqual(await totals(a), { answered: 5, rows: 5 });
     assert.deepEqual(await totals(b), { answered: 1, rows: 1 });
@@ -83,12 +86,12 @@ describe("per-store product counts", () => {
 
     // A create that fails (duplicate SKU) rolls its count back with it.
     assert.equal(
-      (await a.api.POST("/api/v1/developer/products", { body: { title: "S", price: "1", sku: "X" } }))
+      (await a.api.POST("/api/v1/developer/products", { body: flat({ title: "S", price: "1", sku: "X" }) }))
         .response.status,
       201,
     );
     assert.equal(
-      (await a.api.POST("/api/v1/developer/products", { body: { title: "S", price: "1", sku: "X" } }))
+      (await a.api.POST("/api/v1/developer/products", { body: flat({ title: "S", price: "1", sku: "X" }) }))
         .response.status,
       409,
     );
@@ -99,7 +102,7 @@ describe("per-store product counts", () => {
     const a = await storeWithKey();
     const results = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
-        a.api.POST("/api/v1/developer/products", { body: { title: `C${i}`, price: "3.00" } }),
+        a.api.POST("/api/v1/developer/products", { body: flat({ title: `C${i}`, price: "3.00" }) }),
       ),
     );
     assert.deepEqual(
@@ -232,7 +235,7 @@ async function storeCounts(ctx: TestContext, storeIds: string[]) {
 /** One INSERT … SELECT of n products with ids `<prefix>-1` … `<prefix>-n`. */
 async function bulkInsert(ctx: TestContext, storeId: string, prefix: string, n: number) {
   await sql`
-    INSERT INTO products (store_id, id, title, price_minor, status)
-    SELECT ${storeId}, ${prefix} || '-' || i, ${prefix} || '-' || i, 100, 'active'
+    INSERT INTO products (store_id, id, title, price_minor, price_max_minor, status)
+    SELECT ${storeId}, ${prefix} || '-' || i, ${prefix} || '-' || i, 100, 100, 'active'
     FROM generate_series(1, ${n}::int) AS i`.execute(ctx.platform.db);
 }

@@ -4,6 +4,7 @@ import { sql } from "kysely";
 import pg from "pg";
 import { createRetention } from "../src/modules/retention/retention-repo.ts";
 import { installedApp } from "./apps-harness.ts";
+import { flat } from "./catalogue.ts";
 import { apiClient, createTestContext, TEST_DATABASE_URL, type TestContext } from "./harness.ts";
 import { startReceiver } from "./receiver.ts";
 import { createWebhookContext, waitUntil } from "./webhooks-harness.ts";
@@ -47,7 +48,7 @@ describe("retention: the delivery log and the outbox", () => {
       });
     for (let i = 0; i < 5; i++) {
       const res = await inst.api.POST("/api/v1/apps/api/products", {
-        body: { title: `P${i}`, price: "1.00" },
+        body: flat({ title: `P${i}`, price: "1.00" }),
       });
       assert.equal(res.response.status, 201);
     }

@@ -6,6 +6,7 @@ import addFormats from "ajv-formats";
 import { ERROR_CODES } from "../src/lib/errors.ts";
 import type { App } from "../src/lib/http/types.ts";
 import { REDIRECT } from "./apps-harness.ts";
+import { flat } from "./catalogue.ts";
 import {
   type Answer,
   apiClient,
@@ -60,9 +61,18 @@ const ALL_SCOPES: Scope[] = [
   "write_orders",
   "read_customers",
   "write_customers",
+  "read_inventory",
+  "write_inventory",
   "manage_webhooks",
 ];
-const KEY_SCOPES: KeyScope[] = ["read_products", "write_products", "read_orders", "read_customers"];
+const KEY_SCOPES: KeyScope[] = [
+  "read_products",
+  "write_products",
+  "read_inventory",
+  "write_inventory",
+  "read_orders",
+  "read_customers",
+];
 const CODES = new Set(Object.keys(ERROR_CODES));
 const AUTH_CODES = ["UNAUTHENTICATED", "INVALID_TOKEN", "INVALID_CREDENTIALS"];
 const BAD_PATH_CODES = ["VALIDATION_FAILED", "BAD_REQUEST", "NOT_FOUND"];
@@ -187,11 +197,11 @@ class World {
     );
     const product = await dashboard.POST("/api/v1/dashboard/stores/{slug}/products", {
       params: { path: { slug: m.slug } },
-      body: {
+      body: flat({
         title: "Robust mug",
         price: "12.50",
         stock: 9,
-      },
+      }),
     });
     must(product, 201, "create a product");
     const customer = await dashboard.POST("/api/v1/dashboard/stores/{slug}/customers", {

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { after, before, describe, it } from "node:test";
 import { Redis } from "ioredis";
+import { flat } from "./catalogue.ts";
 import {
   type Answer,
   type Api,
@@ -514,7 +515,7 @@ describe("scale-out: two API and two worker processes on one PostgreSQL and one 
             "/api/v1/dashboard/stores/{slug}/products",
             {
               params: { path: { slug: merchant.slug } },
-              body: { title: `Fleet ${i}`, price: "1.00" },
+              body: flat({ title: `Fleet ${i}`, price: "1.00" }),
             },
           );
           assert.equal(created.response.status, 201, text(created));

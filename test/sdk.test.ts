@@ -19,6 +19,7 @@ import {
 } from "@merchant-platform/sdk";
 import Fastify from "fastify";
 import { REDIRECT, registerApp } from "./apps-harness.ts";
+import { flat } from "./catalogue.ts";
 import { createTestContext, merchantWithStore, type Scope, type TestContext, text } from "./harness.ts";
 
 /**
@@ -101,12 +102,16 @@ describe("SDK against the platform", () => {
       tokens: createTokenManager({ ...creds, slug: tokens.slug, store }),
     });
     const created = await unwrap(
-      admin.POST("/api/v1/apps/api/products", { body: { title: "Linen shirt", price: "49.00", stock: 3 } }),
+      admin.POST("/api/v1/apps/api/products", {
+        body: flat({ title: "Linen shirt", price: "49.00", stock: 3 }),
+      }),
     );
     assert.match(created.id, /^prod_/);
-    assert.equal(created.price, "49.00");
+    assert.equal(created.variants[0]!.price, "49.00");
     for (let i = 0; i < 4; i++)
-      await unwrap(admin.POST("/api/v1/apps/api/products", { body: { title: `Mug ${i}`, price: "9.00" } }));
+      await unwrap(
+        admin.POST("/api/v1/apps/api/products", { body: flat({ title: `Mug ${i}`, price: "9.00" }) }),
+      );
     const all: string[] = [];
     for await (const p of paginate((cursor) =>
       admin.GET("/api/v1/apps/api/products", {
@@ -130,7 +135,7 @@ describe("SDK against the platform", () => {
       },
     );
     await assert.rejects(
-      unwrap(admin.POST("/api/v1/apps/api/products", { body: { title: "", price: "1" } })),
+      unwrap(admin.POST("/api/v1/apps/api/products", { body: flat({ title: "", price: "1" }) })),
       (e: unknown) =>
         e instanceof PlatformError && e.code === "VALIDATION_FAILED" && Array.isArray(e.details),
     );
@@ -194,7 +199,7 @@ describe("SDK against the platform", () => {
     const store = await unwrap(dev.GET("/api/v1/developer/store"));
     assert.equal(store.slug, m.slug);
     await assert.rejects(
-      unwrap(dev.POST("/api/v1/developer/products", { body: { title: "Nope", price: "1.00" } })),
+      unwrap(dev.POST("/api/v1/developer/products", { body: flat({ title: "Nope", price: "1.00" }) })),
       (e: unknown) => e instanceof PlatformError && e.code === "INSUFFICIENT_SCOPE" && e.status === 403,
     );
     const wrong = createDeveloperClient({

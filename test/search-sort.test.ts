@@ -3,6 +3,7 @@ import { after, before, describe, it } from "node:test";
 import { sql } from "kysely";
 import { SKU_MATCHES_AS_IDS } from "../src/modules/products/products-repo.ts";
 import { installedApp } from "./apps-harness.ts";
+import { addVariants, flat, flatPatch } from "./catalogue.ts";
 import {
   type Api,
   createTestContext,
@@ -99,7 +100,7 @@ describe("lists: search and sort", () => {
       ctx.clock.advance(1000);
       const res = await merchant.client.POST("/api/v1/dashboard/stores/{slug}/products", {
         params: { path: { slug: merchant.slug } },
-        body: { ...p, sku: p.sku ?? undefined },
+        body: flat({ ...p, sku: p.sku ?? undefined }),
       });
       assert.equal(res.response.status, 201, text(res));
     }
@@ -127,11 +128,11 @@ describe("lists: search and sort", () => {
     const other = await merchantWithStore(ctx.app);
     await other.client.POST("/api/v1/dashboard/stores/{slug}/products", {
       params: { path: { slug: other.slug } },
-      body: {
+      body: flat({
         title: "Linen shirt",
         sku: "SHIRT-LIN-M",
         price: "1.00",
-      },
+      }),
     });
     await other.client.POST("/api/v1/dashboard/stores/{slug}/customers", {
       params: { path: { slug: other.slug } },
@@ -381,7 +382,7 @@ describe("products: search by any part of a SKU", () => {
     ctx.clock.advance(1000);
     const res = await m.client.POST("/api/v1/dashboard/stores/{slug}/products", {
       params: { path: { slug: m.slug } },
-      body: { title, sku, price },
+      body: flat({ title, sku, price }),
     });
     assert.equal(res.response.status, 201, text(res));
     return res.data!.data.id;
@@ -394,17 +395,18 @@ describe("products: search by any part of a SKU", () => {
     q: string,
     sort?: QueryOf<"/api/v1/dashboard/stores/{slug}/products">["sort"],
     limit = 1,
-  ) => (await all(products, { q, ...(sort ? { sort } : {}) }, limit)).map((p) => p.sku ?? p.title);
+  ) =>
+    (await all(products, { q, ...(sort ? { sort } : {}) }, limit)).map((p) => p.variants[0]!.sku ?? p.title);
   /** The table holds exactly every suffix of every SKU, upper-cased: nothing missing, nothing left over. */
   const assertSuffixesInStep = async () => {
     const { rows } = await sql<{ missing: number; extra: number }>`
       WITH expected AS (
-        SELECT p.store_id, s.suffix, p.id AS product_id
-        FROM products p CROSS JOIN LATERAL (
-          SELECT upper(substr(p.sku, i)) AS suffix FROM generate_series(1, length(p.sku)) AS i) s
-        WHERE p.sku IS NOT NULL)
-      SELECT (SELECT count(*) FROM (SELECT * FROM expected EXCEPT SELECT * FROM product_sku_suffixes) m)::int AS missing,
-             (SELECT count(*) FROM (SELECT * FROM product_sku_suffixes EXCEPT SELECT * FROM expected) x)::int AS extra`.execute(
+        SELECT v.store_id, s.suffix, v.id AS variant_id, v.product_id
+        FROM product_variants v CROSS JOIN LATERAL (
+          SELECT upper(substr(v.sku, i)) AS suffix FROM generate_series(1, length(v.sku)) AS i) s
+        WHERE v.sku IS NOT NULL)
+      SELECT (SELECT count(*) FROM (SELECT * FROM expected EXCEPT SELECT * FROM variant_sku_suffixes) m)::int AS missing,
+             (SELECT count(*) FROM (SELECT * FROM variant_sku_suffixes EXCEPT SELECT * FROM expected) x)::int AS extra`.execute(
       ctx.platform.db,
     );
     assert.deepEqual(rows[0], { missing: 0, extra: 0 });
@@ -466,14 +468,14 @@ describe("products: search by any part of a SKU", () => {
       });
       assert.equal(res.response.status, 200, text(res));
     };
-    await patch(ids.wallet!, { sku: "PURSE-XL" });
+    await patch(ids.wallet!, flatPatch({ sku: "PURSE-XL" }));
     assert.deepEqual(await search("lth"), [], "the old SKU is gone");
     assert.deepEqual(await search("rse-x"), ["PURSE-XL"], "the new SKU is found");
-    await patch(ids.wallet!, { title: "Leather purse", stock: 3 });
+    await patch(ids.wallet!, flatPatch({ title: "Leather purse", stock: 3 }));
     assert.deepEqual(await search("rse-x"), ["PURSE-XL"], "a change of other fields keeps the SKU");
-    await patch(ids.wallet!, { sku: null });
+    await patch(ids.wallet!, flatPatch({ sku: null }));
     assert.deepEqual(await search("PURSE-XL"), [], "a SKU removed");
-    await patch(ids.none!, { sku: "GIFT-100" });
+    await patch(ids.none!, flatPatch({ sku: "GIFT-100" }));
     assert.deepEqual(await search("t-10"), ["GIFT-100"], "a SKU given later");
     assert.equal(
       (
@@ -503,18 +505,26 @@ describe("products: search by any part of a SKU", () => {
     const storeId = merchant.store.id;
     const db = ctx.platform.db;
     await sql`
-      INSERT INTO products (store_id, id, title, price_minor, sku, status)
-      SELECT ${storeId}, 'prod_bulk' || i, 'Bulk ' || i, 100, 'BLK-' || lpad(i::text, 4, '0'), 'active'
+      INSERT INTO products (store_id, id, title, price_minor, price_max_minor, status)
+      SELECT ${storeId}, 'prod_bulk' || i, 'Bulk ' || i, 100, 100, 'active'
       FROM generate_series(1, 300) AS i`.execute(db);
+    await addVariants(
+      db,
+      storeId,
+      Array.from({ length: 300 }, (_, i) => ({
+        productId: `prod_bulk${i + 1}`,
+        sku: `BLK-${String(i + 1).padStart(4, "0")}`,
+      })),
+    );
     await assertSuffixesInStep();
     assert.deepEqual(await search("LK-0123", undefined, 50), ["BLK-0123"]);
     assert.equal((await search("blk-01", undefined, 50)).length, 100, "BLK-0100 to BLK-0199");
-    await sql`UPDATE products SET sku = 'BULK-' || substr(sku, 5) WHERE store_id = ${storeId} AND sku LIKE 'BLK-%'`.execute(
+    await sql`UPDATE product_variants SET sku = 'BULK-' || substr(sku, 5) WHERE store_id = ${storeId} AND sku LIKE 'BLK-%'`.execute(
       db,
     );
     await assertSuffixesInStep();
     assert.deepEqual(await search("LK-0123", undefined, 50), ["BULK-0123"]);
-    await sql`DELETE FROM products WHERE store_id = ${storeId} AND sku LIKE 'BULK-%'`.execute(db);
+    await sql`DELETE FROM products WHERE store_id = ${storeId} AND id LIKE 'prod\_bulk%'`.execute(db);
     await assertSuffixesInStep();
     assert.deepEqual(await search("LK-0123", undefined, 50), []);
   });
@@ -523,10 +533,17 @@ describe("products: search by any part of a SKU", () => {
     const storeId = merchant.store.id;
     // 200 SKUs of 60 A's and a number: 57 suffixes each begin with "AAAA".
     await sql`
-      INSERT INTO products (store_id, id, title, price_minor, sku, status, created_at)
-      SELECT ${storeId}, 'prod_many' || i, 'Many ' || i, i, repeat('A', 60) || lpad(i::text, 4, '0'), 'active',
-             now() + make_interval(secs => i)
+      INSERT INTO products (store_id, id, title, price_minor, price_max_minor, status, created_at)
+      SELECT ${storeId}, 'prod_many' || i, 'Many ' || i, i, i, 'active', now() + make_interval(secs => i)
       FROM generate_series(1, 200) AS i`.execute(ctx.platform.db);
+    await addVariants(
+      ctx.platform.db,
+      storeId,
+      Array.from({ length: 200 }, (_, i) => ({
+        productId: `prod_many${i + 1}`,
+        sku: `${"A".repeat(60)}${String(i + 1).padStart(4, "0")}`,
+      })),
+    );
     assert.ok(200 * 57 > SKU_MATCHES_AS_IDS, "the test must cross the bound");
     const many = Array.from({ length: 200 }, (_, i) => `${"A".repeat(60)}${String(i + 1).padStart(4, "0")}`);
     // ZZ-AAAA-9 (3.00) matches too, after the 200 (0.01 to 2.00).

@@ -12,6 +12,7 @@ import { Value } from "typebox/value";
 import { run } from "../packages/cli/src/commands.ts";
 import { EVENT_BY_NAME, EVENT_NAMES, EVENT_PAYLOADS, type EventName } from "../src/contracts/index.ts";
 import { consent, exchange, installedApp, REDIRECT, registerApp } from "./apps-harness.ts";
+import { flat } from "./catalogue.ts";
 import {
   apiClient,
   createTestContext,
@@ -111,7 +112,13 @@ describe("test tooling that tells the truth", () => {
 
   describe("test events are built from the store's real data shape", () => {
     it("an order in the store's currency with its products, a number no order has, nothing real read or written; every event's data fits its schema exactly", async () => {
-      const scopes: Scope[] = ["read_orders", "read_products", "read_customers", "manage_webhooks"];
+      const scopes: Scope[] = [
+        "read_orders",
+        "read_products",
+        "read_customers",
+        "read_inventory",
+        "manage_webhooks",
+      ];
       const registered = await registerApp(ctx.app, scopes, "Fulfilment Bridge");
       // A store selling in riyals, with products, a customer and two orders.
       const merchant = apiClient(ctx.app);
@@ -139,7 +146,7 @@ describe("test tooling that tells the truth", () => {
       ] as const) {
         const p = await merchant.POST("/api/v1/dashboard/stores/{slug}/products", {
           params: { path: { slug } },
-          body: { title, price, sku, stock: 100 },
+          body: flat({ title, price, sku, stock: 100 }),
         });
         assert.equal(p.response.status, 201, text(p));
         products.push(p.data!.data);
@@ -238,8 +245,8 @@ describe("test tooling that tells the truth", () => {
           for (const item of order.lineItems) {
             const product = products.find((p) => p.title === item.title);
             assert.ok(product, `a line item of the store's products: ${item.title}`);
-            assert.equal(item.sku, product.sku);
-            assert.equal(item.unitPrice, product.price);
+            assert.equal(item.sku, product.variants[0]!.sku);
+            assert.equal(item.unitPrice, product.variants[0]!.price);
             assert.notEqual(item.productId, product.id, "a fresh id");
           }
           const sum = order.lineItems.reduce((s, i) => s + Math.round(Number(i.total) * 100), 0);
@@ -269,7 +276,7 @@ describe("test tooling that tells the truth", () => {
       const storeId = m.store.id;
       const product = await m.client.POST("/api/v1/dashboard/stores/{slug}/products", {
         params: { path: { slug: m.slug } },
-        body: { title: "Mug", price: "12.00", stock: 100 },
+        body: flat({ title: "Mug", price: "12.00", stock: 100 }),
       });
       const customer = await m.client.POST("/api/v1/dashboard/stores/{slug}/customers", {
         params: { path: { slug: m.slug } },

@@ -22,6 +22,7 @@ import {
 
 type SubscriptionBody = RequestBody<"/api/v1/apps/api/webhooks", "post">;
 
+import { flat } from "./catalogue.ts";
 import { type Received, startReceiver } from "./receiver.ts";
 import { createWebhookContext, waitUntil } from "./webhooks-harness.ts";
 
@@ -115,7 +116,7 @@ describe("subscription filters and field lists", () => {
     const product = (
       await m.client.POST("/api/v1/dashboard/stores/{slug}/products", {
         params: { path: { slug: m.slug } },
-        body: { title: "Lamp", price: "45.00", stock: 100 },
+        body: flat({ title: "Lamp", price: "45.00", stock: 100 }),
       })
     ).data!.data;
     const customer = (

@@ -9,6 +9,7 @@ import {
   recoverWebhook,
 } from "@merchant-platform/sdk";
 import { installedApp } from "./apps-harness.ts";
+import { flat } from "./catalogue.ts";
 import { type EventBody, type Scope, text } from "./harness.ts";
 import { startReceiver } from "./receiver.ts";
 import { createWebhookContext, waitUntil } from "./webhooks-harness.ts";
@@ -64,7 +65,7 @@ describe("webhooks: endpoints are paused, never silently dropped", () => {
     const product = (title: string) =>
       inst.merchant.client.POST("/api/v1/dashboard/stores/{slug}/products", {
         params: { path: { slug: inst.merchant.slug } },
-        body: { title, price: "1" },
+        body: flat({ title, price: "1" }),
       });
     const deliveries = () =>
       ctx.platform.db

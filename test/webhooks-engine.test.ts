@@ -6,6 +6,7 @@ import type {
   DeliveryRepo,
 } from "../src/modules/webhooks/delivery/delivery-repo.ts";
 import { installedApp } from "./apps-harness.ts";
+import { flat, SYSTEM_ACTOR } from "./catalogue.ts";
 import { createTestContext, TEST_DATABASE_URL, type TestContext } from "./harness.ts";
 
 /**
@@ -48,7 +49,7 @@ describe("delivery engine: batched claims, fan-out and completions", () => {
     ctx.clock.advance(1000);
     const s = await store();
     for (let i = 0; i < n; i++)
-      await ctx.platform.services.products.create(s, { title: `P${i}`, price: "1" });
+      await ctx.platform.services.products.create(s, flat({ title: `P${i}`, price: "1" }), SYSTEM_ACTOR);
     ctx.clock.advance(1000);
   }
 
@@ -267,7 +268,7 @@ describe("delivery engine: a dispatch racing an uninstall", {
     }
     ctx.clock.advance(1000);
     assert.equal(
-      (await inst.api.POST("/api/v1/apps/api/products", { body: { title: "P", price: "1" } })).response
+      (await inst.api.POST("/api/v1/apps/api/products", { body: flat({ title: "P", price: "1" }) })).response
         .status,
       201,
     );

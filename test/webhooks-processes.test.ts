@@ -4,6 +4,7 @@ import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { installedApp } from "./apps-harness.ts";
+import { flat, SYSTEM_ACTOR } from "./catalogue.ts";
 import { createTestContext, type EventBody, TEST_DATABASE_URL, type TestContext } from "./harness.ts";
 import { startReceiver } from "./receiver.ts";
 import { waitUntil } from "./webhooks-harness.ts";
@@ -83,7 +84,7 @@ describe("delivery worker processes on one PostgreSQL", { skip }, () => {
     const store = (await ctx.platform.repos.stores.findBySlug(inst.merchant.slug))!;
     const eventIds = new Set<string>();
     for (let i = 0; i < 40; i++)
-      await ctx.platform.services.products.create(store, { title: `P${i}`, price: "1" });
+      await ctx.platform.services.products.create(store, flat({ title: `P${i}`, price: "1" }), SYSTEM_ACTOR);
     for (const e of await ctx.platform.db
       .selectFrom("events")
       .select("id")
@@ -157,7 +158,11 @@ describe("delivery worker processes on one PostgreSQL", { skip }, () => {
     const workers = [startWorker(ctx, secretsKey), startWorker(ctx, secretsKey)];
     children.push(...workers);
     for (let i = 0; i < 1000; i++)
-      await ctx.platform.services.products.create(store, { title: `Bulk ${i}`, price: "1" });
+      await ctx.platform.services.products.create(
+        store,
+        flat({ title: `Bulk ${i}`, price: "1" }),
+        SYSTEM_ACTOR,
+      );
     await waitUntil(() => perDelivery.size >= 1000, 120_000, "1,000 distinct deliveries");
     const elapsed = Date.now() - started;
     // Every delivery has its outcome recorded: no attempt can be under way any more.

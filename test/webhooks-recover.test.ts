@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { installedApp } from "./apps-harness.ts";
+import { flat } from "./catalogue.ts";
 import { type EventBody, errorCode, offDocument, type Scope, text } from "./harness.ts";
 import { type Received, startReceiver } from "./receiver.ts";
 import { createWebhookContext, waitUntil } from "./webhooks-harness.ts";
@@ -49,7 +50,7 @@ describe("webhooks: recover", () => {
     const product = (title: string) =>
       inst.merchant.client.POST("/api/v1/dashboard/stores/{slug}/products", {
         params: { path: { slug: inst.merchant.slug } },
-        body: { title, price: "1" },
+        body: flat({ title, price: "1" }),
       });
     const deliveries = () =>
       ctx.platform.db
@@ -214,7 +215,7 @@ describe("webhooks: recover", () => {
     for (let i = 0; i < 40; i++)
       await inst.merchant.client.POST("/api/v1/dashboard/stores/{slug}/products", {
         params: { path: { slug: inst.merchant.slug } },
-        body: { title: `p${i}`, price: "1" },
+        body: flat({ title: `p${i}`, price: "1" }),
       });
     const rows = () =>
       ctx.platform.db

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { installedApp } from "./apps-harness.ts";
+import { flat } from "./catalogue.ts";
 import { startReceiver } from "./receiver.ts";
 import { createWebhookContext, waitUntil } from "./webhooks-harness.ts";
 
@@ -41,10 +42,10 @@ describe("webhooks: a target refused by the SSRF guard at send time", () => {
 
     const made = await a.merchant.client.POST("/api/v1/dashboard/stores/{slug}/products", {
       params: { path: { slug: a.merchant.slug } },
-      body: {
+      body: flat({
         title: "Lamp",
         price: "10.00",
-      },
+      }),
     });
     assert.equal(made.response.status, 201);
 

@@ -10,6 +10,7 @@ import { Webhook as SvixWebhook } from "svix";
 import { run } from "../packages/cli/src/commands.ts";
 import { createSecretBox, parseSecretsKey } from "../src/lib/secret-box.ts";
 import { consent, exchange, installedApp, REDIRECT } from "./apps-harness.ts";
+import { flat } from "./catalogue.ts";
 import {
   type Api,
   apiClient,
@@ -153,7 +154,7 @@ describe("Standard Webhooks signatures on every delivery, verified by the stock 
     });
     await inst.merchant.client.POST("/api/v1/dashboard/stores/{slug}/products", {
       params: { path: { slug: inst.merchant.slug } },
-      body: { title: "Std", price: "1.00" },
+      body: flat({ title: "Std", price: "1.00" }),
     });
     const first = await next("/kinds", 1);
     const retried = await next("/kinds", 2);

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { installedApp } from "./apps-harness.ts";
+import { flat } from "./catalogue.ts";
 import {
   detailsOf,
   type EventBody,
@@ -152,7 +153,7 @@ describe("webhooks: subscriptions and signed, retried deliveries to real HTTPS r
     const product = (
       await inst.merchant.client.POST("/api/v1/dashboard/stores/{slug}/products", {
         params: { path: { slug: inst.merchant.slug } },
-        body: { title: "Hooked", price: "3.50" },
+        body: flat({ title: "Hooked", price: "3.50" }),
       })
     ).data!.data;
     await rx.waitFor(before + 1);
@@ -316,7 +317,7 @@ describe("webhooks: subscriptions and signed, retried deliveries to real HTTPS r
     });
     await inst.merchant.client.POST("/api/v1/dashboard/stores/{slug}/products", {
       params: { path: { slug: inst.merchant.slug } },
-      body: { title: "Edge cases", price: "1" },
+      body: flat({ title: "Edge cases", price: "1" }),
     });
     const of = (p: string) => rx.received.filter((r) => r.path === p);
     await waitUntil(() => of("/busy").length >= 2, 60_000, "the retry of /busy");
@@ -355,7 +356,7 @@ describe("webhooks: subscriptions and signed, retried deliveries to real HTTPS r
       });
       await inst.merchant.client.POST("/api/v1/dashboard/stores/{slug}/products", {
         params: { path: { slug: inst.merchant.slug } },
-        body: { title: "Slow", price: "1" },
+        body: flat({ title: "Slow", price: "1" }),
       });
       await slow.waitFor(2, 30_000);
       await short.worker.settled();
@@ -396,7 +397,7 @@ describe("webhooks: subscriptions and signed, retried deliveries to real HTTPS r
     const p = (
       await inst.merchant.client.POST("/api/v1/dashboard/stores/{slug}/products", {
         params: { path: { slug: inst.merchant.slug } },
-        body: { title: "Before", price: "1" },
+        body: flat({ title: "Before", price: "1" }),
       })
     ).data!.data;
     await waitUntil(() => mine().length === 1, 5000, "product.created before uninstall");
@@ -409,7 +410,7 @@ describe("webhooks: subscriptions and signed, retried deliveries to real HTTPS r
     });
     await inst.merchant.client.POST("/api/v1/dashboard/stores/{slug}/products", {
       params: { path: { slug: inst.merchant.slug } },
-      body: { title: "After 2", price: "1" },
+      body: flat({ title: "After 2", price: "1" }),
     });
     await waitUntil(
       () => mine().some((r) => r.headers["x-webhook-event"] === "app/uninstalled"),

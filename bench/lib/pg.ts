@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
+import { seedProductsSql } from "./seed-catalogue.ts";
 
 export const BENCH_DATABASE_URL =
   process.env.BENCH_DATABASE_URL || "postgres://postgres:postgres@127.0.0.1:5432/test";
@@ -36,12 +37,12 @@ export async function seedProducts(client: pg.Client, slug: string, count: numbe
   if (!storeId) throw new Error(`no store ${slug}`);
   const salt = randomBytes(4).toString("hex");
   await client.query(
-    `INSERT INTO products (store_id, id, title, description, price_minor, sku, stock, status, created_at, updated_at)
-     SELECT $1, 'prod_' || substr(md5($2 || i::text), 1, 22), 'Organic cotton T-shirt ' || i,
-            'A soft, breathable T-shirt made of 100% organic cotton. Machine washable.',
-            1000 + i % 9000, 'SKU-' || i, i % 200, 'active',
-            now() - make_interval(secs => $3::int - i), now() - make_interval(secs => $3::int - i)
-       FROM generate_series(1, $3::int) AS i`,
+    seedProductsSql(`SELECT $1::text AS store_id, 'prod_' || substr(md5($2 || i::text), 1, 22) AS id,
+            'Organic cotton T-shirt ' || i AS title,
+            'A soft, breathable T-shirt made of 100% organic cotton. Machine washable.' AS description,
+            1000 + i % 9000 AS price_minor, 'SKU-' || i AS sku, i % 200 AS stock, 'active' AS status,
+            now() - make_interval(secs => $3::int - i) AS created_at, now() - make_interval(secs => $3::int - i) AS updated_at
+       FROM generate_series(1, $3::int) AS i`),
     [storeId, salt, count],
   );
   await client.query("ANALYZE products");

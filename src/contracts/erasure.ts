@@ -95,6 +95,7 @@ const order: RecordErasure<Static<typeof OrderResource>> = {
   fulfillment: (f: Fulfillment | null) =>
     f && typeof f === "object" ? { ...f, trackingNumber: null, trackingUrl: null } : null,
   lineItems: "kept",
+  locationId: "kept",
   createdAt: "kept",
   updatedAt: "kept",
   // The apps' own pairs on the order (an ERP's invoice number): the app is told to erase what it
@@ -106,6 +107,9 @@ export const ERASURE = {
   customer,
   order,
   product: "Catalogue data: about goods, never a person.",
+  inventoryLevel: "Stock quantities, and which account, app or key pair changed them (an id).",
+  location: "A place the merchant keeps stock: the merchant's own business address, not a customer's.",
+  collection: "Catalogue data: about goods, never a person.",
   store: "The merchant's own business details (contact address, shop address), not a customer's.",
   uninstalled: "An app and when it left a store.",
   webhookDisabled: "A subscription, its URL and its last error.",

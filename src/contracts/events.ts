@@ -22,6 +22,9 @@ import type { Scope } from "./scopes.ts";
 export const EVENT_DATA_RECORD = {
   order: "order",
   product: "product",
+  inventoryLevel: "inventoryLevel",
+  location: "location",
+  collection: "collection",
   customer: "customer",
   store: "store",
   uninstalled: "installation",
@@ -86,13 +89,57 @@ export const EVENTS = {
     name: "product.updated",
     scope: "read_products",
     data: "product",
-    summary: "A product changed (stock changes from orders included).",
+    summary:
+      "A product changed: its own fields, its options or variants, or what it has to sell (stock changes from orders and inventory writes included).",
   },
   productDeleted: {
     name: "product.deleted",
     scope: "read_products",
     data: "product",
     summary: "A product was deleted.",
+  },
+  inventoryLevelUpdated: {
+    name: "inventory_level.updated",
+    scope: "read_inventory",
+    data: "inventoryLevel",
+    summary:
+      "Stock of a variant at a location changed: the quantities after, and each change with its reason and who made it. One event per level and write, in commit order.",
+  },
+  locationCreated: {
+    name: "location.created",
+    scope: "read_inventory",
+    data: "location",
+    summary: "A location was added.",
+  },
+  locationUpdated: {
+    name: "location.updated",
+    scope: "read_inventory",
+    data: "location",
+    summary: "A location's name, address, or whether it is active or fulfils online orders, changed.",
+  },
+  locationDeleted: {
+    name: "location.deleted",
+    scope: "read_inventory",
+    data: "location",
+    summary: "A location was deleted (it held no stock).",
+  },
+  collectionCreated: {
+    name: "collection.created",
+    scope: "read_products",
+    data: "collection",
+    summary: "A collection was created.",
+  },
+  collectionUpdated: {
+    name: "collection.updated",
+    scope: "read_products",
+    data: "collection",
+    summary: "A collection's title, description or rules, or the products of a manual collection, changed.",
+  },
+  collectionDeleted: {
+    name: "collection.deleted",
+    scope: "read_products",
+    data: "collection",
+    summary: "A collection was deleted (its products stay).",
   },
   customerCreated: {
     name: "customer.created",

@@ -89,6 +89,54 @@ export const Sku = Type.String({
 });
 export const Stock = Type.Integer({ minimum: 0, maximum: 1_000_000_000, examples: [25] });
 
+/** Options and variants (issue 30): a product has at most 3 options and 2,048 variants (Shopify's bounds). */
+export const MAX_OPTIONS = 3;
+export const MAX_OPTION_VALUES = 250;
+export const MAX_VARIANTS = 2048;
+export const OptionName = Type.String({
+  minLength: 1,
+  maxLength: 60,
+  pattern: "^\\S(.*\\S)?$",
+  examples: ["Size"],
+  "x-hint": "1 to 60 characters, no spaces at the start or end",
+});
+export const OptionValue = Type.String({
+  minLength: 1,
+  maxLength: 100,
+  pattern: "^\\S(.*\\S)?$",
+  examples: ["M"],
+  "x-hint": "1 to 100 characters, no spaces at the start or end",
+});
+export const Vendor = Type.String({ maxLength: 255, examples: ["Nordic Linen Co."] });
+export const ProductType = Type.String({ maxLength: 255, examples: ["Shirts"] });
+export const Barcode = Type.String({
+  minLength: 1,
+  maxLength: 64,
+  pattern: "^\\S(.*\\S)?$",
+  examples: ["4006381333931"],
+  "x-hint": "no spaces at the start or end",
+});
+export const WeightGrams = Type.Integer({ minimum: 0, maximum: 1_000_000, examples: [240] });
+/** A stock quantity as written (a set), and a change to one (an adjustment). */
+export const InventoryQuantity = Type.Integer({ minimum: 0, maximum: 1_000_000_000, examples: [25] });
+export const InventoryDelta = Type.Integer({
+  minimum: -1_000_000_000,
+  maximum: 1_000_000_000,
+  examples: [-2],
+});
+export const InventoryNote = Type.String({ maxLength: 500, examples: ["Recount after the stocktake"] });
+export const LocationName = Type.String({
+  minLength: 1,
+  maxLength: 100,
+  pattern: "^\\S(.*\\S)?$",
+  examples: ["New Jersey warehouse"],
+  "x-hint": "1 to 100 characters, no spaces at the start or end",
+});
+export const MAX_LOCATIONS = 50;
+export const CollectionTitle = Type.String({ minLength: 1, maxLength: 255, examples: ["Summer shirts"] });
+export const MAX_COLLECTION_RULES = 20;
+export const MAX_COLLECTION_PRODUCTS = 5000;
+
 export const Quantity = Type.Integer({ minimum: 1, maximum: 10_000, examples: [2] });
 export const MAX_LINE_ITEMS = 100;
 export const OrderNote = Type.String({ maxLength: 2000 });

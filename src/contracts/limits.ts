@@ -35,3 +35,6 @@ export const MAX_ACTIVE_KEYS_PER_STORE = 100;
  * already had, at every request.
  */
 export const LISTEN_RESUME_WINDOW = 1000;
+
+/** A variant (or a product, across its variants) with at most this much to sell is low on stock. */
+export const LOW_STOCK_THRESHOLD = 5;

@@ -12,7 +12,17 @@ import {
   Timestamp,
 } from "./fields.ts";
 import { COUNTRY_CODES } from "./locale.ts";
-import { OrderStatusSchema, ProductStatusSchema } from "./statuses.ts";
+import {
+  ActorKindSchema,
+  CollectionKindSchema,
+  CollectionMatchSchema,
+  CollectionRuleFieldSchema,
+  InventoryQuantityNameSchema,
+  InventoryReasonSchema,
+  OrderStatusSchema,
+  ProductStatusSchema,
+  RuleRelationSchema,
+} from "./statuses.ts";
 
 /**
  * Public id and credential prefixes: one per kind, so an id or a leaked secret says what it is
@@ -22,6 +32,11 @@ export const ID_PREFIX = {
   account: "acct",
   store: "store",
   product: "prod",
+  variant: "var",
+  location: "loc",
+  inventoryLevel: "ilvl",
+  inventoryChange: "ichg",
+  collection: "coll",
   customer: "cus",
   order: "ord",
   lineItem: "li",
@@ -158,21 +173,174 @@ export const StoreResource = Type.Object(
   { title: "Store" },
 );
 
+export const ProductOptionResource = Type.Object(
+  {
+    name: Type.String({ examples: ["Size"] }),
+    values: Type.Array(Type.String(), { examples: [["S", "M", "L"]] }),
+  },
+  { title: "ProductOption" },
+);
+
+export const ProductVariantResource = Type.Object(
+  {
+    id: Id("variant"),
+    productId: Id("product"),
+    title: Type.String({
+      description: "Its option values joined by ` / ` (`Default` for a product without options).",
+      examples: ["Blue / M"],
+    }),
+    optionValues: Type.Array(Type.String(), {
+      description: "One value per option of the product, in the options' order.",
+      examples: [["Blue", "M"]],
+    }),
+    sku: Nullable(Type.String({ examples: ["SHIRT-LIN-BLU-M"] }), {
+      description: "Unique within the store when set.",
+    }),
+    barcode: Nullable(Type.String({ examples: ["4006381333931"] })),
+    price: Money,
+    compareAtPrice: Nullable(Money, { description: "The price before a reduction, shown struck through." }),
+    weightGrams: Nullable(Type.Integer({ examples: [240] })),
+    tracked: Type.Boolean({
+      description: "Whether its stock is counted; an untracked variant can always be sold.",
+    }),
+    available: Type.Integer({
+      description:
+        "What can be sold, summed over every location (0 when not tracked). Per location: the inventory levels.",
+      examples: [25],
+    }),
+    position: Type.Integer({ description: "Its place among the product's variants, from 0." }),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+  { title: "ProductVariant" },
+);
+
+export const PriceRangeResource = Type.Object(
+  { min: Money, max: Money },
+  { title: "PriceRange", description: "The lowest and highest price of the product's variants." },
+);
+
 export const ProductResource = Type.Object(
   {
     id: Id("product"),
     title: Type.String(),
     description: Type.String(),
-    price: Money,
-    currency: Type.String({ examples: ["USD"] }),
-    sku: Type.Union([Type.String(), Type.Null()]),
-    stock: Type.Integer(),
+    vendor: Type.String({ examples: ["Nordic Linen Co."] }),
+    productType: Type.String({ examples: ["Shirts"] }),
+    tags: Type.Array(Type.String()),
     status: ProductStatusSchema,
+    options: Type.Array(ProductOptionResource, {
+      description: "At most 3, in order; empty for a product without options (it has one variant).",
+    }),
+    variants: Type.Array(ProductVariantResource, { description: "At least one, at most 2,048, in order." }),
+    priceRange: PriceRangeResource,
+    currency: Type.String({ examples: ["USD"] }),
+    totalAvailable: Type.Integer({
+      description: "What can be sold: available summed over its tracked variants and every location.",
+      examples: [25],
+    }),
     createdAt: Timestamp,
     updatedAt: Timestamp,
     metadata: Type.Optional(Metadata),
   },
   { title: "Product" },
+);
+
+export const LocationResource = Type.Object(
+  {
+    id: Id("location"),
+    name: Type.String({ examples: ["New Jersey warehouse"] }),
+    address: Nullable(AddressResource),
+    isActive: Type.Boolean({ description: "An inactive location keeps its history but takes no orders." }),
+    fulfilsOnlineOrders: Type.Boolean({
+      description:
+        "Orders placed without a location commit stock at the first active location that fulfils online orders and has every line.",
+    }),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+  { title: "Location" },
+);
+
+export const InventoryLevelResource = Type.Object(
+  {
+    id: Id("inventoryLevel"),
+    variantId: Id("variant"),
+    productId: Id("product"),
+    locationId: Id("location"),
+    available: Type.Integer({ description: "Can be sold.", examples: [20] }),
+    committed: Type.Integer({ description: "Held by unfulfilled orders.", examples: [3] }),
+    unavailable: Type.Integer({
+      description: "On the shelf, not for sale (damaged, quality control).",
+      examples: [2],
+    }),
+    onHand: Type.Integer({ description: "available + committed + unavailable.", examples: [25] }),
+    updatedAt: Timestamp,
+  },
+  { title: "InventoryLevel" },
+);
+
+export const InventoryActorResource = Type.Object(
+  {
+    kind: ActorKindSchema,
+    id: Nullable(Type.String(), { description: "The account, app or key pair; null for the platform." }),
+  },
+  { title: "InventoryActor" },
+);
+
+export const InventoryChangeResource = Type.Object(
+  {
+    id: Id("inventoryChange"),
+    variantId: Id("variant"),
+    locationId: Id("location"),
+    quantity: InventoryQuantityNameSchema,
+    delta: Type.Integer({ examples: [-2] }),
+    quantityAfter: Type.Integer({ examples: [18] }),
+    reason: InventoryReasonSchema,
+    note: Nullable(Type.String()),
+    actor: InventoryActorResource,
+    orderId: Nullable(Type.String(), {
+      description: "The order that caused it (placed, shipped, cancelled).",
+    }),
+    createdAt: Timestamp,
+  },
+  { title: "InventoryChange" },
+);
+
+export const InventoryLevelUpdatedData = Type.Object(
+  {
+    ...InventoryLevelResource.properties,
+    changes: Type.Array(InventoryChangeResource, { description: "What this write changed at this level." }),
+  },
+  { title: "InventoryLevelUpdate" },
+);
+
+export const CollectionRuleResource = Type.Object(
+  {
+    field: CollectionRuleFieldSchema,
+    relation: RuleRelationSchema,
+    value: Type.String({ examples: ["summer"] }),
+  },
+  { title: "CollectionRule" },
+);
+
+export const CollectionResource = Type.Object(
+  {
+    id: Id("collection"),
+    title: Type.String({ examples: ["Summer shirts"] }),
+    description: Type.String(),
+    kind: CollectionKindSchema,
+    match: Nullable(CollectionMatchSchema, {
+      description: "For an automatic collection: whether all rules or any must hold.",
+    }),
+    rules: Type.Array(CollectionRuleResource, {
+      description: "An automatic collection's rules; empty for a manual one.",
+    }),
+    productsCount: Type.Integer({ description: "How many products it holds now." }),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+  { title: "Collection" },
 );
 
 export const CustomerResource = Type.Object(
@@ -207,7 +375,13 @@ const Amount = Type.String({ description: "Decimal string in the order's currenc
 export const LineItemResource = Type.Object({
   id: Type.String(),
   productId: Type.Union([Type.String(), Type.Null()], { description: "Null once the product is deleted." }),
-  title: Type.String(),
+  variantId: Type.Union([Type.String(), Type.Null()], {
+    description: "The variant sold; null once it is deleted (or for a line recorded before variants).",
+  }),
+  title: Type.String({ description: "The product's title when it was ordered." }),
+  variantTitle: Type.Union([Type.String(), Type.Null()], {
+    description: "The variant's title when it was ordered (`Default` for a product without options).",
+  }),
   sku: Type.Union([Type.String(), Type.Null()]),
   unitPrice: Amount,
   quantity: Type.Integer(),
@@ -252,6 +426,10 @@ export const OrderResource = Type.Object(
         "Set when the order moved to `shipped`: the carrier and tracking given then (each may be null).",
     }),
     lineItems: Type.Array(LineItemResource),
+    locationId: Nullable(Type.String(), {
+      description:
+        "Where the order holds and ships its stock; null when it holds none (untracked goods) or the location was deleted.",
+    }),
     createdAt: Timestamp,
     updatedAt: Timestamp,
     metadata: Type.Optional(Metadata),
@@ -343,6 +521,9 @@ export const ShopRedactData = Type.Object(
 export const EVENT_PAYLOADS: Record<EventDataKind, TSchema> = {
   order: OrderResource,
   product: ProductResource,
+  inventoryLevel: InventoryLevelUpdatedData,
+  location: LocationResource,
+  collection: CollectionResource,
   customer: CustomerResource,
   store: StoreResource,
   uninstalled: UninstalledData,

@@ -19,6 +19,18 @@ export const GRANTABLE_SCOPES = {
     label: "Create, change and delete your products",
     description: "Create, update and delete products, including their prices and stock.",
   },
+  read_inventory: {
+    keys: true,
+    label: "See your stock at each of your locations, and your locations",
+    description:
+      "Read stock per variant and location (available, committed to orders, unavailable, on hand), the history of stock changes, and your locations.",
+  },
+  write_inventory: {
+    keys: true,
+    label: "Change your stock and manage your locations",
+    description:
+      "Adjust, set and move stock between locations (each change recorded with who made it and why), and create, change and delete locations.",
+  },
   read_orders: {
     keys: true,
     label: "See your orders, their items, totals, shipping addresses and tracking",

@@ -28,6 +28,11 @@ export const OrderStatusSchema = enumSchema(
   "pending -> paid -> confirmed -> shipped -> delivered, one step at a time; cancelled from any state before shipped.",
 );
 
+/** An order not yet shipped or cancelled: it holds its stock (committed) and its variants. */
+export const UNFULFILLED_ORDER_STATUSES: readonly OrderStatus[] = ORDER_STATUS_NAMES.filter((s) =>
+  (ORDER_STATUSES[s].next as readonly string[]).includes("cancelled"),
+);
+
 export function allowedTransitions(from: OrderStatus): readonly OrderStatus[] {
   return ORDER_STATUSES[from].next;
 }
@@ -158,12 +163,129 @@ export const WebhookChannel = mirror(WEBHOOK_CHANNEL_NAMES);
 export const ACTOR_KINDS = {
   account: { label: "Merchant" },
   app: { label: "App" },
+  key: { label: "Key pair" },
   system: { label: "Platform" },
   unknown: { label: "Not recorded" },
 } as const;
 export type ActorKind = keyof typeof ACTOR_KINDS;
 export const ACTOR_KIND_NAMES = keysOf(ACTOR_KINDS);
 export const ActorKind = mirror(ACTOR_KIND_NAMES);
+export const ActorKindSchema = enumSchema(
+  ACTOR_KIND_NAMES,
+  "Who acted: the merchant (account), an app, a key pair, the platform (system), or not recorded.",
+);
+
+/**
+ * Why stock changed (issue 30): what a merchant, an app or a key pair may give, and what the
+ * platform records on its own (`system`: orders placed, shipped, cancelled; stock moved).
+ */
+export const INVENTORY_REASONS = {
+  received: { label: "Received", system: false },
+  correction: { label: "Correction", system: false },
+  cycle_count: { label: "Cycle count", system: false },
+  damaged: { label: "Damaged", system: false },
+  quality_control: { label: "Quality control", system: false },
+  restock: { label: "Restock", system: false },
+  movement: { label: "Moved between locations", system: true },
+  order_placed: { label: "Order placed", system: true },
+  order_shipped: { label: "Order shipped", system: true },
+  order_cancelled: { label: "Order cancelled", system: true },
+  other: { label: "Other", system: false },
+} as const satisfies Record<string, { label: string; system: boolean }>;
+export type InventoryReason = keyof typeof INVENTORY_REASONS;
+export const INVENTORY_REASON_NAMES = keysOf(INVENTORY_REASONS);
+export const InventoryReason = mirror(INVENTORY_REASON_NAMES);
+export const InventoryReasonSchema = enumSchema(INVENTORY_REASON_NAMES, "Why the stock changed.");
+/** What a caller may give as the reason of an adjustment or a set. */
+export const WRITABLE_INVENTORY_REASONS = INVENTORY_REASON_NAMES.filter((r) => !INVENTORY_REASONS[r].system);
+export const WritableInventoryReasonSchema = enumSchema(
+  WRITABLE_INVENTORY_REASONS,
+  "Why: received, correction, cycle_count, damaged, quality_control, restock or other.",
+);
+
+/**
+ * The named quantities of stock at a location (Shopify's): `on_hand` = `available` + `committed` +
+ * `unavailable`. A write names one of the quantities a caller may write.
+ */
+export const INVENTORY_QUANTITIES = {
+  available: { label: "Available", description: "Can be sold." },
+  committed: { label: "Committed", description: "Held by unfulfilled orders." },
+  unavailable: {
+    label: "Unavailable",
+    description: "On the shelf but not for sale (damaged, quality control).",
+  },
+} as const;
+export type InventoryQuantityName = keyof typeof INVENTORY_QUANTITIES;
+export const INVENTORY_QUANTITY_NAMES = keysOf(INVENTORY_QUANTITIES);
+export const InventoryQuantityNameSchema = enumSchema(
+  INVENTORY_QUANTITY_NAMES,
+  "available (can be sold), committed (held by unfulfilled orders) or unavailable (not for sale).",
+);
+/** Committed stock is the orders' own: a caller writes available or unavailable. */
+export const WRITABLE_INVENTORY_QUANTITIES = ["available", "unavailable"] as const;
+export const WritableInventoryQuantitySchema = enumSchema(
+  [...WRITABLE_INVENTORY_QUANTITIES],
+  "Which quantity: `available` (default) or `unavailable`; `committed` is the orders' own.",
+);
+
+/** A product's stock across its variants, for the list's filter: at most LOW_STOCK_THRESHOLD is low. */
+export const STOCK_STATES = {
+  in_stock: { label: "In stock" },
+  low_stock: { label: "Low stock" },
+  out_of_stock: { label: "Out of stock" },
+} as const;
+export type StockState = keyof typeof STOCK_STATES;
+export const STOCK_STATE_NAMES = keysOf(STOCK_STATES);
+export const StockStateSchema = enumSchema(
+  STOCK_STATE_NAMES,
+  "in_stock (more than the low-stock threshold, or any untracked variant), low_stock (1 to the threshold), out_of_stock (nothing to sell).",
+);
+
+/** Collections (issue 30): a hand-made ordered list, or products matching rules. */
+export const COLLECTION_KINDS = {
+  manual: { label: "Manual" },
+  automatic: { label: "Automatic" },
+} as const;
+export type CollectionKind = keyof typeof COLLECTION_KINDS;
+export const COLLECTION_KIND_NAMES = keysOf(COLLECTION_KINDS);
+export const CollectionKindSchema = enumSchema(
+  COLLECTION_KIND_NAMES,
+  "manual: the products you add, in your order; automatic: the products matching its rules.",
+);
+export const COLLECTION_MATCHES = { all: { label: "All rules" }, any: { label: "Any rule" } } as const;
+export type CollectionMatch = keyof typeof COLLECTION_MATCHES;
+export const COLLECTION_MATCH_NAMES = keysOf(COLLECTION_MATCHES);
+export const CollectionMatchSchema = enumSchema(
+  COLLECTION_MATCH_NAMES,
+  "A product matches when all rules hold, or any.",
+);
+/** What a rule reads of a product, and the relations each allows. */
+export const COLLECTION_RULE_FIELDS = {
+  tag: { label: "Tag", relations: ["equals", "not_equals"] },
+  title: { label: "Title", relations: ["equals", "not_equals", "contains", "starts_with"] },
+  vendor: { label: "Vendor", relations: ["equals", "not_equals", "contains", "starts_with"] },
+  product_type: { label: "Product type", relations: ["equals", "not_equals", "contains", "starts_with"] },
+  price: { label: "Price", relations: ["equals", "greater_than", "less_than"] },
+} as const satisfies Record<string, { label: string; relations: readonly string[] }>;
+export type CollectionRuleField = keyof typeof COLLECTION_RULE_FIELDS;
+export const COLLECTION_RULE_FIELD_NAMES = keysOf(COLLECTION_RULE_FIELDS);
+export const RULE_RELATION_NAMES = [
+  "equals",
+  "not_equals",
+  "contains",
+  "starts_with",
+  "greater_than",
+  "less_than",
+] as const;
+export type RuleRelation = (typeof RULE_RELATION_NAMES)[number];
+export const CollectionRuleFieldSchema = enumSchema(
+  COLLECTION_RULE_FIELD_NAMES,
+  "What of a product the rule reads.",
+);
+export const RuleRelationSchema = enumSchema(
+  [...RULE_RELATION_NAMES],
+  "equals, not_equals, contains, starts_with (text and tags: equals, not_equals); price: equals, greater_than, less_than.",
+);
 
 /**
  * Every column whose values the contract declares, for the test that compares the migrations'
@@ -174,6 +296,9 @@ export const STATUS_COLUMNS = {
   "orders.status": ORDER_STATUS_NAMES,
   "order_status_changes.status": ORDER_STATUS_NAMES,
   "order_status_changes.actor_kind": ACTOR_KIND_NAMES,
+  "inventory_changes.actor_kind": ACTOR_KIND_NAMES,
+  "inventory_changes.reason": INVENTORY_REASON_NAMES,
+  "inventory_changes.quantity": INVENTORY_QUANTITY_NAMES,
   "installations.status": INSTALLATION_STATUS_NAMES,
   "webhook_subscriptions.status": SUBSCRIPTION_STATUS_NAMES,
   "webhook_deliveries.status": DELIVERY_STATUS_NAMES,

@@ -6,12 +6,17 @@
  * database. Every type an override names is exported from this file.
  */
 import type { ColumnType } from "kysely";
+import type { CollectionRuleField, RuleRelation } from "../contracts/index.ts";
 
 /** The contract's types the overrides name (schema.ts imports them from here). */
 export type {
   ActorKind,
+  CollectionKind,
+  CollectionMatch,
   DeliveryStatus,
   InstallationStatus,
+  InventoryQuantityName,
+  InventoryReason,
   OrderStatus,
   ProductStatus,
   Scope,
@@ -42,6 +47,19 @@ export interface FulfillmentJson {
   shippedAt: string;
 }
 
+/** A product's option as stored (products.options): its name and its values in order. */
+export interface ProductOptionJson {
+  name: string;
+  values: string[];
+}
+
+/** An automatic collection's rule as stored (collections.rules). */
+export interface CollectionRuleJson {
+  field: CollectionRuleField;
+  relation: RuleRelation;
+  value: string;
+}
+
 /** Every app's metadata on a record: app id -> its key-value pairs (migration 20261126_0041). */
 export type AppMetadataJson = Record<string, Record<string, string>>;
 
@@ -57,6 +75,9 @@ export const COLUMN_TYPES: Record<string, string> = {
   "apps.redirect_uris": "Jsonb<string[]>",
   "apps.scopes": "Jsonb<Scope[]>",
   "authorization_codes.scopes": "Jsonb<Scope[]>",
+  "collections.rules": "Jsonb<CollectionRuleJson[]>",
+  "collections.kind": "CollectionKind",
+  "collections.match": "CollectionMatch",
   "customers.addresses": "Jsonb<AddressJson[]>",
   "customers.metadata": "Jsonb<AppMetadataJson>",
   "customers.tags": "Jsonb<string[]>",
@@ -65,6 +86,12 @@ export const COLUMN_TYPES: Record<string, string> = {
   "events.feed_position": "ColumnType<number, never, number>",
   "events.payload": "Jsonb<unknown>",
   "installations.scopes": "Jsonb<Scope[]>",
+  "inventory_changes.actor_kind": "ActorKind",
+  "inventory_changes.quantity": "InventoryQuantityName",
+  "inventory_changes.reason": "InventoryReason",
+  // Generated (migration 20261129_0010): available + committed + unavailable.
+  "inventory_levels.on_hand": "ColumnType<number, never, never>",
+  "locations.address": "Jsonb<AddressJson>",
   "installations.status": "InstallationStatus",
   "order_status_changes.actor_kind": "ActorKind",
   "order_status_changes.status": "OrderStatus",
@@ -75,7 +102,9 @@ export const COLUMN_TYPES: Record<string, string> = {
   "orders.shipping_address": "Jsonb<AddressJson>",
   "orders.status": "OrderStatus",
   "orders.tags": "Jsonb<string[]>",
+  "product_variants.metadata": "Jsonb<AppMetadataJson>",
   "products.metadata": "Jsonb<AppMetadataJson>",
+  "products.options": "Jsonb<ProductOptionJson[]>",
   "products.status": "ProductStatus",
   "stores.address": "Jsonb<AddressJson>",
   "token_grants.scopes": "Jsonb<Scope[]>",
@@ -93,6 +122,13 @@ export const ROW_TYPES: Record<string, string | ["Insertable" | "Updateable", st
   Product: "products",
   NewProduct: ["Insertable", "products"],
   ProductUpdate: ["Updateable", "products"],
+  ProductVariant: "product_variants",
+  NewProductVariant: ["Insertable", "product_variants"],
+  VariantUpdate: ["Updateable", "product_variants"],
+  Location: "locations",
+  InventoryLevel: "inventory_levels",
+  InventoryChange: "inventory_changes",
+  Collection: "collections",
   Customer: "customers",
   Order: "orders",
   OrderLineItem: "order_line_items",

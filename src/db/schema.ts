@@ -11,11 +11,17 @@ import type {
   ActorKind,
   AddressJson,
   AppMetadataJson,
+  CollectionKind,
+  CollectionMatch,
+  CollectionRuleJson,
   DeliveryStatus,
   FulfillmentJson,
   InstallationStatus,
+  InventoryQuantityName,
+  InventoryReason,
   Jsonb,
   OrderStatus,
+  ProductOptionJson,
   ProductStatus,
   Scope,
   SubscriptionStatus,
@@ -123,6 +129,25 @@ export interface AuthorizationCodesTable {
   redirect_uri: string;
   scopes: Jsonb<Scope[]>;
   store_id: string;
+}
+
+export interface CollectionProductsTable {
+  collection_id: string;
+  position: number;
+  product_id: string;
+  store_id: string;
+}
+
+export interface CollectionsTable {
+  created_at: Generated<Timestamp>;
+  description: Generated<string>;
+  id: string;
+  kind: CollectionKind;
+  match: CollectionMatch | null;
+  rules: Generated<Jsonb<CollectionRuleJson[]>>;
+  store_id: string;
+  title: string;
+  updated_at: Generated<Timestamp>;
 }
 
 export interface CustomersTable {
@@ -253,7 +278,57 @@ export interface InstallationsTable {
   updated_at: Timestamp;
 }
 
+export interface InventoryChangesTable {
+  actor_id: string | null;
+  actor_kind: ActorKind;
+  created_at: Generated<Timestamp>;
+  delta: number;
+  id: string;
+  location_id: string;
+  note: string | null;
+  order_id: string | null;
+  product_id: string;
+  quantity: InventoryQuantityName;
+  quantity_after: number;
+  reason: InventoryReason;
+  store_id: string;
+  variant_id: string;
+}
+
+export interface InventoryLevelsTable {
+  available: Generated<number>;
+  committed: Generated<number>;
+  id: string;
+  location_id: string;
+  on_hand: Generated<ColumnType<number, never, never>>;
+  product_id: string;
+  store_id: string;
+  unavailable: Generated<number>;
+  updated_at: Generated<Timestamp>;
+  variant_id: string;
+}
+
+export interface LocationsTable {
+  address: Jsonb<AddressJson> | null;
+  created_at: Generated<Timestamp>;
+  /**
+   * Orders placed without a location commit stock at the first active location that fulfils online
+   * orders and holds every line.
+   */
+  fulfils_online_orders: Generated<boolean>;
+  id: string;
+  is_active: Generated<boolean>;
+  name: string;
+  store_id: string;
+  updated_at: Generated<Timestamp>;
+}
+
 export interface OrderLineItemsTable {
+  /**
+   * Its quantity is held as committed stock at the order's location (a tracked variant, until shipped or
+   * cancelled).
+   */
+  committed: Generated<boolean>;
   id: string;
   order_id: string;
   position: number;
@@ -264,6 +339,8 @@ export interface OrderLineItemsTable {
   title: string;
   total_minor: number;
   unit_price_minor: number;
+  variant_id: string | null;
+  variant_title: string | null;
 }
 
 export interface OrdersTable {
@@ -277,6 +354,11 @@ export interface OrdersTable {
   customer_text: Generated<ColumnType<string, never, never>>;
   fulfillment: Jsonb<FulfillmentJson> | null;
   id: string;
+  /**
+   * Where the order holds (committed) and ships its stock; null once that location is deleted, or for an
+   * order of untracked goods only.
+   */
+  location_id: string | null;
   metadata: Generated<Jsonb<AppMetadataJson>>;
   note: Generated<string>;
   number: number;
@@ -309,23 +391,60 @@ export interface ProductsTable {
   description: Generated<string>;
   id: string;
   metadata: Generated<Jsonb<AppMetadataJson>>;
+  /**
+   * The options in order: [{name, values: [..]}] (at most 3, values in order).
+   */
+  options: Generated<Jsonb<ProductOptionJson[]>>;
+  /**
+   * The highest price of its variants (minor units).
+   */
+  price_max_minor: number;
+  /**
+   * The lowest price of its variants (minor units).
+   */
   price_minor: number;
-  sku: string | null;
+  product_type: Generated<string>;
   status: ProductStatus;
+  /**
+   * What can be sold: the sum of available over its tracked variants and every location.
+   */
   stock: Generated<number>;
   store_id: string;
+  tags: Generated<string[]>;
   title: string;
+  /**
+   * Variants whose stock is not tracked (always sellable).
+   */
+  untracked_variants: Generated<number>;
   updated_at: Generated<Timestamp>;
+  vendor: Generated<string>;
 }
 
-/**
- * Every suffix of each product's SKU, upper-cased: written only by the triggers of migration
- * 20261126_0120.
- */
-export interface ProductSkuSuffixesTable {
+export interface ProductVariantsTable {
+  /**
+   * The sum of available over its inventory levels (kept in the transaction of every stock write).
+   */
+  available: Generated<number>;
+  barcode: string | null;
+  compare_at_minor: number | null;
+  created_at: Generated<Timestamp>;
+  id: string;
+  metadata: Generated<Jsonb<AppMetadataJson>>;
+  option1: string | null;
+  option2: string | null;
+  option3: string | null;
+  position: number;
+  price_minor: number;
   product_id: string;
+  sku: string | null;
   store_id: string;
-  suffix: string;
+  /**
+   * Its option values joined by " / ", or "Default" for a product without options.
+   */
+  title: string;
+  tracked: Generated<boolean>;
+  updated_at: Generated<Timestamp>;
+  weight_grams: number | null;
 }
 
 export interface RefreshTokensTable {
@@ -384,6 +503,13 @@ export interface TokenGrantsTable {
   revoked_reason: string | null;
   scopes: Jsonb<Scope[]>;
   store_id: string;
+}
+
+export interface VariantSkuSuffixesTable {
+  product_id: string;
+  store_id: string;
+  suffix: string;
+  variant_id: string;
 }
 
 export interface WebhookAttemptsTable {
@@ -518,6 +644,8 @@ export interface DB {
   api_keys: ApiKeysTable;
   apps: AppsTable;
   authorization_codes: AuthorizationCodesTable;
+  collection_products: CollectionProductsTable;
+  collections: CollectionsTable;
   customers: CustomersTable;
   deprecated_api_calls: DeprecatedApiCallsTable;
   event_feed_heads: EventFeedHeadsTable;
@@ -525,16 +653,20 @@ export interface DB {
   export_leases: ExportLeasesTable;
   idempotency_keys: IdempotencyKeysTable;
   installations: InstallationsTable;
+  inventory_changes: InventoryChangesTable;
+  inventory_levels: InventoryLevelsTable;
+  locations: LocationsTable;
   order_line_items: OrderLineItemsTable;
   order_status_changes: OrderStatusChangesTable;
   orders: OrdersTable;
-  product_sku_suffixes: ProductSkuSuffixesTable;
+  product_variants: ProductVariantsTable;
   products: ProductsTable;
   refresh_tokens: RefreshTokensTable;
   sessions: SessionsTable;
   store_row_counts: StoreRowCountsTable;
   stores: StoresTable;
   token_grants: TokenGrantsTable;
+  variant_sku_suffixes: VariantSkuSuffixesTable;
   webhook_attempts: WebhookAttemptsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_listen_sessions: WebhookListenSessionsTable;
@@ -542,13 +674,27 @@ export interface DB {
   webhook_subscriptions: WebhookSubscriptionsTable;
 }
 
-export type { AddressJson, AppMetadataJson, FulfillmentJson, Jsonb } from "./schema-overrides.ts";
+export type {
+  AddressJson,
+  AppMetadataJson,
+  CollectionRuleJson,
+  FulfillmentJson,
+  Jsonb,
+  ProductOptionJson,
+} from "./schema-overrides.ts";
 
 export type Account = Selectable<AccountsTable>;
 export type Store = Selectable<StoresTable>;
 export type Product = Selectable<ProductsTable>;
 export type NewProduct = Insertable<ProductsTable>;
 export type ProductUpdate = Updateable<ProductsTable>;
+export type ProductVariant = Selectable<ProductVariantsTable>;
+export type NewProductVariant = Insertable<ProductVariantsTable>;
+export type VariantUpdate = Updateable<ProductVariantsTable>;
+export type Location = Selectable<LocationsTable>;
+export type InventoryLevel = Selectable<InventoryLevelsTable>;
+export type InventoryChange = Selectable<InventoryChangesTable>;
+export type Collection = Selectable<CollectionsTable>;
 export type Customer = Selectable<CustomersTable>;
 export type Order = Selectable<OrdersTable>;
 export type OrderLineItem = Selectable<OrderLineItemsTable>;

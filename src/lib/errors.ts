@@ -39,6 +39,11 @@ export const ERROR_CODES = {
   FORBIDDEN: { status: 403, description: "The action is not allowed for this caller." },
   NOT_FOUND: { status: 404, description: "No such resource, or it belongs to another tenant." },
   CONFLICT: { status: 409, description: "The change conflicts with the resource's current state." },
+  INVENTORY_STALE: {
+    status: 409,
+    description:
+      "A quantity set with changeFromQuantity was not what it is now: nothing changed; details.current has it.",
+  },
   IDEMPOTENCY_KEY_IN_USE: {
     status: 409,
     description:
@@ -72,6 +77,7 @@ export const DEFAULT_MESSAGES: Record<ErrorCode, string> = {
   FORBIDDEN: "This action is not allowed.",
   NOT_FOUND: "The resource was not found.",
   CONFLICT: "The request conflicts with the current state.",
+  INVENTORY_STALE: "The quantity changed since it was read; nothing was written.",
   IDEMPOTENCY_KEY_IN_USE: "A request with this Idempotency-Key is still being processed.",
   PAYLOAD_TOO_LARGE: "The request body is too large.",
   UNSUPPORTED_MEDIA_TYPE: "The request body must be application/json.",

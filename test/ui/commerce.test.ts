@@ -11,6 +11,7 @@ import {
 import { sql } from "kysely";
 import type { Page } from "playwright-core";
 import { shipOrder } from "../../examples/sample-app/src/app.ts";
+import { flat } from "../catalogue.ts";
 import { uniqueEmail } from "../harness.ts";
 import { startReceiver } from "../receiver.ts";
 import { chromiumSkipReason } from "../requirements.ts";
@@ -106,13 +107,16 @@ describe("the commerce core in a real browser", { skip: chromiumSkipReason() }, 
   it("a fulfilment app on the SDK ships a paid order with tracking and keeps its shipment id; the merchant sees it all; another app does not; today follows the store's time zone", async () => {
     const { context, page, errors } = await ui.open();
     const shop = await ui.merchant(context, "ship-shop", "Sara Merchant");
-    const shirt = await shop.post("/products", {
-      title: "Linen shirt",
-      price: "39.00",
-      sku: "SHIRT-LIN",
-      stock: 20,
-    });
-    await shop.post("/products", { title: "Wool cap", price: "25.00", sku: "CAP-WOOL", stock: 10 });
+    const shirt = await shop.post(
+      "/products",
+      flat({
+        title: "Linen shirt",
+        price: "39.00",
+        sku: "SHIRT-LIN",
+        stock: 20,
+      }),
+    );
+    await shop.post("/products", flat({ title: "Wool cap", price: "25.00", sku: "CAP-WOOL", stock: 10 }));
     const layla = await shop.post("/customers", {
       firstName: "Layla",
       lastName: "Haddad",
@@ -331,7 +335,7 @@ describe("the commerce core in a real browser", { skip: chromiumSkipReason() }, 
   it("settings: saved, refused beside the field with the server's words; the account's name and e-mail change", async () => {
     const { context, page, errors } = await ui.open();
     const shop = await ui.merchant(context, "settings-shop", "Sara Merchant");
-    const product = await shop.post("/products", { title: "Mug", price: "12.00", stock: 5 });
+    const product = await shop.post("/products", flat({ title: "Mug", price: "12.00", stock: 5 }));
     const customer = await shop.post("/customers", { firstName: "Omar", email: "omar@example.com" });
     await shop.post("/orders", {
       customerId: customer.id,

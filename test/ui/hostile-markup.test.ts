@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { Browser, BrowserContext, Page } from "playwright-core";
+import { flat } from "../catalogue.ts";
 import { type Api, apiClient, type ErrorBody, type RequestBody, type Scope, text } from "../harness.ts";
 import { ALL_MARKUP, longWord, MARKUP } from "../hostile-inputs.ts";
 import { startReceiver } from "../receiver.ts";
@@ -304,9 +305,12 @@ describe("hostile markup in every field, on every page, in a real browser", {
       }),
     );
 
-    const product = (body: RequestBody<"/api/v1/dashboard/stores/{slug}/products", "post">) =>
+    const product = (flatBody: Parameters<typeof flat>[0]) =>
       ok(
-        dash.POST("/api/v1/dashboard/stores/{slug}/products", { params: { path: { slug: S1 } }, body }),
+        dash.POST("/api/v1/dashboard/stores/{slug}/products", {
+          params: { path: { slug: S1 } },
+          body: flat(flatBody),
+        }),
         201,
       );
     ids.p1 = (
@@ -675,7 +679,7 @@ describe("hostile markup in every field, on every page, in a real browser", {
         () =>
           dash.POST("/api/v1/dashboard/stores/{slug}/products", {
             params: { path: { slug: S1 } },
-            body: { title: longWord(256), price: "1.00" },
+            body: flat({ title: longWord(256), price: "1.00" }),
           }),
       ],
       [
@@ -683,7 +687,7 @@ describe("hostile markup in every field, on every page, in a real browser", {
         () =>
           dash.POST("/api/v1/dashboard/stores/{slug}/products", {
             params: { path: { slug: S1 } },
-            body: { title: "x", price: "1.00", description: longWord(10_001) },
+            body: flat({ title: "x", price: "1.00", description: longWord(10_001) }),
           }),
       ],
       [
@@ -691,7 +695,7 @@ describe("hostile markup in every field, on every page, in a real browser", {
         () =>
           dash.POST("/api/v1/dashboard/stores/{slug}/products", {
             params: { path: { slug: S1 } },
-            body: { title: "x", price: "1.00", sku: longWord(65) },
+            body: flat({ title: "x", price: "1.00", sku: longWord(65) }),
           }),
       ],
       [

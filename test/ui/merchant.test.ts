@@ -4,6 +4,7 @@ import { listen } from "@merchant-platform/sdk";
 import type { Browser, Page } from "playwright-core";
 import { DeliveryStatus } from "../../src/contracts/index.ts";
 import { consent, exchange, REDIRECT } from "../apps-harness.ts";
+import { flat } from "../catalogue.ts";
 import { apiClient, createTestContext, type TestContext } from "../harness.ts";
 import { chromiumSkipReason } from "../requirements.ts";
 import { launchChromium } from "./browser.ts";
@@ -39,14 +40,17 @@ describe("merchant pages in a real browser", { skip: chromiumSkipReason() }, () 
   /** A store with a catalogue, customers and orders, made through the API as a merchant would. */
   async function stocked(context: Parameters<typeof ui.merchant>[0], slug: string) {
     const shop = await ui.merchant(context, slug, "Sara Merchant");
-    const linen = await shop.post("/products", {
-      title: "Linen shirt",
-      price: "39.00",
-      sku: "SHIRT-LIN",
-      stock: 20,
-    });
-    await shop.post("/products", { title: "Linen scarf", price: "19.00", sku: "SCARF-LIN", stock: 3 });
-    await shop.post("/products", { title: "Wool cap", price: "25.00", sku: "CAP-WOOL", stock: 40 });
+    const linen = await shop.post(
+      "/products",
+      flat({
+        title: "Linen shirt",
+        price: "39.00",
+        sku: "SHIRT-LIN",
+        stock: 20,
+      }),
+    );
+    await shop.post("/products", flat({ title: "Linen scarf", price: "19.00", sku: "SCARF-LIN", stock: 3 }));
+    await shop.post("/products", flat({ title: "Wool cap", price: "25.00", sku: "CAP-WOOL", stock: 40 }));
     const layla = await shop.post("/customers", {
       firstName: "Layla",
       lastName: "Haddad",
@@ -247,10 +251,10 @@ describe("merchant pages in a real browser", { skip: chromiumSkipReason() }, () 
       (
         await merchant.client.POST("/api/v1/dashboard/stores/{slug}/products", {
           params: { path: { slug: "dev-shop" } },
-          body: {
+          body: flat({
             title: "Hat",
             price: "5.00",
-          },
+          }),
         })
       ).response.status,
       201,
@@ -446,10 +450,10 @@ describe("merchant pages in a real browser", { skip: chromiumSkipReason() }, () 
     });
     await merchant.client.POST("/api/v1/dashboard/stores/{slug}/products", {
       params: { path: { slug: "paused-shop" } },
-      body: {
+      body: flat({
         title: "Cap",
         price: "5.00",
-      },
+      }),
     });
     // What the worker does when the receiver answers 410 Gone (no worker runs here).
     const now = ctx.clock.now();

@@ -7,6 +7,8 @@ import { randomBase62 } from "../../lib/crypto.ts";
 import type { AccountRepo } from "../accounts/accounts-repo.ts";
 import type { AccountService } from "../accounts/accounts-service.ts";
 import type { CustomerService } from "../customers/customers-service.ts";
+import type { InventoryService } from "../inventory/inventory-service.ts";
+import type { LocationService } from "../inventory/locations-service.ts";
 import type { OrderService } from "../orders/orders-service.ts";
 import type { ProductService } from "../products/products-service.ts";
 import type { StoreService } from "../stores/stores-service.ts";
@@ -58,6 +60,33 @@ const CLASSICS = [
   { title: "Ceramic mug", price: 1200, sku: "MUG-CER", description: "Stoneware, 350 ml." },
   { title: "Leather wallet", price: 5490, sku: "WAL-LTH", description: "Vegetable-tanned leather." },
 ];
+/** Who writes the demo's stock: the platform. */
+const SYSTEM = { kind: ActorKind.system, id: null };
+
+/** Apparel sold in colours and sizes (options and variants, issue 30). */
+const APPAREL = [
+  {
+    title: "Harbor overshirt",
+    type: "Shirts",
+    sku: "OVR",
+    price: 6800,
+    grams: 520,
+    colours: ["Sand", "Navy", "Olive"],
+    tags: ["outerwear"],
+    description: "Brushed cotton twill, two chest pockets.",
+  },
+  {
+    title: "Everyday hoodie",
+    type: "Sweatshirts",
+    sku: "HOOD",
+    price: 5400,
+    grams: 610,
+    colours: ["Heather grey", "Black"],
+    tags: ["bestseller"],
+    description: "Loopback cotton, 400 gsm.",
+  },
+];
+
 const LINES = [
   { title: "Cotton tee", price: 2200, sku: "TEE-COT", description: "Heavyweight organic cotton." },
   { title: "Wool scarf", price: 3400, sku: "SCARF-WL", description: "Merino wool, 180 × 30 cm." },
@@ -265,6 +294,8 @@ export interface DemoSeedDeps {
   ) => {
     stores: Pick<StoreService, "create" | "updateSettings">;
     products: Pick<ProductService, "create">;
+    locations: Pick<LocationService, "create" | "list">;
+    inventory: Pick<InventoryService, "move">;
     customers: Pick<CustomerService, "create">;
     orders: Pick<OrderService, "create" | "setStatus">;
   };
@@ -380,23 +411,82 @@ export async function seedDemo(
     await inBatches([...catalogue.entries()], async (commerce, [i, p]) => {
       at = start - DAY_MS + i * 60_000;
       const left = i % 13 === 5 ? random.int(0, 4) : random.int(12, 140);
-      const product = await commerce.products.create(store, {
-        title: p.title,
-        price: (p.price / 100).toFixed(2),
-        sku: p.sku,
-        stock: sold[i]! + left,
-        description: p.description,
-      });
+      const product = await commerce.products.create(
+        store,
+        {
+          title: p.title,
+          description: p.description,
+          variants: [{ price: (p.price / 100).toFixed(2), sku: p.sku, inventoryQuantity: sold[i]! + left }],
+        },
+        SYSTEM,
+      );
       productIds.push(product.id);
     });
     at = start - DAY_MS + catalogue.length * 60_000;
-    await commerce.products.create(store, {
-      title: "Gift card",
-      price: "25.00",
-      stock: 0,
-      description: "Coming soon.",
-      status: ProductStatus.draft,
+    await commerce.products.create(
+      store,
+      {
+        title: "Gift card",
+        description: "Coming soon.",
+        status: ProductStatus.draft,
+        variants: [{ price: "25.00", tracked: false }],
+      },
+      SYSTEM,
+    );
+    // Apparel with sizes and colours, its stock at two locations (issue 30).
+    at += 60_000;
+    const warehouse = await commerce.locations.create(store, {
+      name: "New Jersey warehouse",
+      address: {
+        name: "New Jersey warehouse",
+        line1: "200 Harbor Drive",
+        city: "Jersey City",
+        region: "NJ",
+        postalCode: "07305",
+        country: "US",
+      },
+      fulfilsOnlineOrders: false,
     });
+    for (const [n, item] of APPAREL.entries()) {
+      at += 60_000;
+      const sizes = ["S", "M", "L", "XL"];
+      const product = await commerce.products.create(
+        store,
+        {
+          title: item.title,
+          description: item.description,
+          vendor: "Harbor & Pine",
+          productType: item.type,
+          tags: ["apparel", ...item.tags],
+          options: [
+            { name: "Colour", values: item.colours },
+            { name: "Size", values: sizes },
+          ],
+          variants: item.colours.flatMap((colour, c) =>
+            sizes.map((size, s) => ({
+              optionValues: [colour, size],
+              price: ((item.price + (size === "XL" ? 300 : 0)) / 100).toFixed(2),
+              sku: `${item.sku}-${colour.slice(0, 3).toUpperCase()}-${size}`,
+              weightGrams: item.grams,
+              inventoryQuantity: (n * 7 + c * 5 + s * 3) % 11 === 0 ? 2 : 6 + ((n + c * 3 + s * 2) % 17),
+            })),
+          ),
+        },
+        SYSTEM,
+      );
+      // Part of the stock waits at the warehouse.
+      await commerce.inventory.move(
+        store,
+        {
+          variantId: product.variants[1]!.id,
+          fromLocationId: (await commerce.locations.list(store))[0]!.id,
+          toLocationId: warehouse.id,
+          quantity: 3,
+          note: "Restock the warehouse",
+        },
+        SYSTEM,
+      );
+    }
 
     // Customers, each some days before their first order (or at some time in the quarter).
     const firstOrder = new Map<number, number>();

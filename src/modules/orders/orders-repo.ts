@@ -1,15 +1,8 @@
 import { sql } from "kysely";
-import { type ActorKind, type OrderStatus, ProductStatus } from "../../contracts/index.ts";
+import type { ActorKind, OrderStatus } from "../../contracts/index.ts";
 import type { Executor } from "../../db/client.ts";
 import { jsonb } from "../../db/json.ts";
-import type {
-  AddressJson,
-  AppMetadataJson,
-  FulfillmentJson,
-  Order,
-  OrderLineItem,
-  Product,
-} from "../../db/schema.ts";
+import type { AddressJson, AppMetadataJson, FulfillmentJson, Order, OrderLineItem } from "../../db/schema.ts";
 import { storeTable } from "../../db/store-table.ts";
 import { containsPattern, keysetPage, type PagePlan } from "../../lib/pagination.ts";
 
@@ -235,40 +228,15 @@ export function createOrderRepo(db: Executor) {
       }
       return keysetPage(q, plan, "orders").execute();
     },
-    /** Takes `quantity` from an active product's stock; undefined when it is missing, inactive or short. */
-    async takeStock(
-      storeId: string,
-      productId: string,
-      quantity: number,
-      now: Date,
-      tx: Executor,
-    ): Promise<Product | undefined> {
-      return tx
-        .updateTable("products")
-        .set((eb) => ({ stock: eb("stock", "-", quantity), updated_at: now }))
+    /** The order's lines no longer hold committed stock (it shipped, or was cancelled). */
+    async releaseLines(storeId: string, orderId: string, tx: Executor) {
+      await tx
+        .updateTable("order_line_items")
+        .set({ committed: false })
         .where("store_id", "=", storeId)
-        .where("id", "=", productId)
-        .where("status", "=", ProductStatus.active)
-        .where("stock", ">=", quantity)
-        .returningAll()
-        .executeTakeFirst();
-    },
-    async productAvailability(storeId: string, productId: string, tx: Executor = db) {
-      return tx
-        .selectFrom("products")
-        .select(["status", "stock"])
-        .where("store_id", "=", storeId)
-        .where("id", "=", productId)
-        .executeTakeFirst();
-    },
-    async returnStock(storeId: string, productId: string, quantity: number, now: Date, tx: Executor) {
-      return tx
-        .updateTable("products")
-        .set((eb) => ({ stock: eb("stock", "+", quantity), updated_at: now }))
-        .where("store_id", "=", storeId)
-        .where("id", "=", productId)
-        .returningAll()
-        .executeTakeFirst();
+        .where("order_id", "=", orderId)
+        .where("committed", "=", true)
+        .execute();
     },
   };
 }

@@ -26,12 +26,27 @@ import { CreateCustomerBody } from "../customers/customers-schemas.ts";
 export { OrderResource, OrderStatusSchema };
 
 const LineItems = Type.Array(
-  Type.Object({ productId: Id("product"), quantity: Quantity }, { additionalProperties: false }),
+  Type.Object(
+    {
+      variantId: Type.Optional(
+        Id("variant", "The variant sold. Send this, or `productId` for a product with one variant."),
+      ),
+      productId: Type.Optional(
+        Id("product", "A product with exactly one variant (one with several needs `variantId`: 409)."),
+      ),
+      quantity: Quantity,
+    },
+    { additionalProperties: false },
+  ),
   {
     minItems: 1,
     maxItems: MAX_LINE_ITEMS,
-    description: "Each product at most once. Prices are taken from the catalogue.",
+    description: "Each variant at most once. Prices are taken from the catalogue.",
   },
+);
+const OrderLocation = Id(
+  "location",
+  "Where the order takes its stock. Left out: the first active location that fulfils online orders and holds every line.",
 );
 
 const ShippingAddress = Type.Union([AddressInput, Type.Null()], {
@@ -42,6 +57,7 @@ const ShippingAddress = Type.Union([AddressInput, Type.Null()], {
 export const CreateOrderBody = Body({
   customerId: Id("customer"),
   lineItems: LineItems,
+  locationId: Type.Optional(OrderLocation),
   shippingAddress: Type.Optional(ShippingAddress),
   note: Type.Optional(OrderNote),
   tags: Type.Optional(Tags),
@@ -61,6 +77,7 @@ export const AdminCreateOrderBody = Body(
         "A customer described inline, instead of `customerId`: the store's customer with this e-mail address if there is one (their details are left as they are), otherwise a new customer (`customer.created`).",
     }),
     lineItems: LineItems,
+    locationId: Type.Optional(OrderLocation),
     shippingAddress: Type.Optional(ShippingAddress),
     note: Type.Optional(OrderNote),
     tags: Type.Optional(Tags),
@@ -188,12 +205,15 @@ export function toOrderResource(o: Order, items: OrderLineItem[], viewer?: Viewe
       lineItems: items.map((li) => ({
         id: li.id,
         productId: li.product_id,
+        variantId: li.variant_id,
         title: li.title,
+        variantTitle: li.variant_title,
         sku: li.sku,
         unitPrice: money(li.unit_price_minor),
         quantity: li.quantity,
         total: money(li.total_minor),
       })),
+      locationId: o.location_id,
       createdAt: isoString(o.created_at),
       updatedAt: isoString(o.updated_at),
     },

@@ -7,7 +7,14 @@ import {
   ProductStatus,
 } from "../../contracts/index.ts";
 import type { Db, Executor } from "../../db/client.ts";
-import type { AddressJson, FulfillmentJson, Order, OrderLineItem, Product, Store } from "../../db/schema.ts";
+import type {
+  AddressJson,
+  FulfillmentJson,
+  Order,
+  OrderLineItem,
+  ProductVariant,
+  Store,
+} from "../../db/schema.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { AppError, notFound } from "../../lib/errors.ts";
 import { newId } from "../../lib/ids.ts";
@@ -23,8 +30,14 @@ import { mergeMetadata, type Viewer } from "../app-metadata/app-metadata.ts";
 import type { CustomerRepo } from "../customers/customers-repo.ts";
 import type { CustomerService } from "../customers/customers-service.ts";
 import type { RecordEvent } from "../events/events-repo.ts";
-import { toProductResource } from "../products/products-schemas.ts";
+import type { InventoryRepo } from "../inventory/inventory-repo.ts";
+import { type InventoryService, InventoryShortfall } from "../inventory/inventory-service.ts";
+import type { LocationRepo } from "../inventory/locations-repo.ts";
+import { variantTitle } from "../products/product-options.ts";
+import type { ProductRepo } from "../products/products-repo.ts";
+import { valuesOf } from "../products/products-schemas.ts";
 import type { StoreRepo } from "../stores/stores-repo.ts";
+import { CATALOGUE_VERSION } from "../versions/changes/2026-11-29-catalogue.ts";
 import { type Actor, type OrderChanges, type OrderRepo, orderNumberOf } from "./orders-repo.ts";
 import {
   type CreateOrderInput,
@@ -53,20 +66,188 @@ export function createOrderService(deps: {
   /** Inline customers of an app's order: matched by e-mail address or created in the order's transaction. */
   customerService: Pick<CustomerService, "findOrCreateIn">;
   stores: Pick<StoreRepo, "takeOrderNumber">;
+  /** The catalogue's reads an order needs (the inventory's repository). */
+  catalogue: Pick<InventoryRepo, "variantsByIds" | "lockProducts" | "levelsAt"> & {
+    variantsOf: ProductRepo["variantsOf"];
+  };
+  locations: Pick<LocationRepo, "forOrders" | "list">;
+  inventory: Pick<InventoryService, "apply">;
   recordEvent: RecordEvent;
   clock: Clock;
 }) {
   const { db, repo } = deps;
 
-  /** A stock change is a product change: apps syncing inventory hear of it as `product.updated`. */
-  const stockChanged = (tx: Executor, store: Store, currency: string, product: Product) =>
-    deps.recordEvent(tx, {
-      storeId: store.id,
-      topic: EVENT.productUpdated,
-      resourceId: product.id,
-      payload: toProductResource(product, currency),
-      appMetadata: product.metadata,
+  const notEnoughStock = (
+    fields: string[],
+    detail = "not enough stock at any location that fulfils online orders",
+  ) =>
+    new AppError("CONFLICT", {
+      message: "Not enough stock for this order.",
+      details: fields.map((field) => ({ field, message: detail })),
     });
+
+  /**
+   * The order's lines as variants (a product with one variant may be named by its product), each
+   * once; their products locked in id order (the lock every stock writer takes first) and active.
+   */
+  async function resolveLines(tx: Executor, store: Store, lineItems: CreateOrderInput["lineItems"]) {
+    const variantIds = lineItems.flatMap((l) => (l.variantId ? [l.variantId] : []));
+    const productIds = lineItems.flatMap((l) => (l.productId && !l.variantId ? [l.productId] : []));
+    const byId = new Map(
+      (await deps.catalogue.variantsByIds(store.id, variantIds, tx)).map((v) => [v.id, v]),
+    );
+    const byProduct = await deps.catalogue.variantsOf(store.id, productIds, tx);
+    const lines = lineItems.map((line, position) => {
+      const field = `lineItems.${position}`;
+      if (!line.variantId && !line.productId)
+        throw new AppError("VALIDATION_FAILED", {
+          details: [
+            {
+              field: `${field}.variantId`,
+              message: "name the variant sold (or the product, when it has one variant)",
+            },
+          ],
+        });
+      let variant: ProductVariant | undefined;
+      if (line.variantId) {
+        variant = byId.get(line.variantId);
+        if (!variant || (line.productId && variant.product_id !== line.productId))
+          throw new AppError("VALIDATION_FAILED", {
+            details: [{ field: `${field}.variantId`, message: "is not a variant of this store's product" }],
+          });
+      } else {
+        const variants = byProduct.get(line.productId!) ?? [];
+        if (variants.length > 1)
+          throw new AppError("CONFLICT", {
+            message: `This product has ${variants.length} variants: name the one sold (\`variantId\`, API version ${CATALOGUE_VERSION} or later).`,
+            details: [
+              { field: `${field}.productId`, message: `has ${variants.length} variants: send variantId` },
+            ],
+          });
+        variant = variants[0];
+        if (!variant)
+          throw new AppError("VALIDATION_FAILED", {
+            details: [{ field: `${field}.productId`, message: "is not an active product of this store" }],
+          });
+      }
+      return { position, variant, quantity: line.quantity, field };
+    });
+    const seen = new Set<string>();
+    for (const l of lines) {
+      if (seen.has(l.variant.id))
+        throw new AppError("VALIDATION_FAILED", {
+          details: [{ field: `${l.field}.variantId`, message: "lists a variant already in this order" }],
+        });
+      seen.add(l.variant.id);
+    }
+    const products = new Map(
+      (
+        await deps.catalogue.lockProducts(
+          store.id,
+          lines.map((l) => l.variant.product_id),
+          tx,
+        )
+      ).map((p) => [p.id, p]),
+    );
+    return lines.map((l) => {
+      const product = products.get(l.variant.product_id);
+      if (product?.status !== ProductStatus.active)
+        throw new AppError("VALIDATION_FAILED", {
+          details: [{ field: `${l.field}.productId`, message: "is not an active product of this store" }],
+        });
+      return { ...l, product };
+    });
+  }
+
+  /**
+   * Where the order takes its stock: the location asked for (active), else the first active
+   * location that fulfils online orders and holds every tracked line; null when nothing is
+   * tracked. Read under the products' locks, so what it sees is what the write finds.
+   */
+  async function chooseLocation(
+    tx: Executor,
+    store: Store,
+    lines: Array<{ variant: ProductVariant; quantity: number; field: string }>,
+    asked: string | undefined,
+  ): Promise<string | null> {
+    const tracked = lines.filter((l) => l.variant.tracked);
+    const candidates = asked
+      ? (await deps.locations.list(store.id, tx)).filter((l) => l.id === asked && l.is_active)
+      : await deps.locations.forOrders(store.id, tx);
+    if (asked && candidates.length === 0)
+      throw new AppError("VALIDATION_FAILED", {
+        details: [{ field: "locationId", message: "is not an active location of this store" }],
+      });
+    if (tracked.length === 0) return candidates[0]?.id ?? null;
+    const levels = await deps.catalogue.levelsAt(
+      store.id,
+      tracked.map((l) => l.variant.id),
+      candidates.map((c) => c.id),
+      tx,
+    );
+    const at = (variantId: string, locationId: string) =>
+      levels.find((l) => l.variant_id === variantId && l.location_id === locationId)?.available ?? 0;
+    const fits = candidates.find((c) => tracked.every((l) => at(l.variant.id, c.id) >= l.quantity));
+    if (fits) return fits.id;
+    const short = tracked.filter((l) => !candidates.some((c) => at(l.variant.id, c.id) >= l.quantity));
+    throw new AppError("CONFLICT", {
+      message: "Not enough stock for this order.",
+      details: (short.length ? short : tracked).map((l) => {
+        const best = Math.max(0, ...candidates.map((c) => at(l.variant.id, c.id)));
+        return {
+          field: `${l.field}.quantity`,
+          message: short.length
+            ? `only ${best} in stock${asked ? " at this location" : " at one location"}`
+            : "no one location holds every line",
+        };
+      }),
+    });
+  }
+
+  /**
+   * Stock of an order that ships (taken from what it committed) or is cancelled (committed back
+   * to available), at the order's location; lines whose variant is gone are left. Answers the
+   * lines as they are after.
+   */
+  async function settleStock(
+    tx: Executor,
+    store: Store,
+    order: Order,
+    items: OrderLineItem[],
+    status: OrderStatus,
+    actor: Actor,
+  ): Promise<OrderLineItem[]> {
+    const held = items.filter((li) => li.committed && li.variant_id);
+    if (held.length === 0 || !order.location_id) return items;
+    const exists = new Set(
+      (
+        await deps.catalogue.variantsByIds(
+          store.id,
+          held.map((li) => li.variant_id!),
+          tx,
+        )
+      ).map((v) => v.id),
+    );
+    const writes = held
+      .filter((li) => exists.has(li.variant_id!))
+      .map((li) => ({
+        variantId: li.variant_id!,
+        locationId: order.location_id!,
+        deltas:
+          status === OrderStatus.shipped
+            ? { committed: -li.quantity }
+            : { committed: -li.quantity, available: li.quantity },
+        field: `lineItems.${li.position}`,
+      }));
+    await deps.inventory.apply(tx, store, writes, {
+      reason: status === OrderStatus.shipped ? "order_shipped" : "order_cancelled",
+      actor: { kind: actor.kind, id: actor.id },
+      orderId: order.id,
+      locationsChecked: true,
+    });
+    await repo.releaseLines(store.id, order.id, tx);
+    return items.map((li) => ({ ...li, committed: false }));
+  }
 
   const recordOrder = (
     tx: Executor,
@@ -91,17 +272,6 @@ export function createOrderService(deps: {
           details: [{ field: "customerId", message: "send customerId or customer (not both)" }],
         });
       }
-      const seen = new Set<string>();
-      input.lineItems.forEach((li, i) => {
-        if (seen.has(li.productId)) {
-          throw new AppError("VALIDATION_FAILED", {
-            details: [
-              { field: `lineItems.${i}.productId`, message: "lists a product already in this order" },
-            ],
-          });
-        }
-        seen.add(li.productId);
-      });
       const now = deps.clock.now();
       return db.transaction().execute(async (tx) => {
         // The store's row first (its number, and its currency and prefix as they are now, locked
@@ -131,41 +301,44 @@ export function createOrderService(deps: {
           });
         }
         const orderId = newId("order");
-        const items: OrderLineItem[] = [];
-        // Stock is taken in product-id order so two orders never lock the same rows in opposite order.
-        const byProduct = [...input.lineItems.entries()].sort((a, b) =>
-          a[1].productId < b[1].productId ? -1 : 1,
-        );
-        const touched = [];
-        for (const [position, line] of byProduct) {
-          const product = await repo.takeStock(store.id, line.productId, line.quantity, now, tx);
-          if (!product) {
-            const field = `lineItems.${position}`;
-            const existing = await repo.productAvailability(store.id, line.productId, tx);
-            if (existing?.status !== ProductStatus.active) {
-              throw new AppError("VALIDATION_FAILED", {
-                details: [{ field: `${field}.productId`, message: "is not an active product of this store" }],
-              });
-            }
-            throw new AppError("CONFLICT", {
-              message: "Not enough stock for this order.",
-              details: [{ field: `${field}.quantity`, message: `only ${existing.stock} in stock` }],
-            });
-          }
-          touched.push(product);
-          items.push({
-            store_id: store.id,
-            id: newId("lineItem"),
-            order_id: orderId,
-            position,
-            product_id: product.id,
-            title: product.title,
-            sku: product.sku,
-            unit_price_minor: product.price_minor,
-            quantity: line.quantity,
-            total_minor: product.price_minor * line.quantity,
+        const lines = await resolveLines(tx, store, input.lineItems);
+        const location = await chooseLocation(tx, store, lines, input.locationId);
+        const stockActor = { kind: actor.kind, id: actor.id };
+        await deps.inventory
+          .apply(
+            tx,
+            store,
+            lines
+              .filter((l) => l.variant.tracked)
+              .map((l) => ({
+                variantId: l.variant.id,
+                locationId: location!,
+                deltas: { available: -l.quantity, committed: l.quantity },
+                field: `lineItems.${l.position}`,
+              })),
+            { reason: "order_placed", actor: stockActor, orderId, locationsChecked: true },
+          )
+          .catch((e) => {
+            // Another order took the units between the choice and the write: impossible under
+            // the products' locks, but a shortfall is still a 409, never a 500.
+            if (e instanceof InventoryShortfall) throw notEnoughStock([`${e.write.field}.quantity`]);
+            throw e;
           });
-        }
+        const items: OrderLineItem[] = lines.map((l) => ({
+          store_id: store.id,
+          id: newId("lineItem"),
+          order_id: orderId,
+          position: l.position,
+          product_id: l.product.id,
+          variant_id: l.variant.id,
+          title: l.product.title,
+          variant_title: variantTitle(valuesOf(l.variant)),
+          sku: l.variant.sku,
+          unit_price_minor: l.variant.price_minor,
+          quantity: l.quantity,
+          total_minor: l.variant.price_minor * l.quantity,
+          committed: l.variant.tracked,
+        }));
         items.sort((a, b) => a.position - b.position);
         const subtotal = items.reduce((sum, li) => sum + li.total_minor, 0);
         // Left out: the customer's default address; null: ships nowhere.
@@ -188,6 +361,7 @@ export function createOrderService(deps: {
             tags: input.tags ?? [],
             shipping_address: shipping,
             fulfillment: null,
+            location_id: location,
             metadata: viewer ? mergeMetadata({}, viewer.appId, input.metadata).metadata : {},
             created_at: now,
             updated_at: now,
@@ -196,7 +370,6 @@ export function createOrderService(deps: {
           tx,
         );
         await repo.recordStatus(store.id, orderId, OrderStatus.pending, now, actor, tx);
-        for (const product of touched) await stockChanged(tx, store, currency, product);
         await recordOrder(tx, store, order, items, EVENT.orderCreated);
         return toOrderResource(order, items, viewer);
       });
@@ -245,14 +418,9 @@ export function createOrderService(deps: {
             : undefined;
         const order = await repo.setStatus(store.id, id, status, shipped, now, tx);
         await repo.recordStatus(store.id, id, status, now, actor, tx);
-        const items = (await repo.lineItems(store.id, [id], tx)).get(id) ?? [];
-        if (status === OrderStatus.cancelled) {
-          for (const li of items) {
-            if (!li.product_id) continue;
-            const product = await repo.returnStock(store.id, li.product_id, li.quantity, now, tx);
-            if (product) await stockChanged(tx, store, order.currency, product);
-          }
-        }
+        let items = (await repo.lineItems(store.id, [id], tx)).get(id) ?? [];
+        if (status === OrderStatus.cancelled || status === OrderStatus.shipped)
+          items = await settleStock(tx, store, order, items, status, actor);
         await recordOrder(tx, store, order, items, ORDER_STATUSES[status].event);
         return toOrderResource(order, items, viewer);
       });

@@ -59,15 +59,29 @@ export function createOverviewRepo(db: Executor) {
         .execute();
     },
     /** Active products with at most `threshold` in stock, fewest first. */
+    /** Tracked variants of active products with at most `threshold` to sell, fewest first. */
     async lowStock(storeId: string, threshold: number, limit: number) {
       return db
-        .selectFrom("products")
-        .selectAll()
-        .where("store_id", "=", storeId)
-        .where("status", "=", ProductStatus.active)
-        .where("stock", "<=", threshold)
-        .orderBy("stock")
-        .orderBy("id")
+        .selectFrom("product_variants as v")
+        .innerJoin("products as p", (j) =>
+          j.onRef("p.store_id", "=", "v.store_id").onRef("p.id", "=", "v.product_id"),
+        )
+        .select([
+          "v.product_id",
+          "v.id",
+          "p.title",
+          "v.option1",
+          "v.option2",
+          "v.option3",
+          "v.sku",
+          "v.available",
+        ])
+        .where("v.store_id", "=", storeId)
+        .where("v.tracked", "=", true)
+        .where("v.available", "<=", threshold)
+        .where("p.status", "=", ProductStatus.active)
+        .orderBy("v.available")
+        .orderBy("v.id")
         .limit(limit)
         .execute();
     },

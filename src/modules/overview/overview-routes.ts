@@ -1,5 +1,5 @@
 import Type from "typebox";
-import { ORDER_STATUS_NAMES, OrderResource, ProductResource, Scope } from "../../contracts/index.ts";
+import { ORDER_STATUS_NAMES, OrderResource, Scope } from "../../contracts/index.ts";
 import type { FeatureRoutes } from "../../lib/http/feature-routes.ts";
 import { Envelope, Timestamp } from "../../lib/http/schemas.ts";
 import type { App } from "../../lib/http/types.ts";
@@ -31,9 +31,25 @@ const Overview = Type.Object(
     ordersByStatus: Type.Object(Object.fromEntries(ORDER_STATUS_NAMES.map((s) => [s, Type.Integer()]))),
     recentOrders: Type.Array(OrderResource, { description: "The five newest orders." }),
     lowStockThreshold: Type.Integer(),
-    lowStock: Type.Array(ProductResource, {
-      description: "Up to five active products with at most `lowStockThreshold` in stock, fewest first.",
-    }),
+    lowStock: Type.Array(
+      Type.Object(
+        {
+          productId: Type.String(),
+          variantId: Type.String(),
+          title: Type.String({ description: "The product's title." }),
+          variantTitle: Type.String({
+            description: "The variant's (`Default` for a product without options).",
+          }),
+          sku: Type.Union([Type.String(), Type.Null()]),
+          available: Type.Integer({ description: "What can be sold, over every location." }),
+        },
+        { title: "LowStockVariant" },
+      ),
+      {
+        description:
+          "Up to five tracked variants of active products with at most `lowStockThreshold` to sell, fewest first.",
+      },
+    ),
   },
   { title: "StoreOverview" },
 );

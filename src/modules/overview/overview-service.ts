@@ -1,14 +1,18 @@
-import { isTimeZone, ORDER_STATUS_NAMES, type OrderStatus } from "../../contracts/index.ts";
+import {
+  isTimeZone,
+  LOW_STOCK_THRESHOLD,
+  ORDER_STATUS_NAMES,
+  type OrderStatus,
+} from "../../contracts/index.ts";
 import type { Store } from "../../db/schema.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { AppError } from "../../lib/errors.ts";
 import { formatMinorUnits } from "../../lib/money.ts";
 import type { OrderService } from "../orders/orders-service.ts";
-import { toProductResource } from "../products/products-schemas.ts";
+import { variantTitle } from "../products/product-options.ts";
+import { valuesOf } from "../products/products-schemas.ts";
 import type { OverviewRepo } from "./overview-repo.ts";
 
-/** Products at or below this stock are "low" on the overview. */
-export const LOW_STOCK_THRESHOLD = 5;
 /** Days of the overview's daily sales (its chart): the last 30, today included. */
 export const DAILY_SALES_DAYS = 30;
 
@@ -72,7 +76,14 @@ export function createOverviewService(deps: {
         ordersByStatus: counts,
         recentOrders: recent.items,
         lowStockThreshold: LOW_STOCK_THRESHOLD,
-        lowStock: low.map((p) => toProductResource(p, store.currency)),
+        lowStock: low.map((v) => ({
+          productId: v.product_id,
+          variantId: v.id,
+          title: v.title,
+          variantTitle: variantTitle(valuesOf(v)),
+          sku: v.sku,
+          available: v.available,
+        })),
       };
     },
   };

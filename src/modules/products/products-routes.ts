@@ -7,6 +7,7 @@ import { DASHBOARD } from "../families/dashboard-family.ts";
 import { DEVELOPER_API } from "../families/developer-family.ts";
 import { defineOperation, mount } from "../families/operation.ts";
 import { readOperations } from "../families/read-operations.ts";
+import { stockActorOf } from "../inventory/inventory-service.ts";
 import {
   AdminCreateProductBody,
   AdminUpdateProductBody,
@@ -14,7 +15,11 @@ import {
   ProductIdParam,
   ProductListQuery,
   ProductResource,
+  ProductVariantResource,
   UpdateProductBody,
+  UpdateVariantBody,
+  VariantInput,
+  VariantParams,
 } from "./products-schemas.ts";
 import type { ProductService } from "./products-service.ts";
 
@@ -46,11 +51,32 @@ export function productOperations(products: ProductService) {
               id: "prod_8Kd2Lm4Xq7Rt1Vw9Yz3Bc5",
               title: "Linen shirt",
               description: "Breathable, pre-washed linen.",
-              price: "19.99",
-              currency: "USD",
-              sku: "SHIRT-LIN-M",
-              stock: 25,
+              vendor: "Nordic Linen Co.",
+              productType: "Shirts",
+              tags: ["summer"],
               status: ProductStatus.active,
+              options: [{ name: "Size", values: ["M"] }],
+              variants: [
+                {
+                  id: "var_3Jd8Lq2Xm5Rt7Vw1Yz9Bc4",
+                  productId: "prod_8Kd2Lm4Xq7Rt1Vw9Yz3Bc5",
+                  title: "M",
+                  optionValues: ["M"],
+                  sku: "SHIRT-LIN-M",
+                  barcode: null,
+                  price: "19.99",
+                  compareAtPrice: null,
+                  weightGrams: 240,
+                  tracked: true,
+                  available: 25,
+                  position: 0,
+                  createdAt: "2026-11-22T10:00:00.000Z",
+                  updatedAt: "2026-11-22T10:00:00.000Z",
+                },
+              ],
+              priceRange: { min: "19.99", max: "19.99" },
+              currency: "USD",
+              totalAvailable: 25,
               createdAt: "2026-11-22T10:00:00.000Z",
               updatedAt: "2026-11-22T10:00:00.000Z",
             },
@@ -69,19 +95,27 @@ export function productOperations(products: ProductService) {
       body: AdminCreateProductBody,
       response: { 201: Envelope(ProductResource, "Created") },
       errors: ["CONFLICT"],
-      run: async ({ caller, body }) => ({ data: await products.create(caller.store, body, caller.viewer) }),
+      run: async ({ caller, body }) => ({
+        data: await products.create(caller.store, body, stockActorOf(caller.principal), caller.viewer),
+      }),
     }),
     update: defineOperation({
       method: "PATCH",
       path: "/products/:id",
       params: ProductIdParam,
       summary: "Update a product",
-      description: `Send only the fields to change. Emits ${eventName(EVENT.productUpdated)} when something changed.`,
+      description: `Send only the fields to change. \`options\` replaces the options (matched by name); \`variants\` changes existing variants by id. Emits ${eventName(EVENT.productUpdated)} when something changed.`,
       body: AdminUpdateProductBody,
       response: { 200: Envelope(ProductResource) },
       errors: ["NOT_FOUND", "CONFLICT"],
       run: async ({ caller, params, body }) => ({
-        data: await products.update(caller.store, params.id, body, caller.viewer),
+        data: await products.update(
+          caller.store,
+          params.id,
+          body,
+          stockActorOf(caller.principal),
+          caller.viewer,
+        ),
       }),
     }),
     remove: defineOperation({
@@ -93,6 +127,44 @@ export function productOperations(products: ProductService) {
       response: { 200: Envelope(ProductResource, "The deleted product") },
       errors: ["NOT_FOUND"],
       run: async ({ caller, params }) => ({ data: await products.remove(caller.store, params.id) }),
+    }),
+    createVariant: defineOperation({
+      method: "POST",
+      path: "/products/:id/variants",
+      params: ProductIdParam,
+      summary: "Add a variant",
+      description: `One more combination of the product's option values (a value new to an option is added to it); \`inventoryQuantity\` is its first stock, at the store's first location that fulfils online orders. A product without options has exactly one variant (409). Emits ${eventName(EVENT.productUpdated)}.`,
+      body: VariantInput,
+      response: { 201: Envelope(ProductVariantResource, "Created") },
+      errors: ["NOT_FOUND", "CONFLICT"],
+      run: async ({ caller, params, body }) => ({
+        data: await products.createVariant(caller.store, params.id, body, stockActorOf(caller.principal)),
+      }),
+    }),
+    updateVariant: defineOperation({
+      method: "PATCH",
+      path: "/products/:id/variants/:variantId",
+      params: VariantParams,
+      summary: "Update a variant",
+      description: `Send only the fields to change; stock is written with the inventory operations. Emits ${eventName(EVENT.productUpdated)} when something changed.`,
+      body: UpdateVariantBody,
+      response: { 200: Envelope(ProductVariantResource) },
+      errors: ["NOT_FOUND", "CONFLICT"],
+      run: async ({ caller, params, body }) => ({
+        data: await products.updateVariant(caller.store, params.id, params.variantId, body),
+      }),
+    }),
+    deleteVariant: defineOperation({
+      method: "DELETE",
+      path: "/products/:id/variants/:variantId",
+      params: VariantParams,
+      summary: "Delete a variant",
+      description: `Its stock records go with it. 409 for the product's only variant, or one on unfulfilled orders. Emits ${eventName(EVENT.productUpdated)}.`,
+      response: { 200: Envelope(ProductVariantResource, "The deleted variant") },
+      errors: ["NOT_FOUND", "CONFLICT"],
+      run: async ({ caller, params }) => ({
+        data: await products.deleteVariant(caller.store, params.id, params.variantId),
+      }),
     }),
   };
 }
@@ -132,6 +204,21 @@ export function productRoutes(products: ProductService): FeatureRoutes {
         scope: Scope.write_products,
         tags,
       });
+      mount(app, DASHBOARD, op.createVariant, {
+        operationId: "dashboardCreateVariant",
+        scope: Scope.write_products,
+        tags,
+      });
+      mount(app, DASHBOARD, op.updateVariant, {
+        operationId: "dashboardUpdateVariant",
+        scope: Scope.write_products,
+        tags,
+      });
+      mount(app, DASHBOARD, op.deleteVariant, {
+        operationId: "dashboardDeleteVariant",
+        scope: Scope.write_products,
+        tags,
+      });
     },
     admin(app) {
       const tags = ["Admin API: products"];
@@ -151,6 +238,21 @@ export function productRoutes(products: ProductService): FeatureRoutes {
       });
       mount(app, ADMIN_API, op.remove, {
         operationId: "adminDeleteProduct",
+        scope: Scope.write_products,
+        tags,
+      });
+      mount(app, ADMIN_API, op.createVariant, {
+        operationId: "adminCreateVariant",
+        scope: Scope.write_products,
+        tags,
+      });
+      mount(app, ADMIN_API, op.updateVariant, {
+        operationId: "adminUpdateVariant",
+        scope: Scope.write_products,
+        tags,
+      });
+      mount(app, ADMIN_API, op.deleteVariant, {
+        operationId: "adminDeleteVariant",
         scope: Scope.write_products,
         tags,
       });
@@ -181,6 +283,21 @@ export function productRoutes(products: ProductService): FeatureRoutes {
       });
       mount(app, DEVELOPER_API, op.remove, {
         operationId: "developerDeleteProduct",
+        scope: Scope.write_products,
+        tags,
+      });
+      mount(app, DEVELOPER_API, op.createVariant, {
+        operationId: "developerCreateVariant",
+        scope: Scope.write_products,
+        tags,
+      });
+      mount(app, DEVELOPER_API, op.updateVariant, {
+        operationId: "developerUpdateVariant",
+        scope: Scope.write_products,
+        tags,
+      });
+      mount(app, DEVELOPER_API, op.deleteVariant, {
+        operationId: "developerDeleteVariant",
         scope: Scope.write_products,
         tags,
       });

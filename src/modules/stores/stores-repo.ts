@@ -109,16 +109,26 @@ export function createStoreRepo(db: Executor) {
     async rescalePrices(storeId: string, fromExponent: number, toExponent: number, tx: Executor) {
       if (fromExponent === toExponent) return 0;
       const factor = 10 ** Math.abs(toExponent - fromExponent);
-      const unfit =
-        toExponent > fromExponent
-          ? sql<number>`price_minor > ${Math.floor(MAX_MINOR_UNITS / factor)}`
-          : sql<number>`price_minor % ${factor} <> 0`;
+      const up = toExponent > fromExponent;
+      const unfit = (column: string) =>
+        up
+          ? sql<boolean>`${sql.ref(column)} > ${Math.floor(MAX_MINOR_UNITS / factor)}`
+          : sql<boolean>`${sql.ref(column)} % ${factor} <> 0`;
+      const scaled = (column: string) =>
+        up ? sql`${sql.ref(column)} * ${factor}` : sql`${sql.ref(column)} / ${factor}`;
+      // Every amount a variant has (issue 30): its price and its compare-at price.
       const { rows } = await sql<{ n: number }>`
-        SELECT count(*)::int AS n FROM products WHERE store_id = ${storeId} AND ${unfit}`.execute(tx);
+        SELECT count(*)::int AS n FROM product_variants
+         WHERE store_id = ${storeId} AND (${unfit("price_minor")} OR coalesce(${unfit("compare_at_minor")}, false))`.execute(
+        tx,
+      );
       const bad = Number(rows[0]?.n ?? 0);
       if (bad > 0) return bad;
       await sql`
-        UPDATE products SET price_minor = ${toExponent > fromExponent ? sql`price_minor * ${factor}` : sql`price_minor / ${factor}`}
+        UPDATE product_variants SET price_minor = ${scaled("price_minor")}, compare_at_minor = ${scaled("compare_at_minor")}
+         WHERE store_id = ${storeId}`.execute(tx);
+      await sql`
+        UPDATE products SET price_minor = ${scaled("price_minor")}, price_max_minor = ${scaled("price_max_minor")}
          WHERE store_id = ${storeId}`.execute(tx);
       return 0;
     },

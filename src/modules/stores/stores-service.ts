@@ -1,5 +1,5 @@
 import { EVENT, isCurrencyCode, isTimeZone } from "../../contracts/index.ts";
-import type { Db } from "../../db/client.ts";
+import type { Db, Executor } from "../../db/client.ts";
 import type { Store } from "../../db/schema.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { AppError, notFound } from "../../lib/errors.ts";
@@ -35,6 +35,8 @@ export function createStoreService(deps: {
   repo: StoreRepo;
   recordEvent: RecordEvent;
   clock: Clock;
+  /** A new store's first location (issue 30: a store always has one), in its transaction. */
+  firstLocation(storeId: string, now: Date, tx: Executor): Promise<unknown>;
 }) {
   return {
     async create(ownerId: string, input: CreateStoreInput) {
@@ -46,16 +48,23 @@ export function createStoreService(deps: {
       if (RESERVED_SLUGS.has(input.slug)) throw taken();
       const currency = input.currency ?? "USD";
       if (!isCurrencyCode(currency)) throw unknownCurrency();
-      const store = await deps.repo.insert({
-        id: newId("store"),
-        slug: input.slug,
-        name: input.name.trim(),
-        currency,
-        owner_account_id: ownerId,
-        created_at: deps.clock.now(),
+      const now = deps.clock.now();
+      return deps.db.transaction().execute(async (tx) => {
+        const store = await deps.repo.insert(
+          {
+            id: newId("store"),
+            slug: input.slug,
+            name: input.name.trim(),
+            currency,
+            owner_account_id: ownerId,
+            created_at: now,
+          },
+          tx,
+        );
+        if (!store) throw taken();
+        await deps.firstLocation(store.id, now, tx);
+        return store;
       });
-      if (!store) throw taken();
-      return store;
     },
     listOwned: (ownerId: string) => deps.repo.listByOwner(ownerId),
     /** The store with this slug if `ownerId` owns it; another owner's store is NOT_FOUND, never FORBIDDEN. */

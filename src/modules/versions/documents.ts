@@ -1,6 +1,6 @@
 import type { ApiVersions, VersionSpec } from "./api-versions.ts";
 import type { SchemaVersions } from "./schema-versions.ts";
-import type { Json } from "./version-change.ts";
+import type { Json, VersionChange } from "./version-change.ts";
 
 /** The paths every version serves: the dashboard's are served at the current version only. */
 const UNVERSIONED = /^\/api\/v1\/dashboard(\/|$)/;
@@ -39,6 +39,22 @@ export function documentAt(
         const fn = change.requestSchemas?.[op.operationId];
         if (fn) content.schema = fn(content.schema);
       }
+    }
+  // The answers' examples were written in the newest shape: each is brought down as an answer is,
+  // read against the newest document's schema of that answer.
+  const refs = (current.components?.schemas ?? {}) as Record<string, Json>;
+  for (const [path, item] of Object.entries(olderPaths))
+    for (const [method, op] of Object.entries(item)) {
+      const newest = (paths[path] as Record<string, Json> | undefined)?.[method]?.responses ?? {};
+      for (const [code, response] of Object.entries((op?.responses ?? {}) as Record<string, Json>))
+        for (const [type, content] of Object.entries((response?.content ?? {}) as Record<string, Json>)) {
+          const schema = newest[code]?.content?.[type]?.schema;
+          if (!schema) continue;
+          if (content.example !== undefined)
+            content.example = exampleAt(content.example, schema, refs, changes);
+          for (const named of Object.values((content.examples ?? {}) as Record<string, Json>))
+            if (named?.value !== undefined) named.value = exampleAt(named.value, schema, refs, changes);
+        }
     }
   return {
     ...current,
@@ -116,4 +132,48 @@ export function versionsNote(versions: readonly VersionSpec[], changelogUrl: str
     "**Versions.** The Admin API and the developer API are versioned by date. Send `Api-Version: YYYY-MM-DD` with a request to be served at that version; without it, a request is served at its credential's pinned version (the app's, raised by its developer; the key pair's, set by the merchant). Every answer carries `Api-Version`, the version it was served at; a deprecated version's answers also carry `Deprecation`, `Sunset` and `Link: <changelog>; rel=\"deprecation\"`. A malformed, unknown or retired version answers 400 `UNSUPPORTED_API_VERSION`, never another version.",
     `This document describes the newest version; each version's own: ${links}. What each changed: [the changelog](${changelogUrl}); each one's status: \`GET /api/versions\`.`,
   ].join("\n\n");
+}
+
+/**
+ * An example value of `schema` (the current document's, `$ref`s into `refs`) as the version before
+ * `changes` shows it: every record a change transforms (by its schema's title, or the component's
+ * name a `$ref` names), transformed after its own fields, newest change first; as answers are.
+ */
+function exampleAt(
+  value: Json,
+  schema: Json,
+  refs: Record<string, Json>,
+  changes: readonly VersionChange[],
+): Json {
+  const walk = (v: Json, node: Json, seen: number): Json => {
+    if (node === null || typeof node !== "object" || v === null || v === undefined || seen > 32) return v;
+    const title: string | undefined = node.title;
+    if (typeof node.$ref === "string") {
+      const name = node.$ref.split("/").at(-1)!;
+      return walk(v, { title: name, ...refs[name] }, seen + 1);
+    }
+    let out = v;
+    const alternatives = node.anyOf ?? node.oneOf;
+    if (alternatives) {
+      for (const a of alternatives as Json[]) {
+        const next = walk(out, a, seen + 1);
+        if (next !== out) {
+          out = next;
+          break;
+        }
+      }
+    } else if (Array.isArray(v) && node.items) out = v.map((x) => walk(x, node.items, seen + 1));
+    else if (typeof v === "object" && !Array.isArray(v) && node.properties) {
+      out = { ...v };
+      for (const [k, sub] of Object.entries(node.properties as Record<string, Json>))
+        if (k in out) out[k] = walk(out[k], sub, seen + 1);
+    }
+    if (title === undefined || typeof out !== "object" || Array.isArray(out)) return out;
+    for (const c of changes) {
+      const fn = c.resources?.[title];
+      if (fn) out = fn(out);
+    }
+    return out;
+  };
+  return walk(value, schema, 0);
 }

@@ -1,6 +1,7 @@
 import { EVENT_BY_NAME, EVENT_PAYLOADS, type EventName } from "../../contracts/index.ts";
 import type { ApiVersions } from "./api-versions.ts";
 import type { Renderer } from "./render.ts";
+import type { SchemaVersions } from "./schema-versions.ts";
 
 /** How an event's data is written at one API version (a webhook body, a listen message). */
 export interface EventVersion {
@@ -19,10 +20,19 @@ export interface EventVersion {
 export function createEventVersions(deps: {
   versions: Pick<ApiVersions, "changesAfter">;
   renderer: Renderer;
+  schemas: Pick<SchemaVersions, "at">;
 }) {
   const made = new Map<string, EventVersion>();
   const stored = new Map<string, EventVersion>();
   return {
+    /**
+     * The schema of an event's data at `apiVersion` (what a subscription at that version filters
+     * and keeps fields of); null for an event this platform does not declare.
+     */
+    payloadSchema(topic: string, apiVersion: string): object | null {
+      const kind = EVENT_BY_NAME[topic as EventName]?.data;
+      return kind ? deps.schemas.at(EVENT_PAYLOADS[kind], deps.versions.changesAfter(apiVersion)) : null;
+    },
     /**
      * A stored body's version: labelled with `apiVersion`, its data kept in the newest shape (a
      * delivery's body is stored so; `render` brings it to its subscription's version when sent).

@@ -1,4 +1,5 @@
 import type { VersionSpec } from "./api-versions.ts";
+import { catalogue } from "./changes/2026-11-29-catalogue.ts";
 
 /**
  * The API's versions, oldest first (issue 29). A new version is a new entry with the change
@@ -8,7 +9,9 @@ import type { VersionSpec } from "./api-versions.ts";
  */
 export const API_VERSIONS: readonly VersionSpec[] = [
   // The API as it stood when versions began: every app and key pair made before is pinned to it.
-  { version: "2026-11-28", changes: [] },
+  // Products before variants (issue 30): served until 2027-12-01, a year and two days after.
+  { version: "2026-11-28", changes: [], deprecation: { at: "2026-11-29", sunset: "2027-12-01" } },
+  { version: "2026-11-29", changes: [catalogue] },
 ];
 
 /** Where the changelog is published (the `Link: …; rel="deprecation"` of a deprecated version). */

@@ -68,6 +68,8 @@ export function createSubscriptionService(deps: {
   assertSafeTarget(url: string): Promise<void>;
   /** A version the subscription's deliveries may be rendered at: one served now (400 otherwise). */
   apiVersions: { resolve(asked: string | undefined, pinned: string | null, now: Date): string };
+  /** The event's data schema at a version (a subscription's filter and fields are checked against it). */
+  payloadSchema(topic: string, apiVersion: string): object | null;
 }) {
   const { repo, clock } = deps;
   return {
@@ -81,11 +83,16 @@ export function createSubscriptionService(deps: {
     async create(access: AccessContext, input: CreateSubscriptionInput) {
       // Again here, so the service never depends on its caller for it (a pure check).
       this.authorize(access, input);
-      // Against the event's payload schema: a 400 naming the field, or where the filter breaks.
-      const view = checkSubscriptionView(input.eventName, input);
-      await deps.assertSafeTarget(input.targetUrl);
       const now = clock.now();
       const apiVersion = deps.apiVersions.resolve(input.apiVersion, access.apiVersion, now);
+      // Against the event's payload schema at the subscription's version (what its bodies carry):
+      // a 400 naming the field, or where the filter breaks.
+      const view = checkSubscriptionView(
+        input.eventName,
+        input,
+        deps.payloadSchema(input.eventName, apiVersion) ?? undefined,
+      );
+      await deps.assertSafeTarget(input.targetUrl);
       const secret = newWebhookSecret();
       const result = await repo.insertWithinBounds(
         {
@@ -163,6 +170,17 @@ export function createSubscriptionService(deps: {
      */
     async update(access: AccessContext, id: string, input: { apiVersion: string }) {
       const version = deps.apiVersions.resolve(input.apiVersion, null, clock.now());
+      // Its filter and fields must still name what the bodies carry at the new version.
+      const current = await repo.findListed(access.store.id, access.installationId, id);
+      if (!current) throw notFound("Subscription");
+      checkSubscriptionView(
+        current.event_name as EventName,
+        {
+          ...(current.filter !== null ? { filter: current.filter } : {}),
+          ...(current.fields ? { fields: current.fields } : {}),
+        },
+        deps.payloadSchema(current.event_name, version) ?? undefined,
+      );
       const changed = await repo.setApiVersion(access.store.id, access.installationId, id, version);
       const row = changed ? await repo.findListed(access.store.id, access.installationId, id) : undefined;
       if (!row) throw notFound("Subscription");

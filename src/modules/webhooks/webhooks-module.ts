@@ -90,6 +90,7 @@ export function createWebhooksModule(deps: {
     sealSecret: (secret) => secretBox.seal(secret),
     assertSafeTarget: (url) => assertSafeTargetUrl(url, { allowPrivate }),
     apiVersions: deps.apiVersions,
+    payloadSchema: (topic, version) => deps.events.payloadSchema(topic, version),
   });
 
   /** Uninstall hook: `app/uninstalled` is queued first, then the installation's webhooks stop. */

@@ -69,3 +69,13 @@ export type OrderUpdateBody = NonNullable<
 export type CustomerBody = NonNullable<
   paths["/api/v1/dashboard/stores/{slug}/customers/{id}"]["patch"]["requestBody"]
 >["content"]["application/json"];
+export type ProductVariant = Product["variants"][number];
+export type ProductOption = Product["options"][number];
+export type Location = Item<Ok<"/api/v1/dashboard/stores/{slug}/locations", "get">>;
+export type InventoryLevel = Item<Ok<"/api/v1/dashboard/stores/{slug}/inventory-levels", "get">>;
+export type ProductUpdateBody = NonNullable<
+  paths["/api/v1/dashboard/stores/{slug}/products/{id}"]["patch"]["requestBody"]
+>["content"]["application/json"];
+export type InventorySetBody = NonNullable<
+  paths["/api/v1/dashboard/stores/{slug}/inventory-levels/set"]["post"]["requestBody"]
+>["content"]["application/json"];

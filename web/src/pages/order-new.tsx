@@ -32,10 +32,33 @@ import { formatMinor, toMinor } from "../lib/money.ts";
 import { definePage } from "../lib/page.ts";
 import { validate } from "../lib/validate.ts";
 
-interface Line {
+type Variant = Product["variants"][number];
+
+/** One thing to sell: a variant, named "Product — Variant" when its product has several. */
+interface Choice {
   product: Product;
+  variant: Variant;
+  name: string;
+}
+
+interface Line extends Choice {
   quantity: string;
 }
+
+/** Every variant of the products found, each a choice of its own. */
+function choicesOf(products: Product[]): Choice[] {
+  return products.flatMap((product) =>
+    product.variants.map((variant) => ({
+      product,
+      variant,
+      name: product.variants.length > 1 ? `${product.title} — ${variant.title}` : product.title,
+    })),
+  );
+}
+
+/** What can still be sold of a variant: its stock when tracked, any quantity when not. */
+const limitOf = (v: Variant) => (v.tracked ? v.available : Number.POSITIVE_INFINITY);
+const stockText = (v: Variant) => (v.tracked ? `${v.available} available` : "not tracked");
 
 /** Where the order ships: one of the customer's addresses, another one, or nowhere. */
 type ShipTo = { kind: "saved"; index: number } | { kind: "other" } | { kind: "none" };
@@ -92,7 +115,7 @@ export function NewOrderPage() {
   const currency = lines[0]?.product.currency ?? products.data?.[0]?.currency ?? "";
   const subtotal = lines.reduce((sum, l) => {
     const q = Number(l.quantity);
-    return Number.isInteger(q) && q > 0 ? sum + toMinor(l.product.price, currency) * q : sum;
+    return Number.isInteger(q) && q > 0 ? sum + toMinor(l.variant.price, currency) * q : sum;
   }, 0);
   const saved = customer?.addresses ?? [];
   // A choice the customer no longer offers (another customer was chosen) falls back to the first.
@@ -109,9 +132,9 @@ export function NewOrderPage() {
     setShipTo(c.addresses.length ? { kind: "saved", index: 0 } : { kind: "none" });
     setOther(emptyAddress(personName(c)));
   }
-  function add(p: Product) {
-    if (lines.some((l) => l.product.id === p.id)) return;
-    setLines([...lines, { product: p, quantity: "1" }]);
+  function add(c: Choice) {
+    if (lines.some((l) => l.variant.id === c.variant.id)) return;
+    setLines([...lines, { ...c, quantity: "1" }]);
   }
 
   const submit = handle(
@@ -126,8 +149,8 @@ export function NewOrderPage() {
       if (!customer) invalid.push({ field: "customerId", message: "choose a customer" });
       if (lines.length === 0) invalid.push({ field: "lineItems", message: "add at least one product" });
       lines.forEach((l, i) => {
-        if (Number(l.quantity) > l.product.stock)
-          invalid.push({ field: `lineItems.${i}.quantity`, message: `only ${l.product.stock} in stock` });
+        if (Number(l.quantity) > limitOf(l.variant))
+          invalid.push({ field: `lineItems.${i}.quantity`, message: `only ${l.variant.available} in stock` });
       });
       if (ship.kind === "other") invalid.push(...addressErrors("shippingAddress", other));
       invalid.push(...tagErrors("tags", parseTags(tags)));
@@ -141,7 +164,7 @@ export function NewOrderPage() {
           params: { path: { slug } },
           body: {
             customerId: customer!.id,
-            lineItems: lines.map((l) => ({ productId: l.product.id, quantity: Number(l.quantity) })),
+            lineItems: lines.map((l) => ({ variantId: l.variant.id, quantity: Number(l.quantity) })),
             // A saved address is the customer's default when left out; another saved one is sent.
             ...(ship.kind === "saved" && ship.index > 0
               ? { shippingAddress: addressBody(draftOf(saved[ship.index])) }
@@ -196,25 +219,26 @@ export function NewOrderPage() {
                 <Loading />
               ) : products.data?.length ? (
                 <ul className="pick-list" aria-label="Products found">
-                  {products.data.map((p) => {
-                    const added = lines.some((l) => l.product.id === p.id);
+                  {choicesOf(products.data).map((c) => {
+                    const added = lines.some((l) => l.variant.id === c.variant.id);
+                    const soldOut = limitOf(c.variant) <= 0;
                     return (
-                      <li key={p.id}>
+                      <li key={c.variant.id}>
                         <span>
                           {/* <bdi>: an override in the title stays off the price after it. */}
-                          <bdi className="strong">{p.title}</bdi>{" "}
+                          <bdi className="strong">{c.name}</bdi>{" "}
                           <span className="muted small">
-                            {money(p.price, p.currency)} · {p.stock} in stock
+                            {money(c.variant.price, c.product.currency)} · {stockText(c.variant)}
                           </span>
                         </span>
                         <button
                           type="button"
                           className="secondary"
-                          disabled={added || p.stock === 0 || lines.length >= MAX_LINE_ITEMS}
-                          onClick={() => add(p)}
+                          disabled={added || soldOut || lines.length >= MAX_LINE_ITEMS}
+                          onClick={() => add(c)}
                         >
-                          {added ? "Added" : p.stock === 0 ? "Sold out" : "Add"}
-                          <span className="visually-hidden"> {p.title}</span>
+                          {added ? "Added" : soldOut ? "Sold out" : "Add"}
+                          <span className="visually-hidden"> {c.name}</span>
                         </button>
                       </li>
                     );
@@ -244,13 +268,13 @@ export function NewOrderPage() {
                   {lines.map((l, i) => {
                     const q = Number(l.quantity);
                     const lineTotal =
-                      Number.isInteger(q) && q > 0 ? toMinor(l.product.price, currency) * q : 0;
+                      Number.isInteger(q) && q > 0 ? toMinor(l.variant.price, currency) * q : 0;
                     return (
-                      <li key={l.product.id} className="order-line">
+                      <li key={l.variant.id} className="order-line">
                         <div className="order-line-title">
-                          <span className="strong">{l.product.title}</span>
+                          <span className="strong">{l.name}</span>
                           <span className="muted small">
-                            {money(l.product.price, currency)} each · {l.product.stock} in stock
+                            {money(l.variant.price, currency)} each · {stockText(l.variant)}
                           </span>
                         </div>
                         <Field
@@ -262,7 +286,7 @@ export function NewOrderPage() {
                             <input
                               id={id}
                               inputMode="numeric"
-                              aria-label={`Quantity of ${l.product.title}`}
+                              aria-label={`Quantity of ${l.name}`}
                               aria-describedby={describedBy}
                               aria-invalid={invalid || undefined}
                               value={l.quantity}
@@ -282,7 +306,7 @@ export function NewOrderPage() {
                           className="link remove"
                           onClick={() => setLines(lines.filter((_, j) => j !== i))}
                         >
-                          Remove<span className="visually-hidden"> {l.product.title}</span>
+                          Remove<span className="visually-hidden"> {l.name}</span>
                         </button>
                       </li>
                     );

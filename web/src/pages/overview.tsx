@@ -103,16 +103,22 @@ export function OverviewPage() {
             </Panel>
             <Panel title="Low stock">
               {o.lowStock.length === 0 ? (
-                <Empty>Every active product has more than {o.lowStockThreshold} in stock.</Empty>
+                <Empty>
+                  Every variant of an active product has more than {o.lowStockThreshold} in stock.
+                </Empty>
               ) : (
-                <Table headers={["Product", { label: "In stock", num: true }]}>
-                  {o.lowStock.map((p) => (
-                    <tr key={p.id}>
+                <Table headers={["Product", "Variant", { label: "In stock", num: true }]}>
+                  {o.lowStock.map((v) => (
+                    <tr key={v.variantId}>
                       <td data-label="Product" className="user-text">
-                        <Link to={`/stores/${slug}/products`}>{p.title}</Link>
+                        <Link to={`/stores/${slug}/products`}>{v.title}</Link>
+                      </td>
+                      <td data-label="Variant" className="user-text">
+                        {v.variantTitle}
+                        {v.sku ? <span className="muted small"> · {v.sku}</span> : null}
                       </td>
                       <td data-label="In stock" className="num">
-                        {p.stock}
+                        {v.available}
                       </td>
                     </tr>
                   ))}

@@ -1,5 +1,6 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
+import { Link } from "react-router";
 import { ApiError, api, unwrap } from "../api/client.ts";
 import { useCursorList } from "../api/lists.ts";
 import { useStores } from "../api/session.ts";
@@ -113,7 +114,7 @@ export function ProductsPage() {
             "Product",
             "SKU",
             { label: "Price", num: true },
-            { label: "Stock", num: true },
+            { label: "Available", num: true },
             "Status",
             "Actions",
           ]}
@@ -121,16 +122,19 @@ export function ProductsPage() {
           {(p) => (
             <tr key={p.id}>
               <td data-label="Product" className="strong user-text">
-                {p.title}
+                <Link to={`/stores/${slug}/products/${p.id}`}>{p.title}</Link>
               </td>
-              <td data-label="SKU" className="mono user-text">
-                {p.sku ?? "—"}
+              <td data-label="SKU" className="user-text">
+                <span className="mono">{p.variants[0]?.sku ?? "—"}</span>
+                {p.variants.length > 1 ? (
+                  <span className="muted small"> · {p.variants.length} variants</span>
+                ) : null}
               </td>
               <td data-label="Price" className="num">
-                {money(p.price, p.currency)}
+                {priceRange(p)}
               </td>
-              <td data-label="Stock" className="num">
-                {p.stock}
+              <td data-label="Available" className="num">
+                {p.totalAvailable}
               </td>
               <td data-label="Status">
                 <Badge value={p.status} label={PRODUCT_STATUSES[p.status].label} />
@@ -170,7 +174,18 @@ export function ProductsPage() {
   );
 }
 
-/** Create (no `product`) or edit a product, checked with the contract's field rules first. */
+/** "19.00 USD", or "19.00–25.00 USD" when the variants' prices differ. */
+export function priceRange(p: Pick<Product, "priceRange" | "currency">): string {
+  const { min, max } = p.priceRange;
+  return min === max ? money(min, p.currency) : `${min}–${money(max, p.currency)}`;
+}
+
+/**
+ * Create (no `product`) or edit a product, checked with the contract's field rules first. A new
+ * product has one variant (its price, SKU and opening stock); options and more variants are made
+ * on the product's page. Editing a one-variant product changes that variant's price and SKU; stock
+ * changes through the inventory operations (the product's page).
+ */
 function ProductForm(props: {
   slug: string;
   currency: string;
@@ -179,10 +194,13 @@ function ProductForm(props: {
   onCancel?: () => void;
 }) {
   const p = props.product;
+  const variant = p && p.variants.length === 1 ? p.variants[0] : undefined;
+  // A product with several variants keeps their prices and SKUs on its own page.
+  const single = !p || variant !== undefined;
   const [title, setTitle] = useState(p?.title ?? "");
-  const [price, setPrice] = useState(p?.price ?? "");
-  const [sku, setSku] = useState(p?.sku ?? "");
-  const [stock, setStock] = useState(String(p?.stock ?? 0));
+  const [price, setPrice] = useState(variant?.price ?? "");
+  const [sku, setSku] = useState(variant?.sku ?? "");
+  const [stock, setStock] = useState("0");
   const [status, setStatus] = useState<ProductStatus>(p?.status ?? ProductStatus.active);
   const [description, setDescription] = useState(p?.description ?? "");
   const notify = useNotify();
@@ -191,30 +209,37 @@ function ProductForm(props: {
     failure: "Saving failed.",
     answered: p ? undefined : answered,
   });
+  /** A field's error, the form's or the server's (which names the variant's fields `variants.0.…`). */
+  const errorOf = (field: string) => errors.of(field) ?? errors.of(`variants.0.${field}`);
   const stockNumber = Number(stock);
-  const body = {
-    title: title.trim(),
-    price: price.trim(),
-    stock: stockNumber,
-    status,
-    description,
-    sku: sku.trim() ? sku.trim() : null,
-  };
+  const fields = { title: title.trim(), status, description };
+  const skuValue = sku.trim() ? sku.trim() : null;
   const submit = handle(
     () =>
       validate([
-        ["title", ProductTitle, body.title],
-        ["price", Money, body.price],
-        ["stock", Stock, stock.trim() === "" || !Number.isInteger(stockNumber) ? Number.NaN : stockNumber],
+        ["title", ProductTitle, fields.title],
+        ...(single ? ([["price", Money, price.trim()]] as const) : []),
+        ...(p
+          ? []
+          : ([
+              [
+                "stock",
+                Stock,
+                stock.trim() === "" || !Number.isInteger(stockNumber) ? Number.NaN : stockNumber,
+              ],
+            ] as const)),
         ["description", ProductDescription, description],
-        ...(body.sku ? ([["sku", Sku, body.sku]] as const) : []),
+        ...(single && skuValue ? ([["sku", Sku, skuValue]] as const) : []),
       ]),
     async () => {
       if (p) {
         await unwrap(
           api.PATCH("/api/v1/dashboard/stores/{slug}/products/{id}", {
             params: { path: { slug: props.slug, id: p.id } },
-            body,
+            body: {
+              ...fields,
+              ...(variant ? { variants: [{ id: variant.id, price: price.trim(), sku: skuValue }] } : {}),
+            },
           }),
         );
         notify("Changes saved");
@@ -222,11 +247,14 @@ function ProductForm(props: {
         await unwrap(
           api.POST("/api/v1/dashboard/stores/{slug}/products", {
             params: { path: { slug: props.slug } },
-            body,
+            body: {
+              ...fields,
+              variants: [{ price: price.trim(), sku: skuValue, inventoryQuantity: stockNumber }],
+            },
             headers: { "idempotency-key": key },
           }),
         );
-        notify(`${body.title} added`);
+        notify(`${fields.title} added`);
         setTitle("");
         setPrice("");
         setSku("");
@@ -241,28 +269,40 @@ function ProductForm(props: {
     <form className="form grid" onSubmit={submit} noValidate>
       <FormAlert message={errors.message} />
       <TextField label="Title" value={title} onChange={setTitle} error={errors.of("title")} />
-      <TextField
-        label={`Price (${props.currency})`}
-        value={price}
-        onChange={setPrice}
-        inputMode="decimal"
-        placeholder="19.99"
-        error={errors.of("price")}
-      />
-      <TextField
-        label="SKU"
-        value={sku}
-        onChange={setSku}
-        hint="Optional; unique in the store."
-        error={errors.of("sku")}
-      />
-      <TextField
-        label="Stock"
-        value={stock}
-        onChange={setStock}
-        inputMode="numeric"
-        error={errors.of("stock")}
-      />
+      {single ? (
+        <>
+          <TextField
+            label={`Price (${props.currency})`}
+            value={price}
+            onChange={setPrice}
+            inputMode="decimal"
+            placeholder="19.99"
+            error={errorOf("price")}
+          />
+          <TextField
+            label="SKU"
+            value={sku}
+            onChange={setSku}
+            hint="Optional; unique in the store."
+            error={errorOf("sku")}
+          />
+        </>
+      ) : (
+        <p className="muted wide">
+          {p?.variants.length} variants: change their prices and SKUs on{" "}
+          <Link to={`/stores/${props.slug}/products/${p?.id}`}>the product's page</Link>.
+        </p>
+      )}
+      {p ? null : (
+        <TextField
+          label="Stock"
+          value={stock}
+          onChange={setStock}
+          inputMode="numeric"
+          hint="Available at your first location."
+          error={errorOf("inventoryQuantity") ?? errors.of("stock")}
+        />
+      )}
       <Field label="Status" error={errors.of("status")}>
         {({ id, describedBy }) => (
           <select

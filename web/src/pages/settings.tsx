@@ -11,6 +11,7 @@ import {
   emptyAddress,
   isBlank,
 } from "../components/address.tsx";
+import { LocationsPanel } from "../components/locations.tsx";
 import {
   Field,
   FormActions,
@@ -50,6 +51,7 @@ export function SettingsPage() {
       ) : (
         <Loading what="Loading the settings" />
       )}
+      <LocationsPanel slug={slug} />
     </>
   );
 }

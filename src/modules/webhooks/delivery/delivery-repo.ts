@@ -162,7 +162,7 @@ export function createDeliveryRepo(
   db: Db,
   deps: {
     /** Bodies are stored labelled with their subscription's API version (modules/versions). */
-    events: { stored(apiVersion: string): EventVersion };
+    events: { stored(apiVersion: string): EventVersion; at(apiVersion: string): EventVersion };
   },
 ) {
   // Subscription filters, parsed once per text (each dispatch would otherwise parse every one).
@@ -277,11 +277,28 @@ export function createDeliveryRepo(
         // event it does not match makes no delivery, so nothing is sent, logged, skipped or
         // counted as a failure. The event is still marked dispatched below (`seqs` has it). A
         // test event is sent whatever the filter says: the developer asked for it.
-        if (r.filter !== null && !r.test && !filters.receives(r.filter, eventDataFor(r, r.app_id!))) continue;
+        // At the subscription's version: what its filter names is what its bodies carry.
+        const at = deps.events.at(r.sub_api_version!);
+        if (
+          r.filter !== null &&
+          !r.test &&
+          !filters.receives(r.filter, at.data(r.topic, eventDataFor(r, r.app_id!)))
+        )
+          continue;
         const bodyKey = `${r.seq} ${r.app_id} ${r.sub_api_version} ${r.fields?.join(",") ?? "*"}`;
         let body = bodies.get(bodyKey);
         if (body === undefined) {
-          body = webhookBody(r, r.slug, deps.events.stored(r.sub_api_version!), r.app_id!, r.fields);
+          // Whole bodies are stored in the newest shape (rendered when sent, at the subscription's
+          // version then); a body of some fields keeps the fields its version names, so it is
+          // rendered first (rendering it again when sent changes nothing: a version's record
+          // transform leaves a record already in its shape alone).
+          body = webhookBody(
+            r,
+            r.slug,
+            r.fields === null ? deps.events.stored(r.sub_api_version!) : at,
+            r.app_id!,
+            r.fields,
+          );
           bodies.set(bodyKey, body);
         }
         const host = new URL(r.target_url!).host;

@@ -59,7 +59,7 @@ describe("a subscription's filter and fields, checked against the event's data",
       [EVENT.orderPaid, "currency:EUR AND total:>=50"],
       [EVENT.customerUpdated, "phone:!=null"],
       [EVENT.customerUpdated, 'email:"a b@example.com"'],
-      [EVENT.productUpdated, "stock:<5 AND status:active"],
+      [EVENT.productUpdated, "totalAvailable:<5 AND status:active"],
     ];
     for (const [event, filter] of examples)
       assert.equal(checkSubscriptionView(event, { filter }).filter, filter, filter);

@@ -125,8 +125,10 @@ function comparisons(node: FilterNode): Array<Extract<FilterNode, { kind: "compa
 export function checkSubscriptionView(
   eventName: EventName,
   input: { filter?: string | undefined; fields?: readonly string[] | undefined },
+  /** The event's data as the subscription's API version has it (default: the newest). */
+  payload: object = EVENT_PAYLOADS[EVENT_BY_NAME[eventName].data],
 ): SubscriptionView {
-  const root = EVENT_PAYLOADS[EVENT_BY_NAME[eventName].data] as TSchema as Node;
+  const root = payload as TSchema as Node;
   let filter: string | null = null;
   if (input.filter !== undefined) {
     let tree: FilterNode;

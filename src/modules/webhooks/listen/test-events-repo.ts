@@ -26,12 +26,17 @@ export function createTestEventRepo(db: Db) {
         ])
         .where("id", "=", storeId)
         .executeTakeFirstOrThrow();
+      // The newest active products' first variants.
       const products = await db
         .selectFrom("products")
-        .select(["title", "sku", "price_minor"])
-        .where("store_id", "=", storeId)
-        .where("status", "=", ProductStatus.active)
-        .orderBy("created_at", "desc")
+        .innerJoin("product_variants as v", (j) =>
+          j.onRef("v.store_id", "=", "products.store_id").onRef("v.product_id", "=", "products.id"),
+        )
+        .select(["products.title", "v.sku", "v.price_minor"])
+        .where("products.store_id", "=", storeId)
+        .where("products.status", "=", ProductStatus.active)
+        .where("v.position", "=", 0)
+        .orderBy("products.created_at", "desc")
         .limit(SAMPLED_PRODUCTS)
         .execute();
       const app = await db

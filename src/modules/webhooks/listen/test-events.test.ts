@@ -155,8 +155,9 @@ describe("test event data", () => {
     assert.ok(customer.phone);
     const product = build(EVENT.productUpdated).data as Json;
     assert.equal(product.currency, "SAR");
-    assert.match(product.price, /^\d+\.\d{2}$/);
-    assert.ok(product.title && product.sku && product.description);
+    assert.match(product.variants[0].price, /^\d+\.\d{2}$/);
+    assert.equal(product.priceRange.min, product.variants[0].price);
+    assert.ok(product.title && product.variants[0].sku && product.description);
     const uninstalled = build(EVENT.appUninstalled).data as Json;
     assert.deepEqual(uninstalled, {
       clientId: SAMPLE.app.clientId,

@@ -200,6 +200,56 @@ const SEEDS: Record<string, (event: EventName, sample: StoreSample, ctx: Context
   order: orderSeed,
   product: (_event, _sample, ctx) => productSeed(ctx),
   customer: (_event, _sample, ctx) => customerSeed(ctx),
+  inventoryLevel: (_event, _sample, ctx) => {
+    const stamp = ctx.now.toISOString();
+    const [variantId, locationId] = [newId("variant"), newId("location")];
+    return {
+      id: newId("inventoryLevel"),
+      variantId,
+      productId: newId("product"),
+      locationId,
+      available: 18,
+      committed: 2,
+      unavailable: 0,
+      onHand: 20,
+      updatedAt: stamp,
+      changes: [
+        {
+          id: newId("inventoryChange"),
+          variantId,
+          locationId,
+          quantity: "available",
+          delta: -2,
+          quantityAfter: 18,
+          reason: "correction",
+          note: "Recount after the stocktake",
+          actor: { kind: "system", id: null },
+          orderId: null,
+          createdAt: stamp,
+        },
+      ],
+    };
+  },
+  location: (_event, _sample, ctx) => ({
+    id: newId("location"),
+    name: "Harbor Street warehouse",
+    address: null,
+    active: true,
+    fulfilsOnlineOrders: true,
+    createdAt: ctx.now.toISOString(),
+    updatedAt: ctx.now.toISOString(),
+  }),
+  collection: (_event, _sample, ctx) => ({
+    id: newId("collection"),
+    title: "Summer picks",
+    description: "Light things for warm days.",
+    kind: "manual",
+    match: null,
+    rules: [],
+    productsCount: 3,
+    createdAt: ctx.now.toISOString(),
+    updatedAt: ctx.now.toISOString(),
+  }),
   // The store itself (its settings): its own name, slug and currency, which every installed app
   // may read; the id is fresh, as every test record's.
   store: (_event, sample, ctx) => ({
@@ -275,7 +325,9 @@ function orderSeed(event: EventName, sample: StoreSample, ctx: Context): Json {
     return {
       id: newId("lineItem"),
       productId: newId("product"),
+      variantId: newId("variant"),
       title: p.title,
+      variantTitle: "Default",
       sku: p.sku,
       unitPrice: formatMinorUnits(p.minor, currency),
       quantity,
@@ -299,6 +351,7 @@ function orderSeed(event: EventName, sample: StoreSample, ctx: Context): Json {
     total: subtotal,
     note: "",
     lineItems,
+    locationId: newId("location"),
     createdAt: placedAt.toISOString(),
     updatedAt: ctx.now.toISOString(),
     // Used only where the schema has them (orders are growing a display name and fulfilment):
@@ -318,15 +371,38 @@ function orderSeed(event: EventName, sample: StoreSample, ctx: Context): Json {
 function productSeed(ctx: Context): Json {
   const p = pick(CATALOGUE, ctx.random);
   const stamp = ctx.now.toISOString();
+  const id = newId("product");
+  const price = formatMinorUnits(minorOf(p.cents, ctx.currency), ctx.currency);
   return {
-    id: newId("product"),
+    id,
     title: p.title,
     description: p.description,
-    price: formatMinorUnits(minorOf(p.cents, ctx.currency), ctx.currency),
-    currency: ctx.currency,
-    sku: p.sku,
-    stock: 24,
+    vendor: "",
+    productType: "",
+    tags: [],
     status: ProductStatus.active,
+    options: [],
+    variants: [
+      {
+        id: newId("variant"),
+        productId: id,
+        title: "Default",
+        optionValues: [],
+        sku: p.sku,
+        barcode: null,
+        price,
+        compareAtPrice: null,
+        weightGrams: null,
+        tracked: true,
+        available: 24,
+        position: 0,
+        createdAt: stamp,
+        updatedAt: stamp,
+      },
+    ],
+    priceRange: { min: price, max: price },
+    currency: ctx.currency,
+    totalAvailable: 24,
     createdAt: stamp,
     updatedAt: stamp,
   };
