@@ -4,7 +4,6 @@
  * side on one schema: the API (in-process limiter), the API with REDIS_URL, the floor; wrk drives
  * each in turn, so every run's figure has its floor measured next to it.
  */
-import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { Scope } from "../src/contracts/index.ts";
 import { API_VERSIONS } from "../src/modules/versions/versions.ts";
@@ -17,7 +16,7 @@ import {
   seedProducts,
 } from "./lib/pg.ts";
 import { addFigure, part, printRuns } from "./lib/report.ts";
-import { type Proc, startFloor, startService, startVersioned } from "./lib/service.ts";
+import { apiEnvOnSchema, type Proc, startFloor, startService, startVersioned } from "./lib/service.ts";
 import { installApp, merchantWithStore } from "./lib/setup.ts";
 import { fmt, median } from "./lib/stats.ts";
 import { type HttpRequest, wrk } from "./lib/wrk.ts";
@@ -34,13 +33,7 @@ export async function benchAdmin(o: BenchOptions): Promise<void> {
   const db = await benchSchema("bench_admin");
   const procs: Proc[] = [];
   try {
-    const env = {
-      RUN_MODE: "api",
-      DATABASE_URL: BENCH_DATABASE_URL,
-      DATABASE_SCHEMA: db.schema,
-      SECRETS_KEY: randomBytes(32).toString("base64"),
-      DEMO_SEED: "false",
-    };
+    const env = apiEnvOnSchema(db.schema);
     const api = await startService("api", env);
     procs.push(api);
     const merchant = await merchantWithStore(api.url);

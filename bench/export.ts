@@ -29,7 +29,7 @@ import { BENCH_DATABASE_URL, seedProducts } from "./lib/pg.ts";
 import { addFigure, part, printRuns } from "./lib/report.ts";
 import { type Proc, ROOT, startService } from "./lib/service.ts";
 import { installApp, merchantWithStore } from "./lib/setup.ts";
-import { fmt, load, median } from "./lib/stats.ts";
+import { fmt, inTurn, load, median } from "./lib/stats.ts";
 
 const TARGET_ROWS_PER_SECOND = 100_000;
 const TARGET_RSS_GROWTH_MB = 50;
@@ -42,7 +42,7 @@ function memoryMb(pid: number, field: "VmRSS" | "VmHWM"): number {
 }
 
 /** Runs a command in its own process; resolves with its wall time (s), stdout to /dev/null unless `capture`. */
-function timed(
+export function timed(
   command: string,
   args: string[],
   capture = false,
@@ -80,7 +80,12 @@ interface ClientResult {
   seconds: number;
 }
 
-async function download(url: string, headers: Record<string, string>, gzip: boolean): Promise<ClientResult> {
+/** One export downloaded by the load client in its own process. */
+export async function download(
+  url: string,
+  headers: Record<string, string>,
+  gzip: boolean,
+): Promise<ClientResult> {
   const { stdout } = await timed(
     process.execPath,
     [
@@ -164,15 +169,7 @@ export async function benchExport(o: BenchOptions): Promise<void> {
       };
       const measureCopy = async () =>
         rows / (await timed("psql", [databaseUrl, "-X", "-q", "-c", copy])).seconds;
-      let exported: number;
-      let copied: number;
-      if (r % 2) {
-        exported = await measureExport();
-        copied = await measureCopy();
-      } else {
-        copied = await measureCopy();
-        exported = await measureExport();
-      }
+      const [exported, copied] = await inTurn(r, measureExport, measureCopy);
       const zipped = await download(exportUrl, headers, true);
       if (zipped.status !== 200 || zipped.lines !== rows)
         throw new Error(`gzip run ${r}: HTTP ${zipped.status}, ${zipped.lines} lines`);

@@ -23,6 +23,7 @@ import { parseArgs } from "node:util";
 import pg from "pg";
 import { benchAdmin } from "./admin.ts";
 import { benchCatalogue } from "./catalogue.ts";
+import { benchCatalogueMigration } from "./catalogue-migration.ts";
 import { benchEmbedded } from "./embedded.ts";
 import { benchExport } from "./export.ts";
 import { benchExportPaused } from "./export-paused.ts";
@@ -44,6 +45,7 @@ import { benchWebhooks } from "./webhooks.ts";
 const PARTS = [
   "admin",
   "catalogue",
+  "catalogue-migration",
   "webhooks",
   "recover",
   "refresh",
@@ -113,7 +115,8 @@ for (const p of only ?? []) {
 const selected = (p: Part) =>
   only
     ? only.includes(p)
-    : (p !== "million" && p !== "search" && p !== "feed" && p !== "export") || values.million;
+    : (p !== "million" && p !== "search" && p !== "feed" && p !== "export" && p !== "catalogue-migration") ||
+      values.million;
 
 const dir = tempDir();
 const options: BenchOptions = {
@@ -266,6 +269,7 @@ const steps: Array<[Part, () => Promise<unknown>]> = [
   ["listen-load", () => benchListenLoad(options)],
   ["feed", () => benchFeed(options)],
   ["export", () => benchExport(options)],
+  ["catalogue-migration", () => benchCatalogueMigration(options)],
   ["export-paused", () => benchExportPaused(options)],
 ];
 try {

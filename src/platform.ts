@@ -461,6 +461,7 @@ export function createPlatform(input: {
       products: services.products,
       orders: services.orders,
       customers: services.customers,
+      inventory: services.inventory,
       renderAt: (apiVersion, schema, record) =>
         apiVersion === null
           ? record

@@ -944,6 +944,12 @@ describe("answers: every operation's answer on a seeded store, byte for byte", (
       }),
     );
     ok(
+      await api.GET("/api/v1/apps/api/export/inventory", {
+        params: { query: { locationId: depot.id } },
+        parseAs: "text",
+      }),
+    );
+    ok(
       await api.POST("/api/v1/apps/api/inventory-levels/adjust", {
         body: { reason: "damaged", changes: [{ variantId: xl.id, locationId: depot.id, delta: -1 }] },
       }),
@@ -1129,6 +1135,7 @@ describe("answers: every operation's answer on a seeded store, byte for byte", (
       }),
     );
     ok(await dev.GET("/api/v1/developer/inventory-changes", { params: { query: { locationId: spare.id } } }));
+    ok(await dev.GET("/api/v1/developer/export/inventory", { parseAs: "text" }));
     ok(
       await dev.DELETE("/api/v1/developer/products/{id}/variants/{variantId}", {
         params: { path: { id: dressId, variantId: tall.id } },

@@ -651,6 +651,17 @@ describe("bulk export", () => {
       }),
       2,
     );
+    // --location belongs to the inventory export.
+    const misplaced: string[] = [];
+    assert.equal(
+      await runCli(["export", "products", "--location", "loc_x", "--base-url", base], {
+        stdout: sink([]),
+        stderr: sink(misplaced),
+        env: {},
+      }),
+      2,
+    );
+    assert.match(misplaced.join(""), /--location is for export inventory/);
   });
 });
 

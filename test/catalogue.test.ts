@@ -472,6 +472,96 @@ describe("catalogue: options, variants, stock at locations", () => {
     });
     assert.equal(foreign.response.status, 404);
   });
+  it("the inventory export streams every level, or one location's, resumable; a location it does not have is 404", async () => {
+    const app = await installedApp(ctx.app, ["read_products", "read_inventory"]);
+    const m = { client: spec.watch(app.merchant.client), path: { slug: app.merchant.slug } };
+    const [main] = (
+      await m.client.GET("/api/v1/dashboard/stores/{slug}/locations", { params: { path: m.path } })
+    ).data!.data;
+    await shirt(m.client, app.merchant.slug, 3);
+    const annex = (
+      await m.client.POST("/api/v1/dashboard/stores/{slug}/locations", {
+        params: { path: m.path },
+        body: { name: "Annex" },
+      })
+    ).data!.data;
+    const product = (
+      await m.client.GET("/api/v1/dashboard/stores/{slug}/products", { params: { path: m.path } })
+    ).data!.data[0]!;
+    const moved = await m.client.POST("/api/v1/dashboard/stores/{slug}/inventory-levels/move", {
+      params: { path: m.path },
+      body: {
+        variantId: product.variants[0]!.id,
+        fromLocationId: main!.id,
+        toLocationId: annex.id,
+        quantity: 2,
+      },
+    });
+    assert.equal(moved.response.status, 201, text(moved));
+    type Line = { id: string; variantId: string; locationId: string; available: number; onHand: number };
+    const lines = (body: string) =>
+      body
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l) as Line);
+    const every = await app.api.GET("/api/v1/apps/api/export/inventory", { parseAs: "text" });
+    assert.equal(every.response.status, 200, text(every));
+    const all = lines(every.data as string);
+    assert.equal(all.length, 13, "12 variants at the main location, one of them at the annex too");
+    assert.deepEqual(
+      all.map((l) => l.id),
+      all.map((l) => l.id).sort(),
+      "in id order",
+    );
+    assert.equal(
+      all.reduce((sum, l) => sum + l.available, 0),
+      36,
+      "a move changes nothing in total",
+    );
+    // Each line is exactly the list's item.
+    const listed = await app.api.GET("/api/v1/apps/api/inventory-levels", {
+      params: { query: { locationId: annex.id } },
+    });
+    const annexOnly = await app.api.GET("/api/v1/apps/api/export/inventory", {
+      params: { query: { locationId: annex.id } },
+      parseAs: "text",
+    });
+    assert.equal(annexOnly.response.status, 200, text(annexOnly));
+    assert.deepEqual(lines(annexOnly.data as string), listed.data!.data);
+    // Resumed after its first line, the main location's export goes on where it stopped: the
+    // snapshot carries the location (naming another is a 400).
+    const mainOnly = await app.api.GET("/api/v1/apps/api/export/inventory", {
+      params: { query: { locationId: main!.id } },
+      parseAs: "text",
+    });
+    const first = lines(mainOnly.data as string);
+    assert.equal(first.length, 12);
+    const snapshot = mainOnly.response.headers.get("x-export-snapshot")!;
+    const rest = await app.api.GET("/api/v1/apps/api/export/inventory", {
+      params: { query: { snapshot, after: first[0]!.id } },
+      parseAs: "text",
+    });
+    assert.deepEqual(lines(rest.data as string), first.slice(1));
+    const switched = await app.api.GET("/api/v1/apps/api/export/inventory", {
+      params: { query: { snapshot, after: first[0]!.id, locationId: annex.id } },
+    });
+    assert.equal(switched.response.status, 400);
+    assert.deepEqual(
+      fieldErrors(switched).map((d) => d.field),
+      ["locationId"],
+    );
+    // Another store's location, as any id it does not have: 404 before any line.
+    const other = await shop();
+    const foreign = await app.api.GET("/api/v1/apps/api/export/inventory", {
+      params: { query: { locationId: other.main.id } },
+    });
+    assert.equal(foreign.response.status, 404);
+    assert.equal(errorCode(foreign), "NOT_FOUND");
+    // Without read_inventory: 403, as every inventory read.
+    const productsOnly = await installedApp(ctx.app, ["read_products"]);
+    const refused = await productsOnly.api.GET("/api/v1/apps/api/export/inventory");
+    assert.equal(refused.response.status, 403);
+  });
 });
 
 describe("catalogue: collections", () => {

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { Redis } from "ioredis";
+import type { Kysely } from "kysely";
 import pg from "pg";
 import { buildApp } from "../src/app.ts";
 import { loadConfig } from "../src/config.ts";
@@ -68,6 +69,11 @@ export async function createTestContext(
      * here.
      */
     demo?: boolean;
+    /**
+     * A database as an earlier release left it: the migrations before `before`, then `seed` (rows in
+     * that schema), then the rest, as an upgraded server applies them at its start.
+     */
+    upgradeFrom?: { before: string; seed: (db: Kysely<unknown>) => Promise<void> };
   } = {},
 ): Promise<TestContext> {
   const schema = options.schema ?? (TEST_DATABASE_URL ? `test_${randomBytes(6).toString("hex")}` : "public");
@@ -83,8 +89,13 @@ export async function createTestContext(
     url: config.DATABASE_URL,
     schema,
     poolSize: 5,
-    embeddedTemplate: config.DATABASE_URL ? undefined : (demo?.dump ?? (await embeddedTemplate())),
+    embeddedTemplate:
+      config.DATABASE_URL || options.upgradeFrom ? undefined : (demo?.dump ?? (await embeddedTemplate())),
   });
+  if (options.upgradeFrom) {
+    await migrate(database, { before: options.upgradeFrom.before });
+    await options.upgradeFrom.seed(database.db as unknown as Kysely<unknown>);
+  }
   await migrate(database); // nothing left to apply when started from the template
   const clock = createTestClock({
     frozen: options.frozenClock ?? false,

@@ -17,9 +17,9 @@ export function seedProductsSql(select: string): string {
     SELECT store_id, 'var_' || left(md5(id || ':variant'), 22), id, 0, 'Default', sku, price_minor, true, stock, created_at, updated_at
       FROM seed
   )
-  INSERT INTO inventory_levels (store_id, id, variant_id, location_id, product_id, available, updated_at)
+  INSERT INTO inventory_levels (store_id, id, variant_id, location_id, product_id, available, created_at, updated_at)
   SELECT s.store_id, 'ilvl_' || left(md5(s.id || ':level'), 22), 'var_' || left(md5(s.id || ':variant'), 22),
          (SELECT l.id FROM locations l WHERE l.store_id = s.store_id ORDER BY l.created_at, l.id LIMIT 1),
-         s.id, s.stock, s.updated_at
+         s.id, s.stock, s.created_at, s.updated_at
     FROM seed s`;
 }

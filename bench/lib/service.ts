@@ -231,13 +231,18 @@ export async function startVersioned(env: Record<string, string>): Promise<Proc>
   });
 }
 
-/** An API process on the benchmark's PostgreSQL, in its own schema, with no demo store. */
-export function startApiOnSchema(schema: string): Promise<Proc> {
-  return startService("api", {
+/** The environment of an API process on the benchmark's PostgreSQL, in its own schema, with no demo store. */
+export function apiEnvOnSchema(schema: string): Record<string, string> {
+  return {
     RUN_MODE: "api",
     DATABASE_URL: BENCH_DATABASE_URL,
     DATABASE_SCHEMA: schema,
     SECRETS_KEY: randomBytes(32).toString("base64"),
     DEMO_SEED: "false",
-  });
+  };
+}
+
+/** An API process on the benchmark's PostgreSQL, in its own schema, with no demo store. */
+export function startApiOnSchema(schema: string): Promise<Proc> {
+  return startService("api", apiEnvOnSchema(schema));
 }

@@ -25,3 +25,16 @@ export const fmt = (n: number, digits = 0): string =>
 export const now = (): number => performance.timeOrigin + performance.now();
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Two measurements of one run, each first in turn (odd runs `a` then `b`, even runs `b` then `a`),
+ * so neither always runs on the warmer cache.
+ */
+export async function inTurn<A, B>(run: number, a: () => Promise<A>, b: () => Promise<B>): Promise<[A, B]> {
+  if (run % 2) {
+    const first = await a();
+    return [first, await b()];
+  }
+  const second = await b();
+  return [await a(), second];
+}

@@ -15,9 +15,10 @@ export function listMigrations(): string[] {
 
 /**
  * Creates the schema if missing, then applies, in name order, every migration not yet recorded;
- * each in its own transaction. Returns the names applied.
+ * each in its own transaction. Returns the names applied. `before`: only the migrations whose names
+ * sort before it (a database as an earlier release left it, for a test of a migration on old rows).
  */
-export async function migrate(handle: DatabaseHandle): Promise<string[]> {
+export async function migrate(handle: DatabaseHandle, options: { before?: string } = {}): Promise<string[]> {
   const run = async (
     exec: (script: string) => Promise<void>,
     names: () => Promise<string[]>,
@@ -31,7 +32,7 @@ export async function migrate(handle: DatabaseHandle): Promise<string[]> {
     const applied = new Set(await names());
     const done: string[] = [];
     for (const name of listMigrations()) {
-      if (applied.has(name)) continue;
+      if (applied.has(name) || (options.before !== undefined && name >= options.before)) continue;
       const text = readFileSync(join(MIGRATIONS_DIR, name), "utf8");
       const escaped = name.replaceAll("'", "''");
       await exec(`BEGIN;\n${text}\n;INSERT INTO schema_migrations (name) VALUES ('${escaped}');\nCOMMIT;`);

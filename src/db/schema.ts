@@ -298,6 +298,7 @@ export interface InventoryChangesTable {
 export interface InventoryLevelsTable {
   available: Generated<number>;
   committed: Generated<number>;
+  created_at: Generated<Timestamp>;
   id: string;
   location_id: string;
   on_hand: Generated<ColumnType<number, never, never>>;

@@ -230,6 +230,8 @@ export interface ExportWindow {
   after: string | null;
   asOf: Date;
   updatedSince: Date | null;
+  /** The inventory export's one location (null or absent: every location; other exports have none). */
+  locationId?: string | null;
   limit: number;
 }
 

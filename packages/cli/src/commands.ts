@@ -80,9 +80,12 @@ Commands:
                        x-webhook-id. Each is recovered once, however often you run this.
   webhooks             The installation's subscriptions; disabled ones with when and why, and
                        each one's filter and field list when it has them.
-  export <products|orders|customers> [--updated-since <2h | 2026-11-26T10:00:00Z>] > file.jsonl
+  export <products|orders|customers|inventory> [--updated-since <2h | 2026-11-26T10:00:00Z>]
+         [--location <loc_…>] > file.jsonl
                        Every record of the store as JSON Lines on stdout (an order with its line
-                       items), each as the list shows it; a progress line on stderr. A dropped
+                       items, a product with its variants, inventory: a stock level per variant
+                       and location, --location: of one location), each as the list shows it; a
+                       progress line on stderr. A dropped
                        connection is resumed where it stopped. Needs the read scope of the resource.
                        With MP_API_KEY and MP_API_SECRET (or --api-key, --api-secret) it uses that
                        developer key pair instead of the app's token.
@@ -464,7 +467,7 @@ async function events(io: Io, argv: string[]) {
   return EXIT.ok;
 }
 
-const EXPORTS: readonly ExportResource[] = ["products", "orders", "customers"];
+const EXPORTS: readonly ExportResource[] = ["products", "orders", "customers", "inventory"];
 
 async function exportCommand(io: Io, argv: string[]) {
   const { values, positionals } = parseArgs({
@@ -472,6 +475,7 @@ async function exportCommand(io: Io, argv: string[]) {
     options: {
       ...COMMON,
       "updated-since": { type: "string" },
+      location: { type: "string" },
       "api-key": { type: "string" },
       "api-secret": { type: "string" },
     },
@@ -482,6 +486,8 @@ async function exportCommand(io: Io, argv: string[]) {
   if (!resource || positionals.length > 1 || !EXPORTS.includes(resource))
     throw new UsageError(`export needs one of ${EXPORTS.join(", ")}, e.g. export products > products.jsonl`);
   const updatedSince = instant("--updated-since", values["updated-since"]);
+  if (values.location !== undefined && resource !== "inventory")
+    throw new UsageError("--location is for export inventory: the stock levels at one location.");
   const apiKey = values["api-key"] ?? io.env.MP_API_KEY;
   const apiSecret = values["api-secret"] ?? io.env.MP_API_SECRET;
   if (Boolean(apiKey) !== Boolean(apiSecret))
@@ -526,6 +532,7 @@ async function exportCommand(io: Io, argv: string[]) {
   try {
     for await (const record of client.exportAll(resource, {
       ...(updatedSince ? { updatedSince } : {}),
+      ...(values.location ? { locationId: values.location } : {}),
       ...(io.signal ? { signal: io.signal } : {}),
       onStart: (info) => {
         asOf = info.asOf;

@@ -2,7 +2,7 @@ import { PlatformError } from "./errors.ts";
 import type { paths } from "./generated/api.ts";
 
 /** What a bulk export can read. */
-export type ExportResource = "products" | "orders" | "customers";
+export type ExportResource = "products" | "orders" | "customers" | "inventory";
 
 /** One record of an export of `R`: the resource's list item, as the OpenAPI document types it. */
 export type ExportRecord<R extends ExportResource> = R extends ExportResource
@@ -12,6 +12,8 @@ export type ExportRecord<R extends ExportResource> = R extends ExportResource
 export interface ExportOptions {
   /** Only records changed at or after this instant (an incremental sync). */
   updatedSince?: Date | string;
+  /** An inventory export: only the stock levels at this location (`loc_…`). */
+  locationId?: string;
   /**
    * Called once the export has started, with its snapshot time: pass a little less (5 minutes)
    * as the next sync's `updatedSince`, so a change committed while this export ran is not missed.
@@ -73,7 +75,10 @@ export async function* exportRecords<R extends ExportResource>(
   for (;;) {
     const query: Record<string, string> =
       snapshot === undefined
-        ? { ...(updatedSince ? { updatedSince } : {}) }
+        ? {
+            ...(updatedSince ? { updatedSince } : {}),
+            ...(options.locationId ? { locationId: options.locationId } : {}),
+          }
         : { snapshot, ...(after ? { after } : {}) };
     let body: ReadableStream<Uint8Array> | null = null;
     try {

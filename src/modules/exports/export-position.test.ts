@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { AppError } from "../../lib/errors.ts";
-import { acceptsGzip, decodeSnapshot, encodeSnapshot, startOf } from "./export-position.ts";
+import { acceptsGzip, decodeSnapshot, encodeSnapshot, startOf, windowOf } from "./export-position.ts";
 
 const NOW = new Date("2026-11-27T10:00:00.000Z");
 const field = (fn: () => unknown) => {
@@ -27,6 +27,7 @@ describe("export position", () => {
       resource: "orders",
       asOf: new Date(NOW.getTime() - 60_000),
       updatedSince: new Date("2026-11-01T00:00:00Z"),
+      locationId: null,
     });
     const later = new Date(NOW.getTime() + 3_600_000);
     const { snapshot, after } = startOf("orders", { snapshot: token, after: "ord_x" }, later);
@@ -46,7 +47,7 @@ describe("export position", () => {
       field(() => startOf("products", { after: "prod_x" }, NOW)),
       "after",
     );
-    const orders = encodeSnapshot({ resource: "orders", asOf: NOW, updatedSince: null });
+    const orders = encodeSnapshot({ resource: "orders", asOf: NOW, updatedSince: null, locationId: null });
     assert.equal(
       field(() => decodeSnapshot(orders, "products", NOW)),
       "snapshot",
@@ -57,13 +58,36 @@ describe("export position", () => {
       Buffer.from('[1,"products","x",null]').toString("base64url"),
       Buffer.from('[1,"products",1e20,null]').toString("base64url"),
       Buffer.from('[1,"widgets",1,null]').toString("base64url"),
-      encodeSnapshot({ resource: "products", asOf: new Date(NOW.getTime() + 120_000), updatedSince: null }),
+      // A location belongs only to an inventory export's token.
+      Buffer.from('[1,"products",1,null,"loc_x"]').toString("base64url"),
+      Buffer.from('[1,"products",1,null,null,null]').toString("base64url"),
+      encodeSnapshot({
+        resource: "products",
+        asOf: new Date(NOW.getTime() + 120_000),
+        updatedSince: null,
+        locationId: null,
+      }),
     ])
       assert.equal(
         field(() => decodeSnapshot(token, "products", NOW)),
         "snapshot",
         token,
       );
+  });
+
+  it("carries an inventory export's location in its token; a resume naming another is refused", () => {
+    const { snapshot } = startOf("inventory", { locationId: "loc_aaaaaaaaaaaaaaaaaaaaaa" }, NOW);
+    const token = encodeSnapshot(snapshot);
+    const resumed = startOf("inventory", { snapshot: token, after: "ilvl_aaaaaaaaaaaaaaaaaaaaaa" }, NOW);
+    assert.equal(resumed.snapshot.locationId, "loc_aaaaaaaaaaaaaaaaaaaaaa");
+    assert.equal(windowOf(resumed.snapshot, resumed.after, 10).locationId, "loc_aaaaaaaaaaaaaaaaaaaaaa");
+    assert.equal(
+      field(() => startOf("inventory", { snapshot: token, locationId: "loc_bbbbbbbbbbbbbbbbbbbbbb" }, NOW)),
+      "locationId",
+    );
+    // Without a location the token is the same four elements as every other export's.
+    const every = encodeSnapshot(startOf("inventory", {}, NOW).snapshot);
+    assert.equal(JSON.parse(Buffer.from(every, "base64url").toString()).length, 4);
   });
 
   it("reads Accept-Encoding with q-values", () => {

@@ -13,6 +13,8 @@ export const EXPORT_RESOURCES = {
   products: "product",
   orders: "order",
   customers: "customer",
+  /** Stock levels (a variant at a location), optionally of one location. */
+  inventory: "inventoryLevel",
 } as const satisfies Record<string, IdKind>;
 export type ExportResource = keyof typeof EXPORT_RESOURCES;
 
@@ -24,6 +26,8 @@ export interface ExportSnapshot {
   resource: ExportResource;
   asOf: Date;
   updatedSince: Date | null;
+  /** The inventory export's `locationId`: the one location it covers (null: every location). */
+  locationId: string | null;
 }
 
 const TOKEN_VERSION = 1;
@@ -37,6 +41,8 @@ export function encodeSnapshot(snapshot: ExportSnapshot): string {
     snapshot.resource,
     snapshot.asOf.getTime(),
     snapshot.updatedSince ? snapshot.updatedSince.getTime() : null,
+    // A fifth element only where there is one: the tokens of the other exports stay as they were.
+    ...(snapshot.locationId ? [snapshot.locationId] : []),
   ];
   return Buffer.from(JSON.stringify(body)).toString("base64url");
 }
@@ -60,8 +66,15 @@ export function decodeSnapshot(token: string, resource: ExportResource, now: Dat
   } catch {
     throw bad();
   }
-  if (!Array.isArray(parsed) || parsed.length !== 4 || parsed[0] !== TOKEN_VERSION) throw bad();
-  const [, kind, asOf, updatedSince] = parsed as [number, unknown, unknown, unknown];
+  if (!Array.isArray(parsed) || parsed.length < 4 || parsed.length > 5 || parsed[0] !== TOKEN_VERSION)
+    throw bad();
+  const [, kind, asOf, updatedSince, locationId = null] = parsed as [
+    number,
+    unknown,
+    unknown,
+    unknown,
+    unknown,
+  ];
   if (typeof kind !== "string" || !(kind in EXPORT_RESOURCES)) throw bad();
   if (kind !== resource)
     throw invalid(
@@ -73,17 +86,28 @@ export function decodeSnapshot(token: string, resource: ExportResource, now: Dat
   const at = instant(asOf);
   if (!at || at.getTime() > now.getTime() + FUTURE_SKEW_MS) throw bad();
   if (updatedSince !== null && !instant(updatedSince)) throw bad();
+  if (
+    locationId !== null &&
+    (resource !== "inventory" || typeof locationId !== "string" || locationId.length > 64)
+  )
+    throw bad();
   return {
     resource,
     asOf: at,
     updatedSince: updatedSince === null ? null : new Date(updatedSince as number),
+    locationId,
   };
 }
 
 /** Where one request of an export starts: a new export (snapshot now), or a resume after `after`. */
 export function startOf(
   resource: ExportResource,
-  query: { updatedSince?: string | undefined; snapshot?: string | undefined; after?: string | undefined },
+  query: {
+    updatedSince?: string | undefined;
+    snapshot?: string | undefined;
+    after?: string | undefined;
+    locationId?: string | undefined;
+  },
   now: Date,
 ): { snapshot: ExportSnapshot; after: string | null } {
   const updatedSince = query.updatedSince ? parseDateTime(query.updatedSince) : null;
@@ -97,7 +121,10 @@ export function startOf(
         "is a resume position: send it with the snapshot of the export it belongs to",
         "`after` needs `snapshot`.",
       );
-    return { snapshot: { resource, asOf: now, updatedSince }, after: null };
+    return {
+      snapshot: { resource, asOf: now, updatedSince, locationId: query.locationId ?? null },
+      after: null,
+    };
   }
   const snapshot = decodeSnapshot(query.snapshot, resource, now);
   if (updatedSince && updatedSince.getTime() !== snapshot.updatedSince?.getTime())
@@ -106,12 +133,24 @@ export function startOf(
       "differs from the snapshot's: leave it out when resuming (the snapshot carries it)",
       "The updatedSince is not the snapshot's.",
     );
+  if (query.locationId !== undefined && query.locationId !== snapshot.locationId)
+    throw invalid(
+      "locationId",
+      "differs from the snapshot's: leave it out when resuming (the snapshot carries it)",
+      "The locationId is not the snapshot's.",
+    );
   return { snapshot, after: query.after ?? null };
 }
 
 /** The window of the batch after `after`. */
 export function windowOf(snapshot: ExportSnapshot, after: string | null, limit: number): ExportWindow {
-  return { after, asOf: snapshot.asOf, updatedSince: snapshot.updatedSince, limit };
+  return {
+    after,
+    asOf: snapshot.asOf,
+    updatedSince: snapshot.updatedSince,
+    locationId: snapshot.locationId,
+    limit,
+  };
 }
 
 /**

@@ -1,5 +1,11 @@
 import Type, { type TSchema } from "typebox";
-import { CustomerResource, OrderResource, ProductResource, Scope } from "../../contracts/index.ts";
+import {
+  CustomerResource,
+  InventoryLevelResource,
+  OrderResource,
+  ProductResource,
+  Scope,
+} from "../../contracts/index.ts";
 import type { StoreScope } from "../../contracts/scopes.ts";
 import type { FeatureRoutes } from "../../lib/http/feature-routes.ts";
 import { CursorQuery, Id } from "../../lib/http/schemas.ts";
@@ -9,6 +15,7 @@ import { ADMIN_API } from "../families/admin-family.ts";
 import type { RouteSpec } from "../families/api-family.ts";
 import { DEVELOPER_API } from "../families/developer-family.ts";
 import { type Caller, defineOperation, mount } from "../families/operation.ts";
+import type { InventoryService } from "../inventory/inventory-service.ts";
 import type { OrderService } from "../orders/orders-service.ts";
 import type { ProductService } from "../products/products-service.ts";
 import { acceptsGzip, EXPORT_RESOURCES, type ExportResource } from "./export-position.ts";
@@ -39,6 +46,16 @@ const EXPORT_HEADERS = {
 function exportQuery(resource: ExportResource) {
   return Type.Object(
     {
+      ...(resource === "inventory"
+        ? {
+            locationId: Type.Optional(
+              Id(
+                "location",
+                "Only the levels at this location (404 when the store has no such location). Carried by the snapshot: leave it out when resuming.",
+              ),
+            ),
+          }
+        : {}),
       updatedSince: CursorQuery.updatedSince,
       snapshot: Type.Optional(
         Type.String({
@@ -62,6 +79,7 @@ const NOUN: Record<ExportResource, string> = {
   products: "product",
   orders: "order (with its line items)",
   customers: "customer",
+  inventory: "stock level (a variant's quantities at a location)",
 };
 
 /** What the export routes of one resource share in both families; each route states the rest. */
@@ -97,7 +115,7 @@ function holderOf(caller: Caller): string {
 }
 
 /**
- * Bulk export operations: `GET /export/{products,orders,customers}`, mounted on the Admin API and
+ * Bulk export operations: `GET /export/{products,orders,customers,inventory}`, mounted on the Admin API and
  * the developer API. One literal route per resource and family, each with its operationId and the
  * resource's read scope, so the guard refuses a missing scope (403) before anything else, as
  * everywhere; an unknown resource is the family's 404.
@@ -107,6 +125,7 @@ export function exportOperations(deps: {
   products: Pick<ProductService, "exportBatch">;
   orders: Pick<OrderService, "exportBatch">;
   customers: Pick<CustomerService, "exportBatch">;
+  inventory: Pick<InventoryService, "exportBatch">;
   /** Records per batch of an order export (each comes with its line items). */
   orderBatchRows: number;
   /** A record brought to the caller's API version (modules/versions), as an answer's would be. */
@@ -131,7 +150,8 @@ export function exportOperations(deps: {
           resource,
           store: caller.store,
           holder: holderOf(caller),
-          query,
+          // The inventory export's `locationId` (the others' schemas have none).
+          query: { ...query, locationId: "locationId" in query ? (query.locationId as string) : undefined },
           gzip,
           // The guard has checked the credential; the export checks it again before every batch.
           stillAllowed: caller.stillAllowed,
@@ -167,6 +187,9 @@ export function exportOperations(deps: {
     customers: exportOf("customers", CustomerResource, "adminListCustomers", (caller, window) =>
       deps.customers.exportBatch(caller.store, window, caller.viewer),
     ),
+    inventory: exportOf("inventory", InventoryLevelResource, "adminListInventoryLevels", (caller, window) =>
+      deps.inventory.exportBatch(caller.store, window),
+    ),
     /** What the developer API's description says instead: its own list operations. */
     developerDescription: (resource: ExportResource, item: TSchema, listOperation: string) =>
       exportSpec(resource, item, listOperation, exports.limits).description,
@@ -179,9 +202,9 @@ export function exportRoutes(deps: Parameters<typeof exportOperations>[0]): Feat
   return {
     tags: {
       "Admin API: export":
-        "Bulk export: every product, order or customer of the store as JSON Lines in one streamed response (the read scope of the resource), each line exactly an item of the resource's list; resumable after a dropped connection. See the operation's description.",
+        "Bulk export: every product, order, customer or stock level (of one location or all) of the store as JSON Lines in one streamed response (the read scope of the resource), each line exactly an item of the resource's list; resumable after a dropped connection. See the operation's description.",
       "Developer API: export":
-        "Bulk export with a key pair: every product, order or customer as JSON Lines (the key's read scope of the resource), as the Admin API's export.",
+        "Bulk export with a key pair: every product, order, customer or stock level as JSON Lines (the key's read scope of the resource), as the Admin API's export.",
     },
     admin(app) {
       // An export is a long request: stop them before the server closes (the client resumes).
@@ -196,6 +219,11 @@ export function exportRoutes(deps: Parameters<typeof exportOperations>[0]): Feat
       mount(app, ADMIN_API, op.customers, {
         operationId: "adminExportCustomers",
         scope: Scope.read_customers,
+        tags,
+      });
+      mount(app, ADMIN_API, op.inventory, {
+        operationId: "adminExportInventory",
+        scope: Scope.read_inventory,
         tags,
       });
     },
@@ -219,6 +247,16 @@ export function exportRoutes(deps: Parameters<typeof exportOperations>[0]): Feat
         scope: Scope.read_customers,
         tags,
         description: op.developerDescription("customers", CustomerResource, "developerListCustomers"),
+      });
+      mount(app, DEVELOPER_API, op.inventory, {
+        operationId: "developerExportInventory",
+        scope: Scope.read_inventory,
+        tags,
+        description: op.developerDescription(
+          "inventory",
+          InventoryLevelResource,
+          "developerListInventoryLevels",
+        ),
       });
     },
   };

@@ -52,7 +52,12 @@ export interface ExportRequest<T extends { id: string }> {
   store: Pick<Store, "id" | "owner_account_id">;
   /** Whose per-holder bound it counts against: `install:<id>` or `apikey:<key id>`. */
   holder: string;
-  query: { updatedSince?: string | undefined; snapshot?: string | undefined; after?: string | undefined };
+  query: {
+    updatedSince?: string | undefined;
+    snapshot?: string | undefined;
+    after?: string | undefined;
+    locationId?: string | undefined;
+  };
   gzip: boolean;
   /** One batch, each record exactly as the resource's list shows it to this caller. */
   read(window: ExportWindow): Promise<T[]>;

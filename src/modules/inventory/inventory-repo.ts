@@ -3,6 +3,7 @@ import type { InventoryQuantityName } from "../../contracts/index.ts";
 import type { Executor } from "../../db/client.ts";
 import type { InventoryChange, InventoryLevel } from "../../db/schema.ts";
 import { newId } from "../../lib/ids.ts";
+import { type ExportWindow, exportWhere } from "../../lib/pagination.ts";
 
 /** A change to one named quantity of one level. */
 export interface QuantityDelta {
@@ -35,6 +36,7 @@ export function createInventoryRepo(db: Executor) {
           product_id: productId,
           variant_id: variantId,
           location_id: locationId,
+          created_at: now,
           updated_at: now,
         })
         .onConflict((oc) => oc.columns(["store_id", "variant_id", "location_id"]).doNothing())
@@ -107,6 +109,13 @@ export function createInventoryRepo(db: Executor) {
     },
     async insertChanges(rows: InventoryChange[], tx: Executor) {
       if (rows.length) await tx.insertInto("inventory_changes").values(rows).execute();
+    },
+    /** A bulk export's batch of levels (ExportWindow), by id, of one location when the window names one. */
+    async exportBatch(storeId: string, window: ExportWindow, tx: Executor = db) {
+      let q = tx.selectFrom("inventory_levels").selectAll().where("store_id", "=", storeId);
+      if (window.locationId) q = q.where("location_id", "=", window.locationId);
+      for (const w of exportWhere(window)) q = q.where(w);
+      return q.orderBy("id").limit(window.limit).execute();
     },
     /** Levels by variant, location or product; ordered by variant then location. */
     async levels(

@@ -11,6 +11,7 @@ import type { Clock } from "../../lib/clock.ts";
 import { AppError } from "../../lib/errors.ts";
 import { newId } from "../../lib/ids.ts";
 import { isoString } from "../../lib/iso-string.ts";
+import type { ExportWindow } from "../../lib/pagination.ts";
 import type { RecordEvent } from "../events/events-repo.ts";
 import type { Principal } from "../families/operation.ts";
 import type { InventoryRepo } from "./inventory-repo.ts";
@@ -249,6 +250,7 @@ export function createInventoryService(deps: {
         location_id: locationId,
         product_id: v.productId,
         available: v.quantity,
+        created_at: now,
         updated_at: now,
       })),
       tx,
@@ -441,6 +443,23 @@ export function createInventoryService(deps: {
           ),
         )
         .catch(shortfall);
+    },
+
+    /**
+     * The inventory export's batch: levels in id order. A named location is checked once, at the
+     * export's first batch (404 before any line; a location deleted later simply ends the lines).
+     */
+    async exportBatch(store: Store, window: ExportWindow) {
+      if (
+        window.locationId &&
+        window.after === null &&
+        !(await deps.locations.find(store.id, window.locationId))
+      )
+        throw new AppError("NOT_FOUND", {
+          message: "No such location in this store.",
+          details: [{ field: "locationId", message: "is not a location of this store" }],
+        });
+      return (await repo.exportBatch(store.id, window)).map(toInventoryLevelResource);
     },
 
     async levels(
