@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { listen } from "@merchant-platform/sdk";
 import { sql } from "kysely";
+import { METADATA_LIMITS } from "../src/contracts/index.ts";
 import { consent, exchange, REDIRECT, registerApp } from "./apps-harness.ts";
 import { flat } from "./catalogue.ts";
 import {
@@ -658,6 +659,52 @@ describe("the commerce core, opened to apps and keys", () => {
       ).response.status,
       400,
     );
+    // On a variant too: each app keeps its own pairs (its SKU in its system, a listing id), sees
+    // only them in the product's answers, and the developer API and the dashboard see none.
+    const variantId = product.variants[0]!.id;
+    const variantPath = { params: { path: { id: product.id, variantId } } };
+    const erpVariant = await erp.api.PATCH("/api/v1/apps/api/products/{id}/variants/{variantId}", {
+      ...variantPath,
+      body: { metadata: { erpItem: "IT-77" } },
+    });
+    assert.equal(erpVariant.response.status, 200, text(erpVariant));
+    assert.deepEqual(erpVariant.data!.data.metadata, { erpItem: "IT-77" });
+    const crmVariant = await crm.api.PATCH("/api/v1/apps/api/products/{id}/variants/{variantId}", {
+      ...variantPath,
+      body: { metadata: { listing: "L-1" }, barcode: "4006381333931" },
+    });
+    assert.deepEqual(crmVariant.data!.data.metadata, { listing: "L-1" });
+    const erpProduct = await erp.api.GET("/api/v1/apps/api/products/{id}", {
+      params: { path: { id: product.id } },
+    });
+    assert.deepEqual(erpProduct.data!.data.variants[0]!.metadata, { erpItem: "IT-77" });
+    assert.equal(erpProduct.data!.data.variants[0]!.barcode, "4006381333931");
+    const removed = await erp.api.PATCH("/api/v1/apps/api/products/{id}/variants/{variantId}", {
+      ...variantPath,
+      body: { metadata: { erpItem: null } },
+    });
+    assert.deepEqual(removed.data!.data.metadata, {});
+    const crmProduct = await crm.api.GET("/api/v1/apps/api/products/{id}", {
+      params: { path: { id: product.id } },
+    });
+    assert.deepEqual(crmProduct.data!.data.variants[0]!.metadata, { listing: "L-1" });
+    const merchantView = await m.client.GET("/api/v1/dashboard/stores/{slug}/products/{id}", {
+      params: { path: { slug: m.slug, id: product.id } },
+    });
+    assert.equal("metadata" in merchantView.data!.data.variants[0]!, false);
+    const devView = await dev.GET("/api/v1/developer/products/{id}", {
+      params: { path: { id: product.id } },
+    });
+    assert.equal("metadata" in devView.data!.data.variants[0]!, false);
+    const tooMany = await erp.api.PATCH("/api/v1/apps/api/products/{id}/variants/{variantId}", {
+      ...variantPath,
+      body: {
+        metadata: Object.fromEntries(
+          Array.from({ length: METADATA_LIMITS.keys + 1 }, (_, i) => [`k${i}`, "v"]),
+        ),
+      },
+    });
+    assert.equal(tooMany.response.status, 400);
     // An uninstalled app's pairs stay, and the merchant sees it is not installed.
     await m.client.DELETE("/api/v1/dashboard/stores/{slug}/installations/{clientId}", {
       params: { path: { slug: m.slug, clientId: crm.clientId } },

@@ -119,6 +119,7 @@ describe("developer kit: platform + sample app + CLI listen", () => {
       body: flat({
         title: "Mug",
         price: "12.00",
+        sku: "MUG-12",
         stock: 50,
       }),
     });
@@ -214,6 +215,8 @@ describe("developer kit: platform + sample app + CLI listen", () => {
       sample.received.find((r) => r.event === "order.created" && !r.test),
     );
     assert.match(got.summary, new RegExp(`#${order.data!.data.number}`));
+    // With its lines as a packer reads them: quantity, product, variant and SKU.
+    assert.ok(got.summary.includes("2 × Mug [MUG-12]"), got.summary);
     console.log(
       `listen latency, order committed -> verified at the app: ${Date.parse(got.at) - placed} ms (upper bound)`,
     );

@@ -211,6 +211,7 @@ export const ProductVariantResource = Type.Object(
     position: Type.Integer({ description: "Its place among the product's variants, from 0." }),
     createdAt: Timestamp,
     updatedAt: Timestamp,
+    metadata: Type.Optional(Metadata),
   },
   { title: "ProductVariant" },
 );

@@ -64,6 +64,18 @@ interface Received {
 
 const SCOPES = ["read_orders", "write_orders", "manage_webhooks"];
 
+/** An order's lines as a packer reads them: quantity, product and the variant (size, colour) sold. */
+export function itemsOf(
+  lines: ReadonlyArray<{ quantity: number; title: string; variantTitle: string | null; sku: string | null }>,
+): string {
+  return lines
+    .map((l) => {
+      const variant = l.variantTitle && l.variantTitle !== "Default" ? ` (${l.variantTitle})` : "";
+      return `${l.quantity} × ${l.title}${variant}${l.sku ? ` [${l.sku}]` : ""}`;
+    })
+    .join(", ");
+}
+
 /** What a shipment is: the carrier and its tracking number (and where to follow it). */
 export interface Shipment {
   carrier: string;
@@ -170,7 +182,7 @@ export function createSampleApp(config: SampleConfig) {
       apiVersion: event.apiVersion,
       summary:
         event.event === "order.created" || event.event === "order.paid"
-          ? `order ${event.data.name}, ${event.data.total} ${event.data.currency}`
+          ? `order ${event.data.name}, ${event.data.total} ${event.data.currency}: ${itemsOf(event.data.lineItems)}`
           : event.event === "app/uninstalled"
             ? `uninstalled at ${event.data.uninstalledAt}`
             : "",

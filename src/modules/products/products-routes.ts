@@ -11,6 +11,7 @@ import { stockActorOf } from "../inventory/inventory-service.ts";
 import {
   AdminCreateProductBody,
   AdminUpdateProductBody,
+  AdminUpdateVariantBody,
   CreateProductBody,
   ProductIdParam,
   ProductListQuery,
@@ -147,11 +148,11 @@ export function productOperations(products: ProductService) {
       params: VariantParams,
       summary: "Update a variant",
       description: `Send only the fields to change; stock is written with the inventory operations. Emits ${eventName(EVENT.productUpdated)} when something changed.`,
-      body: UpdateVariantBody,
+      body: AdminUpdateVariantBody,
       response: { 200: Envelope(ProductVariantResource) },
       errors: ["NOT_FOUND", "CONFLICT"],
       run: async ({ caller, params, body }) => ({
-        data: await products.updateVariant(caller.store, params.id, params.variantId, body),
+        data: await products.updateVariant(caller.store, params.id, params.variantId, body, caller.viewer),
       }),
     }),
     deleteVariant: defineOperation({
@@ -176,7 +177,7 @@ export function productRoutes(products: ProductService): FeatureRoutes {
     tags: {
       "Dashboard: products": "A store's catalogue.",
       "Admin API: products":
-        "Bearer token with `read_products` / `write_products`. Each app reads and writes its own `metadata` on a product, and only its own.",
+        "Bearer token with `read_products` / `write_products`. Each app reads and writes its own `metadata` on a product and on each variant (`PATCH /products/{id}/variants/{variantId}`), and only its own.",
       "Developer API: products": "`read_products` to read; `write_products` to create, change and delete.",
     },
     store(app) {
@@ -213,6 +214,7 @@ export function productRoutes(products: ProductService): FeatureRoutes {
         operationId: "dashboardUpdateVariant",
         scope: Scope.write_products,
         tags,
+        body: UpdateVariantBody,
       });
       mount(app, DASHBOARD, op.deleteVariant, {
         operationId: "dashboardDeleteVariant",
@@ -295,6 +297,7 @@ export function productRoutes(products: ProductService): FeatureRoutes {
         operationId: "developerUpdateVariant",
         scope: Scope.write_products,
         tags,
+        body: UpdateVariantBody,
       });
       mount(app, DEVELOPER_API, op.deleteVariant, {
         operationId: "developerDeleteVariant",

@@ -93,6 +93,15 @@ export const UpdateVariantBody = Type.Object(
   { ...variantPatchFields, optionValues: Type.Optional(OptionValues) },
   { additionalProperties: false, minProperties: 1 },
 );
+/** The Admin API's: the same, and the app's own metadata on the variant. */
+export const AdminUpdateVariantBody = Type.Object(
+  {
+    ...variantPatchFields,
+    optionValues: Type.Optional(OptionValues),
+    metadata: Type.Optional(MetadataInput),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
 
 /** A variant changed through its product's PATCH: by id, or the only one without it. */
 const VariantPatch = Type.Object(
@@ -243,7 +252,7 @@ export function toProductResource(
       tags: p.tags,
       status: p.status,
       options: p.options,
-      variants: variants.map((v) => toVariantResource(v, currency)),
+      variants: variants.map((v) => forViewer(toVariantResource(v, currency), v.metadata, viewer)),
       priceRange: {
         min: formatMinorUnits(p.price_minor, currency),
         max: formatMinorUnits(p.price_max_minor, currency),
@@ -261,7 +270,7 @@ export type ProductView = ReturnType<typeof toProductResource>;
 export type CreateProductInput = Static<typeof AdminCreateProductBody>;
 export type UpdateProductInput = Static<typeof AdminUpdateProductBody>;
 export type VariantInputValue = Static<typeof VariantInput>;
-export type UpdateVariantInput = Static<typeof UpdateVariantBody>;
+export type UpdateVariantInput = Static<typeof AdminUpdateVariantBody>;
 export type ProductListFilter = {
   status?: Product["status"] | undefined;
   q?: string | undefined;

@@ -21,7 +21,7 @@ import {
   type PageQuery,
   planPage,
 } from "../../lib/pagination.ts";
-import { mergeMetadata, type Viewer } from "../app-metadata/app-metadata.ts";
+import { forViewer, mergeMetadata, type Viewer } from "../app-metadata/app-metadata.ts";
 import type { RecordEvent } from "../events/events-repo.ts";
 import type { InventoryService, StockActor } from "../inventory/inventory-service.ts";
 import type { LocationRepo } from "../inventory/locations-repo.ts";
@@ -463,15 +463,26 @@ export function createProductService(deps: {
       });
     },
 
-    async updateVariant(store: Store, productId: string, variantId: string, input: UpdateVariantInput) {
+    async updateVariant(
+      store: Store,
+      productId: string,
+      variantId: string,
+      input: UpdateVariantInput,
+      viewer?: Viewer,
+    ) {
       return db.transaction().execute(async (tx) => {
         const currency = await deps.stores.currencyForWrite(store.id, tx);
         const product = await lock(tx, store, productId);
         const variants = (await repo.variantsOf(store.id, [productId], tx)).get(productId) ?? [];
         const variant = variants.find((v) => v.id === variantId);
         if (!variant) throw notFound("Variant");
-        const { optionValues, ...rest } = input;
-        const changes = variantChanges(rest, currency, "");
+        const { optionValues, metadata, ...rest } = input;
+        const changes: Parameters<typeof repo.updateVariant>[2] = variantChanges(rest, currency, "");
+        // The calling app's own pairs, merged into every app's on the variant (under the product's lock).
+        if (viewer && metadata !== undefined) {
+          const merged = mergeMetadata(variant.metadata, viewer.appId, metadata);
+          if (merged.changed) changes.metadata = jsonb(merged.metadata);
+        }
         if (input.sku !== undefined)
           await checkSkus(tx, store, [{ sku: input.sku, field: "sku" }], [variantId]);
         if (
@@ -488,7 +499,8 @@ export function createProductService(deps: {
           if (JSON.stringify(options) !== JSON.stringify(product.options))
             await repo.update(store.id, productId, { options: jsonb(options) }, tx);
         }
-        if (!differs(changes, variant)) return toVariantResource(variant, currency);
+        const view = (v: ProductVariant) => forViewer(toVariantResource(v, currency), v.metadata, viewer);
+        if (!differs(changes, variant)) return view(variant);
         const updated = await repo.updateVariant(
           store.id,
           variantId,
@@ -496,7 +508,7 @@ export function createProductService(deps: {
           tx,
         );
         await finish(tx, store, productId, currency, EVENT.productUpdated);
-        return toVariantResource(updated, currency);
+        return view(updated);
       });
     },
 
