@@ -90,6 +90,24 @@ describe("demo store", () => {
     assert.ok(
       shipped.every((o) => o.fulfillment?.trackingNumber && o.fulfillment?.carrier),
       "every fulfilled order has its tracking",
+    ); // The catalogue of issue 30: apparel in colours and sizes, two locations, two collections.
+    const locations = (await client.GET("/api/v1/dashboard/stores/{slug}/locations", { params: { path } }))
+      .data!.data;
+    assert.equal(locations.length, 2);
+    const collections = (
+      await client.GET("/api/v1/dashboard/stores/{slug}/collections", { params: { path } })
+    ).data!.data;
+    assert.deepEqual(collections.map((c) => c.kind).sort(), ["automatic", "manual"]);
+    const apparel = collections.find((c) => c.kind === "automatic")!;
+    const members = (
+      await client.GET("/api/v1/dashboard/stores/{slug}/collections/{id}/products", {
+        params: { path: { ...path, id: apparel.id } },
+      })
+    ).data!.data;
+    assert.ok(members.length > 0, "the apparel rule matches the apparel");
+    assert.ok(
+      members.every((p) => p.tags.includes("apparel") && p.options.length === 2 && p.variants.length > 1),
+      "every member is apparel in colours and sizes",
     );
   });
 

@@ -6,6 +6,7 @@ import type { Clock } from "../../lib/clock.ts";
 import { randomBase62 } from "../../lib/crypto.ts";
 import type { AccountRepo } from "../accounts/accounts-repo.ts";
 import type { AccountService } from "../accounts/accounts-service.ts";
+import type { CollectionService } from "../collections/collections-service.ts";
 import type { CustomerService } from "../customers/customers-service.ts";
 import type { InventoryService } from "../inventory/inventory-service.ts";
 import type { LocationService } from "../inventory/locations-service.ts";
@@ -295,6 +296,7 @@ export interface DemoSeedDeps {
     stores: Pick<StoreService, "create" | "updateSettings">;
     products: Pick<ProductService, "create">;
     locations: Pick<LocationService, "create" | "list">;
+    collections: Pick<CollectionService, "create">;
     inventory: Pick<InventoryService, "move">;
     customers: Pick<CustomerService, "create">;
     orders: Pick<OrderService, "create" | "setStatus">;
@@ -487,6 +489,24 @@ export async function seedDemo(
         SYSTEM,
       );
     }
+
+    // Two collections: the apparel by its tag (automatic: what the rule matches when read), and
+    // the merchant's picks in their own order (manual).
+    at += 60_000;
+    await commerce.collections.create(store, {
+      title: "Harbor & Pine apparel",
+      description: "Shirts and knits in every colour and size.",
+      kind: "automatic",
+      match: "all",
+      rules: [{ field: "tag", relation: "equals", value: "apparel" }],
+    });
+    at += 60_000;
+    await commerce.collections.create(store, {
+      title: "Staff picks",
+      description: "What the team uses every day.",
+      kind: "manual",
+      productIds: [productIds[3]!, productIds[0]!, productIds[7]!],
+    });
 
     // Customers, each some days before their first order (or at some time in the quarter).
     const firstOrder = new Map<number, number>();
