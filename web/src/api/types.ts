@@ -26,6 +26,7 @@ type SortOf<P extends keyof paths> = paths[P] extends {
 export type ProductSort = SortOf<"/api/v1/dashboard/stores/{slug}/products">;
 export type CustomerSort = SortOf<"/api/v1/dashboard/stores/{slug}/customers">;
 export type OrderSort = SortOf<"/api/v1/dashboard/stores/{slug}/orders">;
+export type CollectionSort = SortOf<"/api/v1/dashboard/stores/{slug}/collections">;
 /** A label for each sort a list offers: every key the API accepts, and only those. */
 export type SortLabels<S extends string> = Readonly<Record<S, string>>;
 
@@ -79,3 +80,5 @@ export type ProductUpdateBody = NonNullable<
 export type InventorySetBody = NonNullable<
   paths["/api/v1/dashboard/stores/{slug}/inventory-levels/set"]["post"]["requestBody"]
 >["content"]["application/json"];
+export type Collection = Ok<"/api/v1/dashboard/stores/{slug}/collections/{id}", "get">;
+export type CollectionRule = Collection["rules"][number];
