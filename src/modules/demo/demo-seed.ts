@@ -4,6 +4,7 @@ import { ActorKind, OrderStatus, ProductStatus } from "../../contracts/index.ts"
 import { type Db, transactionAsDatabase } from "../../db/client.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { randomBase62 } from "../../lib/crypto.ts";
+import { startOfLocalDay } from "../../lib/local-day.ts";
 import type { AccountRepo } from "../accounts/accounts-repo.ts";
 import type { AccountService } from "../accounts/accounts-service.ts";
 import type { CollectionService } from "../collections/collections-service.ts";
@@ -21,6 +22,8 @@ export const DEMO_STORE_SLUG = "demo-store";
 export const DEMO_HISTORY_DAYS = 90;
 export const DEMO_ORDERS = 600;
 export const DEMO_CUSTOMERS = 150;
+/** The demo store's zone: its "today" and its daily figures are New York's days. */
+export const DEMO_TIME_ZONE = "America/New_York";
 
 const DAY_MS = 24 * 3600 * 1000;
 /**
@@ -259,8 +262,17 @@ function lifeOf(random: Random, placed: number, now: number): Step[] {
   return steps;
 }
 
-/** When each of `count` orders was placed, oldest first: more lately, more on weekends, in the day. */
-function orderTimes(random: Random, count: number, start: number, now: number): number[] {
+/**
+ * When each of `count` orders was placed, oldest first: more lately, more on weekends, in the day;
+ * the last few today in `timeZone` (between its midnight and `now`), whatever the time of day.
+ */
+export function orderTimes(
+  random: Random,
+  count: number,
+  start: number,
+  now: number,
+  timeZone: string,
+): number[] {
   const days = Math.ceil((now - start) / DAY_MS);
   const weights = Array.from({ length: days }, (_, d) => {
     const weekday = new Date(start + d * DAY_MS).getUTCDay();
@@ -268,8 +280,10 @@ function orderTimes(random: Random, count: number, start: number, now: number): 
   });
   const total = weights.reduce((a, b) => a + b, 0);
   const times: number[] = [];
-  // The last few within the hour, so "today" has orders whatever the time of day.
+  // The last few within the hour and after the store's midnight, so "today" has orders whatever
+  // the time of day (at 00:20 in New York, within those 20 minutes).
   const recent = 4;
+  const today = Math.min(55 * 60_000, now - startOfLocalDay(now, timeZone));
   for (let i = 0; i < count - recent; i++) {
     let r = random.next() * total;
     let d = 0;
@@ -278,7 +292,7 @@ function orderTimes(random: Random, count: number, start: number, now: number): 
     const at = start + d * DAY_MS + (13 + random.next() * 14) * HOUR_MS;
     times.push(Math.min(at, now - 2 * HOUR_MS - random.int(0, 600) * 60_000));
   }
-  for (let i = 0; i < recent; i++) times.push(now - random.int(2, 55) * 60_000);
+  for (let i = 0; i < recent; i++) times.push(now - Math.floor(random.next() * today));
   return times.sort((a, b) => a - b);
 }
 
@@ -355,7 +369,7 @@ export async function seedDemo(
   });
   await commerce.stores.updateSettings(created, {
     contactEmail: "hello@demo-store.example",
-    timeZone: "America/New_York",
+    timeZone: DEMO_TIME_ZONE,
     orderNumberPrefix: "#",
     address: {
       name: "Demo Store",
@@ -381,7 +395,7 @@ export async function seedDemo(
       })),
     ),
   ];
-  const times = orderTimes(random, DEMO_ORDERS, start, now);
+  const times = orderTimes(random, DEMO_ORDERS, start, now, DEMO_TIME_ZONE);
   const buyers = DEMO_CUSTOMERS;
   const plans = times.map((placed) => {
     const lines = new Map<number, number>();
