@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import type { Browser, Page } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { apiClient, createTestContext, type TestContext } from "../harness.ts";
 import { chromiumSkipReason } from "../requirements.ts";
 import { launchChromium } from "./browser.ts";
-import { assertAccessible, DESKTOP, heading, type PageGlobals, PHONE, pages, row, shoot } from "./pages.ts";
+import { heading, PHONE, pages, review, row } from "./pages.ts";
 
 const COLOURS = ["Red", "Blue"];
 const SIZES = ["S", "M", "L"];
@@ -36,22 +36,6 @@ describe("the product page in a real browser", { skip: chromiumSkipReason() }, (
     await browser?.close();
     await ctx?.close();
   });
-
-  /** axe-core and screenshots at both widths; no sideways scrolling on the phone. */
-  async function review(page: Page, name: string) {
-    await page.setViewportSize(DESKTOP);
-    await assertAccessible(page, name);
-    await shoot(page, `${name}-1366`);
-    await page.setViewportSize(PHONE);
-    await assertAccessible(page, `${name} (phone)`);
-    await shoot(page, `${name}-390`);
-    const overflow = await page.evaluate(() => {
-      const g = globalThis as unknown as PageGlobals;
-      return g.document.documentElement.scrollWidth - g.innerWidth;
-    });
-    assert.ok(overflow <= 0, `${name}: the page scrolls sideways by ${overflow}px at 390px`);
-    await page.setViewportSize(DESKTOP);
-  }
 
   it("shows every variant of a 3-option product, edits a price, sets stock (and refuses a stale one), edits the options", async () => {
     const { context, page, errors } = await ui.open();

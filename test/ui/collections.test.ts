@@ -4,7 +4,7 @@ import type { Browser, Page } from "playwright-core";
 import { apiClient, createTestContext, type TestContext } from "../harness.ts";
 import { chromiumSkipReason } from "../requirements.ts";
 import { launchChromium } from "./browser.ts";
-import { assertAccessible, DESKTOP, heading, type PageGlobals, PHONE, pages, row, shoot } from "./pages.ts";
+import { heading, pages, review, row } from "./pages.ts";
 
 /**
  * The collections pages (issue 30) in a real browser: a merchant makes a manual collection, adds
@@ -31,22 +31,6 @@ describe("the collections pages in a real browser", { skip: chromiumSkipReason()
     await browser?.close();
     await ctx?.close();
   });
-
-  /** axe-core and screenshots at both widths; no sideways scrolling on the phone. */
-  async function review(page: Page, name: string) {
-    await page.setViewportSize(DESKTOP);
-    await assertAccessible(page, name);
-    await shoot(page, `${name}-1366`);
-    await page.setViewportSize(PHONE);
-    await assertAccessible(page, `${name} (phone)`);
-    await shoot(page, `${name}-390`);
-    const overflow = await page.evaluate(() => {
-      const g = globalThis as unknown as PageGlobals;
-      return g.document.documentElement.scrollWidth - g.innerWidth;
-    });
-    assert.ok(overflow <= 0, `${name}: the page scrolls sideways by ${overflow}px at 390px`);
-    await page.setViewportSize(DESKTOP);
-  }
 
   /** The text of what has keyboard focus. */
   const focused = (page: Page) =>

@@ -9,7 +9,7 @@ import {
   unwrap,
 } from "@merchant-platform/sdk";
 import { sql } from "kysely";
-import type { Page } from "playwright-core";
+
 import { shipOrder } from "../../examples/sample-app/src/app.ts";
 import { flat } from "../catalogue.ts";
 import { uniqueEmail } from "../harness.ts";
@@ -17,7 +17,7 @@ import { startReceiver } from "../receiver.ts";
 import { chromiumSkipReason } from "../requirements.ts";
 import { createWebhookContext, waitUntil } from "../webhooks-harness.ts";
 import { launchChromium } from "./browser.ts";
-import { assertAccessible, DESKTOP, heading, PASSWORD, PHONE, pages, shoot } from "./pages.ts";
+import { assertAccessible, heading, PASSWORD, pages, review } from "./pages.ts";
 
 const REDIRECT = "https://app.example.com/oauth/callback";
 const TRACKING = {
@@ -75,17 +75,6 @@ describe("the commerce core in a real browser", { skip: chromiumSkipReason() }, 
     await rx?.close();
     await ctx?.close();
   });
-
-  /** Both widths of one page: checked with axe, then photographed. */
-  async function review(page: Page, name: string) {
-    await assertAccessible(page, name);
-    await page.setViewportSize(DESKTOP);
-    await shoot(page, `${name}-1366`);
-    await page.setViewportSize(PHONE);
-    await shoot(page, `${name}-390`);
-    await assertAccessible(page, `${name} (phone)`);
-    await page.setViewportSize(DESKTOP);
-  }
 
   /** A developer account registering an app with `scopes`; answers its credentials. */
   async function registerApp(name: string, scopes: string[]) {

@@ -1,14 +1,14 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { listen } from "@merchant-platform/sdk";
-import type { Browser, Page } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { DeliveryStatus } from "../../src/contracts/index.ts";
 import { consent, exchange, REDIRECT } from "../apps-harness.ts";
 import { flat } from "../catalogue.ts";
 import { apiClient, createTestContext, type TestContext } from "../harness.ts";
 import { chromiumSkipReason } from "../requirements.ts";
 import { launchChromium } from "./browser.ts";
-import { assertAccessible, DESKTOP, heading, PASSWORD, PHONE, pages, row, shoot } from "./pages.ts";
+import { heading, PASSWORD, pages, review, row } from "./pages.ts";
 
 /**
  * What merchants expect next to Shopify's and Salla's admin (issue 11), in a real browser: the
@@ -68,17 +68,6 @@ describe("merchant pages in a real browser", { skip: chromiumSkipReason() }, () 
     });
     await shop.post("/orders", { customerId: omar.id, lineItems: [{ productId: linen.id, quantity: 1 }] });
     return { shop, linen, layla, omar, first };
-  }
-
-  /** Both widths of one page: checked with axe, then photographed. */
-  async function review(page: Page, name: string) {
-    await assertAccessible(page, name);
-    await page.setViewportSize(DESKTOP);
-    await shoot(page, `${name}-1366`);
-    await page.setViewportSize(PHONE);
-    await shoot(page, `${name}-390`);
-    await assertAccessible(page, `${name} (phone)`);
-    await page.setViewportSize(DESKTOP);
   }
 
   it("overview, then an order's page: items, customer, note, timeline (who and when) and webhooks; moving it adds to the timeline", async () => {

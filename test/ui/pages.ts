@@ -109,3 +109,22 @@ export async function shoot(page: Page, name: string) {
   await page.evaluate("window.scrollTo(0, 0)");
   await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
 }
+
+/**
+ * One page at both widths: axe-core (0 serious or critical) and a screenshot at each, and no
+ * sideways scrolling on the phone; left at desktop width.
+ */
+export async function review(page: Page, name: string) {
+  await page.setViewportSize(DESKTOP);
+  await assertAccessible(page, name);
+  await shoot(page, `${name}-1366`);
+  await page.setViewportSize(PHONE);
+  await assertAccessible(page, `${name} (phone)`);
+  await shoot(page, `${name}-390`);
+  const overflow = await page.evaluate(() => {
+    const g = globalThis as unknown as PageGlobals;
+    return g.document.documentElement.scrollWidth - g.innerWidth;
+  });
+  assert.ok(overflow <= 0, `${name}: the page scrolls sideways by ${overflow}px at 390px`);
+  await page.setViewportSize(DESKTOP);
+}
