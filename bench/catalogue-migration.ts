@@ -6,10 +6,9 @@
  * the figures are checked: one variant and one level per product, stock kept, each order line on
  * its variant.
  */
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import pg from "pg";
-import { listMigrations, MIGRATIONS_DIR } from "../src/db/migrate.ts";
+import { openDatabase } from "../src/db/client.ts";
+import { migrate } from "../src/db/migrate.ts";
 import type { BenchOptions } from "./lib/options.ts";
 import { BENCH_DATABASE_URL } from "./lib/pg.ts";
 import { addFigure, part, printRuns } from "./lib/report.ts";
@@ -24,11 +23,6 @@ function databaseUrl(name: string): string {
   url.search = "";
   return url.toString();
 }
-
-const apply = (client: pg.Client, name: string) =>
-  client.query(
-    `BEGIN;\n${readFileSync(join(MIGRATIONS_DIR, name), "utf8")}\n;INSERT INTO schema_migrations (name) VALUES ('${name}');\nCOMMIT;`,
-  );
 
 /** The store as it stood before variants: products, customers, orders of two lines each. */
 export async function seedBefore(client: pg.Client, products: number): Promise<void> {
@@ -84,12 +78,10 @@ export async function benchCatalogueMigration(o: BenchOptions): Promise<void> {
       await admin.query(`CREATE DATABASE "${name}"`);
       const client = new pg.Client({ connectionString: databaseUrl(name) });
       await client.connect();
+      const database = await openDatabase({ url: databaseUrl(name), poolSize: 1 });
       try {
-        await client.query(
-          "CREATE TABLE schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())",
-        );
-        const before = listMigrations().filter((m) => m < CATALOGUE);
-        for (const m of before) await apply(client, m);
+        // As the service applies them (src/db/migrate.ts): every one before the catalogue's here…
+        await migrate(database, { before: CATALOGUE });
         const seeding = performance.now();
         await seedBefore(client, products);
         const seeded = (performance.now() - seeding) / 1000;
@@ -100,7 +92,8 @@ export async function benchCatalogueMigration(o: BenchOptions): Promise<void> {
         );
         const loadAtStart = load();
         const started = performance.now();
-        await apply(client, CATALOGUE);
+        // …and the catalogue's alone here (the names after it sort after this one).
+        await migrate(database, { before: `${CATALOGUE}\u0000` });
         const took = (performance.now() - started) / 1000;
         seconds.push(took);
         const { rows } = await client.query<Record<string, string>>(
@@ -124,8 +117,10 @@ export async function benchCatalogueMigration(o: BenchOptions): Promise<void> {
           `  run ${r}: seeded in ${fmt(seeded, 1)} s; migration ${fmt(took, 1)} s (${fmt(products / took)} products/s), load ${loadAtStart} → ${load()}; ${after.variants} variants, ${after.levels} levels, available ${after.available}, committed ${after.committed}`,
         );
       } finally {
+        await database.close();
         await client.end();
-        await admin.query(`DROP DATABASE IF EXISTS "${name}"`);
+        // FORCE: the pool's connection may still be closing.
+        await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
       }
     }
     const m = printRuns("migration seconds", seconds, "s", 1);
