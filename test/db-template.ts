@@ -27,16 +27,19 @@ let template: Promise<Blob> | undefined;
  * The embedded database with every migration applied, dumped once and kept in the system's temp
  * directory under a hash of the migrations: every test process starts its databases from a copy
  * instead of creating a cluster and migrating it (seconds each). A new or changed migration makes
- * a new file; two processes making the same one at once both write it whole, then rename.
+ * a new file, made by one process while the others that need it wait (`makeOnce`).
  */
 export function embeddedTemplate(): Promise<Blob> {
   template ??= (async () => {
     const hash = createHash("sha256");
     for (const name of listMigrations()) hash.update(name).update(await readFile(join(MIGRATIONS_DIR, name)));
     const file = join(TEMPLATES, `template-${hash.digest("hex").slice(0, 16)}.tar`);
-    try {
-      return new Blob([await readFile(file)]);
-    } catch {
+    const read = () =>
+      readFile(file).then(
+        (b) => new Blob([b]),
+        () => null,
+      );
+    return makeOnce(file, read, async () => {
       const database = await openDatabase({ schema: "public" });
       try {
         await migrate(database);
@@ -47,7 +50,7 @@ export function embeddedTemplate(): Promise<Blob> {
       } finally {
         await database.close();
       }
-    }
+    });
   })();
   return template;
 }
@@ -85,30 +88,79 @@ export function demoTemplate(): Promise<DemoTemplate> {
       hash.update(file.slice(src.length)).update(await readFile(file));
     }
     const file = join(TEMPLATES, `demo-${hash.digest("hex").slice(0, 16)}`);
-    try {
-      const about = JSON.parse(await readFile(`${file}.json`, "utf8")) as Omit<DemoTemplate, "dump">;
-      return { ...about, dump: new Blob([await readFile(`${file}.tar`)]) };
-    } catch {
-      const database = await openDatabase({ schema: "public", embeddedTemplate: await embeddedTemplate() });
-      const seededAt = Date.now();
-      const config = loadConfig({ LOG_LEVEL: "silent", DEMO_SEED: "false", DATABASE_SCHEMA: "public" });
-      // The real clock, as a first start has: the seed writes its history back from now.
-      const platform = createPlatform({ config, database });
+    const read = async (): Promise<DemoTemplate | null> => {
       try {
-        const seeded = await seedDemo(platform);
-        await seeded.history!();
-        if (database.kind !== "pglite") throw new Error("unreachable: no URL opens the embedded database");
-        const dump = await database.pglite.dumpDataDir("none");
-        const about = { seededAt, email: seeded.email, password: seeded.password! };
-        await writeWhole(`${file}.tar`, Buffer.from(await dump.arrayBuffer()));
-        await writeWhole(`${file}.json`, JSON.stringify(about));
-        return { ...about, dump };
-      } finally {
-        await platform.close();
+        const about = JSON.parse(await readFile(`${file}.json`, "utf8")) as Omit<DemoTemplate, "dump">;
+        return { ...about, dump: new Blob([await readFile(`${file}.tar`)]) };
+      } catch {
+        return null;
       }
-    }
+    };
+    // About 45 s of CPU: made by one process while the others wait for it.
+    return makeOnce(file, read, () => seedTemplate(file));
   })();
   return demo;
+}
+
+/**
+ * What `read` finds, else made by `make` in one process at a time: the others that need it
+ * meanwhile wait for its files (`make` writes them whole) instead of making the same beside it. A
+ * holder that died leaves a lock naming a process that is gone: the next one takes it over.
+ */
+async function makeOnce<T>(file: string, read: () => Promise<T | null>, make: () => Promise<T>): Promise<T> {
+  for (;;) {
+    const made = await read();
+    if (made) return made;
+    if (await takeLock(`${file}.lock`)) break;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  try {
+    return (await read()) ?? (await make());
+  } finally {
+    rmSync(`${file}.lock`, { force: true });
+  }
+}
+
+/** Creates `lock` naming this process; false while another live process holds it. */
+async function takeLock(lock: string): Promise<boolean> {
+  await mkdir(TEMPLATES, { recursive: true });
+  try {
+    await writeFile(lock, String(process.pid), { flag: "wx" });
+    return true;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
+  }
+  const holder = Number(await readFile(lock, "utf8").catch(() => ""));
+  if (holder > 0) {
+    try {
+      process.kill(holder, 0);
+      return false;
+    } catch {}
+  }
+  // No live holder (or a lock file caught half written: read again next time round).
+  if (holder > 0) rmSync(lock, { force: true });
+  return false;
+}
+
+/** Seeds the demo store into a new embedded database and keeps its dump as `file`.tar and .json. */
+async function seedTemplate(file: string): Promise<DemoTemplate> {
+  const database = await openDatabase({ schema: "public", embeddedTemplate: await embeddedTemplate() });
+  const seededAt = Date.now();
+  const config = loadConfig({ LOG_LEVEL: "silent", DEMO_SEED: "false", DATABASE_SCHEMA: "public" });
+  // The real clock, as a first start has: the seed writes its history back from now.
+  const platform = createPlatform({ config, database });
+  try {
+    const seeded = await seedDemo(platform);
+    await seeded.history!();
+    if (database.kind !== "pglite") throw new Error("unreachable: no URL opens the embedded database");
+    const dump = await database.pglite.dumpDataDir("none");
+    const about = { seededAt, email: seeded.email, password: seeded.password! };
+    await writeWhole(`${file}.tar`, Buffer.from(await dump.arrayBuffer()));
+    await writeWhole(`${file}.json`, JSON.stringify(about));
+    return { ...about, dump };
+  } finally {
+    await platform.close();
+  }
 }
 
 let templateDir: Promise<string> | undefined;

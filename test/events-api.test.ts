@@ -25,14 +25,16 @@ describe("events API: the store's event feed", () => {
   });
   after(() => ctx.close());
 
-  it("8 writers commit 2,000 events while a reader pages with `after`: every event once, in order, each resource's sequence increasing", {
-    // 2,000 transactions on the embedded database: about 80 s of CPU; an upper bound for a busy machine.
-    timeout: 600_000,
+  it("8 writers commit 400 events while a reader pages with `after`: every event once, in order, each resource's sequence increasing", {
+    // The feed's order under concurrent commits at scale (2,000 events) is test/event-feed.test.ts's;
+    // this one reads it through the API, in pages of 25 while 8 writers commit: 400 transactions,
+    // 16 pages and more (2,000 cost 37 s of CPU on the embedded database, the suite's third largest).
+    timeout: 300_000,
   }, async () => {
     const installed = await installedApp(ctx.app, ["read_products"]);
     const m = installed.merchant;
     const WRITERS = 8;
-    const PRODUCTS = 50; // per writer; each created, then changed 4 times: 5 events
+    const PRODUCTS = 10; // per writer; each created, then changed 4 times: 5 events
     let writing = true;
     // Each writer commits through the products service itself (one transaction per change, its
     // event recorded inside it, as every request does), without the HTTP and session work around
@@ -67,7 +69,7 @@ describe("events API: the store's event feed", () => {
         const done = !writing;
         for (;;) {
           const res = await installed.api.GET("/api/v1/apps/api/events", {
-            params: { query: { limit: 250, after: cursor } },
+            params: { query: { limit: 25, after: cursor } },
           });
           assert.equal(res.response.status, 200, text(res));
           seen.push(...res.data!.data);
