@@ -33,6 +33,9 @@ import { createCollectionService } from "./modules/collections/collections-servi
 import { createCustomerRepo } from "./modules/customers/customers-repo.ts";
 import { customerRoutes } from "./modules/customers/customers-routes.ts";
 import { createCustomerService } from "./modules/customers/customers-service.ts";
+import { createDiscountRepo } from "./modules/discounts/discounts-repo.ts";
+import { discountRoutes } from "./modules/discounts/discounts-routes.ts";
+import { createDiscountService } from "./modules/discounts/discounts-service.ts";
 import { createEventRecorder, type RecordEvent } from "./modules/events/events-repo.ts";
 import { eventRoutes } from "./modules/events/events-routes.ts";
 import { createFeedRepo, createFeedSequencer } from "./modules/events/feed-repo.ts";
@@ -76,6 +79,7 @@ import { createProductService, type ProductService } from "./modules/products/pr
 import { createStoreRepo } from "./modules/stores/stores-repo.ts";
 import { storeRoutes } from "./modules/stores/stores-routes.ts";
 import { createStoreService } from "./modules/stores/stores-service.ts";
+import { createTaxService, taxRoutes } from "./modules/taxes/taxes.ts";
 import { createApiVersions, type VersionSpec } from "./modules/versions/api-versions.ts";
 import { createDeprecatedCallCounter } from "./modules/versions/deprecated-calls.ts";
 import { createDeprecatedCallRepo } from "./modules/versions/deprecated-calls-repo.ts";
@@ -240,6 +244,20 @@ export function createPlatform(input: {
       recordEvent: record,
       clock: on,
     });
+    const collections = createCollectionService({
+      db,
+      products: repos.products,
+      recordEvent: record,
+      clock: on,
+    });
+    const discounts = createDiscountService({
+      db,
+      repo: createDiscountRepo(db),
+      collections,
+      recordEvent: record,
+      clock: on,
+    });
+    const taxes = createTaxService({ db, clock: on });
     return {
       stores: createStoreService({
         db,
@@ -250,7 +268,9 @@ export function createPlatform(input: {
       }),
       products,
       inventory,
-      collections: createCollectionService({ db, products: repos.products, recordEvent: record, clock: on }),
+      collections,
+      discounts,
+      taxes,
       locations: createLocationService({ db, repo: repos.locations, recordEvent: record, clock: on }),
       customers,
       orders: createOrderService({
@@ -262,6 +282,8 @@ export function createPlatform(input: {
         catalogue: { ...repos.inventory, variantsOf: repos.products.variantsOf },
         locations: repos.locations,
         inventory,
+        discounts,
+        taxes,
         recordEvent: record,
         clock: on,
       }),
@@ -446,6 +468,8 @@ export function createPlatform(input: {
     productRoutes(services.products),
     inventoryRoutes({ inventory: services.inventory, locations: services.locations }),
     collectionRoutes(services.collections),
+    discountRoutes(services.discounts),
+    taxRoutes(services.taxes),
     customerRoutes(services.customers),
     privacyRoutes(privacy),
     orderRoutes(services.orders, webhooks.deliveriesOf, appActor),

@@ -506,6 +506,64 @@ describe("answers: every operation's answer on a seeded store, byte for byte", (
       }),
     );
     await settle();
+    // Tax rates and discount codes (issue 31).
+    const stateTax = (
+      await merchant.POST("/api/v1/dashboard/stores/{slug}/tax-rates", {
+        params: { path: g },
+        body: { country: "US", region: "MA", title: "MA Sales Tax", rate: "6.25" },
+      })
+    ).data!.data;
+    ok(
+      await merchant.PATCH("/api/v1/dashboard/stores/{slug}/tax-rates/{id}", {
+        params: { path: { ...g, id: stateTax.id } },
+        body: { title: "Massachusetts Sales Tax" },
+      }),
+    );
+    const gst = (
+      await merchant.POST("/api/v1/dashboard/stores/{slug}/tax-rates", {
+        params: { path: g },
+        body: { country: "CA", title: "GST", rate: "5" },
+      })
+    ).data!.data;
+    ok(await merchant.GET("/api/v1/dashboard/stores/{slug}/tax-rates", { params: { path: g } }));
+    ok(
+      await merchant.DELETE("/api/v1/dashboard/stores/{slug}/tax-rates/{id}", {
+        params: { path: { ...g, id: gst.id } },
+      }),
+    );
+    const spring = (
+      await merchant.POST("/api/v1/dashboard/stores/{slug}/discounts", {
+        params: { path: g },
+        body: { code: "SPRING10", kind: "percentage", percentage: "10", usageLimit: 100, combinable: true },
+      })
+    ).data!.data;
+    await settle();
+    ok(
+      await merchant.PATCH("/api/v1/dashboard/stores/{slug}/discounts/{id}", {
+        params: { path: { ...g, id: spring.id } },
+        body: { minimumSubtotal: "10.00" },
+      }),
+    );
+    await settle();
+    const temporary = (
+      await merchant.POST("/api/v1/dashboard/stores/{slug}/discounts", {
+        params: { path: g },
+        body: { code: "SHIPFREE", kind: "free_shipping", endsAt: "2027-01-01T00:00:00Z" },
+      })
+    ).data!.data;
+    await settle();
+    ok(await merchant.GET("/api/v1/dashboard/stores/{slug}/discounts", { params: { path: g } }));
+    ok(
+      await merchant.GET("/api/v1/dashboard/stores/{slug}/discounts/{id}", {
+        params: { path: { ...g, id: spring.id } },
+      }),
+    );
+    ok(
+      await merchant.DELETE("/api/v1/dashboard/stores/{slug}/discounts/{id}", {
+        params: { path: { ...g, id: temporary.id } },
+      }),
+    );
+    await settle();
     const order = (
       await merchant.POST("/api/v1/dashboard/stores/{slug}/orders", {
         params: { path: { slug: "golden" } },
@@ -514,6 +572,8 @@ describe("answers: every operation's answer on a seeded store, byte for byte", (
           // One line: the stock of several products is taken in the order of their (random) ids.
           lineItems: [{ productId: mug.id, quantity: 2 }],
           note: "Gift wrap",
+          shippingLines: [{ title: "Ground", price: "4.95", code: "ground" }],
+          discountCodes: ["spring10"],
         },
       })
     ).data!.data;
@@ -653,6 +713,8 @@ describe("answers: every operation's answer on a seeded store, byte for byte", (
       "write_customers",
       "read_inventory",
       "write_inventory",
+      "read_discounts",
+      "write_discounts",
       "manage_webhooks",
     ];
     const registered = (
@@ -859,6 +921,30 @@ describe("answers: every operation's answer on a seeded store, byte for byte", (
       }),
     );
     ok(await api.DELETE("/api/v1/apps/api/products/{id}", { params: { path: { id: tee.id } } }));
+    await settle();
+    // Discount codes through the Admin API.
+    ok(await api.GET("/api/v1/apps/api/discounts"));
+    ok(await api.GET("/api/v1/apps/api/discounts/{id}", { params: { path: { id: spring.id } } }));
+    const appCode = (
+      await api.POST("/api/v1/apps/api/discounts", {
+        body: {
+          code: "APP-5",
+          kind: "fixed_amount",
+          value: "5.00",
+          allocation: "each",
+          productIds: [mug.id],
+        },
+      })
+    ).data!.data;
+    await settle();
+    ok(
+      await api.PATCH("/api/v1/apps/api/discounts/{id}", {
+        params: { path: { id: appCode.id } },
+        body: { status: "paused" },
+      }),
+    );
+    await settle();
+    ok(await api.DELETE("/api/v1/apps/api/discounts/{id}", { params: { path: { id: appCode.id } } }));
     await settle();
     // Collections through the Admin API.
     ok(await api.GET("/api/v1/apps/api/collections"));

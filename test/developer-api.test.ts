@@ -156,6 +156,8 @@ describe("developer key API", () => {
       address: null,
       timeZone: "UTC",
       orderNumberPrefix: "#",
+      taxesIncluded: false,
+      taxShipping: false,
       createdAt: m.store.createdAt,
       updatedAt: m.store.createdAt,
     });

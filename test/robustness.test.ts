@@ -3,6 +3,7 @@ import { randomInt } from "node:crypto";
 import { after, afterEach, before, describe, it, type TestContext as TestRun } from "node:test";
 import { Ajv, type ValidateFunction } from "ajv";
 import addFormats from "ajv-formats";
+import { KEY_SCOPE_NAMES, SCOPE_NAMES } from "../src/contracts/index.ts";
 import { ERROR_CODES } from "../src/lib/errors.ts";
 import type { App } from "../src/lib/http/types.ts";
 import { REDIRECT } from "./apps-harness.ts";
@@ -54,25 +55,9 @@ const SQLISH = [
 ];
 /** NUL (PostgreSQL text cannot hold it), a lone surrogate, a bidi override, a wide ligature, an emoji. */
 const NASTY = "nul\u0000byte \ud800 \u202e\ufdfd 🙂";
-const ALL_SCOPES: Scope[] = [
-  "read_products",
-  "write_products",
-  "read_orders",
-  "write_orders",
-  "read_customers",
-  "write_customers",
-  "read_inventory",
-  "write_inventory",
-  "manage_webhooks",
-];
-const KEY_SCOPES: KeyScope[] = [
-  "read_products",
-  "write_products",
-  "read_inventory",
-  "write_inventory",
-  "read_orders",
-  "read_customers",
-];
+// Every scope the contract offers: a new one (and its operations) is attacked without an edit here.
+const ALL_SCOPES: Scope[] = [...SCOPE_NAMES];
+const KEY_SCOPES: KeyScope[] = [...KEY_SCOPE_NAMES];
 const CODES = new Set(Object.keys(ERROR_CODES));
 const AUTH_CODES = ["UNAUTHENTICATED", "INVALID_TOKEN", "INVALID_CREDENTIALS"];
 const BAD_PATH_CODES = ["VALIDATION_FAILED", "BAD_REQUEST", "NOT_FOUND"];

@@ -117,6 +117,7 @@ describe("test tooling that tells the truth", () => {
         "read_products",
         "read_customers",
         "read_inventory",
+        "read_discounts",
         "manage_webhooks",
       ];
       const registered = await registerApp(ctx.app, scopes, "Fulfilment Bridge");

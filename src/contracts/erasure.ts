@@ -69,6 +69,8 @@ const customer: RecordErasure<Static<typeof CustomerResource>> = {
   note: nothing(""),
   // The merchant's labels on the person ("vip", "wholesale"): about them, so erased with them.
   tags: () => [],
+  // A tax status (a reseller, a charity): about the sale's tax, kept for the orders' books.
+  taxExempt: "kept",
   createdAt: "kept",
   updatedAt: "kept",
   anonymizedAt: "kept",
@@ -84,7 +86,12 @@ const order: RecordErasure<Static<typeof OrderResource>> = {
   customerId: "kept",
   currency: "kept",
   subtotal: "kept",
+  discounts: "kept",
+  shipping: "kept",
+  tax: "kept",
+  taxIncluded: "kept",
   total: "kept",
+  taxesIncluded: "kept",
   // Written by whoever placed or handled the order, often about the person ("leave with the neighbour").
   note: nothing(""),
   // The merchant's labels on the order ("gift", "priority"): about the sale, not the person.
@@ -95,6 +102,10 @@ const order: RecordErasure<Static<typeof OrderResource>> = {
   fulfillment: (f: Fulfillment | null) =>
     f && typeof f === "object" ? { ...f, trackingNumber: null, trackingUrl: null } : null,
   lineItems: "kept",
+  // Amounts, titles and codes: the books of the sale, not the person.
+  shippingLines: "kept",
+  discountApplications: "kept",
+  taxLines: "kept",
   locationId: "kept",
   createdAt: "kept",
   updatedAt: "kept",
@@ -110,6 +121,7 @@ export const ERASURE = {
   inventoryLevel: "Stock quantities, and which account, app or key pair changed them (an id).",
   location: "A place the merchant keeps stock: the merchant's own business address, not a customer's.",
   collection: "Catalogue data: about goods, never a person.",
+  discount: "A discount code's terms and how often it was used: no person's data.",
   store: "The merchant's own business details (contact address, shop address), not a customer's.",
   uninstalled: "An app and when it left a store.",
   webhookDisabled: "A subscription, its URL and its last error.",

@@ -25,6 +25,7 @@ export const EVENT_DATA_RECORD = {
   inventoryLevel: "inventoryLevel",
   location: "location",
   collection: "collection",
+  discount: "discount",
   customer: "customer",
   store: "store",
   uninstalled: "installation",
@@ -140,6 +141,25 @@ export const EVENTS = {
     scope: "read_products",
     data: "collection",
     summary: "A collection was deleted (its products stay).",
+  },
+  discountCreated: {
+    name: "discount.created",
+    scope: "read_discounts",
+    data: "discount",
+    summary: "A discount code was created.",
+  },
+  discountUpdated: {
+    name: "discount.updated",
+    scope: "read_discounts",
+    data: "discount",
+    summary:
+      "A discount code's terms or status changed (not its use count: an order's use is the order's event).",
+  },
+  discountDeleted: {
+    name: "discount.deleted",
+    scope: "read_discounts",
+    data: "discount",
+    summary: "A discount code was deleted (orders that used it keep what it took).",
   },
   customerCreated: {
     name: "customer.created",

@@ -35,6 +35,16 @@ export const Money = Type.String({
   "x-hint": "an amount such as 19.99 (digits, a dot and at most the currency's decimals)",
 });
 
+/** A percentage with up to four decimals, 0 to 100 ("8.875"): kept exactly as parts per million. */
+export const RATE_PATTERN = "^(100(\\.0{1,4})?|[1-9]?[0-9](\\.[0-9]{1,4})?)$";
+export const Rate = Type.String({
+  pattern: RATE_PATTERN,
+  maxLength: 8,
+  description: "A percentage from 0 to 100 with at most four decimals.",
+  examples: ["8.875"],
+  "x-hint": "a percentage such as 8.875 (0 to 100, at most four decimals)",
+});
+
 export const Currency = Type.String({
   pattern: "^[A-Z]{3}$",
   maxLength: 3,
@@ -139,6 +149,42 @@ export const MAX_COLLECTION_PRODUCTS = 5000;
 
 export const Quantity = Type.Integer({ minimum: 1, maximum: 10_000, examples: [2] });
 export const MAX_LINE_ITEMS = 100;
+
+/** Discount codes and an order's money (issue 31). */
+export const DiscountCode = Type.String({
+  minLength: 1,
+  maxLength: 50,
+  pattern: "^[A-Za-z0-9][A-Za-z0-9_-]*$",
+  examples: ["SUMMER10"],
+  description: "Letters, digits, `-` and `_`; matched without regard to case.",
+  "x-hint": "letters, digits, - and _ (such as SUMMER10)",
+});
+/** Products, and collections, a discount may name. */
+export const MAX_DISCOUNT_TARGETS = 100;
+/** Discount codes on one order. */
+export const MAX_ORDER_DISCOUNT_CODES = 5;
+export const MAX_SHIPPING_LINES = 5;
+export const ShippingTitle = Type.String({
+  minLength: 1,
+  maxLength: 255,
+  pattern: "\\S",
+  examples: ["Standard shipping"],
+});
+export const ShippingCode = Type.String({ minLength: 1, maxLength: 100, examples: ["standard"] });
+export const TaxTitle = Type.String({
+  minLength: 1,
+  maxLength: 100,
+  pattern: "\\S",
+  examples: ["NY State Tax"],
+});
+export const TaxRegion = Type.String({
+  minLength: 1,
+  maxLength: 100,
+  pattern: "\\S",
+  examples: ["NY"],
+  description: "As addresses write the region (matched without regard to case).",
+});
+export const MAX_TAX_RATES = 500;
 export const OrderNote = Type.String({ maxLength: 2000 });
 
 export const AppName = Type.String({ minLength: 1, maxLength: 100, examples: ["Inventory Sync"] });

@@ -8,6 +8,7 @@ import {
   MetadataValue,
   Money,
   Phone,
+  Rate,
   StoreSlug,
   Timestamp,
 } from "./fields.ts";
@@ -17,6 +18,9 @@ import {
   CollectionKindSchema,
   CollectionMatchSchema,
   CollectionRuleFieldSchema,
+  DiscountAllocationSchema,
+  DiscountKindSchema,
+  DiscountStatusSchema,
   InventoryQuantityNameSchema,
   InventoryReasonSchema,
   OrderStatusSchema,
@@ -37,6 +41,8 @@ export const ID_PREFIX = {
   inventoryLevel: "ilvl",
   inventoryChange: "ichg",
   collection: "coll",
+  discount: "disc",
+  taxRate: "txr",
   customer: "cus",
   order: "ord",
   lineItem: "li",
@@ -167,6 +173,11 @@ export const StoreResource = Type.Object(
       description: "Written before new orders' numbers in their `name`.",
       examples: ["#"],
     }),
+    taxesIncluded: Type.Boolean({
+      description:
+        "Prices are entered with tax included: an order's tax is found inside them (`taxIncluded`). Otherwise it is added on top (`tax`).",
+    }),
+    taxShipping: Type.Boolean({ description: "Shipping is taxed at the same rates as the goods." }),
     createdAt: Timestamp,
     updatedAt: Timestamp,
   },
@@ -344,6 +355,67 @@ export const CollectionResource = Type.Object(
   { title: "Collection" },
 );
 
+export const DiscountResource = Type.Object(
+  {
+    id: Id("discount"),
+    code: Type.String({
+      examples: ["SUMMER10"],
+      description: "What customers type; matched without regard to case.",
+    }),
+    kind: DiscountKindSchema,
+    percentage: Nullable(Rate, { description: "A percentage discount's rate; null otherwise." }),
+    value: Nullable(Money, {
+      description: "A fixed amount's value in the store's currency; null otherwise.",
+    }),
+    allocation: DiscountAllocationSchema,
+    productIds: Type.Array(Type.String(), {
+      description: "The products it applies to (or in `collectionIds`).",
+    }),
+    collectionIds: Type.Array(Type.String(), {
+      description: "The collections whose products it applies to. Both lists empty: every product.",
+    }),
+    minimumSubtotal: Nullable(Money, {
+      description: "The smallest subtotal of the lines it applies to that it needs; null: none.",
+    }),
+    minimumQuantity: Nullable(Type.Integer(), {
+      description: "The fewest items among the lines it applies to that it needs; null: none.",
+    }),
+    startsAt: Timestamp,
+    endsAt: Nullable(Timestamp, { description: "Refused from then on; null: never ends." }),
+    usageLimit: Nullable(Type.Integer(), {
+      description: "How many orders may use it in all; null: no limit.",
+    }),
+    oncePerCustomer: Type.Boolean({ description: "Each customer may use it once." }),
+    combinable: Type.Boolean({
+      description: "May be used with other codes on one order (each of them must be combinable).",
+    }),
+    status: DiscountStatusSchema,
+    timesUsed: Type.Integer({ description: "How many orders have used it." }),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+  { title: "Discount" },
+);
+
+export const TaxRateResource = Type.Object(
+  {
+    id: Id("taxRate"),
+    country: Type.String({ examples: ["US"], description: "ISO 3166-1 alpha-2." }),
+    region: Nullable(Type.String({ examples: ["NY"] }), {
+      description: "A region as addresses write it; null: the whole country.",
+    }),
+    title: Type.String({ examples: ["NY State Tax"] }),
+    rate: Rate,
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+  {
+    title: "TaxRate",
+    description:
+      "What an order shipping to this place pays: the country's rate and its region's, each its own tax line.",
+  },
+);
+
 export const CustomerResource = Type.Object(
   {
     id: Id("customer"),
@@ -360,6 +432,7 @@ export const CustomerResource = Type.Object(
     }),
     note: Type.String(),
     tags: Type.Array(Type.String()),
+    taxExempt: Type.Boolean({ description: "Orders for this customer carry no tax." }),
     createdAt: Timestamp,
     updatedAt: Timestamp,
     anonymizedAt: Type.Union([Timestamp, Type.Null()], {
@@ -372,6 +445,59 @@ export const CustomerResource = Type.Object(
 );
 
 const Amount = Type.String({ description: "Decimal string in the order's currency.", examples: ["39.98"] });
+
+export const TaxLineResource = Type.Object(
+  {
+    title: Type.String({ examples: ["NY State Tax"] }),
+    rate: { ...Rate, description: "The rate, a percentage." },
+    amount: Amount,
+  },
+  { title: "TaxLine" },
+);
+
+export const DiscountAllocationResource = Type.Object(
+  {
+    application: Type.Integer({
+      minimum: 0,
+      description: "Which of the order's `discountApplications` (its index) this share is of.",
+    }),
+    amount: Amount,
+  },
+  { title: "DiscountAllocation" },
+);
+
+export const DiscountApplicationResource = Type.Object(
+  {
+    discountId: Nullable(Type.String(), { description: "The discount code's id; null once it is deleted." }),
+    code: Type.String({ examples: ["SUMMER10"] }),
+    kind: DiscountKindSchema,
+    percentage: Nullable(Rate, { description: "A percentage discount's rate; null otherwise." }),
+    value: Nullable(Amount, { description: "A fixed amount's value; null otherwise." }),
+    allocation: DiscountAllocationSchema,
+    amount: { ...Amount, description: "What it took from this order in all." },
+  },
+  {
+    title: "DiscountApplication",
+    description: "A discount code as it applied when the order was placed, in the order applied.",
+  },
+);
+
+const Shares = {
+  discount: { ...Amount, description: "What discounts took from it." },
+  discountAllocations: Type.Array(DiscountAllocationResource),
+  tax: { ...Amount, description: "Its tax (added or included, as the order's `taxesIncluded` says)." },
+  taxLines: Type.Array(TaxLineResource),
+};
+
+export const ShippingLineResource = Type.Object(
+  {
+    title: Type.String({ examples: ["Standard shipping"] }),
+    code: Nullable(Type.String({ examples: ["standard"] })),
+    price: Amount,
+    ...Shares,
+  },
+  { title: "ShippingLine" },
+);
 
 export const LineItemResource = Type.Object({
   id: Type.String(),
@@ -386,7 +512,8 @@ export const LineItemResource = Type.Object({
   sku: Type.Union([Type.String(), Type.Null()]),
   unitPrice: Amount,
   quantity: Type.Integer(),
-  total: Amount,
+  total: { ...Amount, description: "unitPrice × quantity, before discounts." },
+  ...Shares,
 });
 
 export const FulfillmentResource = Type.Object(
@@ -414,8 +541,17 @@ export const OrderResource = Type.Object(
     status: OrderStatusSchema,
     customerId: Type.String(),
     currency: Type.String(),
-    subtotal: Amount,
+    subtotal: { ...Amount, description: "The lines' prices × quantities." },
+    discounts: { ...Amount, description: "What discount codes took, from the lines and the shipping." },
+    shipping: { ...Amount, description: "The shipping lines' prices, before their discounts." },
+    tax: {
+      ...Amount,
+      description:
+        "Tax added on top of the prices (0 when `taxesIncluded`): subtotal − discounts + shipping + tax = total.",
+    },
+    taxIncluded: { ...Amount, description: "Tax inside the prices when `taxesIncluded` (0 otherwise)." },
     total: Amount,
+    taxesIncluded: Type.Boolean({ description: "The prices included tax when the order was placed." }),
     note: Type.String(),
     tags: Type.Array(Type.String()),
     shippingAddress: Nullable(AddressResource, {
@@ -427,6 +563,11 @@ export const OrderResource = Type.Object(
         "Set when the order moved to `shipped`: the carrier and tracking given then (each may be null).",
     }),
     lineItems: Type.Array(LineItemResource),
+    shippingLines: Type.Array(ShippingLineResource),
+    discountApplications: Type.Array(DiscountApplicationResource),
+    taxLines: Type.Array(TaxLineResource, {
+      description: "The order's tax by rate: its lines' and shipping's.",
+    }),
     locationId: Nullable(Type.String(), {
       description:
         "Where the order holds and ships its stock; null when it holds none (untracked goods) or the location was deleted.",
@@ -525,6 +666,7 @@ export const EVENT_PAYLOADS: Record<EventDataKind, TSchema> = {
   inventoryLevel: InventoryLevelUpdatedData,
   location: LocationResource,
   collection: CollectionResource,
+  discount: DiscountResource,
   customer: CustomerResource,
   store: StoreResource,
   uninstalled: UninstalledData,

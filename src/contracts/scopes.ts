@@ -54,6 +54,16 @@ export const GRANTABLE_SCOPES = {
     description:
       "Create customers and change their names, e-mail addresses, phone numbers, addresses, notes and tags.",
   },
+  read_discounts: {
+    keys: false,
+    label: "See your discount codes and how often they were used",
+    description: "Read discount codes: their terms, dates, limits, status and use count.",
+  },
+  write_discounts: {
+    keys: false,
+    label: "Create, change, pause and delete your discount codes",
+    description: "Create, update, pause and delete discount codes.",
+  },
   manage_webhooks: {
     keys: false,
     label: "Receive notifications about events in your store",

@@ -287,12 +287,67 @@ export const RuleRelationSchema = enumSchema(
   "equals, not_equals, contains, starts_with (text and tags: equals, not_equals); price: equals, greater_than, less_than.",
 );
 
+/** Discount codes (issue 31): what a code takes, how a fixed amount spreads, and whether it is live. */
+export const DISCOUNT_KINDS = {
+  percentage: { label: "Percentage" },
+  fixed_amount: { label: "Fixed amount" },
+  free_shipping: { label: "Free shipping" },
+} as const;
+export type DiscountKind = keyof typeof DISCOUNT_KINDS;
+export const DISCOUNT_KIND_NAMES = keysOf(DISCOUNT_KINDS);
+export const DiscountKind = mirror(DISCOUNT_KIND_NAMES);
+export const DiscountKindSchema = enumSchema(
+  DISCOUNT_KIND_NAMES,
+  "percentage: a share of the lines it applies to; fixed_amount: an amount off them; free_shipping: the whole of the order's shipping.",
+);
+export const DISCOUNT_ALLOCATIONS = {
+  across: { label: "Once per order" },
+  each: { label: "Off each item" },
+} as const;
+export type DiscountAllocation = keyof typeof DISCOUNT_ALLOCATIONS;
+export const DISCOUNT_ALLOCATION_NAMES = keysOf(DISCOUNT_ALLOCATIONS);
+export const DiscountAllocationSchema = enumSchema(
+  DISCOUNT_ALLOCATION_NAMES,
+  "A fixed amount taken once from the order, spread over the lines it applies to in proportion (across), or taken off each unit of them (each). Percentages and free shipping: across.",
+);
+export const DISCOUNT_STATUSES = {
+  active: { label: "Active" },
+  paused: { label: "Paused" },
+} as const;
+export type DiscountStatus = keyof typeof DISCOUNT_STATUSES;
+export const DISCOUNT_STATUS_NAMES = keysOf(DISCOUNT_STATUSES);
+export const DiscountStatus = mirror(DISCOUNT_STATUS_NAMES);
+export const DiscountStatusSchema = enumSchema(
+  DISCOUNT_STATUS_NAMES,
+  "active: applies between its dates; paused: refused until set active again.",
+);
+/**
+ * Why a discount code was refused (400 DISCOUNT_NOT_APPLICABLE, `details[].reason`): a closed
+ * list, each with the words the customer-facing message uses.
+ */
+export const DISCOUNT_REFUSALS = {
+  unknown: "is not a discount code of this store",
+  paused: "is paused",
+  not_yet_active: "is not active yet",
+  expired: "has expired",
+  usage_limit_reached: "has been used as many times as it may be",
+  already_used: "was already used by this customer",
+  minimum_not_met: "needs a larger order",
+  not_applicable: "applies to nothing in this order",
+  not_combinable: "cannot be combined with another code",
+} as const;
+export type DiscountRefusal = keyof typeof DISCOUNT_REFUSALS;
+export const DISCOUNT_REFUSAL_NAMES = keysOf(DISCOUNT_REFUSALS);
+
 /**
  * Every column whose values the contract declares, for the test that compares the migrations'
  * CHECK constraints with it.
  */
 export const STATUS_COLUMNS = {
   "products.status": PRODUCT_STATUS_NAMES,
+  "discounts.kind": DISCOUNT_KIND_NAMES,
+  "discounts.allocation": DISCOUNT_ALLOCATION_NAMES,
+  "discounts.status": DISCOUNT_STATUS_NAMES,
   "orders.status": ORDER_STATUS_NAMES,
   "order_status_changes.status": ORDER_STATUS_NAMES,
   "order_status_changes.actor_kind": ACTOR_KIND_NAMES,

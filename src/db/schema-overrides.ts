@@ -6,7 +6,12 @@
  * database. Every type an override names is exported from this file.
  */
 import type { ColumnType } from "kysely";
-import type { CollectionRuleField, RuleRelation } from "../contracts/index.ts";
+import type {
+  CollectionRuleField,
+  DiscountAllocation,
+  DiscountKind,
+  RuleRelation,
+} from "../contracts/index.ts";
 
 /** The contract's types the overrides name (schema.ts imports them from here). */
 export type {
@@ -14,6 +19,9 @@ export type {
   CollectionKind,
   CollectionMatch,
   DeliveryStatus,
+  DiscountAllocation,
+  DiscountKind,
+  DiscountStatus,
   InstallationStatus,
   InventoryQuantityName,
   InventoryReason,
@@ -60,6 +68,41 @@ export interface CollectionRuleJson {
   value: string;
 }
 
+/** A tax line as stored (an order's, a line's, a shipping line's): minor units and parts per million. */
+export interface TaxLineJson {
+  title: string;
+  ratePpm: number;
+  amountMinor: number;
+}
+
+/** A share of one of the order's discount applications (its index) taken from a line. */
+export interface DiscountShareJson {
+  application: number;
+  amountMinor: number;
+}
+
+/** A shipping line as stored (orders.shipping_lines). */
+export interface ShippingLineJson {
+  title: string;
+  code: string | null;
+  priceMinor: number;
+  discountMinor: number;
+  discountAllocations: DiscountShareJson[];
+  taxMinor: number;
+  taxLines: TaxLineJson[];
+}
+
+/** A discount code as it applied to an order (orders.discount_applications), in the order applied. */
+export interface DiscountApplicationJson {
+  discountId: string | null;
+  code: string;
+  kind: DiscountKind;
+  ratePpm: number;
+  valueMinor: number;
+  allocation: DiscountAllocation;
+  amountMinor: number;
+}
+
 /** Every app's metadata on a record: app id -> its key-value pairs (migration 20261126_0041). */
 export type AppMetadataJson = Record<string, Record<string, string>>;
 
@@ -97,7 +140,15 @@ export const COLUMN_TYPES: Record<string, string> = {
   "order_status_changes.status": "OrderStatus",
   // Kept by triggers (migration 20261124_0010), never written by the application.
   "orders.customer_text": "ColumnType<string, never, never>",
+  "discounts.allocation": "DiscountAllocation",
+  "discounts.kind": "DiscountKind",
+  "discounts.status": "DiscountStatus",
+  "order_line_items.discount_allocations": "Jsonb<DiscountShareJson[]>",
+  "order_line_items.tax_lines": "Jsonb<TaxLineJson[]>",
+  "orders.discount_applications": "Jsonb<DiscountApplicationJson[]>",
   "orders.fulfillment": "Jsonb<FulfillmentJson>",
+  "orders.shipping_lines": "Jsonb<ShippingLineJson[]>",
+  "orders.tax_lines": "Jsonb<TaxLineJson[]>",
   "orders.metadata": "Jsonb<AppMetadataJson>",
   "orders.shipping_address": "Jsonb<AddressJson>",
   "orders.status": "OrderStatus",
@@ -130,6 +181,8 @@ export const ROW_TYPES: Record<string, string | ["Insertable" | "Updateable", st
   InventoryChange: "inventory_changes",
   Collection: "collections",
   Customer: "customers",
+  Discount: "discounts",
+  TaxRate: "tax_rates",
   Order: "orders",
   OrderLineItem: "order_line_items",
   AppRow: "apps",

@@ -15,6 +15,11 @@ import type {
   CollectionMatch,
   CollectionRuleJson,
   DeliveryStatus,
+  DiscountAllocation,
+  DiscountApplicationJson,
+  DiscountKind,
+  DiscountShareJson,
+  DiscountStatus,
   FulfillmentJson,
   InstallationStatus,
   InventoryQuantityName,
@@ -24,7 +29,9 @@ import type {
   ProductOptionJson,
   ProductStatus,
   Scope,
+  ShippingLineJson,
   SubscriptionStatus,
+  TaxLineJson,
 } from "./schema-overrides.ts";
 
 export type Generated<T> =
@@ -169,6 +176,10 @@ export interface CustomersTable {
   phone: string | null;
   store_id: string;
   tags: Generated<Jsonb<string[]>>;
+  /**
+   * Orders for this customer carry no tax.
+   */
+  tax_exempt: Generated<boolean>;
   updated_at: Generated<Timestamp>;
 }
 
@@ -184,6 +195,43 @@ export interface DeprecatedApiCallsTable {
   last_at: Timestamp;
   operation_id: string;
   usage: Generated<string>;
+}
+
+export interface DiscountsTable {
+  allocation: Generated<DiscountAllocation>;
+  amount_minor: Generated<number>;
+  /**
+   * As the merchant wrote it; matched without regard to case.
+   */
+  code: string;
+  collection_ids: Generated<string[]>;
+  combinable: Generated<boolean>;
+  created_at: Generated<Timestamp>;
+  ends_at: Timestamp | null;
+  id: string;
+  kind: DiscountKind;
+  min_quantity: number | null;
+  min_subtotal_minor: number | null;
+  once_per_customer: Generated<boolean>;
+  product_ids: Generated<string[]>;
+  rate_ppm: Generated<number>;
+  starts_at: Timestamp;
+  status: Generated<DiscountStatus>;
+  store_id: string;
+  /**
+   * Orders that used it: reserved by the order's transaction, in the statement that checks usage_limit.
+   */
+  times_used: Generated<number>;
+  updated_at: Generated<Timestamp>;
+  usage_limit: number | null;
+}
+
+export interface DiscountUsagesTable {
+  customer_id: string;
+  discount_id: string;
+  order_id: string;
+  store_id: string;
+  used_at: Timestamp;
 }
 
 /** The last feed position given in each store; its row is locked while the sequencer numbers. */
@@ -330,6 +378,11 @@ export interface OrderLineItemsTable {
    * cancelled).
    */
   committed: Generated<boolean>;
+  /**
+   * [{application, amountMinor}]: the share of each of the order's discount applications (by index).
+   */
+  discount_allocations: Generated<Jsonb<DiscountShareJson[]>>;
+  discount_minor: Generated<number>;
   id: string;
   order_id: string;
   position: number;
@@ -337,6 +390,11 @@ export interface OrderLineItemsTable {
   quantity: number;
   sku: string | null;
   store_id: string;
+  /**
+   * [{title, ratePpm, amountMinor}]: the line's tax by rate, on what its discounts left.
+   */
+  tax_lines: Generated<Jsonb<TaxLineJson[]>>;
+  tax_minor: Generated<number>;
   title: string;
   total_minor: number;
   unit_price_minor: number;
@@ -353,6 +411,11 @@ export interface OrdersTable {
    * 20261124_0010); not part of the order's resource.
    */
   customer_text: Generated<ColumnType<string, never, never>>;
+  /**
+   * [{discountId, code, kind, ratePpm, amountMinor, allocation, takenMinor}] in the order applied.
+   */
+  discount_applications: Generated<Jsonb<DiscountApplicationJson[]>>;
+  discounts_minor: Generated<number>;
   fulfillment: Jsonb<FulfillmentJson> | null;
   id: string;
   /**
@@ -368,10 +431,29 @@ export interface OrdersTable {
    */
   number_prefix: Generated<string>;
   shipping_address: Jsonb<AddressJson> | null;
+  /**
+   * [{title, code, priceMinor, discountAllocations, taxLines}] in order.
+   */
+  shipping_lines: Generated<Jsonb<ShippingLineJson[]>>;
+  shipping_minor: Generated<number>;
   status: OrderStatus;
   store_id: string;
   subtotal_minor: number;
   tags: Generated<Jsonb<string[]>>;
+  /**
+   * Tax inside the prices (0 when it is added).
+   */
+  tax_included_minor: Generated<number>;
+  /**
+   * [{title, ratePpm, amountMinor}]: the order's tax by rate.
+   */
+  tax_lines: Generated<Jsonb<TaxLineJson[]>>;
+  /**
+   * Tax added on top of the prices (0 when they include it): subtotal - discounts + shipping + tax =
+   * total.
+   */
+  tax_minor: Generated<number>;
+  taxes_included: Generated<boolean>;
   total_minor: number;
   updated_at: Generated<Timestamp>;
 }
@@ -490,7 +572,36 @@ export interface StoresTable {
   order_number_prefix: Generated<string>;
   owner_account_id: string;
   slug: string;
+  /**
+   * Shipping is taxed at the rates of the place the order ships to.
+   */
+  tax_shipping: Generated<boolean>;
+  /**
+   * Prices are entered with tax included (the tax is found inside them); otherwise tax is added on top.
+   */
+  taxes_included: Generated<boolean>;
   time_zone: Generated<string>;
+  updated_at: Generated<Timestamp>;
+}
+
+/**
+ * What an order shipping to a country pays: the country's rate (region empty) and its region's rate,
+ * each its own tax line.
+ */
+export interface TaxRatesTable {
+  country: string;
+  created_at: Generated<Timestamp>;
+  id: string;
+  /**
+   * Parts per million: 8.875 % is 88750.
+   */
+  rate_ppm: number;
+  /**
+   * A region code or name as addresses carry it (NY, Ontario); empty: the whole country.
+   */
+  region: Generated<string>;
+  store_id: string;
+  title: string;
   updated_at: Generated<Timestamp>;
 }
 
@@ -649,6 +760,8 @@ export interface DB {
   collections: CollectionsTable;
   customers: CustomersTable;
   deprecated_api_calls: DeprecatedApiCallsTable;
+  discount_usages: DiscountUsagesTable;
+  discounts: DiscountsTable;
   event_feed_heads: EventFeedHeadsTable;
   events: EventsTable;
   export_leases: ExportLeasesTable;
@@ -666,6 +779,7 @@ export interface DB {
   sessions: SessionsTable;
   store_row_counts: StoreRowCountsTable;
   stores: StoresTable;
+  tax_rates: TaxRatesTable;
   token_grants: TokenGrantsTable;
   variant_sku_suffixes: VariantSkuSuffixesTable;
   webhook_attempts: WebhookAttemptsTable;
@@ -679,9 +793,13 @@ export type {
   AddressJson,
   AppMetadataJson,
   CollectionRuleJson,
+  DiscountApplicationJson,
+  DiscountShareJson,
   FulfillmentJson,
   Jsonb,
   ProductOptionJson,
+  ShippingLineJson,
+  TaxLineJson,
 } from "./schema-overrides.ts";
 
 export type Account = Selectable<AccountsTable>;
@@ -697,6 +815,8 @@ export type InventoryLevel = Selectable<InventoryLevelsTable>;
 export type InventoryChange = Selectable<InventoryChangesTable>;
 export type Collection = Selectable<CollectionsTable>;
 export type Customer = Selectable<CustomersTable>;
+export type Discount = Selectable<DiscountsTable>;
+export type TaxRate = Selectable<TaxRatesTable>;
 export type Order = Selectable<OrdersTable>;
 export type OrderLineItem = Selectable<OrderLineItemsTable>;
 export type AppRow = Selectable<AppsTable>;

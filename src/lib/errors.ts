@@ -38,6 +38,11 @@ export const ERROR_CODES = {
   },
   FORBIDDEN: { status: 403, description: "The action is not allowed for this caller." },
   NOT_FOUND: { status: 404, description: "No such resource, or it belongs to another tenant." },
+  DISCOUNT_NOT_APPLICABLE: {
+    status: 400,
+    description:
+      "A discount code was refused: each `details` entry names the code (`discountCodes.<i>`) and its `reason` (unknown, paused, not_yet_active, expired, usage_limit_reached, already_used, minimum_not_met, not_applicable, not_combinable).",
+  },
   CONFLICT: { status: 409, description: "The change conflicts with the resource's current state." },
   INVENTORY_STALE: {
     status: 409,
@@ -77,6 +82,7 @@ export const DEFAULT_MESSAGES: Record<ErrorCode, string> = {
   FORBIDDEN: "This action is not allowed.",
   NOT_FOUND: "The resource was not found.",
   CONFLICT: "The request conflicts with the current state.",
+  DISCOUNT_NOT_APPLICABLE: "A discount code cannot be applied to this order.",
   INVENTORY_STALE: "The quantity changed since it was read; nothing was written.",
   IDEMPOTENCY_KEY_IN_USE: "A request with this Idempotency-Key is still being processed.",
   PAYLOAD_TOO_LARGE: "The request body is too large.",
@@ -87,7 +93,9 @@ export const DEFAULT_MESSAGES: Record<ErrorCode, string> = {
   SERVICE_UNAVAILABLE: "The service is temporarily unavailable.",
 };
 
-export type ErrorDetails = Record<string, unknown> | Array<{ field: string; message: string }>;
+export type ErrorDetails =
+  | Record<string, unknown>
+  | Array<{ field: string; message: string; reason?: string }>;
 
 export class AppError extends Error {
   readonly code: ErrorCode;

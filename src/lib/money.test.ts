@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { formatMinorUnits, toMinorUnits } from "./money.ts";
+import { allocate, formatMinorUnits, formatRate, mulDiv, RATE_SCALE, toMinorUnits, toRate } from "./money.ts";
 
 describe("money", () => {
   it("parses decimal strings into minor units by currency exponent", () => {
@@ -30,5 +30,39 @@ describe("money", () => {
     for (const text of ["0.01", "123.45", "1000000.00"]) {
       assert.equal(formatMinorUnits(toMinorUnits(text, "EUR")!, "EUR"), text);
     }
+  });
+});
+
+describe("rates, the rounding and allocation", () => {
+  it("reads and writes rates as exact percentages", () => {
+    assert.equal(toRate("8.875"), 88_750);
+    assert.equal(toRate("20"), 200_000);
+    assert.equal(toRate("0.0001"), 1);
+    assert.equal(toRate("100"), 1_000_000);
+    for (const bad of ["100.0001", "8.87501", "-1", "1e2", "", "abc", "1000"])
+      assert.equal(toRate(bad), null, bad);
+    for (const text of ["8.875", "20", "0.0001", "0", "5.5"]) assert.equal(formatRate(toRate(text)!), text);
+  });
+
+  it("rounds half up, away from zero, exactly past 2^53", () => {
+    assert.equal(mulDiv(5, 1, 2), 3);
+    assert.equal(mulDiv(-5, 1, 2), -3);
+    assert.equal(mulDiv(4, 1, 3), 1);
+    assert.equal(mulDiv(5, 1, 3), 2);
+    assert.equal(mulDiv(1999, 200_000, RATE_SCALE), 400); // 399.8
+    assert.equal(mulDiv(1250, 100_000, RATE_SCALE), 125);
+    assert.equal(mulDiv(10 ** 15, 999_999, RATE_SCALE), 999_999 * 10 ** 9);
+    assert.equal(mulDiv(10 ** 15 - 1, 500_000, RATE_SCALE), 5 * 10 ** 14); // .5 up
+    assert.throws(() => mulDiv(1, 1, 0), RangeError);
+  });
+
+  it("allocates by largest remainder: the shares sum to the amount, each within a unit of its proportion", () => {
+    assert.deepEqual(allocate(100, [1, 1, 1]), [34, 33, 33]);
+    assert.deepEqual(allocate(-100, [1, 1, 1]), [-34, -33, -33]);
+    assert.deepEqual(allocate(5, [0, 0]), [3, 2]);
+    assert.deepEqual(allocate(0, [3, 4]), [0, 0]);
+    assert.deepEqual(allocate(10, [0, 7]), [0, 10]);
+    assert.deepEqual(allocate(0, []), []);
+    assert.throws(() => allocate(7, []), RangeError);
   });
 });

@@ -2,6 +2,7 @@ import Type, { type TObject, type TProperties, type TSchema } from "typebox";
 import { DateTimeInput, StoreSlug, Timestamp } from "../../contracts/fields.ts";
 import { PAGE_SIZE } from "../../contracts/limits.ts";
 import { Id } from "../../contracts/resources.ts";
+import { DISCOUNT_REFUSAL_NAMES, type DiscountRefusal } from "../../contracts/statuses.ts";
 import { ERROR_CODES, type ErrorCode } from "../errors.ts";
 
 /** Shared building blocks of every route schema: envelopes, error responses, ids, timestamps, pagination. */
@@ -29,7 +30,19 @@ export const ErrorEnvelope = Type.Object(
       message: Type.String(),
       details: Type.Optional(
         Type.Union([
-          Type.Array(Type.Object({ field: Type.String(), message: Type.String() })),
+          Type.Array(
+            Type.Object({
+              field: Type.String(),
+              message: Type.String(),
+              reason: Type.Optional(
+                Type.Unsafe<DiscountRefusal>({
+                  type: "string",
+                  enum: [...DISCOUNT_REFUSAL_NAMES],
+                  description: "Why a discount code was refused (`DISCOUNT_NOT_APPLICABLE` only).",
+                }),
+              ),
+            }),
+          ),
           Type.Object({}, { additionalProperties: true }),
         ]),
       ),

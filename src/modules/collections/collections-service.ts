@@ -238,6 +238,48 @@ export function createCollectionService(deps: {
       });
     },
     /**
+     * Which of `collectionIds` each of `productIds` is in now (a manual one's list, an automatic
+     * one's rules), for a discount's entitlement: product id -> collection ids. Collections that
+     * are gone are in nothing.
+     */
+    async membership(
+      tx: Executor,
+      store: Store,
+      collectionIds: readonly string[],
+      productIds: readonly string[],
+    ): Promise<Map<string, string[]>> {
+      const out = new Map<string, string[]>();
+      if (collectionIds.length === 0 || productIds.length === 0) return out;
+      const add = (productId: string, collectionId: string) =>
+        out.set(productId, [...(out.get(productId) ?? []), collectionId]);
+      const collections = await tx
+        .selectFrom("collections")
+        .selectAll()
+        .where("store_id", "=", store.id)
+        .where("id", "in", collectionIds as string[])
+        .execute();
+      const manual = collections.filter((c) => c.kind === "manual").map((c) => c.id);
+      if (manual.length)
+        for (const r of await tx
+          .selectFrom("collection_products")
+          .select(["product_id", "collection_id"])
+          .where("store_id", "=", store.id)
+          .where("collection_id", "in", manual)
+          .where("product_id", "in", productIds as string[])
+          .execute())
+          add(r.product_id, r.collection_id);
+      for (const c of collections.filter((c) => c.kind === "automatic"))
+        for (const r of await tx
+          .selectFrom("products as p")
+          .select("p.id")
+          .where("p.store_id", "=", store.id)
+          .where("p.id", "in", productIds as string[])
+          .where(rulesCondition(c.rules, c.match ?? "all", store.currency))
+          .execute())
+          add(r.id, c.id);
+      return out;
+    },
+    /**
      * The collection's products, a page at a time: a manual one's in its order, an automatic
      * one's newest first. Each as the product list shows it to `viewer`.
      */

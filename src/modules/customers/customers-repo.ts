@@ -35,6 +35,7 @@ export type CustomerChanges = Partial<
     | "addresses"
     | "note"
     | "tags"
+    | "tax_exempt"
     | "metadata"
   >
 > & { updated_at: Date };

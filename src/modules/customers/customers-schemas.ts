@@ -29,6 +29,8 @@ const Addresses = Type.Array(AddressInput, {
   description: `At most ${MAX_CUSTOMER_ADDRESSES}; the first is the default shipping address. The list replaces the customer's addresses.`,
 });
 
+const TaxExempt = Type.Boolean({ description: "Orders placed for this customer carry no tax." });
+
 const createFields = {
   email: Email,
   firstName: FirstName,
@@ -37,6 +39,7 @@ const createFields = {
   addresses: Type.Optional(Addresses),
   note: Type.Optional(CustomerNote),
   tags: Type.Optional(Tags),
+  taxExempt: Type.Optional(TaxExempt),
 };
 export const CreateCustomerBody = Body(createFields);
 /** The Admin API's create: the same, and the app's own metadata. */
@@ -50,6 +53,7 @@ const updateFields = {
   addresses: Type.Optional(Addresses),
   note: Type.Optional(CustomerNote),
   tags: Type.Optional(Tags),
+  taxExempt: Type.Optional(TaxExempt),
 };
 export const UpdateCustomerBody = Type.Object(updateFields, {
   additionalProperties: false,
@@ -95,6 +99,7 @@ export function toCustomerResource(c: Customer, viewer?: Viewer) {
       defaultAddress: addresses[0] ?? null,
       note: c.note,
       tags: [...(c.tags ?? [])],
+      taxExempt: c.tax_exempt,
       createdAt: isoString(c.created_at),
       updatedAt: isoString(c.updated_at),
       anonymizedAt: c.anonymized_at ? isoString(c.anonymized_at) : null,

@@ -76,6 +76,7 @@ export function createCustomerService(deps: {
         addresses: (input.addresses ?? []).map(toAddress),
         note: input.note ?? "",
         tags: input.tags ?? [],
+        tax_exempt: input.taxExempt ?? false,
         metadata: viewer ? mergeMetadata({}, viewer.appId, input.metadata).metadata : {},
         created_at: now,
         updated_at: now,
@@ -165,6 +166,8 @@ export function createCustomerService(deps: {
         }
         if (input.note !== undefined) set("note", input.note, input.note === current.note);
         if (input.tags !== undefined) set("tags", input.tags, sameTags(input.tags, current.tags ?? []));
+        if (input.taxExempt !== undefined)
+          set("tax_exempt", input.taxExempt, input.taxExempt === current.tax_exempt);
         if (viewer && input.metadata !== undefined) {
           const merged = mergeMetadata(current.metadata, viewer.appId, input.metadata);
           set("metadata", merged.metadata, !merged.changed);

@@ -9,11 +9,13 @@ import type { AccountRepo } from "../accounts/accounts-repo.ts";
 import type { AccountService } from "../accounts/accounts-service.ts";
 import type { CollectionService } from "../collections/collections-service.ts";
 import type { CustomerService } from "../customers/customers-service.ts";
+import type { DiscountService } from "../discounts/discounts-service.ts";
 import type { InventoryService } from "../inventory/inventory-service.ts";
 import type { LocationService } from "../inventory/locations-service.ts";
 import type { OrderService } from "../orders/orders-service.ts";
 import type { ProductService } from "../products/products-service.ts";
 import type { StoreService } from "../stores/stores-service.ts";
+import type { TaxService } from "../taxes/taxes.ts";
 
 export const DEMO_EMAIL = "demo@example.com";
 export const DEMO_STORE_SLUG = "demo-store";
@@ -21,6 +23,23 @@ export const DEMO_STORE_SLUG = "demo-store";
 /** Days of history the demo store has: enough for the overview's 30 days and a quarter of orders. */
 export const DEMO_HISTORY_DAYS = 90;
 export const DEMO_ORDERS = 600;
+/** The demo store's sales tax, by state (US, prices without tax) and the one other country it ships to most. */
+const DEMO_TAX_RATES = [
+  { country: "US", region: "NY", title: "NY State and City Tax", rate: "8.875" },
+  { country: "US", region: "MA", title: "MA Sales Tax", rate: "6.25" },
+  { country: "US", region: "IL", title: "IL Sales Tax", rate: "6.25" },
+  { country: "US", region: "TX", title: "TX Sales Tax", rate: "6.25" },
+  { country: "US", region: "WA", title: "WA Sales Tax", rate: "6.5" },
+  { country: "CA", title: "GST", rate: "5" },
+  { country: "CA", region: "ON", title: "Ontario HST (provincial part)", rate: "8" },
+] as const;
+/** Its discount codes: combinable so a welcome or spring code goes with free shipping. */
+const DEMO_DISCOUNTS = [
+  { code: "WELCOME10", kind: "percentage", percentage: "10", oncePerCustomer: true, combinable: true },
+  { code: "SHIPFREE", kind: "free_shipping", minimumQuantity: 3, combinable: true },
+  { code: "SPRING5", kind: "fixed_amount", value: "5.00", usageLimit: 40, combinable: true },
+] as const;
+
 export const DEMO_CUSTOMERS = 150;
 /** The demo store's zone: its "today" and its daily figures are New York's days. */
 export const DEMO_TIME_ZONE = "America/New_York";
@@ -311,6 +330,8 @@ export interface DemoSeedDeps {
     products: Pick<ProductService, "create">;
     locations: Pick<LocationService, "create" | "list">;
     collections: Pick<CollectionService, "create">;
+    discounts: Pick<DiscountService, "create" | "update">;
+    taxes: Pick<TaxService, "create">;
     inventory: Pick<InventoryService, "move">;
     customers: Pick<CustomerService, "create">;
     orders: Pick<OrderService, "create" | "setStatus">;
@@ -522,6 +543,21 @@ export async function seedDemo(
       productIds: [productIds[3]!, productIds[0]!, productIds[7]!],
     });
 
+    // Sales tax where the customers are (added to the prices, shipping untaxed), and the codes
+    // the quarter's orders use: a welcome percentage once per customer, free shipping from three
+    // items, a spring amount with a limit; and one paused code.
+    at += 60_000;
+    for (const rate of DEMO_TAX_RATES) await commerce.taxes.create(store, rate);
+    for (const code of DEMO_DISCOUNTS)
+      await commerce.discounts.create(store, { ...code, startsAt: new Date(start - DAY_MS).toISOString() });
+    const paused = await commerce.discounts.create(store, {
+      code: "FLASH25",
+      kind: "percentage",
+      percentage: "25",
+      startsAt: new Date(start - DAY_MS).toISOString(),
+    });
+    await commerce.discounts.update(store, paused.id, { status: "paused" });
+
     // Customers, each some days before their first order (or at some time in the quarter).
     const firstOrder = new Map<number, number>();
     for (const plan of plans) if (!firstOrder.has(plan.customer)) firstOrder.set(plan.customer, plan.placed);
@@ -564,6 +600,35 @@ export async function seedDemo(
     });
   };
 
+  // Each order's shipping and codes, drawn from their own sequence (the history's draws stay as
+  // they were): the welcome code on a customer's first order now and then, free shipping on three
+  // items or more, the spring amount on some.
+  const moneyDraws = seededRandom(20261129);
+  const firstOf = new Map<number, number>();
+  plans.forEach((plan, i) => {
+    if (!firstOf.has(plan.customer)) firstOf.set(plan.customer, i);
+  });
+  let springLeft = 40;
+  const moneyOf = (plan: (typeof plans)[number], i: number) => {
+    const express = moneyDraws.chance(0.2);
+    const items = plan.lines.reduce((n, [, q]) => n + q, 0);
+    const codes: string[] = [];
+    if (firstOf.get(plan.customer) === i && moneyDraws.chance(0.5)) codes.push("WELCOME10");
+    else if (springLeft > 0 && moneyDraws.chance(0.1)) {
+      codes.push("SPRING5");
+      springLeft--;
+    }
+    if (items >= 3) codes.push("SHIPFREE");
+    return {
+      shippingLines: [
+        express
+          ? { title: "Express", price: "12.00", code: "express" }
+          : { title: "Standard", price: "4.95", code: "standard" },
+      ],
+      ...(codes.length ? { discountCodes: codes } : {}),
+    };
+  };
+
   // Then the quarter as it happened, in time order: each order placed, then moved along.
   const seed = { kind: ActorKind.system, id: null, name: "Demo data" };
   const events = plans.flatMap((plan, i) => [
@@ -587,6 +652,7 @@ export async function seedDemo(
             })),
             ...(plan.note ? { note: plan.note } : {}),
             ...(plan.tags ? { tags: plan.tags } : {}),
+            ...moneyOf(plan, event.order),
           },
           seed,
         );

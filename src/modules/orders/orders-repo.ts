@@ -2,7 +2,17 @@ import { sql } from "kysely";
 import type { ActorKind, OrderStatus } from "../../contracts/index.ts";
 import type { Executor } from "../../db/client.ts";
 import { jsonb } from "../../db/json.ts";
-import type { AddressJson, AppMetadataJson, FulfillmentJson, Order, OrderLineItem } from "../../db/schema.ts";
+import type {
+  AddressJson,
+  AppMetadataJson,
+  DiscountApplicationJson,
+  DiscountShareJson,
+  FulfillmentJson,
+  Order,
+  OrderLineItem,
+  ShippingLineJson,
+  TaxLineJson,
+} from "../../db/schema.ts";
 import { storeTable } from "../../db/store-table.ts";
 import { containsPattern, keysetPage, type PagePlan } from "../../lib/pagination.ts";
 
@@ -22,12 +32,22 @@ export function orderNumberOf(text: string, prefix = ""): number | null {
  */
 export type OrderRow = Omit<
   Order,
-  "shipping_address" | "fulfillment" | "tags" | "metadata" | "customer_text"
+  | "shipping_address"
+  | "fulfillment"
+  | "tags"
+  | "metadata"
+  | "customer_text"
+  | "shipping_lines"
+  | "discount_applications"
+  | "tax_lines"
 > & {
   shipping_address: AddressJson | null;
   fulfillment: FulfillmentJson | null;
   tags: string[];
   metadata: AppMetadataJson;
+  shipping_lines: ShippingLineJson[];
+  discount_applications: DiscountApplicationJson[];
+  tax_lines: TaxLineJson[];
 };
 
 /** Columns a change of an order's details may set. */
@@ -41,9 +61,21 @@ function jsonColumns<
     fulfillment?: FulfillmentJson | null;
     tags?: string[];
     metadata?: AppMetadataJson;
+    shipping_lines?: ShippingLineJson[];
+    discount_applications?: DiscountApplicationJson[];
+    tax_lines?: TaxLineJson[];
   },
 >(row: T) {
-  const { shipping_address, fulfillment, tags, metadata, ...rest } = row;
+  const {
+    shipping_address,
+    fulfillment,
+    tags,
+    metadata,
+    shipping_lines,
+    discount_applications,
+    tax_lines,
+    ...rest
+  } = row;
   const json = (v: unknown) => (v === null ? null : jsonb(v));
   return {
     ...rest,
@@ -51,8 +83,17 @@ function jsonColumns<
     ...(fulfillment !== undefined ? { fulfillment: json(fulfillment) } : {}),
     ...(tags !== undefined ? { tags: jsonb(tags) } : {}),
     ...(metadata !== undefined ? { metadata: jsonb(metadata) } : {}),
+    ...(shipping_lines !== undefined ? { shipping_lines: jsonb(shipping_lines) } : {}),
+    ...(discount_applications !== undefined ? { discount_applications: jsonb(discount_applications) } : {}),
+    ...(tax_lines !== undefined ? { tax_lines: jsonb(tax_lines) } : {}),
   };
 }
+
+/** A line item's row as the service builds it (its shares as values; the repo writes them as JSON). */
+export type LineItemRow = Omit<OrderLineItem, "discount_allocations" | "tax_lines"> & {
+  discount_allocations: DiscountShareJson[];
+  tax_lines: TaxLineJson[];
+};
 
 /** Who changed an order: a merchant's account, an app, or the platform itself. */
 export interface Actor {
@@ -64,13 +105,22 @@ export interface Actor {
 export function createOrderRepo(db: Executor) {
   return {
     ...storeTable(db, "orders"),
-    async insert(order: OrderRow, items: OrderLineItem[], tx: Executor) {
+    async insert(order: OrderRow, items: LineItemRow[], tx: Executor) {
       const row = await tx
         .insertInto("orders")
         .values(jsonColumns(order))
         .returningAll()
         .executeTakeFirstOrThrow();
-      await tx.insertInto("order_line_items").values(items).execute();
+      await tx
+        .insertInto("order_line_items")
+        .values(
+          items.map((li) => ({
+            ...li,
+            discount_allocations: jsonb(li.discount_allocations),
+            tax_lines: jsonb(li.tax_lines),
+          })),
+        )
+        .execute();
       return row;
     },
     async findForUpdate(storeId: string, id: string, tx: Executor) {

@@ -2,22 +2,28 @@ import Type, { type Static } from "typebox";
 import {
   AddressInput,
   Carrier,
+  DiscountCode,
   eraseRecord,
   MAX_LINE_ITEMS,
+  MAX_ORDER_DISCOUNT_CODES,
+  MAX_SHIPPING_LINES,
   MetadataInput,
+  Money,
   OrderNote,
   OrderResource,
   OrderStatus,
   OrderStatusSchema,
   Quantity,
+  ShippingCode,
+  ShippingTitle,
   Tags,
   TrackingNumber,
   TrackingUrl,
 } from "../../contracts/index.ts";
-import type { Order, OrderLineItem } from "../../db/schema.ts";
+import type { DiscountShareJson, Order, OrderLineItem, TaxLineJson } from "../../db/schema.ts";
 import { Body, CursorQuery, Id } from "../../lib/http/schemas.ts";
 import { isoString } from "../../lib/iso-string.ts";
-import { formatMinorUnits } from "../../lib/money.ts";
+import { formatMinorUnits, formatRate } from "../../lib/money.ts";
 import { CREATED_AND_UPDATED, SortParam, type SortTable } from "../../lib/pagination.ts";
 import { toAddress } from "../addresses/addresses.ts";
 import { forViewer, type Viewer } from "../app-metadata/app-metadata.ts";
@@ -49,6 +55,30 @@ const OrderLocation = Id(
   "Where the order takes its stock. Left out: the first active location that fulfils online orders and holds every line.",
 );
 
+const ShippingLines = Type.Array(
+  Type.Object(
+    {
+      title: ShippingTitle,
+      price: {
+        ...Money,
+        description: "What the customer pays for it, in the store's currency (before discounts).",
+      },
+      code: Type.Optional(ShippingCode),
+    },
+    { additionalProperties: false },
+  ),
+  {
+    maxItems: MAX_SHIPPING_LINES,
+    description:
+      "How the order ships and what that costs (taxed when the store taxes shipping). Left out: no shipping charged.",
+  },
+);
+const DiscountCodes = Type.Array(DiscountCode, {
+  maxItems: MAX_ORDER_DISCOUNT_CODES,
+  description:
+    "Discount codes, applied in this order, each on what the ones before it left. Several only when each is combinable. A refused code is a 400 DISCOUNT_NOT_APPLICABLE naming why.",
+});
+
 const ShippingAddress = Type.Union([AddressInput, Type.Null()], {
   description:
     "Where the order ships. Left out: the customer's default address (none when they have none). `null`: the order ships nowhere (collected, or a service).",
@@ -59,6 +89,8 @@ export const CreateOrderBody = Body({
   lineItems: LineItems,
   locationId: Type.Optional(OrderLocation),
   shippingAddress: Type.Optional(ShippingAddress),
+  shippingLines: Type.Optional(ShippingLines),
+  discountCodes: Type.Optional(DiscountCodes),
   note: Type.Optional(OrderNote),
   tags: Type.Optional(Tags),
 });
@@ -79,6 +111,8 @@ export const AdminCreateOrderBody = Body(
     lineItems: LineItems,
     locationId: Type.Optional(OrderLocation),
     shippingAddress: Type.Optional(ShippingAddress),
+    shippingLines: Type.Optional(ShippingLines),
+    discountCodes: Type.Optional(DiscountCodes),
     note: Type.Optional(OrderNote),
     tags: Type.Optional(Tags),
     metadata: Type.Optional(MetadataInput),
@@ -181,6 +215,10 @@ export const OrderIdParam = { id: Id("order") };
 
 export function toOrderResource(o: Order, items: OrderLineItem[], viewer?: Viewer) {
   const money = (minor: number) => formatMinorUnits(minor, o.currency);
+  const taxLines = (lines: readonly TaxLineJson[]) =>
+    lines.map((t) => ({ title: t.title, rate: formatRate(t.ratePpm), amount: money(t.amountMinor) }));
+  const shares = (lines: readonly DiscountShareJson[]) =>
+    lines.map((d) => ({ application: d.application, amount: money(d.amountMinor) }));
   return forViewer(
     {
       id: o.id,
@@ -190,7 +228,12 @@ export function toOrderResource(o: Order, items: OrderLineItem[], viewer?: Viewe
       customerId: o.customer_id,
       currency: o.currency,
       subtotal: money(o.subtotal_minor),
+      discounts: money(o.discounts_minor),
+      shipping: money(o.shipping_minor),
+      tax: money(o.tax_minor),
+      taxIncluded: money(o.tax_included_minor),
       total: money(o.total_minor),
+      taxesIncluded: o.taxes_included,
       note: o.note,
       tags: [...(o.tags ?? [])],
       shippingAddress: o.shipping_address ? toAddress(o.shipping_address) : null,
@@ -212,7 +255,30 @@ export function toOrderResource(o: Order, items: OrderLineItem[], viewer?: Viewe
         unitPrice: money(li.unit_price_minor),
         quantity: li.quantity,
         total: money(li.total_minor),
+        discount: money(li.discount_minor),
+        discountAllocations: shares(li.discount_allocations ?? []),
+        tax: money(li.tax_minor),
+        taxLines: taxLines(li.tax_lines ?? []),
       })),
+      shippingLines: (o.shipping_lines ?? []).map((s) => ({
+        title: s.title,
+        code: s.code,
+        price: money(s.priceMinor),
+        discount: money(s.discountMinor),
+        discountAllocations: shares(s.discountAllocations),
+        tax: money(s.taxMinor),
+        taxLines: taxLines(s.taxLines),
+      })),
+      discountApplications: (o.discount_applications ?? []).map((d) => ({
+        discountId: d.discountId,
+        code: d.code,
+        kind: d.kind,
+        percentage: d.kind === "percentage" ? formatRate(d.ratePpm) : null,
+        value: d.kind === "fixed_amount" ? money(d.valueMinor) : null,
+        allocation: d.allocation,
+        amount: money(d.amountMinor),
+      })),
+      taxLines: taxLines(o.tax_lines ?? []),
       locationId: o.location_id,
       createdAt: isoString(o.created_at),
       updatedAt: isoString(o.updated_at),

@@ -18,6 +18,7 @@ import type {
 import type { Clock } from "../../lib/clock.ts";
 import { AppError, notFound } from "../../lib/errors.ts";
 import { newId } from "../../lib/ids.ts";
+import { toMinorUnits } from "../../lib/money.ts";
 import {
   assertPageWindow,
   type ExportWindow,
@@ -29,6 +30,7 @@ import { sameAddress, sameTags, toAddress } from "../addresses/addresses.ts";
 import { mergeMetadata, type Viewer } from "../app-metadata/app-metadata.ts";
 import type { CustomerRepo } from "../customers/customers-repo.ts";
 import type { CustomerService } from "../customers/customers-service.ts";
+import type { DiscountService } from "../discounts/discounts-service.ts";
 import type { RecordEvent } from "../events/events-repo.ts";
 import type { InventoryRepo } from "../inventory/inventory-repo.ts";
 import { type InventoryService, InventoryShortfall } from "../inventory/inventory-service.ts";
@@ -37,8 +39,16 @@ import { variantTitle } from "../products/product-options.ts";
 import type { ProductRepo } from "../products/products-repo.ts";
 import { valuesOf } from "../products/products-schemas.ts";
 import type { StoreRepo } from "../stores/stores-repo.ts";
+import type { TaxService } from "../taxes/taxes.ts";
 import { CATALOGUE_VERSION } from "../versions/changes/2026-11-29-catalogue.ts";
-import { type Actor, type OrderChanges, type OrderRepo, orderNumberOf } from "./orders-repo.ts";
+import { priceOrder } from "./order-money.ts";
+import {
+  type Actor,
+  type LineItemRow,
+  type OrderChanges,
+  type OrderRepo,
+  orderNumberOf,
+} from "./orders-repo.ts";
 import {
   type CreateOrderInput,
   type FulfillmentInputValue,
@@ -72,6 +82,8 @@ export function createOrderService(deps: {
   };
   locations: Pick<LocationRepo, "forOrders" | "list">;
   inventory: Pick<InventoryService, "apply">;
+  discounts: Pick<DiscountService, "applyToOrder" | "recordUses">;
+  taxes: Pick<TaxService, "ratesFor">;
   recordEvent: RecordEvent;
   clock: Clock;
 }) {
@@ -277,7 +289,8 @@ export function createOrderService(deps: {
         // The store's row first (its number, and its currency and prefix as they are now, locked
         // against a settings change until this commits), then the products in id order: every
         // writer takes these locks in this order, so none waits on another in a cycle.
-        const { number, currency, prefix } = await deps.stores.takeOrderNumber(store.id, tx);
+        const settings = await deps.stores.takeOrderNumber(store.id, tx);
+        const { number, currency, prefix } = settings;
         // Locked against the customer's deletion until this commits (findForOrder says why).
         const customer = input.customer
           ? await deps.customerService.findOrCreateIn(tx, store, input.customer, viewer, now)
@@ -324,7 +337,53 @@ export function createOrderService(deps: {
             if (e instanceof InventoryShortfall) throw notEnoughStock([`${e.write.field}.quantity`]);
             throw e;
           });
-        const items: OrderLineItem[] = lines.map((l) => ({
+        // Left out: the customer's default address; null: ships nowhere.
+        const shipping: AddressJson | null =
+          input.shippingAddress === undefined
+            ? (customer.addresses?.[0] ?? null)
+            : input.shippingAddress && toAddress(input.shippingAddress);
+        const shippingLines = (input.shippingLines ?? []).map((s, i) => {
+          const price = toMinorUnits(s.price, currency);
+          if (price === null)
+            throw new AppError("VALIDATION_FAILED", {
+              details: [{ field: `shippingLines.${i}.price`, message: `is not an amount in ${currency}` }],
+            });
+          return { title: s.title.trim(), code: s.code ?? null, price };
+        });
+        const moneyLines = lines.map((l) => ({
+          unitPrice: l.variant.price_minor,
+          quantity: l.quantity,
+          productId: l.product.id,
+        }));
+        const forDiscounts = {
+          orderId,
+          customerId: customer.id,
+          lines: moneyLines,
+          hasShipping: shippingLines.some((s) => s.price > 0),
+        };
+        const discounts = await deps.discounts.applyToOrder(
+          tx,
+          store,
+          input.discountCodes ?? [],
+          forDiscounts,
+          now,
+        );
+        // Tax where the order ships, or where the store is when it ships nowhere.
+        const place = shipping ?? settings.address;
+        const priced = priceOrder({
+          lines: discounts.lines,
+          shipping: shippingLines,
+          discounts: discounts.rules,
+          taxRates: await deps.taxes.ratesFor(store.id, place?.country ?? null, place?.region ?? null, tx),
+          taxesIncluded: settings.taxesIncluded,
+          taxShipping: settings.taxShipping,
+          taxExempt: customer.tax_exempt,
+        });
+        const taxLines = (shares: typeof priced.taxLines) =>
+          shares.map((t) => ({ title: t.title, ratePpm: t.ratePpm, amountMinor: t.amount }));
+        const discountShares = (shares: (typeof priced.lines)[number]["discountAllocations"]) =>
+          shares.map((d) => ({ application: d.discount, amountMinor: d.amount }));
+        const items: LineItemRow[] = lines.map((l, i) => ({
           store_id: store.id,
           id: newId("lineItem"),
           order_id: orderId,
@@ -336,16 +395,15 @@ export function createOrderService(deps: {
           sku: l.variant.sku,
           unit_price_minor: l.variant.price_minor,
           quantity: l.quantity,
-          total_minor: l.variant.price_minor * l.quantity,
+          total_minor: priced.lines[i]!.subtotal,
+          discount_minor: priced.lines[i]!.discount,
+          discount_allocations: discountShares(priced.lines[i]!.discountAllocations),
+          tax_minor: priced.lines[i]!.tax,
+          tax_lines: taxLines(priced.lines[i]!.taxLines),
           committed: l.variant.tracked,
         }));
         items.sort((a, b) => a.position - b.position);
-        const subtotal = items.reduce((sum, li) => sum + li.total_minor, 0);
-        // Left out: the customer's default address; null: ships nowhere.
-        const shipping: AddressJson | null =
-          input.shippingAddress === undefined
-            ? (customer.addresses?.[0] ?? null)
-            : input.shippingAddress && toAddress(input.shippingAddress);
+        const { totals } = priced;
         const order = await repo.insert(
           {
             store_id: store.id,
@@ -355,8 +413,32 @@ export function createOrderService(deps: {
             customer_id: customer.id,
             status: OrderStatus.pending,
             currency,
-            subtotal_minor: subtotal,
-            total_minor: subtotal,
+            subtotal_minor: totals.subtotal,
+            discounts_minor: totals.discounts,
+            shipping_minor: totals.shipping,
+            tax_minor: totals.tax,
+            tax_included_minor: totals.taxIncluded,
+            total_minor: totals.total,
+            taxes_included: settings.taxesIncluded,
+            shipping_lines: priced.shipping.map((s) => ({
+              title: s.title,
+              code: s.code,
+              priceMinor: s.price,
+              discountMinor: s.discount,
+              discountAllocations: discountShares(s.discountAllocations),
+              taxMinor: s.tax,
+              taxLines: taxLines(s.taxLines),
+            })),
+            discount_applications: discounts.applied.map((d, k) => ({
+              discountId: d.id,
+              code: d.code,
+              kind: d.kind,
+              ratePpm: d.rate_ppm,
+              valueMinor: d.amount_minor,
+              allocation: d.allocation,
+              amountMinor: priced.discountAmounts[k]!,
+            })),
+            tax_lines: taxLines(priced.taxLines),
             note: input.note ?? "",
             tags: input.tags ?? [],
             shipping_address: shipping,
@@ -369,9 +451,11 @@ export function createOrderService(deps: {
           items,
           tx,
         );
+        await deps.discounts.recordUses(tx, store, discounts.applied, forDiscounts, now);
         await repo.recordStatus(store.id, orderId, OrderStatus.pending, now, actor, tx);
-        await recordOrder(tx, store, order, items, EVENT.orderCreated);
-        return toOrderResource(order, items, viewer);
+        const stored = items as unknown as OrderLineItem[];
+        await recordOrder(tx, store, order, stored, EVENT.orderCreated);
+        return toOrderResource(order, stored, viewer);
       });
     },
 

@@ -12,6 +12,8 @@ export interface StoreSettingsChange {
   currency?: string;
   time_zone?: string;
   order_number_prefix?: string;
+  taxes_included?: boolean;
+  tax_shipping?: boolean;
 }
 
 export function createStoreRepo(db: Executor) {
@@ -52,17 +54,32 @@ export function createStoreRepo(db: Executor) {
     },
     /**
      * Takes the store's next order number; the row lock lives until the caller's transaction ends.
-     * Answers the currency and order number prefix from the same locked row: a settings change
-     * (which locks the row first, storeForSettings) is either wholly before this order or after it.
+     * Answers the currency, order number prefix, tax settings and address from the same locked
+     * row: a settings change (which locks the row first, storeForSettings) is either wholly before
+     * this order or after it.
      */
     async takeOrderNumber(storeId: string, tx: Executor) {
       const row = await tx
         .updateTable("stores")
         .set((eb) => ({ next_order_number: eb("next_order_number", "+", 1) }))
         .where("id", "=", storeId)
-        .returning(["next_order_number", "currency", "order_number_prefix"])
+        .returning([
+          "next_order_number",
+          "currency",
+          "order_number_prefix",
+          "taxes_included",
+          "tax_shipping",
+          "address",
+        ])
         .executeTakeFirstOrThrow();
-      return { number: row.next_order_number - 1, currency: row.currency, prefix: row.order_number_prefix };
+      return {
+        number: row.next_order_number - 1,
+        currency: row.currency,
+        prefix: row.order_number_prefix,
+        taxesIncluded: row.taxes_included,
+        taxShipping: row.tax_shipping,
+        address: row.address,
+      };
     },
     /**
      * The store's currency for a write that turns a price into minor units, held until the
@@ -164,5 +181,7 @@ export function pickStore(row: Store): Store {
     address: row.address,
     time_zone: row.time_zone,
     order_number_prefix: row.order_number_prefix,
+    taxes_included: row.taxes_included,
+    tax_shipping: row.tax_shipping,
   };
 }

@@ -174,6 +174,8 @@ export function storeRoutes(
                     address: null,
                     timeZone: "UTC",
                     orderNumberPrefix: "#",
+                    taxesIncluded: false,
+                    taxShipping: false,
                     createdAt: "2026-11-22T10:00:00.000Z",
                     updatedAt: "2026-11-22T10:00:00.000Z",
                   },

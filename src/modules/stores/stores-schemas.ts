@@ -34,6 +34,15 @@ export const UpdateStoreBody = Type.Object(
     }),
     timeZone: Type.Optional(TimeZone),
     orderNumberPrefix: Type.Optional(OrderNumberPrefix),
+    taxesIncluded: Type.Optional(
+      Type.Boolean({
+        description:
+          "Prices are entered with tax included (the tax is found inside them) or without it (tax is added on top). Applies to orders placed after the change.",
+      }),
+    ),
+    taxShipping: Type.Optional(
+      Type.Boolean({ description: "Tax shipping at the same rates as the goods, for orders placed after." }),
+    ),
   },
   { additionalProperties: false, minProperties: 1 },
 );
@@ -48,6 +57,8 @@ export function toStoreResource(s: Store) {
     address: s.address ? toAddress(s.address) : null,
     timeZone: s.time_zone,
     orderNumberPrefix: s.order_number_prefix,
+    taxesIncluded: s.taxes_included,
+    taxShipping: s.tax_shipping,
     createdAt: s.created_at.toISOString(),
     updatedAt: s.updated_at.toISOString(),
   };

@@ -122,6 +122,10 @@ export function createStoreService(deps: {
           change.time_zone = input.timeZone;
         if (input.orderNumberPrefix !== undefined && input.orderNumberPrefix !== current.order_number_prefix)
           change.order_number_prefix = input.orderNumberPrefix;
+        if (input.taxesIncluded !== undefined && input.taxesIncluded !== current.taxes_included)
+          change.taxes_included = input.taxesIncluded;
+        if (input.taxShipping !== undefined && input.taxShipping !== current.tax_shipping)
+          change.tax_shipping = input.taxShipping;
         if (input.currency !== undefined && input.currency !== current.currency) {
           if (await deps.repo.hasOrders(store.id, tx)) {
             throw new AppError("CONFLICT", {

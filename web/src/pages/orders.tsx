@@ -316,12 +316,7 @@ export function OrderPage() {
                 </tr>
               ))}
             </Table>
-            <dl className="totals">
-              <dt>Subtotal</dt>
-              <dd>{money(o.subtotal, o.currency)}</dd>
-              <dt>Total</dt>
-              <dd className="strong">{money(o.total, o.currency)}</dd>
-            </dl>
+            <OrderTotals order={o} />
           </Panel>
           <Panel title="Fulfilment">
             {o.fulfillment ? (
@@ -598,3 +593,45 @@ export const pages = [
   }),
   definePage({ path: "/stores/:slug/orders/:id", element: <OrderPage /> }),
 ];
+
+/**
+ * An order's money as the merchant reads an invoice: subtotal, each discount code with what it
+ * took, each shipping line, tax by rate (added, or included in the prices), the total.
+ */
+function OrderTotals({ order: o }: { order: Order }) {
+  const m = (amount: string) => money(amount, o.currency);
+  return (
+    <dl className="totals">
+      <dt>Subtotal</dt>
+      <dd>{m(o.subtotal)}</dd>
+      {o.discountApplications.map((d) => (
+        <Fragment key={`d-${d.code}`}>
+          <dt>
+            Discount <span className="mono user-text">{d.code}</span>
+            {d.percentage ? ` (${d.percentage} %)` : ""}
+          </dt>
+          <dd>−{m(d.amount)}</dd>
+        </Fragment>
+      ))}
+      {o.shippingLines.map((s) => (
+        <Fragment key={`s-${s.title}-${s.code}-${s.price}`}>
+          <dt>
+            Shipping: <span className="user-text">{s.title}</span>
+          </dt>
+          <dd>{m(s.price)}</dd>
+        </Fragment>
+      ))}
+      {o.taxLines.map((t) => (
+        <Fragment key={`t-${t.title}-${t.rate}`}>
+          <dt>
+            {o.taxesIncluded ? "Includes " : ""}
+            <span className="user-text">{t.title}</span> ({t.rate} %)
+          </dt>
+          <dd>{m(t.amount)}</dd>
+        </Fragment>
+      ))}
+      <dt>Total</dt>
+      <dd className="strong">{m(o.total)}</dd>
+    </dl>
+  );
+}

@@ -62,6 +62,8 @@ function SettingsForm({ slug, store }: { slug: string; store: Store }) {
   const [currency, setCurrency] = useState(store.currency);
   const [timeZone, setTimeZone] = useState(store.timeZone);
   const [prefix, setPrefix] = useState(store.orderNumberPrefix);
+  const [taxesIncluded, setTaxesIncluded] = useState(store.taxesIncluded);
+  const [taxShipping, setTaxShipping] = useState(store.taxShipping);
   const [address, setAddress] = useState<AddressDraft>(
     store.address ? draftOf(store.address) : emptyAddress(store.name),
   );
@@ -79,6 +81,8 @@ function SettingsForm({ slug, store }: { slug: string; store: Store }) {
     if (currency !== store.currency) body.currency = currency;
     if (timeZone !== store.timeZone) body.timeZone = timeZone;
     if (prefix.trim() !== store.orderNumberPrefix) body.orderNumberPrefix = prefix.trim();
+    if (taxesIncluded !== store.taxesIncluded) body.taxesIncluded = taxesIncluded;
+    if (taxShipping !== store.taxShipping) body.taxShipping = taxShipping;
     const next = hasAddress ? addressBody(address) : null;
     if (JSON.stringify(next) !== JSON.stringify(store.address ? addressBody(draftOf(store.address)) : null))
       body.address = next;
@@ -172,6 +176,26 @@ function SettingsForm({ slug, store }: { slug: string; store: Store }) {
             hint={`New orders are named ${prefix.trim() || ""}1001, ${prefix.trim() || ""}1002, …; orders placed before keep their names.`}
             error={errors.of("orderNumberPrefix")}
           />
+        </div>
+      </Panel>
+      <Panel title="Taxes">
+        <div className="form grid">
+          <label className="check">
+            <input
+              type="checkbox"
+              checked={taxesIncluded}
+              onChange={(e) => setTaxesIncluded(e.target.checked)}
+            />{" "}
+            My prices include tax (the tax is found inside them; otherwise it is added at checkout)
+          </label>
+          <label className="check">
+            <input type="checkbox" checked={taxShipping} onChange={(e) => setTaxShipping(e.target.checked)} />{" "}
+            Charge tax on shipping
+          </label>
+          <p className="hint">
+            Orders placed after a change follow it. The rates per country and region are set through the API
+            (Dashboard: taxes) for now.
+          </p>
         </div>
       </Panel>
       <Panel title="Store address">

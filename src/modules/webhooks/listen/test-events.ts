@@ -1,6 +1,7 @@
 import type { TSchema } from "typebox";
 import { Value } from "typebox/value";
 import {
+  DiscountStatus,
   EVENT,
   EVENT_BY_NAME,
   EVENT_PAYLOADS,
@@ -250,6 +251,27 @@ const SEEDS: Record<string, (event: EventName, sample: StoreSample, ctx: Context
     createdAt: ctx.now.toISOString(),
     updatedAt: ctx.now.toISOString(),
   }),
+  discount: (_event, _sample, ctx) => ({
+    id: newId("discount"),
+    code: "WELCOME10",
+    kind: "percentage",
+    percentage: "10",
+    value: null,
+    allocation: "across",
+    productIds: [],
+    collectionIds: [],
+    minimumSubtotal: null,
+    minimumQuantity: null,
+    startsAt: ctx.now.toISOString(),
+    endsAt: null,
+    usageLimit: 100,
+    oncePerCustomer: true,
+    combinable: false,
+    status: DiscountStatus.active,
+    timesUsed: 0,
+    createdAt: ctx.now.toISOString(),
+    updatedAt: ctx.now.toISOString(),
+  }),
   // The store itself (its settings): its own name, slug and currency, which every installed app
   // may read; the id is fresh, as every test record's.
   store: (_event, sample, ctx) => ({
@@ -319,6 +341,8 @@ function orderSeed(event: EventName, sample: StoreSample, ctx: Context): Json {
         minor: minorOf(p.cents, currency),
       }));
   const count = Math.min(pool.length, 1 + Math.floor(random() * 3));
+  // No discount, shipping or tax: the totals add up as the real ones do (subtotal − discounts + shipping + tax).
+  const zero = formatMinorUnits(0, currency);
   const chosen = [...pool].sort(() => random() - 0.5).slice(0, count);
   const lineItems = chosen.map((p) => {
     const quantity = 1 + Math.floor(random() * 2);
@@ -332,6 +356,10 @@ function orderSeed(event: EventName, sample: StoreSample, ctx: Context): Json {
       unitPrice: formatMinorUnits(p.minor, currency),
       quantity,
       total: formatMinorUnits(p.minor * quantity, currency),
+      discount: zero,
+      discountAllocations: [],
+      tax: zero,
+      taxLines: [],
     };
   });
   const subtotal = formatMinorUnits(
@@ -348,9 +376,17 @@ function orderSeed(event: EventName, sample: StoreSample, ctx: Context): Json {
     customerId: newId("customer"),
     currency,
     subtotal,
+    discounts: zero,
+    shipping: zero,
+    tax: zero,
+    taxIncluded: zero,
     total: subtotal,
+    taxesIncluded: false,
     note: "",
     lineItems,
+    shippingLines: [],
+    discountApplications: [],
+    taxLines: [],
     locationId: newId("location"),
     createdAt: placedAt.toISOString(),
     updatedAt: ctx.now.toISOString(),

@@ -1,0 +1,550 @@
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { installedApp } from "./apps-harness.ts";
+import { flat } from "./catalogue.ts";
+import {
+  createTestContext,
+  type EventName,
+  merchantWithStore,
+  outboxOf,
+  type RequestBody,
+  type ResponseData,
+  type TestContext,
+  text,
+} from "./harness.ts";
+import { openApiChecker } from "./openapi-assert.ts";
+
+/**
+ * The money of an order (issue 31, parts 1 and 2): discount codes with their limits, shipping
+ * lines, tax rates per country and region, prices with or without tax, tax-exempt customers;
+ * every amount exact to the minor unit and subtotal − discounts + shipping + tax = total on every
+ * order. Every answer is checked against the served document. Both databases.
+ */
+type Checker = Awaited<ReturnType<typeof openApiChecker>>;
+type Order = ResponseData<"/api/v1/dashboard/stores/{slug}/orders/{id}", "get">;
+type DiscountBody = RequestBody<"/api/v1/dashboard/stores/{slug}/discounts", "post">;
+type OrderBody = RequestBody<"/api/v1/dashboard/stores/{slug}/orders", "post">;
+const DAY = 86_400_000;
+
+/** The identity every order keeps, in minor units of a two-decimal currency. */
+function assertIdentity(o: Order) {
+  const m = (x: string) => Math.round(Number(x) * 1000);
+  assert.equal(m(o.subtotal) - m(o.discounts) + m(o.shipping) + m(o.tax), m(o.total), JSON.stringify(o));
+}
+
+describe("the money of an order: discounts, shipping and tax", () => {
+  let ctx: TestContext;
+  let spec: Checker;
+  before(async () => {
+    ctx = await createTestContext({ RATE_LIMIT_PER_MINUTE: "1000000" }, { frozenClock: true });
+    spec = await openApiChecker(ctx.app);
+  });
+  after(async () => ctx?.close());
+
+  async function shop(settings: RequestBody<"/api/v1/dashboard/stores/{slug}", "patch"> = {}) {
+    const m = await merchantWithStore(ctx.app);
+    const client = spec.watch(m.client);
+    const path = { slug: m.slug };
+    if (Object.keys(settings).length) {
+      const res = await client.PATCH("/api/v1/dashboard/stores/{slug}", { params: { path }, body: settings });
+      assert.equal(res.response.status, 200, text(res));
+    }
+    const product = async (title: string, price: string, stock = 1000) => {
+      const res = await client.POST("/api/v1/dashboard/stores/{slug}/products", {
+        params: { path },
+        body: flat({ title, price, stock }),
+      });
+      assert.equal(res.response.status, 201, text(res));
+      return res.data!.data;
+    };
+    const customer = async (email: string, more: { taxExempt?: boolean } = {}) => {
+      const res = await client.POST("/api/v1/dashboard/stores/{slug}/customers", {
+        params: { path },
+        body: { email, firstName: "Maya", ...more },
+      });
+      assert.equal(res.response.status, 201, text(res));
+      return res.data!.data;
+    };
+    const discount = async (body: DiscountBody) => {
+      const res = await client.POST("/api/v1/dashboard/stores/{slug}/discounts", { params: { path }, body });
+      assert.equal(res.response.status, 201, text(res));
+      return res.data!.data;
+    };
+    const taxRate = async (body: RequestBody<"/api/v1/dashboard/stores/{slug}/tax-rates", "post">) => {
+      const res = await client.POST("/api/v1/dashboard/stores/{slug}/tax-rates", { params: { path }, body });
+      assert.equal(res.response.status, 201, text(res));
+      return res.data!.data;
+    };
+    const order = (body: OrderBody) =>
+      client.POST("/api/v1/dashboard/stores/{slug}/orders", { params: { path }, body });
+    const placed = async (body: OrderBody) => {
+      const res = await order(body);
+      assert.equal(res.response.status, 201, text(res));
+      assertIdentity(res.data!.data);
+      return res.data!.data;
+    };
+    const events = <E extends EventName>(topic: E) => outboxOf(ctx.platform, topic, m.store.id);
+    return { ...m, client, path, product, customer, discount, taxRate, order, placed, events };
+  }
+
+  const NY = {
+    name: "Maya Stone",
+    line1: "5th Avenue 1",
+    city: "New York",
+    region: "NY",
+    country: "US",
+  } as const;
+
+  it("an order with a code, shipping and added tax: each line's share, tax per line and rate, the identity", async () => {
+    const s = await shop({ taxShipping: true });
+    const shirt = await s.product("Shirt", "9.99");
+    const cap = await s.product("Cap", "0.05");
+    const c = await s.customer("maya@example.com");
+    await s.taxRate({ country: "US", title: "US Federal", rate: "4" });
+    await s.taxRate({ country: "US", region: "NY", title: "NY State Tax", rate: "4.875" });
+    await s.taxRate({ country: "DE", title: "VAT", rate: "19" });
+    const ten = await s.discount({ code: "Welcome10", kind: "percentage", percentage: "10" });
+    assert.equal(ten.timesUsed, 0);
+    const o = await s.placed({
+      customerId: c.id,
+      lineItems: [
+        { productId: shirt.id, quantity: 3 },
+        { productId: cap.id, quantity: 1 },
+      ],
+      shippingAddress: NY,
+      shippingLines: [{ title: "Standard", price: "4.95", code: "std" }],
+      discountCodes: ["WELCOME10"],
+    });
+    // 10 % of 30.02 = 3.00 (rounded half up), spread in proportion: 3.00 on the shirts, 0.00 on the cap.
+    assert.deepEqual([o.subtotal, o.discounts, o.shipping], ["30.02", "3.00", "4.95"]);
+    assert.deepEqual(
+      o.lineItems.map((l) => [l.total, l.discount, l.tax]),
+      [
+        ["29.97", "3.00", "2.39"], // 26.97 × 4 % = 1.0788 -> 1.08; × 4.875 % = 1.3148 -> 1.31
+        ["0.05", "0.00", "0.00"],
+      ],
+    );
+    assert.deepEqual(o.lineItems[0]!.discountAllocations, [{ application: 0, amount: "3.00" }]);
+    assert.deepEqual(o.lineItems[0]!.taxLines, [
+      { title: "US Federal", rate: "4", amount: "1.08" },
+      { title: "NY State Tax", rate: "4.875", amount: "1.31" },
+    ]);
+    // Shipping taxed: 4.95 × 4 % = 0.198 -> 0.20; × 4.875 % = 0.2413 -> 0.24.
+    assert.deepEqual(o.shippingLines, [
+      {
+        title: "Standard",
+        code: "std",
+        price: "4.95",
+        discount: "0.00",
+        discountAllocations: [],
+        tax: "0.44",
+        taxLines: [
+          { title: "US Federal", rate: "4", amount: "0.20" },
+          { title: "NY State Tax", rate: "4.875", amount: "0.24" },
+        ],
+      },
+    ]);
+    assert.deepEqual(o.taxLines, [
+      { title: "US Federal", rate: "4", amount: "1.28" },
+      { title: "NY State Tax", rate: "4.875", amount: "1.55" },
+    ]);
+    assert.deepEqual([o.tax, o.taxIncluded, o.total, o.taxesIncluded], ["2.83", "0.00", "34.80", false]);
+    assert.deepEqual(o.discountApplications, [
+      {
+        discountId: ten.id,
+        code: "Welcome10",
+        kind: "percentage",
+        percentage: "10",
+        value: null,
+        allocation: "across",
+        amount: "3.00",
+      },
+    ]);
+    // The order reads back the same, its event carries it, and the code counts the use.
+    const read = await s.client.GET("/api/v1/dashboard/stores/{slug}/orders/{id}", {
+      params: { path: { ...s.path, id: o.id } },
+    });
+    assert.deepEqual(read.data!.data, o);
+    assert.deepEqual((await s.events("order.created")).at(-1)!.payload, o);
+    const used = await s.client.GET("/api/v1/dashboard/stores/{slug}/discounts/{id}", {
+      params: { path: { ...s.path, id: ten.id } },
+    });
+    assert.equal(used.data!.data.timesUsed, 1);
+  });
+
+  it("prices that include tax: the tax found inside them is `taxIncluded`, outside the identity's `tax`", async () => {
+    const s = await shop({ currency: "EUR", taxesIncluded: true, taxShipping: true });
+    const lamp = await s.product("Lamp", "119.00");
+    await s.taxRate({ country: "DE", title: "MwSt", rate: "19" });
+    const c = await s.customer("jonas@example.com");
+    const exempt = await s.customer("charity@example.org", { taxExempt: true });
+    const berlin = { name: "Jonas", line1: "Torstraße 1", city: "Berlin", country: "DE" } as const;
+    const o = await s.placed({
+      customerId: c.id,
+      lineItems: [{ productId: lamp.id, quantity: 1 }],
+      shippingAddress: berlin,
+      shippingLines: [{ title: "DHL", price: "5.95" }],
+    });
+    // 119.00 / 1.19 = 100.00 -> 19.00 inside; 5.95 × 0.19 / 1.19 = 0.95.
+    assert.deepEqual(
+      [o.subtotal, o.shipping, o.tax, o.taxIncluded, o.total, o.taxesIncluded],
+      ["119.00", "5.95", "0.00", "19.95", "124.95", true],
+    );
+    const none = await s.placed({
+      customerId: exempt.id,
+      lineItems: [{ productId: lamp.id, quantity: 1 }],
+      shippingAddress: berlin,
+    });
+    assert.deepEqual([none.taxIncluded, none.taxLines, none.total], ["0.00", [], "119.00"]);
+    // Ships nowhere: the store's own place decides (the store has no address: no tax).
+    const collected = await s.placed({
+      customerId: c.id,
+      lineItems: [{ productId: lamp.id, quantity: 1 }],
+      shippingAddress: null,
+    });
+    assert.deepEqual(collected.taxLines, []);
+  });
+
+  it("fixed amounts across or off each item, products and collections, free shipping, combined codes", async () => {
+    const s = await shop();
+    const a = await s.product("A", "10.00");
+    const b = await s.product("B", "5.00");
+    const coll = await s.client.POST("/api/v1/dashboard/stores/{slug}/collections", {
+      params: { path: s.path },
+      body: { title: "Sale", kind: "manual", productIds: [b.id] },
+    });
+    assert.equal(coll.response.status, 201, text(coll));
+    const c = await s.customer("sam@example.com");
+    await s.discount({ code: "FIVEOFF", kind: "fixed_amount", value: "5.00", combinable: true });
+    await s.discount({
+      code: "SALE1",
+      kind: "fixed_amount",
+      value: "1.00",
+      allocation: "each",
+      collectionIds: [coll.data!.data.id],
+      combinable: true,
+    });
+    await s.discount({ code: "SHIP", kind: "free_shipping", combinable: true });
+    const o = await s.placed({
+      customerId: c.id,
+      lineItems: [
+        { productId: a.id, quantity: 2 },
+        { productId: b.id, quantity: 3 },
+      ],
+      shippingLines: [{ title: "Express", price: "12.00" }],
+      discountCodes: ["SALE1", "fiveoff", "ship"],
+    });
+    // SALE1: 1.00 off each of the 3 B's = 3.00; FIVEOFF: 5.00 over what is left (20.00 : 12.00).
+    assert.deepEqual(
+      o.lineItems.map((l) => l.discount),
+      ["3.13", "4.87"],
+    );
+    assert.deepEqual(
+      o.discountApplications.map((d) => [d.code, d.amount]),
+      [
+        ["SALE1", "3.00"],
+        ["FIVEOFF", "5.00"],
+        ["SHIP", "12.00"],
+      ],
+    );
+    assert.deepEqual([o.subtotal, o.discounts, o.shipping, o.total], ["35.00", "20.00", "12.00", "27.00"]);
+    assert.deepEqual(o.shippingLines[0]!.discountAllocations, [{ application: 2, amount: "12.00" }]);
+  });
+
+  it("refuses a code that is unknown, paused, early, expired, under its minimum, for nothing here or not combinable: 400 naming why, nothing used", async () => {
+    const s = await shop();
+    const p = await s.product("P", "20.00");
+    const other = await s.product("Other", "1.00");
+    const c = await s.customer("kim@example.com");
+    const now = ctx.clock.now().getTime();
+    const paused = await s.discount({
+      code: "PAUSED",
+      kind: "percentage",
+      percentage: "5",
+      status: "paused",
+    });
+    await s.discount({
+      code: "LATER",
+      kind: "percentage",
+      percentage: "5",
+      startsAt: new Date(now + DAY).toISOString(),
+    });
+    await s.discount({
+      code: "GONE",
+      kind: "percentage",
+      percentage: "5",
+      startsAt: new Date(now - 2 * DAY).toISOString(),
+      endsAt: new Date(now - DAY).toISOString(),
+    });
+    await s.discount({ code: "BIG", kind: "percentage", percentage: "5", minimumSubtotal: "50.00" });
+    await s.discount({ code: "ONLY", kind: "percentage", percentage: "5", productIds: [other.id] });
+    await s.discount({ code: "SHIPFREE", kind: "free_shipping" });
+    await s.discount({ code: "SOLO", kind: "percentage", percentage: "5" });
+    await s.discount({ code: "MIX", kind: "percentage", percentage: "5", combinable: true });
+    const refusal = async (codes: string[], shipping = false) => {
+      const res = await s.order({
+        customerId: c.id,
+        lineItems: [{ productId: p.id, quantity: 1 }],
+        discountCodes: codes,
+        ...(shipping ? { shippingLines: [{ title: "S", price: "1.00" }] } : {}),
+      });
+      assert.equal(res.response.status, 400, text(res));
+      assert.equal(res.error!.error.code, "DISCOUNT_NOT_APPLICABLE");
+      return (res.error!.error.details as Array<{ field: string; reason: string }>).map((d) => [
+        d.field,
+        d.reason,
+      ]);
+    };
+    assert.deepEqual(await refusal(["NOPE"]), [["discountCodes.0", "unknown"]]);
+    assert.deepEqual(await refusal(["paused"]), [["discountCodes.0", "paused"]]);
+    assert.deepEqual(await refusal(["LATER"]), [["discountCodes.0", "not_yet_active"]]);
+    assert.deepEqual(await refusal(["GONE"]), [["discountCodes.0", "expired"]]);
+    assert.deepEqual(await refusal(["BIG"]), [["discountCodes.0", "minimum_not_met"]]);
+    assert.deepEqual(await refusal(["ONLY"]), [["discountCodes.0", "not_applicable"]]);
+    assert.deepEqual(await refusal(["SHIPFREE"]), [["discountCodes.0", "not_applicable"]]);
+    assert.deepEqual(await refusal(["MIX", "SOLO"]), [["discountCodes.1", "not_combinable"]]);
+    assert.deepEqual(await refusal(["MIX", "mix"]), [["discountCodes.1", "not_combinable"]]);
+    // Time moves on: LATER applies from tomorrow.
+    ctx.clock.advance(DAY + 1000);
+    await s.placed({
+      customerId: c.id,
+      lineItems: [{ productId: p.id, quantity: 1 }],
+      discountCodes: ["LATER"],
+    });
+    // Resumed, the paused code applies; none of the refused orders used anything.
+    const resumed = await s.client.PATCH("/api/v1/dashboard/stores/{slug}/discounts/{id}", {
+      params: { path: { ...s.path, id: paused.id } },
+      body: { status: "active" },
+    });
+    assert.equal(resumed.data!.data.timesUsed, 0);
+    assert.equal((await s.events("discount.updated")).length, 1);
+  });
+
+  it("manages codes: unique without regard to case, terms checked, a limit never below the uses, deleted codes stay on their orders", async () => {
+    const s = await shop();
+    const d = await s.discount({ code: "SPRING", kind: "fixed_amount", value: "2.50", usageLimit: 3 });
+    assert.deepEqual([d.value, d.percentage, d.allocation, d.usageLimit], ["2.50", null, "across", 3]);
+    const dup = await s.client.POST("/api/v1/dashboard/stores/{slug}/discounts", {
+      params: { path: s.path },
+      body: { code: "spring", kind: "percentage", percentage: "1" },
+    });
+    assert.equal(dup.response.status, 409, text(dup));
+    for (const [body, field] of [
+      [{ code: "X1", kind: "percentage" }, "percentage"],
+      [{ code: "X2", kind: "percentage", percentage: "0" }, "percentage"],
+      [{ code: "X3", kind: "percentage", percentage: "5", value: "1.00" }, "value"],
+      [{ code: "X4", kind: "fixed_amount", value: "1.001" }, "value"],
+      [{ code: "X5", kind: "free_shipping", allocation: "each" }, "allocation"],
+      [{ code: "X6", kind: "free_shipping", productIds: ["prod_7Hc2Qm9XwLp4Rt8VbN3kZs"] }, "productIds.0"],
+      [
+        {
+          code: "X7",
+          kind: "free_shipping",
+          startsAt: "2026-01-02T00:00:00Z",
+          endsAt: "2026-01-01T00:00:00Z",
+        },
+        "endsAt",
+      ],
+    ] as Array<[DiscountBody, string]>) {
+      const res = await s.client.POST("/api/v1/dashboard/stores/{slug}/discounts", {
+        params: { path: s.path },
+        body,
+      });
+      assert.equal(res.response.status, 400, `${JSON.stringify(body)}: ${text(res)}`);
+      assert.ok(
+        (res.error!.error.details as Array<{ field: string }>).some((x) => x.field === field),
+        `${JSON.stringify(body)}: ${text(res)}`,
+      );
+    }
+    const p = await s.product("P", "10.00");
+    const c = await s.customer("lee@example.com");
+    const o = await s.placed({
+      customerId: c.id,
+      lineItems: [{ productId: p.id, quantity: 1 }],
+      discountCodes: ["spring"],
+    });
+    assert.equal(o.total, "7.50");
+    const below = await s.client.PATCH("/api/v1/dashboard/stores/{slug}/discounts/{id}", {
+      params: { path: { ...s.path, id: d.id } },
+      body: { usageLimit: 1 },
+    });
+    assert.equal(below.response.status, 200, text(below));
+    const under = await s.client.PATCH("/api/v1/dashboard/stores/{slug}/discounts/{id}", {
+      params: { path: { ...s.path, id: d.id } },
+      body: { usageLimit: null, code: "SPRING2" },
+    });
+    assert.equal(under.data!.data.code, "SPRING2");
+    const gone = await s.client.DELETE("/api/v1/dashboard/stores/{slug}/discounts/{id}", {
+      params: { path: { ...s.path, id: d.id } },
+    });
+    assert.equal(gone.response.status, 200);
+    const after = await s.client.GET("/api/v1/dashboard/stores/{slug}/orders/{id}", {
+      params: { path: { ...s.path, id: o.id } },
+    });
+    assert.equal(after.data!.data.discountApplications[0]!.code, "SPRING");
+    assert.equal(after.data!.data.total, "7.50");
+    assert.deepEqual(
+      [
+        (await s.events("discount.created")).length,
+        (await s.events("discount.updated")).length,
+        (await s.events("discount.deleted")).length,
+      ],
+      [1, 2, 1],
+    );
+  });
+
+  it("a usage limit of 10 holds against 100 concurrent orders; once per customer holds against one customer's burst", async () => {
+    const s = await shop();
+    const p = await s.product("P", "10.00", 100_000);
+    const customers = await Promise.all(Array.from({ length: 4 }, (_, i) => s.customer(`c${i}@example.com`)));
+    const d = await s.discount({ code: "TEN", kind: "percentage", percentage: "10", usageLimit: 10 });
+    const results = await Promise.all(
+      Array.from({ length: 100 }, (_, i) =>
+        s.order({
+          customerId: customers[i % customers.length]!.id,
+          lineItems: [{ productId: p.id, quantity: 1 }],
+          discountCodes: ["TEN"],
+        }),
+      ),
+    );
+    const statuses = results.map((r) => r.response.status);
+    assert.equal(statuses.filter((x) => x === 201).length, 10, JSON.stringify(statuses));
+    assert.equal(statuses.filter((x) => x === 400).length, 90);
+    for (const r of results.filter((r) => r.response.status === 400))
+      assert.equal((r.error!.error.details as Array<{ reason: string }>)[0]!.reason, "usage_limit_reached");
+    const read = await s.client.GET("/api/v1/dashboard/stores/{slug}/discounts/{id}", {
+      params: { path: { ...s.path, id: d.id } },
+    });
+    assert.equal(read.data!.data.timesUsed, 10);
+
+    await s.discount({ code: "ONCE", kind: "fixed_amount", value: "1.00", oncePerCustomer: true });
+    const burst = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        s.order({
+          customerId: customers[0]!.id,
+          lineItems: [{ productId: p.id, quantity: 1 }],
+          discountCodes: ["ONCE"],
+        }),
+      ),
+    );
+    const once = burst.map((r) => r.response.status);
+    assert.equal(once.filter((x) => x === 201).length, 1, JSON.stringify(once));
+    for (const r of burst.filter((r) => r.response.status === 400))
+      assert.equal((r.error!.error.details as Array<{ reason: string }>)[0]!.reason, "already_used");
+    // Another customer still may.
+    await s.placed({
+      customerId: customers[1]!.id,
+      lineItems: [{ productId: p.id, quantity: 1 }],
+      discountCodes: ["once"],
+    });
+  });
+
+  it("Admin API: discounts under read_discounts / write_discounts, and an app's order with a code and shipping", async () => {
+    const reader = await installedApp(ctx.app, ["read_orders"]);
+    const denied = await reader.api.GET("/api/v1/apps/api/discounts");
+    assert.equal(denied.response.status, 403);
+    const app = await installedApp(ctx.app, [
+      "read_discounts",
+      "write_discounts",
+      "write_orders",
+      "read_orders",
+      "read_products",
+    ]);
+    const created = await app.api.POST("/api/v1/apps/api/discounts", {
+      body: { code: "APP5", kind: "fixed_amount", value: "5.00" },
+    });
+    assert.equal(created.response.status, 201, text(created));
+    const listed = await app.api.GET("/api/v1/apps/api/discounts");
+    assert.deepEqual(
+      listed.data!.data.map((d) => d.code),
+      ["APP5"],
+    );
+    // The merchant's product, bought through the app with the code and shipping.
+    const m = app.merchant;
+    const product = await m.client.POST("/api/v1/dashboard/stores/{slug}/products", {
+      params: { path: { slug: m.slug } },
+      body: flat({ title: "Mug", price: "12.00", stock: 5 }),
+    });
+    const order = await app.api.POST("/api/v1/apps/api/orders", {
+      body: {
+        customer: { email: "app-buyer@example.com", firstName: "Ada" },
+        lineItems: [{ productId: product.data!.data.id, quantity: 1 }],
+        shippingLines: [{ title: "Post", price: "3.00" }],
+        discountCodes: ["app5"],
+      },
+    });
+    assert.equal(order.response.status, 201, text(order));
+    assert.deepEqual(
+      [
+        order.data!.data.subtotal,
+        order.data!.data.discounts,
+        order.data!.data.shipping,
+        order.data!.data.total,
+      ],
+      ["12.00", "5.00", "3.00", "10.00"],
+    );
+    // Another store's code is unknown here.
+    const other = await shop();
+    await other.discount({ code: "THEIRS", kind: "percentage", percentage: "50" });
+    const theirs = await app.api.POST("/api/v1/apps/api/orders", {
+      body: {
+        customer: { email: "app-buyer@example.com", firstName: "Ada" },
+        lineItems: [{ productId: product.data!.data.id, quantity: 1 }],
+        discountCodes: ["THEIRS"],
+      },
+    });
+    assert.equal(theirs.response.status, 400);
+    assert.equal((theirs.error!.error.details as Array<{ reason: string }>)[0]!.reason, "unknown");
+  });
+
+  it("tax rates: one per place, changed and deleted for later orders only", async () => {
+    const s = await shop();
+    const r = await s.taxRate({ country: "CA", title: "GST", rate: "5" });
+    await s.taxRate({ country: "CA", region: "ON", title: "HST top-up", rate: "8" });
+    const dup = await s.client.POST("/api/v1/dashboard/stores/{slug}/tax-rates", {
+      params: { path: s.path },
+      body: { country: "CA", region: "on", title: "Again", rate: "1" },
+    });
+    assert.equal(dup.response.status, 409, text(dup));
+    const p = await s.product("P", "100.00");
+    const c = await s.customer("to@example.com");
+    const toronto = {
+      name: "T",
+      line1: "Queen St W 1",
+      city: "Toronto",
+      region: "ON",
+      country: "CA",
+    } as const;
+    const first = await s.placed({
+      customerId: c.id,
+      lineItems: [{ productId: p.id, quantity: 1 }],
+      shippingAddress: toronto,
+    });
+    assert.equal(first.tax, "13.00");
+    const changed = await s.client.PATCH("/api/v1/dashboard/stores/{slug}/tax-rates/{id}", {
+      params: { path: { ...s.path, id: r.id } },
+      body: { rate: "6" },
+    });
+    assert.equal(changed.data!.data.rate, "6");
+    const second = await s.placed({
+      customerId: c.id,
+      lineItems: [{ productId: p.id, quantity: 1 }],
+      shippingAddress: toronto,
+    });
+    assert.equal(second.tax, "14.00");
+    const listed = await s.client.GET("/api/v1/dashboard/stores/{slug}/tax-rates", {
+      params: { path: s.path },
+    });
+    assert.deepEqual(
+      listed.data!.data.map((x) => [x.country, x.region, x.rate]),
+      [
+        ["CA", null, "6"],
+        ["CA", "ON", "8"],
+      ],
+    );
+    const again = await s.client.GET("/api/v1/dashboard/stores/{slug}/orders/{id}", {
+      params: { path: { ...s.path, id: first.id } },
+    });
+    assert.equal(again.data!.data.tax, "13.00", "an order keeps the tax it was placed with");
+  });
+});
