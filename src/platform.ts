@@ -76,6 +76,9 @@ import { probeRoutes } from "./modules/probes/probes-routes.ts";
 import { createProductRepo } from "./modules/products/products-repo.ts";
 import { productRoutes } from "./modules/products/products-routes.ts";
 import { createProductService, type ProductService } from "./modules/products/products-service.ts";
+import { createRefundRepo } from "./modules/refunds/refunds-repo.ts";
+import { refundRoutes } from "./modules/refunds/refunds-routes.ts";
+import { createRefundService } from "./modules/refunds/refunds-service.ts";
 import { createStoreRepo } from "./modules/stores/stores-repo.ts";
 import { storeRoutes } from "./modules/stores/stores-routes.ts";
 import { createStoreService } from "./modules/stores/stores-service.ts";
@@ -258,6 +261,16 @@ export function createPlatform(input: {
       clock: on,
     });
     const taxes = createTaxService({ db, clock: on });
+    const refunds = createRefundService({
+      db,
+      repo: createRefundRepo(db),
+      orders: repos.orders,
+      catalogue: repos.inventory,
+      locations: repos.locations,
+      inventory,
+      recordEvent: record,
+      clock: on,
+    });
     return {
       stores: createStoreService({
         db,
@@ -271,6 +284,7 @@ export function createPlatform(input: {
       collections,
       discounts,
       taxes,
+      refunds,
       locations: createLocationService({ db, repo: repos.locations, recordEvent: record, clock: on }),
       customers,
       orders: createOrderService({
@@ -473,6 +487,7 @@ export function createPlatform(input: {
     customerRoutes(services.customers),
     privacyRoutes(privacy),
     orderRoutes(services.orders, webhooks.deliveriesOf, appActor),
+    refundRoutes(services.refunds, appActor),
     overviewRoutes(services.overview),
     appDataRoutes(createAppMetadataRepo(db)),
     installationRoutes(installations),

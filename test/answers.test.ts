@@ -605,6 +605,27 @@ describe("answers: every operation's answer on a seeded store, byte for byte", (
       }),
     );
     await settle();
+    // A refund of one mug, restocked (issue 31).
+    const refundBody = { lineItems: [{ lineItemId: order.lineItems[0]!.id, quantity: 1 }], restock: true };
+    ok(
+      await merchant.POST("/api/v1/dashboard/stores/{slug}/orders/{id}/refunds/calculate", {
+        params: { path: { slug: "golden", id: order.id } },
+        body: refundBody,
+      }),
+    );
+    ok(
+      await merchant.POST("/api/v1/dashboard/stores/{slug}/orders/{id}/refunds", {
+        params: { path: { slug: "golden", id: order.id } },
+        body: { ...refundBody, note: "Chipped" },
+      }),
+      201,
+    );
+    await settle();
+    ok(
+      await merchant.GET("/api/v1/dashboard/stores/{slug}/orders/{id}/refunds", {
+        params: { path: { slug: "golden", id: order.id } },
+      }),
+    );
     ok(
       await merchant.GET("/api/v1/dashboard/stores/{slug}/orders/{id}/history", {
         params: { path: { slug: "golden", id: order.id } },
@@ -853,6 +874,23 @@ describe("answers: every operation's answer on a seeded store, byte for byte", (
     );
     ok(await api.GET("/api/v1/apps/api/orders"));
     ok(await api.GET("/api/v1/apps/api/orders/{id}", { params: { path: { id: appOrder.data!.data.id } } }));
+    // The app refunds the merchant's order's second mug (paid above).
+    const appRefund = { lineItems: [{ lineItemId: order.lineItems[0]!.id, quantity: 1 }] };
+    ok(
+      await api.POST("/api/v1/apps/api/orders/{id}/refunds/calculate", {
+        params: { path: { id: order.id } },
+        body: appRefund,
+      }),
+    );
+    ok(
+      await api.POST("/api/v1/apps/api/orders/{id}/refunds", {
+        params: { path: { id: order.id } },
+        body: appRefund,
+      }),
+      201,
+    );
+    await settle();
+    ok(await api.GET("/api/v1/apps/api/orders/{id}/refunds", { params: { path: { id: order.id } } }));
     ok(
       await api.PATCH("/api/v1/apps/api/orders/{id}", {
         params: { path: { id: appOrder.data!.data.id } },

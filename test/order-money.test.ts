@@ -36,7 +36,12 @@ describe("the money of an order: discounts, shipping and tax", () => {
   let ctx: TestContext;
   let spec: Checker;
   before(async () => {
-    ctx = await createTestContext({ RATE_LIMIT_PER_MINUTE: "1000000" }, { frozenClock: true });
+    ctx = await createTestContext(
+      // 100 concurrent orders wait for one discount's row lock through PostgreSQL's pool of 10: the
+      // connection wait is an operator's setting, not what this file tests (catalogue.test.ts).
+      { RATE_LIMIT_PER_MINUTE: "1000000", DATABASE_CONNECT_TIMEOUT_MS: "120000" },
+      { frozenClock: true },
+    );
     spec = await openApiChecker(ctx.app);
   });
   after(async () => ctx?.close());
@@ -546,5 +551,220 @@ describe("the money of an order: discounts, shipping and tax", () => {
       params: { path: { ...s.path, id: first.id } },
     });
     assert.equal(again.data!.data.tax, "13.00", "an order keeps the tax it was placed with");
+  });
+  it("refunds: calculated then recorded, each line's share of discounts and tax, restocked, the financial status following", async () => {
+    const s = await shop({ taxShipping: true });
+    const shirt = await s.product("Shirt", "9.99", 10);
+    const c = await s.customer("ref@example.com");
+    await s.taxRate({ country: "US", region: "NY", title: "NY", rate: "8.875" });
+    await s.discount({ code: "TEN", kind: "percentage", percentage: "10" });
+    const o = await s.placed({
+      customerId: c.id,
+      lineItems: [{ productId: shirt.id, quantity: 3 }],
+      shippingAddress: NY,
+      shippingLines: [{ title: "Standard", price: "4.95" }],
+      discountCodes: ["TEN"],
+    });
+    // 29.97 − 3.00 = 26.97; tax 2.39; shipping 4.95 + 0.44 tax: 34.75.
+    assert.deepEqual([o.total, o.financialStatus, o.refunded, o.net], ["34.75", "pending", "0.00", "34.75"]);
+    const orderPath = { path: { ...s.path, id: o.id } };
+    const unpaid = await s.client.POST("/api/v1/dashboard/stores/{slug}/orders/{id}/refunds", {
+      ...{ params: orderPath },
+      body: { lineItems: [{ lineItemId: o.lineItems[0]!.id, quantity: 1 }] },
+    });
+    assert.equal(unpaid.response.status, 409, "an unpaid order has nothing to refund");
+    const paid = await s.client.POST("/api/v1/dashboard/stores/{slug}/orders/{id}/status", {
+      params: orderPath,
+      body: { status: "paid" },
+    });
+    assert.equal(paid.data!.data.financialStatus, "paid");
+    const line = o.lineItems[0]!.id;
+    const calc = await s.client.POST("/api/v1/dashboard/stores/{slug}/orders/{id}/refunds/calculate", {
+      params: orderPath,
+      body: { lineItems: [{ lineItemId: line, quantity: 1 }], restock: true },
+    });
+    assert.equal(calc.response.status, 200, text(calc));
+    // One of three: 9.99 − 1.00 discount + 0.80 tax (2.39 × 1/3 = 0.797 -> 0.80).
+    assert.deepEqual(
+      [
+        calc.data!.data.lineItems[0]!.subtotal,
+        calc.data!.data.lineItems[0]!.discount,
+        calc.data!.data.lineItems[0]!.tax,
+      ],
+      ["9.99", "1.00", "0.80"],
+    );
+    assert.deepEqual([calc.data!.data.amount, calc.data!.data.refundable], ["9.79", "34.75"]);
+    const level = async () =>
+      (
+        await s.client.GET("/api/v1/dashboard/stores/{slug}/inventory-levels", {
+          params: { path: s.path, query: { variantId: shirt.variants[0]!.id } },
+        })
+      ).data!.data[0]!;
+    assert.deepEqual([(await level()).available, (await level()).committed], [7, 3]);
+    const first = await s.client.POST("/api/v1/dashboard/stores/{slug}/orders/{id}/refunds", {
+      params: orderPath,
+      body: { lineItems: [{ lineItemId: line, quantity: 1 }], restock: true, note: "Torn seam" },
+      headers: { "idempotency-key": "refund-1" },
+    });
+    assert.equal(first.response.status, 201, text(first));
+    assert.equal(first.data!.data.amount, "9.79");
+    const replay = await s.client.POST("/api/v1/dashboard/stores/{slug}/orders/{id}/refunds", {
+      params: orderPath,
+      body: { lineItems: [{ lineItemId: line, quantity: 1 }], restock: true, note: "Torn seam" },
+      headers: { "idempotency-key": "refund-1" },
+    });
+    assert.equal(replay.data!.data.id, first.data!.data.id, "the same key: the same refund, once");
+    // Released from the unshipped order: available again, no longer committed.
+    assert.deepEqual([(await level()).available, (await level()).committed], [8, 2]);
+    const mid = (await s.client.GET("/api/v1/dashboard/stores/{slug}/orders/{id}", { params: orderPath }))
+      .data!.data;
+    assert.deepEqual(
+      [mid.financialStatus, mid.refunded, mid.net, mid.lineItems[0]!.refundedQuantity],
+      ["partially_refunded", "9.79", "24.96", 1],
+    );
+    // The rest and the shipping: the order's total exactly, net 0.
+    ctx.clock.advance(60_000);
+    const rest = await s.client.POST("/api/v1/dashboard/stores/{slug}/orders/{id}/refunds", {
+      params: orderPath,
+      body: { lineItems: [{ lineItemId: line, quantity: 2 }], shipping: true },
+    });
+    assert.equal(rest.response.status, 201, text(rest));
+    assert.deepEqual([rest.data!.data.amount, rest.data!.data.shipping], ["24.96", "5.39"]);
+    const done = (await s.client.GET("/api/v1/dashboard/stores/{slug}/orders/{id}", { params: orderPath }))
+      .data!.data;
+    assert.deepEqual([done.financialStatus, done.refunded, done.net], ["refunded", "34.75", "0.00"]);
+    const again = await s.client.POST("/api/v1/dashboard/stores/{slug}/orders/{id}/refunds", {
+      params: orderPath,
+      body: { lineItems: [{ lineItemId: line, quantity: 1 }] },
+    });
+    assert.equal(again.response.status, 409);
+    // Shipping the order now takes only the 2 units still committed... none: both were refunded
+    // without restock, so they ship (the merchant chose to let them go); the released one does not.
+    const shipped = await s.client.POST("/api/v1/dashboard/stores/{slug}/orders/{id}/status", {
+      params: orderPath,
+      body: { status: "confirmed" },
+    });
+    assert.equal(shipped.response.status, 200);
+    await s.client.POST("/api/v1/dashboard/stores/{slug}/orders/{id}/status", {
+      params: orderPath,
+      body: { status: "shipped" },
+    });
+    assert.deepEqual([(await level()).available, (await level()).committed], [8, 0]);
+    const listed = await s.client.GET("/api/v1/dashboard/stores/{slug}/orders/{id}/refunds", {
+      params: orderPath,
+    });
+    assert.deepEqual(
+      listed.data!.data.map((r) => [r.amount, r.note, r.locationId !== null]),
+      [
+        ["9.79", "Torn seam", true],
+        ["24.96", "", false],
+      ],
+    );
+    const events = await s.events("refund.created");
+    assert.deepEqual(
+      events.map((e) => e.payload.amount),
+      ["9.79", "24.96"],
+    );
+    assert.equal(events[0]!.resource_id, o.id, "a refund's event is about its order");
+    // The overview's sales are net of refunds.
+    const overview = await s.client.GET("/api/v1/dashboard/stores/{slug}/overview", {
+      params: { path: s.path },
+    });
+    assert.equal(overview.data!.data.sales.today.total, "0.00");
+  });
+
+  it("50 concurrent full refunds of one order record exactly one; an app refunds under write_orders", async () => {
+    const s = await shop();
+    const p = await s.product("P", "20.00", 10);
+    const c = await s.customer("burst@example.com");
+    const o = await s.placed({ customerId: c.id, lineItems: [{ productId: p.id, quantity: 2 }] });
+    const orderPath = { path: { ...s.path, id: o.id } };
+    await s.client.POST("/api/v1/dashboard/stores/{slug}/orders/{id}/status", {
+      params: orderPath,
+      body: { status: "paid" },
+    });
+    const burst = await Promise.all(
+      Array.from({ length: 50 }, () =>
+        s.client.POST("/api/v1/dashboard/stores/{slug}/orders/{id}/refunds", {
+          params: orderPath,
+          body: { lineItems: [{ lineItemId: o.lineItems[0]!.id, quantity: 2 }] },
+        }),
+      ),
+    );
+    const statuses = burst.map((r) => r.response.status);
+    assert.equal(statuses.filter((x) => x === 201).length, 1, JSON.stringify(statuses));
+    assert.equal(statuses.filter((x) => x === 409).length, 49);
+    const after = (await s.client.GET("/api/v1/dashboard/stores/{slug}/orders/{id}", { params: orderPath }))
+      .data!.data;
+    assert.deepEqual([after.refunded, after.net, after.financialStatus], ["40.00", "0.00", "refunded"]);
+
+    const app = await installedApp(ctx.app, ["read_orders", "write_orders", "read_products"]);
+    const m = app.merchant;
+    const product = await m.client.POST("/api/v1/dashboard/stores/{slug}/products", {
+      params: { path: { slug: m.slug } },
+      body: flat({ title: "Mug", price: "12.00", stock: 5 }),
+    });
+    const order = await app.api.POST("/api/v1/apps/api/orders", {
+      body: {
+        customer: { email: "app-refund@example.com", firstName: "Ada" },
+        lineItems: [{ productId: product.data!.data.id, quantity: 1 }],
+      },
+    });
+    const id = order.data!.data.id;
+    await app.api.POST("/api/v1/apps/api/orders/{id}/status", {
+      params: { path: { id } },
+      body: { status: "paid" },
+    });
+    const calc = await app.api.POST("/api/v1/apps/api/orders/{id}/refunds/calculate", {
+      params: { path: { id } },
+      body: { lineItems: [{ lineItemId: order.data!.data.lineItems[0]!.id, quantity: 1 }] },
+    });
+    assert.equal(calc.data!.data.amount, "12.00");
+    const made = await app.api.POST("/api/v1/apps/api/orders/{id}/refunds", {
+      params: { path: { id } },
+      body: { lineItems: [{ lineItemId: order.data!.data.lineItems[0]!.id, quantity: 1 }] },
+    });
+    assert.equal(made.response.status, 201, text(made));
+    const reader = await installedApp(ctx.app, ["read_orders"]);
+    const denied = await reader.api.POST("/api/v1/apps/api/orders/{id}/refunds/calculate", {
+      params: { path: { id } },
+      body: {},
+    });
+    assert.equal(denied.response.status, 403);
+  });
+  it("a deleted customer's refunds lose their notes, in the rows and in the events", async () => {
+    const s = await shop();
+    const p = await s.product("P", "5.00", 10);
+    const c = await s.customer("gone@example.com");
+    const o = await s.placed({ customerId: c.id, lineItems: [{ productId: p.id, quantity: 1 }] });
+    const orderPath = { path: { ...s.path, id: o.id } };
+    await s.client.POST("/api/v1/dashboard/stores/{slug}/orders/{id}/status", {
+      params: orderPath,
+      body: { status: "paid" },
+    });
+    const refund = await s.client.POST("/api/v1/dashboard/stores/{slug}/orders/{id}/refunds", {
+      params: orderPath,
+      body: {
+        lineItems: [{ lineItemId: o.lineItems[0]!.id, quantity: 1 }],
+        note: "Given back to Mrs Gone at 1 Main St",
+      },
+    });
+    assert.equal(refund.response.status, 201, text(refund));
+    const removed = await s.client.DELETE("/api/v1/dashboard/stores/{slug}/customers/{id}", {
+      params: { path: { ...s.path, id: c.id } },
+    });
+    assert.equal(removed.response.status, 200, text(removed));
+    const listed = await s.client.GET("/api/v1/dashboard/stores/{slug}/orders/{id}/refunds", {
+      params: orderPath,
+    });
+    assert.deepEqual(
+      listed.data!.data.map((r) => [r.note, r.amount]),
+      [["", "5.00"]],
+    );
+    const events = await s.events("refund.created");
+    assert.deepEqual(
+      events.map((e) => [e.payload.note, e.payload.amount]),
+      [["", "5.00"]],
+    );
   });
 });

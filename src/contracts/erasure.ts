@@ -6,6 +6,7 @@ import {
   type FulfillmentResource,
   ID_PREFIX,
   type OrderResource,
+  type RefundResource,
 } from "./resources.ts";
 
 /**
@@ -91,7 +92,10 @@ const order: RecordErasure<Static<typeof OrderResource>> = {
   tax: "kept",
   taxIncluded: "kept",
   total: "kept",
+  refunded: "kept",
+  net: "kept",
   taxesIncluded: "kept",
+  financialStatus: "kept",
   // Written by whoever placed or handled the order, often about the person ("leave with the neighbour").
   note: nothing(""),
   // The merchant's labels on the order ("gift", "priority"): about the sale, not the person.
@@ -114,6 +118,21 @@ const order: RecordErasure<Static<typeof OrderResource>> = {
   metadata: "kept",
 };
 
+const refund: RecordErasure<Static<typeof RefundResource>> = {
+  id: "kept",
+  orderId: "kept",
+  customerId: "kept",
+  currency: "kept",
+  lineItems: "kept",
+  shipping: "kept",
+  tax: "kept",
+  amount: "kept",
+  locationId: "kept",
+  // Written by whoever recorded the refund, often about the person ("returned by her neighbour").
+  note: nothing(""),
+  createdAt: "kept",
+};
+
 export const ERASURE = {
   customer,
   order,
@@ -122,6 +141,7 @@ export const ERASURE = {
   location: "A place the merchant keeps stock: the merchant's own business address, not a customer's.",
   collection: "Catalogue data: about goods, never a person.",
   discount: "A discount code's terms and how often it was used: no person's data.",
+  refund,
   store: "The merchant's own business details (contact address, shop address), not a customer's.",
   uninstalled: "An app and when it left a store.",
   webhookDisabled: "A subscription, its URL and its last error.",
@@ -172,10 +192,11 @@ export function isErasableKind(kind: EventDataKind): kind is ErasableKind {
 }
 
 /** The field of each kind with personal data that names the customer whose erasure reaches it. */
-const CUSTOMER_FIELD = { customer: "id", order: "customerId" } as const satisfies Record<
-  ErasableKind,
-  string
->;
+const CUSTOMER_FIELD = {
+  customer: "id",
+  order: "customerId",
+  refund: "customerId",
+} as const satisfies Record<ErasableKind, string>;
 
 const ERASABLE_KINDS = (Object.keys(ERASURE) as EventDataKind[]).filter(isErasableKind);
 

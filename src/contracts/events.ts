@@ -26,6 +26,9 @@ export const EVENT_DATA_RECORD = {
   location: "location",
   collection: "collection",
   discount: "discount",
+  // A refund is about its order: its event's resource is the order (in the order's sequence, and
+  // erased with the order's events when its customer is).
+  refund: "order",
   customer: "customer",
   store: "store",
   uninstalled: "installation",
@@ -141,6 +144,12 @@ export const EVENTS = {
     scope: "read_products",
     data: "collection",
     summary: "A collection was deleted (its products stay).",
+  },
+  refundCreated: {
+    name: "refund.created",
+    scope: "read_orders",
+    data: "refund",
+    summary: "A refund was recorded for an order (its `order.updated` follows with the new totals).",
   },
   discountCreated: {
     name: "discount.created",

@@ -21,6 +21,7 @@ import {
   DiscountAllocationSchema,
   DiscountKindSchema,
   DiscountStatusSchema,
+  FinancialStatusSchema,
   InventoryQuantityNameSchema,
   InventoryReasonSchema,
   OrderStatusSchema,
@@ -43,6 +44,7 @@ export const ID_PREFIX = {
   collection: "coll",
   discount: "disc",
   taxRate: "txr",
+  refund: "rfnd",
   customer: "cus",
   order: "ord",
   lineItem: "li",
@@ -416,6 +418,64 @@ export const TaxRateResource = Type.Object(
   },
 );
 
+const RefundAmount = Type.String({
+  description: "Decimal string in the order's currency.",
+  examples: ["18.00"],
+});
+
+export const RefundLineResource = Type.Object(
+  {
+    lineItemId: Type.String(),
+    quantity: Type.Integer({ minimum: 1 }),
+    subtotal: { ...RefundAmount, description: "The units' price × quantity." },
+    discount: { ...RefundAmount, description: "Their share of the discounts the line had." },
+    tax: { ...RefundAmount, description: "Their share of the line's tax." },
+    amount: {
+      ...RefundAmount,
+      description: "What is returned for them: subtotal − discount, + tax when it was added to the price.",
+    },
+    restock: Type.Boolean({ description: "The units go back into stock at `locationId`." }),
+  },
+  { title: "RefundLine" },
+);
+
+/** The fields a refund and its calculation share. */
+const refundFields = {
+  orderId: Id("order"),
+  customerId: Id("customer", "The order's customer."),
+  currency: Type.String(),
+  lineItems: Type.Array(RefundLineResource),
+  shipping: { ...RefundAmount, description: "Shipping returned (its tax included)." },
+  tax: { ...RefundAmount, description: "The tax in `amount` (added or included)." },
+  amount: { ...RefundAmount, description: "What is returned in all." },
+  locationId: Nullable(Type.String(), { description: "Where the restocked units go; null: none restocked." }),
+};
+
+export const RefundCalculationResource = Type.Object(
+  {
+    ...refundFields,
+    refundable: {
+      ...RefundAmount,
+      description: "What the order could still return in all, before this refund (its net).",
+    },
+  },
+  { title: "RefundCalculation", description: "A suggested refund: nothing is recorded." },
+);
+
+export const RefundResource = Type.Object(
+  {
+    id: Id("refund"),
+    ...refundFields,
+    note: Type.String(),
+    createdAt: Timestamp,
+  },
+  {
+    title: "Refund",
+    description:
+      "Money the merchant's payment provider returned for lines of an order (and its shipping): a record, it moves no money itself.",
+  },
+);
+
 export const CustomerResource = Type.Object(
   {
     id: Id("customer"),
@@ -514,6 +574,7 @@ export const LineItemResource = Type.Object({
   quantity: Type.Integer(),
   total: { ...Amount, description: "unitPrice × quantity, before discounts." },
   ...Shares,
+  refundedQuantity: Type.Integer({ minimum: 0, description: "Units refunded so far." }),
 });
 
 export const FulfillmentResource = Type.Object(
@@ -551,7 +612,10 @@ export const OrderResource = Type.Object(
     },
     taxIncluded: { ...Amount, description: "Tax inside the prices when `taxesIncluded` (0 otherwise)." },
     total: Amount,
+    refunded: { ...Amount, description: "What refunds returned in all." },
+    net: { ...Amount, description: "total − refunded." },
     taxesIncluded: Type.Boolean({ description: "The prices included tax when the order was placed." }),
+    financialStatus: FinancialStatusSchema,
     note: Type.String(),
     tags: Type.Array(Type.String()),
     shippingAddress: Nullable(AddressResource, {
@@ -667,6 +731,7 @@ export const EVENT_PAYLOADS: Record<EventDataKind, TSchema> = {
   location: LocationResource,
   collection: CollectionResource,
   discount: DiscountResource,
+  refund: RefundResource,
   customer: CustomerResource,
   store: StoreResource,
   uninstalled: UninstalledData,

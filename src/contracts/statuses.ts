@@ -190,6 +190,7 @@ export const INVENTORY_REASONS = {
   order_placed: { label: "Order placed", system: true },
   order_shipped: { label: "Order shipped", system: true },
   order_cancelled: { label: "Order cancelled", system: true },
+  order_refunded: { label: "Order refunded (restocked)", system: true },
   other: { label: "Other", system: false },
 } as const satisfies Record<string, { label: string; system: boolean }>;
 export type InventoryReason = keyof typeof INVENTORY_REASONS;
@@ -340,6 +341,25 @@ export type DiscountRefusal = keyof typeof DISCOUNT_REFUSALS;
 export const DISCOUNT_REFUSAL_NAMES = keysOf(DISCOUNT_REFUSALS);
 
 /**
+ * An order's money (issue 31), apart from its fulfilment status: pending until it is marked paid,
+ * then paid, partially_refunded or refunded as refunds return money; voided when cancelled unpaid.
+ */
+export const FINANCIAL_STATUSES = {
+  pending: { label: "Payment pending" },
+  paid: { label: "Paid" },
+  partially_refunded: { label: "Partially refunded" },
+  refunded: { label: "Refunded" },
+  voided: { label: "Voided" },
+} as const;
+export type FinancialStatus = keyof typeof FINANCIAL_STATUSES;
+export const FINANCIAL_STATUS_NAMES = keysOf(FINANCIAL_STATUSES);
+export const FinancialStatus = mirror(FINANCIAL_STATUS_NAMES);
+export const FinancialStatusSchema = enumSchema(
+  FINANCIAL_STATUS_NAMES,
+  "pending (not paid yet), paid, partially_refunded, refunded (every unit paid for returned), voided (cancelled before it was paid).",
+);
+
+/**
  * Every column whose values the contract declares, for the test that compares the migrations'
  * CHECK constraints with it.
  */
@@ -349,6 +369,8 @@ export const STATUS_COLUMNS = {
   "discounts.allocation": DISCOUNT_ALLOCATION_NAMES,
   "discounts.status": DISCOUNT_STATUS_NAMES,
   "orders.status": ORDER_STATUS_NAMES,
+  "orders.financial_status": FINANCIAL_STATUS_NAMES,
+  "refunds.actor_kind": ACTOR_KIND_NAMES,
   "order_status_changes.status": ORDER_STATUS_NAMES,
   "order_status_changes.actor_kind": ACTOR_KIND_NAMES,
   "inventory_changes.actor_kind": ACTOR_KIND_NAMES,

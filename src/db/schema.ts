@@ -20,6 +20,7 @@ import type {
   DiscountKind,
   DiscountShareJson,
   DiscountStatus,
+  FinancialStatus,
   FulfillmentJson,
   InstallationStatus,
   InventoryQuantityName,
@@ -388,6 +389,11 @@ export interface OrderLineItemsTable {
   position: number;
   product_id: string | null;
   quantity: number;
+  refunded_quantity: Generated<number>;
+  /**
+   * Units refunded and put back into stock: no longer committed, never shipped.
+   */
+  restocked_quantity: Generated<number>;
   sku: string | null;
   store_id: string;
   /**
@@ -416,6 +422,10 @@ export interface OrdersTable {
    */
   discount_applications: Generated<Jsonb<DiscountApplicationJson[]>>;
   discounts_minor: Generated<number>;
+  /**
+   * pending (not paid yet), paid, partially_refunded, refunded, voided (cancelled before it was paid).
+   */
+  financial_status: Generated<FinancialStatus>;
   fulfillment: Jsonb<FulfillmentJson> | null;
   id: string;
   /**
@@ -430,12 +440,17 @@ export interface OrdersTable {
    * The store's prefix when the order was placed: its name is number_prefix || number.
    */
   number_prefix: Generated<string>;
+  /**
+   * What its refunds returned in all: net = total - refunded.
+   */
+  refunded_minor: Generated<number>;
   shipping_address: Jsonb<AddressJson> | null;
   /**
    * [{title, code, priceMinor, discountAllocations, taxLines}] in order.
    */
   shipping_lines: Generated<Jsonb<ShippingLineJson[]>>;
   shipping_minor: Generated<number>;
+  shipping_refunded_minor: Generated<number>;
   status: OrderStatus;
   store_id: string;
   subtotal_minor: number;
@@ -541,6 +556,35 @@ export interface RefreshTokensTable {
   successor_refresh_hash: string | null;
   token_hash: string;
   used_at: Timestamp | null;
+}
+
+export interface RefundLineItemsTable {
+  amount_minor: number;
+  discount_minor: number;
+  line_item_id: string;
+  quantity: number;
+  refund_id: string;
+  restocked: boolean;
+  store_id: string;
+  subtotal_minor: number;
+  tax_minor: number;
+}
+
+export interface RefundsTable {
+  actor_id: string | null;
+  actor_kind: ActorKind;
+  amount_minor: number;
+  created_at: Timestamp;
+  id: string;
+  /**
+   * Where the refunded goods went back into stock; null: not restocked.
+   */
+  location_id: string | null;
+  note: Generated<string>;
+  order_id: string;
+  shipping_minor: Generated<number>;
+  store_id: string;
+  tax_minor: Generated<number>;
 }
 
 export interface SessionsTable {
@@ -776,6 +820,8 @@ export interface DB {
   product_variants: ProductVariantsTable;
   products: ProductsTable;
   refresh_tokens: RefreshTokensTable;
+  refund_line_items: RefundLineItemsTable;
+  refunds: RefundsTable;
   sessions: SessionsTable;
   store_row_counts: StoreRowCountsTable;
   stores: StoresTable;

@@ -106,6 +106,28 @@ describe("discounts and an order's money in a real browser", { skip: chromiumSki
     await totals.getByText("93.14 USD").waitFor();
     await review(page, "order-with-discount-and-tax");
 
+    // Paid, then one of the two shirts refunded through the dialog: the calculation first.
+    const paid = await client.POST("/api/v1/dashboard/stores/{slug}/orders/{id}/status", {
+      params: { path: { slug, id: order.data!.data.id } },
+      body: { status: "paid" },
+    });
+    assert.equal(paid.response.status, 200);
+    await page.reload();
+    await page.getByRole("button", { name: "Refund", exact: true }).click();
+    const dialog = page.getByRole("dialog", { name: /Refund order/ });
+    await dialog.getByLabel(/Linen shirt \(2 of 2 left to refund\)/).fill("1");
+    await dialog.getByRole("button", { name: "Calculate refund" }).click();
+    // 45.00 − 4.50 (its half of the discount) + 3.60 (half of 7.19, rounded half up) = 44.10.
+    const calculated = dialog.getByRole("button", { name: "Refund 44.10 USD" });
+    await calculated.waitFor();
+    await review(page, "refund-dialog");
+    await calculated.click();
+    await page.getByText("Refunded 44.10 USD").waitFor();
+    await totals.getByText("−44.10 USD").waitFor();
+    await totals.getByText("49.04 USD").waitFor();
+    await page.getByText("Partially refunded").first().waitFor();
+    await review(page, "order-partially-refunded");
+
     // The code counts the use.
     await page.goto(`${base}/stores/${slug}/discounts`);
     await row(page, "WELCOME10").getByText("1 of 100").waitFor();

@@ -14,6 +14,7 @@ import type { InventoryService } from "../inventory/inventory-service.ts";
 import type { LocationService } from "../inventory/locations-service.ts";
 import type { OrderService } from "../orders/orders-service.ts";
 import type { ProductService } from "../products/products-service.ts";
+import type { RefundService } from "../refunds/refunds-service.ts";
 import type { StoreService } from "../stores/stores-service.ts";
 import type { TaxService } from "../taxes/taxes.ts";
 
@@ -332,6 +333,7 @@ export interface DemoSeedDeps {
     collections: Pick<CollectionService, "create">;
     discounts: Pick<DiscountService, "create" | "update">;
     taxes: Pick<TaxService, "create">;
+    refunds: Pick<RefundService, "create">;
     inventory: Pick<InventoryService, "move">;
     customers: Pick<CustomerService, "create">;
     orders: Pick<OrderService, "create" | "setStatus">;
@@ -631,17 +633,58 @@ export async function seedDemo(
 
   // Then the quarter as it happened, in time order: each order placed, then moved along.
   const seed = { kind: ActorKind.system, id: null, name: "Demo data" };
-  const events = plans.flatMap((plan, i) => [
+  // Some paid orders were refunded later: one unit now and then (back into stock), a few in full
+  // with their shipping.
+  const PAID_BY_END = new Set<string>([
+    OrderStatus.paid,
+    OrderStatus.confirmed,
+    OrderStatus.shipped,
+    OrderStatus.delivered,
+  ]);
+  const refundOf = (plan: (typeof plans)[number], i: number) => {
+    const last = plan.life.at(-1);
+    if (!last || !PAID_BY_END.has(last.status) || last.at + 3 * HOUR_MS > now - 60_000) return [];
+    const kind = i % 13 === 0 ? ("partial" as const) : i % 29 === 0 ? ("full" as const) : null;
+    return kind
+      ? [{ at: last.at + 3 * HOUR_MS, order: i, status: null as OrderStatus | null, refund: kind }]
+      : [];
+  };
+  const events: Array<{
+    at: number;
+    order: number;
+    status: OrderStatus | null;
+    refund?: "partial" | "full";
+  }> = plans.flatMap((plan, i) => [
     { at: plan.placed, order: i, status: null as OrderStatus | null },
     ...plan.life.map((s) => ({ at: s.at, order: i, status: s.status as OrderStatus | null })),
+    ...refundOf(plan, i),
   ]);
   events.sort((a, b) => a.at - b.at || a.order - b.order);
   const orderIds: string[] = [];
+  const orderLines: Array<Array<{ id: string; quantity: number }>> = [];
   const writeHistory = () =>
     inBatches(events, async (commerce, event) => {
       at = event.at;
       const plan = plans[event.order]!;
-      if (event.status === null) {
+      if (event.refund) {
+        const lines = orderLines[event.order]!;
+        await commerce.refunds.create(
+          store,
+          orderIds[event.order]!,
+          event.refund === "full"
+            ? {
+                lineItems: lines.map((l) => ({ lineItemId: l.id, quantity: l.quantity })),
+                shipping: true,
+                note: "Cancelled by the customer after payment",
+              }
+            : {
+                lineItems: [{ lineItemId: lines[0]!.id, quantity: 1 }],
+                restock: true,
+                note: "Returned: wrong size",
+              },
+          seed,
+        );
+      } else if (event.status === null) {
         const order = await commerce.orders.create(
           store,
           {
@@ -657,6 +700,7 @@ export async function seedDemo(
           seed,
         );
         orderIds[event.order] = order.id;
+        orderLines[event.order] = order.lineItems;
       } else {
         const carrier = CARRIERS[event.order % CARRIERS.length]!;
         const tracking = `${carrier.prefix}${String(100000000 + event.order * 7919).slice(-9)}`;

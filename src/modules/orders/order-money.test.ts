@@ -1,7 +1,15 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { currencyExponent, RATE_SCALE } from "../../lib/money.ts";
-import { type DiscountRule, type MoneyInput, type MoneyLine, priceOrder, taxOn } from "./order-money.ts";
+import {
+  type DiscountRule,
+  type MoneyInput,
+  type MoneyLine,
+  priceOrder,
+  refundShare,
+  shippingPaid,
+  taxOn,
+} from "./order-money.ts";
 
 const line = (
   unitPrice: number,
@@ -167,7 +175,7 @@ function random(seed: number) {
 describe("an order's money: 10,000 random orders per currency", () => {
   const SEED = Number(process.env.TEST_SEED) || Math.floor(Math.random() * 2 ** 31);
   for (const currency of ["JPY", "USD", "KWD"]) {
-    it(`${currency}: subtotal − discounts + shipping + tax = total, and no allocation loses or makes a unit (seed ${SEED})`, () => {
+    it(`${currency}: subtotal − discounts + shipping + tax = total, no allocation loses or makes a unit, refunds in steps return the total exactly (seed ${SEED})`, () => {
       const r = random(SEED + currency.charCodeAt(0));
       const unit = 10 ** currencyExponent(currency);
       for (let n = 0; n < 10_000; n++) {
@@ -231,6 +239,33 @@ describe("an order's money: 10,000 random orders per currency", () => {
           where(),
         );
         assert.equal(lineTax, t.tax + t.taxIncluded, where());
+        // Partial refunds in random steps, then the rest: never more than paid at any step, and
+        // everything refunded comes to exactly the total (net 0).
+        let refunded = 0;
+        const refundedUnits = p.lines.map(() => 0);
+        const lineOf = (i: number) => ({
+          quantity: input.lines[i]!.quantity,
+          refundedQuantity: refundedUnits[i]!,
+          subtotal: p.lines[i]!.subtotal,
+          discount: p.lines[i]!.discount,
+          tax: p.lines[i]!.tax,
+        });
+        for (let step = 0; step < r.int(0, 3); step++)
+          p.lines.forEach((_, i) => {
+            const q = r.int(0, input.lines[i]!.quantity - refundedUnits[i]!);
+            if (q === 0) return;
+            const share = refundShare(lineOf(i), q, input.taxesIncluded);
+            assert.ok(share.amount >= 0 && share.tax >= 0, where());
+            refunded += share.amount;
+            refundedUnits[i]! += q;
+            assert.ok(refunded <= t.total, `${where()}: refunded ${refunded} of ${t.total}`);
+          });
+        p.lines.forEach((_, i) => {
+          const q = input.lines[i]!.quantity - refundedUnits[i]!;
+          if (q > 0) refunded += refundShare(lineOf(i), q, input.taxesIncluded).amount;
+        });
+        refunded += shippingPaid(p.shipping, input.taxesIncluded).amount;
+        assert.equal(refunded, t.total, `${where()}: a full refund in steps returns the total exactly`);
         // Included tax is inside what is paid for each line: never more than the line's rest.
         if (input.taxesIncluded)
           for (const l of p.lines) assert.ok(l.tax <= l.subtotal - l.discount, where());

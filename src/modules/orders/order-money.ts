@@ -226,3 +226,46 @@ export function priceOrder(input: MoneyInput): PricedOrder {
     },
   };
 }
+
+/** A line as a refund reads it: what was paid for all its units, and how many are refunded already. */
+export interface RefundableLine {
+  quantity: number;
+  refundedQuantity: number;
+  subtotal: number;
+  discount: number;
+  tax: number;
+}
+
+export interface RefundShare {
+  subtotal: number;
+  discount: number;
+  tax: number;
+  /** What goes back: subtotal − discount, + tax when it was added on top. */
+  amount: number;
+}
+
+/**
+ * The refund of `quantity` more units of a line, `refundedQuantity` refunded before: each amount
+ * the line paid (subtotal, discount, tax) prorated by units through `mulDiv`, as the difference of
+ * what the refunded units cumulatively come to. Refunding a line in any number of steps returns
+ * exactly what it paid, never a unit more or less.
+ */
+export function refundShare(line: RefundableLine, quantity: number, taxesIncluded: boolean): RefundShare {
+  const upTo = (amount: number, units: number) => mulDiv(amount, units, line.quantity);
+  const share = (amount: number) =>
+    upTo(amount, line.refundedQuantity + quantity) - upTo(amount, line.refundedQuantity);
+  const subtotal = share(line.subtotal);
+  const discount = share(line.discount);
+  const tax = share(line.tax);
+  return { subtotal, discount, tax, amount: subtotal - discount + (taxesIncluded ? 0 : tax) };
+}
+
+/** What the order's shipping lines took in all (their tax when it was added), for a shipping refund. */
+export function shippingPaid(
+  lines: ReadonlyArray<{ price: number; discount: number; tax: number }>,
+  taxesIncluded: boolean,
+): { amount: number; tax: number } {
+  const tax = lines.reduce((a, s) => a + s.tax, 0);
+  const amount = lines.reduce((a, s) => a + s.price - s.discount, 0) + (taxesIncluded ? 0 : tax);
+  return { amount, tax };
+}

@@ -6,7 +6,9 @@ import { erasedOrderDetails } from "./orders-schemas.ts";
  * The orders' part of erasing a customer (customers-service.ts `remove`): the customer's orders
  * keep what the merchant's accounting needs and lose what names the person (contracts/erasure.ts).
  */
-export function createOrderErasure(repo: Pick<OrderRepo, "lockOfCustomer" | "setErasedDetails">) {
+export function createOrderErasure(
+  repo: Pick<OrderRepo, "lockOfCustomer" | "setErasedDetails" | "eraseRefundNotes">,
+) {
   return {
     /**
      * Locks the customer's orders and writes their erased details, in the caller's transaction;
@@ -17,6 +19,11 @@ export function createOrderErasure(repo: Pick<OrderRepo, "lockOfCustomer" | "set
     async ofCustomer(tx: Executor, storeId: string, customerId: string, now: Date): Promise<string[]> {
       const orders = await repo.lockOfCustomer(storeId, customerId, tx);
       await repo.setErasedDetails(storeId, orders.map(erasedOrderDetails), now, tx);
+      await repo.eraseRefundNotes(
+        storeId,
+        orders.map((o) => o.id),
+        tx,
+      );
       return orders
         .toSorted((a, b) => a.created_at.getTime() - b.created_at.getTime() || (a.id < b.id ? -1 : 1))
         .map((o) => o.id);

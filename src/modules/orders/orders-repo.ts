@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import type { ActorKind, OrderStatus } from "../../contracts/index.ts";
+import type { ActorKind, FinancialStatus, OrderStatus } from "../../contracts/index.ts";
 import type { Executor } from "../../db/client.ts";
 import { jsonb } from "../../db/json.ts";
 import type {
@@ -140,10 +140,18 @@ export function createOrderRepo(db: Executor) {
       fulfillment: FulfillmentJson | undefined,
       now: Date,
       tx: Executor,
+      financialStatus?: FinancialStatus,
     ) {
       return tx
         .updateTable("orders")
-        .set(jsonColumns({ status, updated_at: now, ...(fulfillment ? { fulfillment } : {}) }))
+        .set(
+          jsonColumns({
+            status,
+            updated_at: now,
+            ...(fulfillment ? { fulfillment } : {}),
+            ...(financialStatus ? { financial_status: financialStatus } : {}),
+          }),
+        )
         .where("store_id", "=", storeId)
         .where("id", "=", id)
         .returningAll()
@@ -173,6 +181,16 @@ export function createOrderRepo(db: Executor) {
         .execute();
     },
     /** Writes the erased details of orders (see erasedOrderDetails), any number in one statement. */
+    /** Blanks the notes of the orders' refunds (written about the sale, often about the person). */
+    async eraseRefundNotes(storeId: string, orderIds: readonly string[], tx: Executor) {
+      if (orderIds.length === 0) return;
+      await tx
+        .updateTable("refunds")
+        .set({ note: "" })
+        .where("store_id", "=", storeId)
+        .where("order_id", "in", orderIds as string[])
+        .execute();
+    },
     async setErasedDetails(
       storeId: string,
       orders: ReadonlyArray<{

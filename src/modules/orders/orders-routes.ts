@@ -91,6 +91,17 @@ export type OrderWebhookView = Static<typeof OrderWebhook>;
 /** How an app is named in an order's history: its name as it is when it acts. */
 export type AppActor = (appId: string) => Promise<Actor>;
 
+/** Who a request changing an order is: the merchant's account, or the app (its name as the app's page shows it). */
+export function orderActor(appActor: AppActor) {
+  return async (principal: Principal): Promise<Actor> => {
+    if (principal.kind === "account")
+      return { kind: ActorKind.account, id: principal.id, name: principal.name };
+    if (principal.kind === "app") return appActor(principal.appId);
+    // No order write is mounted in the developer API.
+    throw new AppError("INTERNAL", { message: "A key pair does not change orders." });
+  };
+}
+
 /**
  * The order operations, each declared once and mounted by the families that offer it
  * (orderRoutes). Reads need read_orders, writes write_orders (an app may be granted it; a key pair
@@ -103,13 +114,7 @@ export function orderOperations(deps: {
   appActor: AppActor;
 }) {
   const { orders, webhooksOf } = deps;
-  const actorOf = async (principal: Principal): Promise<Actor> => {
-    if (principal.kind === "account")
-      return { kind: ActorKind.account, id: principal.id, name: principal.name };
-    if (principal.kind === "app") return deps.appActor(principal.appId);
-    // No order write is mounted in the developer API.
-    throw new AppError("INTERNAL", { message: "A key pair does not move orders." });
-  };
+  const actorOf = orderActor(deps.appActor);
   return {
     ...readOperations({
       path: "/orders",

@@ -233,7 +233,10 @@ export function toOrderResource(o: Order, items: OrderLineItem[], viewer?: Viewe
       tax: money(o.tax_minor),
       taxIncluded: money(o.tax_included_minor),
       total: money(o.total_minor),
+      refunded: money(o.refunded_minor),
+      net: money(o.total_minor - o.refunded_minor),
       taxesIncluded: o.taxes_included,
+      financialStatus: o.financial_status,
       note: o.note,
       tags: [...(o.tags ?? [])],
       shippingAddress: o.shipping_address ? toAddress(o.shipping_address) : null,
@@ -259,6 +262,7 @@ export function toOrderResource(o: Order, items: OrderLineItem[], viewer?: Viewe
         discountAllocations: shares(li.discount_allocations ?? []),
         tax: money(li.tax_minor),
         taxLines: taxLines(li.tax_lines ?? []),
+        refundedQuantity: li.refunded_quantity,
       })),
       shippingLines: (o.shipping_lines ?? []).map((s) => ({
         title: s.title,

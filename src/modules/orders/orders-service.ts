@@ -2,6 +2,7 @@ import {
   allowedTransitions,
   canTransition,
   EVENT,
+  FinancialStatus,
   ORDER_STATUSES,
   OrderStatus,
   ProductStatus,
@@ -229,7 +230,8 @@ export function createOrderService(deps: {
     status: OrderStatus,
     actor: Actor,
   ): Promise<OrderLineItem[]> {
-    const held = items.filter((li) => li.committed && li.variant_id);
+    // Units refunded and restocked before it shipped were released already (refunds-service.ts).
+    const held = items.filter((li) => li.committed && li.variant_id && li.quantity > li.restocked_quantity);
     if (held.length === 0 || !order.location_id) return items;
     const exists = new Set(
       (
@@ -247,8 +249,11 @@ export function createOrderService(deps: {
         locationId: order.location_id!,
         deltas:
           status === OrderStatus.shipped
-            ? { committed: -li.quantity }
-            : { committed: -li.quantity, available: li.quantity },
+            ? { committed: -(li.quantity - li.restocked_quantity) }
+            : {
+                committed: -(li.quantity - li.restocked_quantity),
+                available: li.quantity - li.restocked_quantity,
+              },
         field: `lineItems.${li.position}`,
       }));
     await deps.inventory.apply(tx, store, writes, {
@@ -401,6 +406,8 @@ export function createOrderService(deps: {
           tax_minor: priced.lines[i]!.tax,
           tax_lines: taxLines(priced.lines[i]!.taxLines),
           committed: l.variant.tracked,
+          refunded_quantity: 0,
+          restocked_quantity: 0,
         }));
         items.sort((a, b) => a.position - b.position);
         const { totals } = priced;
@@ -420,6 +427,9 @@ export function createOrderService(deps: {
             tax_included_minor: totals.taxIncluded,
             total_minor: totals.total,
             taxes_included: settings.taxesIncluded,
+            financial_status: FinancialStatus.pending,
+            refunded_minor: 0,
+            shipping_refunded_minor: 0,
             shipping_lines: priced.shipping.map((s) => ({
               title: s.title,
               code: s.code,
@@ -500,7 +510,16 @@ export function createOrderService(deps: {
                 shippedAt: now.toISOString(),
               }
             : undefined;
-        const order = await repo.setStatus(store.id, id, status, shipped, now, tx);
+        // The money follows: paid once marked paid; voided when cancelled before it was.
+        const financial =
+          current.financial_status === FinancialStatus.pending
+            ? status === OrderStatus.paid
+              ? FinancialStatus.paid
+              : status === OrderStatus.cancelled
+                ? FinancialStatus.voided
+                : undefined
+            : undefined;
+        const order = await repo.setStatus(store.id, id, status, shipped, now, tx, financial);
         await repo.recordStatus(store.id, id, status, now, actor, tx);
         let items = (await repo.lineItems(store.id, [id], tx)).get(id) ?? [];
         if (status === OrderStatus.cancelled || status === OrderStatus.shipped)

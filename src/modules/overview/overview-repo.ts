@@ -6,11 +6,12 @@ import type { Executor } from "../../db/client.ts";
 export function createOverviewRepo(db: Executor) {
   return {
     /**
-     * Orders and sales (cancelled orders aside) since each of `since` (oldest last), counted from
+     * Orders and sales net of refunds (cancelled orders aside) since each of `since` (oldest last), counted from
      * the orders created since the oldest: one range of the store's creation index.
      */
     async sales(storeId: string, since: { today: Date; week: Date; month: Date }) {
-      const sales = (from: Date) => sql<number>`coalesce(sum(total_minor) FILTER (
+      // Net of refunds (issue 31): what the orders placed then brought in, after what was returned.
+      const sales = (from: Date) => sql<number>`coalesce(sum(total_minor - refunded_minor) FILTER (
           WHERE created_at >= ${from} AND status <> ${OrderStatus.cancelled}), 0)`;
       const count = (from: Date) => sql<number>`count(*) FILTER (WHERE created_at >= ${from})`;
       return db
@@ -38,7 +39,7 @@ export function createOverviewRepo(db: Executor) {
         per_day AS (
           SELECT (created_at AT TIME ZONE ${timeZone})::date AS day,
                  count(*) AS orders,
-                 coalesce(sum(total_minor) FILTER (WHERE status <> ${OrderStatus.cancelled}), 0) AS sales
+                 coalesce(sum(total_minor - refunded_minor) FILTER (WHERE status <> ${OrderStatus.cancelled}), 0) AS sales
             FROM orders
            WHERE store_id = ${storeId}
              AND created_at >= ((SELECT day FROM last_day) - ${days - 1}::int)::timestamp AT TIME ZONE ${timeZone}

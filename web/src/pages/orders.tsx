@@ -23,6 +23,7 @@ import {
 import { AppDataPanel } from "../components/app-data.tsx";
 import { CursorTable, ListTools, Table } from "../components/list.tsx";
 import { StatusActions } from "../components/orders.tsx";
+import { canRefund, RefundDialog } from "../components/refund.tsx";
 import { parseTags, TagList, TagsField, tagErrors } from "../components/tags.tsx";
 import {
   Badge,
@@ -40,6 +41,7 @@ import {
   ACTOR_KINDS,
   ActorKind,
   DELIVERY_STATUSES,
+  FINANCIAL_STATUSES,
   ORDER_STATUS_NAMES,
   ORDER_STATUSES,
   OrderNote,
@@ -211,6 +213,7 @@ export function OrderPage() {
   const slug = useSlug();
   const { id = "" } = useParams();
   const [editing, setEditing] = useState<"note" | "address" | null>(null);
+  const [refunding, setRefunding] = useState(false);
   const order = useQuery({
     queryKey: ["order", slug, id],
     queryFn: async () =>
@@ -280,10 +283,27 @@ export function OrderPage() {
         subtitle={
           <>
             Placed {when(o.createdAt)} · <Badge value={o.status} label={ORDER_STATUSES[o.status].label} />
+            {/* The payment's own status where the order's does not say it (shipped and paid, refunded). */}
+            {(o.financialStatus as string) !== o.status ? (
+              <>
+                {" "}
+                <Badge value={o.financialStatus} label={FINANCIAL_STATUSES[o.financialStatus].label} />
+              </>
+            ) : null}
           </>
         }
-        actions={<StatusActions slug={slug} order={o} />}
+        actions={
+          <>
+            {canRefund(o) ? (
+              <button type="button" className="secondary" onClick={() => setRefunding(true)}>
+                Refund
+              </button>
+            ) : null}
+            <StatusActions slug={slug} order={o} />
+          </>
+        }
       />
+      {refunding ? <RefundDialog slug={slug} order={o} onClose={() => setRefunding(false)} /> : null}
       <div className="columns">
         <div>
           <Panel title="Items">
@@ -632,6 +652,14 @@ function OrderTotals({ order: o }: { order: Order }) {
       ))}
       <dt>Total</dt>
       <dd className="strong">{m(o.total)}</dd>
+      {Number(o.refunded) > 0 ? (
+        <>
+          <dt>Refunded</dt>
+          <dd>−{m(o.refunded)}</dd>
+          <dt>Net</dt>
+          <dd className="strong">{m(o.net)}</dd>
+        </>
+      ) : null}
     </dl>
   );
 }

@@ -79,7 +79,9 @@ describe("test event data", () => {
           `${event}: an example id`,
         );
       }
-      if (event !== EVENT.appUninstalled && event !== EVENT.shopRedact)
+      // A refund's event is about its order (EVENT_DATA_RECORD), as the real ones are.
+      if (event === EVENT.refundCreated) assert.equal(resourceId, data.orderId);
+      else if (event !== EVENT.appUninstalled && event !== EVENT.shopRedact)
         assert.equal(resourceId, data.id ?? data.subscriptionId ?? data.customerId);
     }
   });

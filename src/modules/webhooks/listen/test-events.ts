@@ -7,6 +7,7 @@ import {
   EVENT_PAYLOADS,
   type EventDataKind,
   type EventName,
+  FinancialStatus,
   ID_PREFIX,
   type IdKind,
   ORDER_STATUS_NAMES,
@@ -183,13 +184,16 @@ export function testEventData(
   // customer a privacy event names (as the real ones record it), or a fresh installation id
   // (app/uninstalled, shop.redact).
   const resourceId =
-    typeof data.id === "string"
-      ? data.id
-      : typeof data.subscriptionId === "string"
-        ? data.subscriptionId
-        : typeof data.customerId === "string"
-          ? data.customerId
-          : newId("installation");
+    // A refund's event is about its order, as the real ones are (EVENT_DATA_RECORD).
+    kind === "refund" && typeof data.orderId === "string"
+      ? data.orderId
+      : typeof data.id === "string"
+        ? data.id
+        : typeof data.subscriptionId === "string"
+          ? data.subscriptionId
+          : typeof data.customerId === "string"
+            ? data.customerId
+            : newId("installation");
   return { resourceId, data };
 }
 
@@ -272,6 +276,34 @@ const SEEDS: Record<string, (event: EventName, sample: StoreSample, ctx: Context
     createdAt: ctx.now.toISOString(),
     updatedAt: ctx.now.toISOString(),
   }),
+  // A refund of one unit of a made-up order, in the store's currency, without tax or shipping.
+  refund: (_event, sample, ctx) => {
+    const minor = sample.products[0]?.priceMinor ?? minorOf(1450, ctx.currency);
+    const money = (m: number) => formatMinorUnits(m, ctx.currency);
+    return {
+      id: newId("refund"),
+      orderId: newId("order"),
+      customerId: newId("customer"),
+      currency: ctx.currency,
+      lineItems: [
+        {
+          lineItemId: newId("lineItem"),
+          quantity: 1,
+          subtotal: money(minor),
+          discount: money(0),
+          tax: money(0),
+          amount: money(minor),
+          restock: false,
+        },
+      ],
+      shipping: money(0),
+      tax: money(0),
+      amount: money(minor),
+      locationId: null,
+      note: "Arrived damaged",
+      createdAt: ctx.now.toISOString(),
+    };
+  },
   // The store itself (its settings): its own name, slug and currency, which every installed app
   // may read; the id is fresh, as every test record's.
   store: (_event, sample, ctx) => ({
@@ -360,6 +392,7 @@ function orderSeed(event: EventName, sample: StoreSample, ctx: Context): Json {
       discountAllocations: [],
       tax: zero,
       taxLines: [],
+      refundedQuantity: 0,
     };
   });
   const subtotal = formatMinorUnits(
@@ -381,7 +414,15 @@ function orderSeed(event: EventName, sample: StoreSample, ctx: Context): Json {
     tax: zero,
     taxIncluded: zero,
     total: subtotal,
+    refunded: zero,
+    net: subtotal,
     taxesIncluded: false,
+    financialStatus:
+      status === OrderStatus.pending
+        ? FinancialStatus.pending
+        : status === OrderStatus.cancelled
+          ? FinancialStatus.voided
+          : FinancialStatus.paid,
     note: "",
     lineItems,
     shippingLines: [],
