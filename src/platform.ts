@@ -79,6 +79,8 @@ import { createProductService, type ProductService } from "./modules/products/pr
 import { createRefundRepo } from "./modules/refunds/refunds-repo.ts";
 import { refundRoutes } from "./modules/refunds/refunds-routes.ts";
 import { createRefundService } from "./modules/refunds/refunds-service.ts";
+import { returnRoutes } from "./modules/returns/returns-routes.ts";
+import { createReturnService } from "./modules/returns/returns-service.ts";
 import { createStoreRepo } from "./modules/stores/stores-repo.ts";
 import { storeRoutes } from "./modules/stores/stores-routes.ts";
 import { createStoreService } from "./modules/stores/stores-service.ts";
@@ -271,6 +273,16 @@ export function createPlatform(input: {
       recordEvent: record,
       clock: on,
     });
+    const returns = createReturnService({
+      db,
+      orders: repos.orders,
+      refunds,
+      catalogue: repos.inventory,
+      locations: repos.locations,
+      inventory,
+      recordEvent: record,
+      clock: on,
+    });
     return {
       stores: createStoreService({
         db,
@@ -285,6 +297,7 @@ export function createPlatform(input: {
       discounts,
       taxes,
       refunds,
+      returns,
       locations: createLocationService({ db, repo: repos.locations, recordEvent: record, clock: on }),
       customers,
       orders: createOrderService({
@@ -488,6 +501,7 @@ export function createPlatform(input: {
     privacyRoutes(privacy),
     orderRoutes(services.orders, webhooks.deliveriesOf, appActor),
     refundRoutes(services.refunds, appActor),
+    returnRoutes(services.returns, appActor),
     overviewRoutes(services.overview),
     appDataRoutes(createAppMetadataRepo(db)),
     installationRoutes(installations),

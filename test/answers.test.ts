@@ -736,6 +736,8 @@ describe("answers: every operation's answer on a seeded store, byte for byte", (
       "write_inventory",
       "read_discounts",
       "write_discounts",
+      "read_returns",
+      "write_returns",
       "manage_webhooks",
     ];
     const registered = (
@@ -853,7 +855,7 @@ describe("answers: every operation's answer on a seeded store, byte for byte", (
     const appOrder = await api.POST("/api/v1/apps/api/orders", {
       body: {
         customerId: cy.id,
-        lineItems: [{ productId: tee.id, quantity: 1 }],
+        lineItems: [{ productId: tee.id, quantity: 2 }],
         metadata: { shipment: "S-1" },
       },
       headers: { "idempotency-key": "golden-order-1" },
@@ -865,7 +867,7 @@ describe("answers: every operation's answer on a seeded store, byte for byte", (
       await api.POST("/api/v1/apps/api/orders", {
         body: {
           customerId: cy.id,
-          lineItems: [{ productId: tee.id, quantity: 1 }],
+          lineItems: [{ productId: tee.id, quantity: 2 }],
           metadata: { shipment: "S-1" },
         },
         headers: { "idempotency-key": "golden-order-1" },
@@ -902,6 +904,84 @@ describe("answers: every operation's answer on a seeded store, byte for byte", (
       await api.POST("/api/v1/apps/api/orders/{id}/status", {
         params: { path: { id: appOrder.data!.data.id } },
         body: { status: "paid" },
+      }),
+    );
+    await settle();
+    // Returns (issue 31, part 4) of the app's order, shipped: one tee through the dashboard, approved,
+    // received and closed (refunded); one through the Admin API, declined, then requested again.
+    const appOrderId = appOrder.data!.data.id;
+    for (const status of ["confirmed", "shipped"] as const) {
+      ok(
+        await api.POST("/api/v1/apps/api/orders/{id}/status", {
+          params: { path: { id: appOrderId } },
+          body: { status },
+        }),
+      );
+      await settle();
+    }
+    const teeLine = appOrder.data!.data.lineItems[0]!.id;
+    const byMerchant = (
+      await merchant.POST("/api/v1/dashboard/stores/{slug}/orders/{id}/returns", {
+        params: { path: { slug: "golden", id: appOrderId } },
+        body: {
+          lineItems: [{ lineItemId: teeLine, quantity: 1, reason: "size_too_small" }],
+          note: "Too tight",
+        },
+      })
+    ).data!.data;
+    await settle();
+    const ret = { params: { path: { slug: "golden", id: byMerchant.id } } };
+    ok(await merchant.GET("/api/v1/dashboard/stores/{slug}/returns/{id}", ret));
+    ok(
+      await merchant.GET("/api/v1/dashboard/stores/{slug}/orders/{id}/returns", {
+        params: { path: { slug: "golden", id: appOrderId } },
+      }),
+    );
+    ok(await merchant.POST("/api/v1/dashboard/stores/{slug}/returns/{id}/approve", ret));
+    await settle();
+    ok(await merchant.POST("/api/v1/dashboard/stores/{slug}/returns/{id}/receive", { ...ret, body: {} }));
+    await settle();
+    ok(await merchant.POST("/api/v1/dashboard/stores/{slug}/returns/{id}/close", { ...ret, body: {} }));
+    await settle();
+    const requestReturn = () =>
+      api.POST("/api/v1/apps/api/orders/{id}/returns", {
+        params: { path: { id: appOrderId } },
+        body: { lineItems: [{ lineItemId: teeLine, quantity: 1, reason: "defective" }] },
+      });
+    const declined = await requestReturn();
+    ok(declined, 201);
+    await settle();
+    ok(await api.GET("/api/v1/apps/api/returns/{id}", { params: { path: { id: declined.data!.data.id } } }));
+    ok(
+      await api.POST("/api/v1/apps/api/returns/{id}/decline", {
+        params: { path: { id: declined.data!.data.id } },
+      }),
+    );
+    await settle();
+    const declinedByMerchant = (await requestReturn()).data!.data;
+    await settle();
+    ok(
+      await merchant.POST("/api/v1/dashboard/stores/{slug}/returns/{id}/decline", {
+        params: { path: { slug: "golden", id: declinedByMerchant.id } },
+      }),
+    );
+    await settle();
+    const again = (await requestReturn()).data!.data;
+    await settle();
+    ok(await api.GET("/api/v1/apps/api/orders/{id}/returns", { params: { path: { id: appOrderId } } }));
+    ok(await api.POST("/api/v1/apps/api/returns/{id}/approve", { params: { path: { id: again.id } } }));
+    await settle();
+    ok(
+      await api.POST("/api/v1/apps/api/returns/{id}/receive", {
+        params: { path: { id: again.id } },
+        body: { restock: false },
+      }),
+    );
+    await settle();
+    ok(
+      await api.POST("/api/v1/apps/api/returns/{id}/close", {
+        params: { path: { id: again.id } },
+        body: { refund: false },
       }),
     );
     await settle();

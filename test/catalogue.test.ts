@@ -32,10 +32,10 @@ describe("catalogue: options, variants, stock at locations", () => {
   let spec: Checker;
   before(async () => {
     ctx = await createTestContext(
-      // On PostgreSQL, 200 concurrent adjustments of one level wait for one row lock through a pool
-      // of 10: the last waits for the 199 before it, which on a loaded machine passed the default
-      // 5 s connection wait (a CI run under load: one 503). The wait is an operator's setting;
-      // this file tests what the writes do, not how fast the machine is.
+      // On PostgreSQL, 200 concurrent adjustments of one level wait for one row lock through the
+      // test pool of 5: the last waits for the 199 before it, which on a loaded machine passed the
+      // default 5 s connection wait (two CI runs under load: one 503 each). The wait is an
+      // operator's setting; this file tests what the writes do, not how fast the machine is.
       { DATABASE_CONNECT_TIMEOUT_MS: "120000" },
       { frozenClock: true },
     );

@@ -131,6 +131,32 @@ describe("demo store", () => {
     assert.ok(lowStock.length > 0, "some products run low");
   });
 
+  it("has the money of a real quarter: shipping, tax, codes, partial and full refunds, returns at every step", async () => {
+    const orders = await all((cursor) =>
+      client.GET("/api/v1/dashboard/stores/{slug}/orders", {
+        params: { path, query: { limit: 100, cursor } },
+      }),
+    );
+    const m = (x: string) => Math.round(Number(x) * 100);
+    for (const o of orders)
+      assert.equal(m(o.subtotal) - m(o.discounts) + m(o.shipping) + m(o.tax), m(o.total), o.name);
+    assert.ok(orders.every((o) => o.shippingLines.length === 1));
+    assert.ok(orders.filter((o) => Number(o.tax) > 0).length > 50, "orders shipping to taxed states pay tax");
+    const codes = new Set(orders.flatMap((o) => o.discountApplications.map((d) => d.code)));
+    assert.deepEqual([...codes].sort(), ["SHIPFREE", "SPRING5", "WELCOME10"]);
+    const financial = new Set(orders.map((o) => o.financialStatus));
+    for (const s of ["pending", "paid", "partially_refunded", "refunded"] as const)
+      assert.ok(financial.has(s), `no ${s} order: ${[...financial].join(", ")}`);
+    const returns = await ctx.platform.db.selectFrom("returns").select("status").distinct().execute();
+    assert.deepEqual(returns.map((r) => r.status).sort(), [
+      "approved",
+      "closed",
+      "declined",
+      "received",
+      "requested",
+    ]);
+  });
+
   it("finds a product by a part of its SKU", async () => {
     const found = await all((cursor) =>
       client.GET("/api/v1/dashboard/stores/{slug}/products", {

@@ -89,6 +89,8 @@ export async function createTestContext(
     url: config.DATABASE_URL,
     schema,
     poolSize: 5,
+    // As main.ts opens it: a test's DATABASE_CONNECT_TIMEOUT_MS is the pool's wait.
+    connectTimeoutMs: config.DATABASE_CONNECT_TIMEOUT_MS,
     embeddedTemplate:
       config.DATABASE_URL || options.upgradeFrom ? undefined : (demo?.dump ?? (await embeddedTemplate())),
   });

@@ -37,7 +37,7 @@ describe("the money of an order: discounts, shipping and tax", () => {
   let spec: Checker;
   before(async () => {
     ctx = await createTestContext(
-      // 100 concurrent orders wait for one discount's row lock through PostgreSQL's pool of 10: the
+      // 100 concurrent orders wait for one discount's row lock through the test pool of 5: the
       // connection wait is an operator's setting, not what this file tests (catalogue.test.ts).
       { RATE_LIMIT_PER_MINUTE: "1000000", DATABASE_CONNECT_TIMEOUT_MS: "120000" },
       { frozenClock: true },
@@ -765,6 +765,127 @@ describe("the money of an order: discounts, shipping and tax", () => {
     assert.deepEqual(
       events.map((e) => [e.payload.note, e.payload.amount]),
       [["", "5.00"]],
+    );
+  });
+  it("returns: requested for a shipped order, approved, received into stock, closed with the refund linked; every step its event", async () => {
+    const s = await shop();
+    const p = await s.product("Boots", "80.00", 10);
+    const c = await s.customer("ret@example.com");
+    const o = await s.placed({
+      customerId: c.id,
+      lineItems: [{ productId: p.id, quantity: 2 }],
+      shippingLines: [{ title: "Standard", price: "5.00" }],
+    });
+    const orderPath = { path: { ...s.path, id: o.id } };
+    const line = o.lineItems[0]!.id;
+    const early = await s.client.POST("/api/v1/dashboard/stores/{slug}/orders/{id}/returns", {
+      params: orderPath,
+      body: { lineItems: [{ lineItemId: line, quantity: 1, reason: "size_too_small" }] },
+    });
+    assert.equal(early.response.status, 409, "nothing has shipped yet");
+    for (const status of ["paid", "confirmed", "shipped"] as const)
+      await s.client.POST("/api/v1/dashboard/stores/{slug}/orders/{id}/status", {
+        params: orderPath,
+        body: { status },
+      });
+    const made = await s.client.POST("/api/v1/dashboard/stores/{slug}/orders/{id}/returns", {
+      params: orderPath,
+      body: { lineItems: [{ lineItemId: line, quantity: 1, reason: "size_too_small" }], note: "Too tight" },
+    });
+    assert.equal(made.response.status, 201, text(made));
+    const id = made.data!.data.id;
+    const too = await s.client.POST("/api/v1/dashboard/stores/{slug}/orders/{id}/returns", {
+      params: orderPath,
+      body: { lineItems: [{ lineItemId: line, quantity: 2, reason: "unwanted" }] },
+    });
+    assert.equal(too.response.status, 409, "one of the two is in a return already");
+    const badReason = await s.client.POST("/api/v1/dashboard/stores/{slug}/orders/{id}/returns", {
+      params: orderPath,
+      // @ts-expect-error a reason the documented list does not have
+      body: { lineItems: [{ lineItemId: line, quantity: 1, reason: "changed_my_mind" }] },
+    });
+    assert.equal(badReason.response.status, 400);
+    const retPath = { path: { ...s.path, id } };
+    const early2 = await s.client.POST("/api/v1/dashboard/stores/{slug}/returns/{id}/receive", {
+      params: retPath,
+      body: {},
+    });
+    assert.equal(early2.response.status, 409, "a requested return is approved first");
+    const approved = await s.client.POST("/api/v1/dashboard/stores/{slug}/returns/{id}/approve", {
+      params: retPath,
+    });
+    assert.equal(approved.data!.data.status, "approved");
+    const available = async () =>
+      (
+        await s.client.GET("/api/v1/dashboard/stores/{slug}/inventory-levels", {
+          params: { path: s.path, query: { variantId: p.variants[0]!.id } },
+        })
+      ).data!.data[0]!.available;
+    assert.equal(await available(), 8);
+    const received = await s.client.POST("/api/v1/dashboard/stores/{slug}/returns/{id}/receive", {
+      params: retPath,
+      body: {},
+    });
+    assert.equal(received.response.status, 200, text(received));
+    assert.equal(await available(), 9, "the boot is back in stock");
+    const closed = await s.client.POST("/api/v1/dashboard/stores/{slug}/returns/{id}/close", {
+      params: retPath,
+      body: {},
+    });
+    assert.equal(closed.response.status, 200, text(closed));
+    assert.equal(closed.data!.data.status, "closed");
+    assert.ok(closed.data!.data.refundId);
+    const order = (await s.client.GET("/api/v1/dashboard/stores/{slug}/orders/{id}", { params: orderPath }))
+      .data!.data;
+    assert.deepEqual(
+      [order.refunded, order.net, order.financialStatus],
+      ["80.00", "85.00", "partially_refunded"],
+    );
+    const listed = await s.client.GET("/api/v1/dashboard/stores/{slug}/orders/{id}/returns", {
+      params: orderPath,
+    });
+    const r = listed.data!.data[0]!;
+    assert.deepEqual(
+      [r.status, r.note, r.lineItems, Boolean(r.approvedAt && r.receivedAt && r.closedAt), r.declinedAt],
+      ["closed", "Too tight", [{ lineItemId: line, quantity: 1, reason: "size_too_small" }], true, null],
+    );
+    assert.deepEqual(
+      (await s.events("return.requested")).length +
+        (await s.events("return.approved")).length +
+        (await s.events("return.received")).length +
+        (await s.events("return.closed")).length,
+      4,
+    );
+    // A declined return frees its units for another.
+    const second = await s.client.POST("/api/v1/dashboard/stores/{slug}/orders/{id}/returns", {
+      params: orderPath,
+      body: { lineItems: [{ lineItemId: line, quantity: 1, reason: "unwanted" }] },
+    });
+    const secondPath = { path: { ...s.path, id: second.data!.data.id } };
+    assert.equal(
+      (await s.client.POST("/api/v1/dashboard/stores/{slug}/returns/{id}/decline", { params: secondPath }))
+        .data!.data.status,
+      "declined",
+    );
+    const third = await s.client.POST("/api/v1/dashboard/stores/{slug}/orders/{id}/returns", {
+      params: orderPath,
+      body: { lineItems: [{ lineItemId: line, quantity: 1, reason: "defective" }] },
+    });
+    assert.equal(third.response.status, 201, text(third));
+
+    // A returns app: read_returns / write_returns.
+    const app = await installedApp(ctx.app, ["read_returns", "write_returns", "read_orders"]);
+    const denied = await (await installedApp(ctx.app, ["read_orders"])).api.GET(
+      "/api/v1/apps/api/returns/{id}",
+      {
+        params: { path: { id } },
+      },
+    );
+    assert.equal(denied.response.status, 403);
+    assert.equal(
+      (await app.api.GET("/api/v1/apps/api/returns/{id}", { params: { path: { id } } })).response.status,
+      404,
+      "another store's return",
     );
   });
 });

@@ -7,6 +7,7 @@ import {
   ID_PREFIX,
   type OrderResource,
   type RefundResource,
+  type ReturnResource,
 } from "./resources.ts";
 
 /**
@@ -133,6 +134,24 @@ const refund: RecordErasure<Static<typeof RefundResource>> = {
   createdAt: "kept",
 };
 
+const returnRule: RecordErasure<Static<typeof ReturnResource>> = {
+  id: "kept",
+  orderId: "kept",
+  customerId: "kept",
+  status: "kept",
+  lineItems: "kept",
+  // Written about the parcel and its sender ("left with the neighbour").
+  note: nothing(""),
+  locationId: "kept",
+  refundId: "kept",
+  requestedAt: "kept",
+  approvedAt: "kept",
+  declinedAt: "kept",
+  receivedAt: "kept",
+  closedAt: "kept",
+  updatedAt: "kept",
+};
+
 export const ERASURE = {
   customer,
   order,
@@ -142,6 +161,7 @@ export const ERASURE = {
   collection: "Catalogue data: about goods, never a person.",
   discount: "A discount code's terms and how often it was used: no person's data.",
   refund,
+  return: returnRule,
   store: "The merchant's own business details (contact address, shop address), not a customer's.",
   uninstalled: "An app and when it left a store.",
   webhookDisabled: "A subscription, its URL and its last error.",
@@ -196,6 +216,7 @@ const CUSTOMER_FIELD = {
   customer: "id",
   order: "customerId",
   refund: "customerId",
+  return: "customerId",
 } as const satisfies Record<ErasableKind, string>;
 
 const ERASABLE_KINDS = (Object.keys(ERASURE) as EventDataKind[]).filter(isErasableKind);

@@ -29,6 +29,8 @@ export const EVENT_DATA_RECORD = {
   // A refund is about its order: its event's resource is the order (in the order's sequence, and
   // erased with the order's events when its customer is).
   refund: "order",
+  // A return too: its steps sit in the order's sequence.
+  return: "order",
   customer: "customer",
   store: "store",
   uninstalled: "installation",
@@ -150,6 +152,36 @@ export const EVENTS = {
     scope: "read_orders",
     data: "refund",
     summary: "A refund was recorded for an order (its `order.updated` follows with the new totals).",
+  },
+  returnRequested: {
+    name: "return.requested",
+    scope: "read_returns",
+    data: "return",
+    summary: "A return of units of a shipped order was requested.",
+  },
+  returnApproved: {
+    name: "return.approved",
+    scope: "read_returns",
+    data: "return",
+    summary: "A return was approved: the units may come back.",
+  },
+  returnDeclined: {
+    name: "return.declined",
+    scope: "read_returns",
+    data: "return",
+    summary: "A return was declined.",
+  },
+  returnReceived: {
+    name: "return.received",
+    scope: "read_returns",
+    data: "return",
+    summary: "A return's units arrived (restocked at `locationId`, or not).",
+  },
+  returnClosed: {
+    name: "return.closed",
+    scope: "read_returns",
+    data: "return",
+    summary: "A return was closed, with the refund that returned the money when there was one (`refundId`).",
   },
   discountCreated: {
     name: "discount.created",

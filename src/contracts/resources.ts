@@ -26,6 +26,8 @@ import {
   InventoryReasonSchema,
   OrderStatusSchema,
   ProductStatusSchema,
+  ReturnReasonSchema,
+  ReturnStatusSchema,
   RuleRelationSchema,
 } from "./statuses.ts";
 
@@ -45,6 +47,7 @@ export const ID_PREFIX = {
   discount: "disc",
   taxRate: "txr",
   refund: "rfnd",
+  return: "ret",
   customer: "cus",
   order: "ord",
   lineItem: "li",
@@ -476,6 +479,36 @@ export const RefundResource = Type.Object(
   },
 );
 
+export const ReturnResource = Type.Object(
+  {
+    id: Id("return"),
+    orderId: Id("order"),
+    customerId: Id("customer", "The order's customer."),
+    status: ReturnStatusSchema,
+    lineItems: Type.Array(
+      Type.Object({
+        lineItemId: Type.String(),
+        quantity: Type.Integer({ minimum: 1 }),
+        reason: ReturnReasonSchema,
+      }),
+    ),
+    note: Type.String(),
+    locationId: Nullable(Type.String(), {
+      description: "Where the received units went back into stock; null: not restocked.",
+    }),
+    refundId: Nullable(Type.String(), {
+      description: "The refund that returned the money, when closing it made one.",
+    }),
+    requestedAt: Timestamp,
+    approvedAt: Nullable(Timestamp),
+    declinedAt: Nullable(Timestamp),
+    receivedAt: Nullable(Timestamp),
+    closedAt: Nullable(Timestamp),
+    updatedAt: Timestamp,
+  },
+  { title: "Return", description: "Units of a shipped order coming back, each with its reason." },
+);
+
 export const CustomerResource = Type.Object(
   {
     id: Id("customer"),
@@ -732,6 +765,7 @@ export const EVENT_PAYLOADS: Record<EventDataKind, TSchema> = {
   collection: CollectionResource,
   discount: DiscountResource,
   refund: RefundResource,
+  return: ReturnResource,
   customer: CustomerResource,
   store: StoreResource,
   uninstalled: UninstalledData,

@@ -54,6 +54,17 @@ export const GRANTABLE_SCOPES = {
     description:
       "Create customers and change their names, e-mail addresses, phone numbers, addresses, notes and tags.",
   },
+  read_returns: {
+    keys: false,
+    label: "See the returns of your orders",
+    description: "Read returns: the units coming back, their reasons, each step and the refund linked.",
+  },
+  write_returns: {
+    keys: false,
+    label: "Request, approve, decline, receive and close returns, refunding them",
+    description:
+      "Create returns for shipped orders, move them through their steps, restock what comes back and refund it on close.",
+  },
   read_discounts: {
     keys: false,
     label: "See your discount codes and how often they were used",

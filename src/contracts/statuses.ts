@@ -360,6 +360,39 @@ export const FinancialStatusSchema = enumSchema(
 );
 
 /**
+ * A return (issue 31, part 4): requested, then approved or declined, then received, then closed
+ * (with a refund when money goes back). `next` is where each may go; `event` what is sent.
+ */
+export const RETURN_STATUSES = {
+  requested: { label: "Requested", next: ["approved", "declined"], event: "return.requested" },
+  approved: { label: "Approved", next: ["received", "closed"], event: "return.approved" },
+  declined: { label: "Declined", next: [], event: "return.declined" },
+  received: { label: "Received", next: ["closed"], event: "return.received" },
+  closed: { label: "Closed", next: [], event: "return.closed" },
+} as const satisfies Record<string, { label: string; next: readonly string[]; event: string }>;
+export type ReturnStatus = keyof typeof RETURN_STATUSES;
+export const RETURN_STATUS_NAMES = keysOf(RETURN_STATUSES);
+export const ReturnStatus = mirror(RETURN_STATUS_NAMES);
+export const ReturnStatusSchema = enumSchema(
+  RETURN_STATUS_NAMES,
+  "requested → approved or declined; approved → received (or closed: nothing comes back) → closed.",
+);
+/** Why a customer sends something back: the documented list a return's lines choose from. */
+export const RETURN_REASONS = {
+  unwanted: { label: "No longer wanted" },
+  wrong_item: { label: "Wrong item sent" },
+  not_as_described: { label: "Not as described" },
+  defective: { label: "Defective" },
+  damaged_in_transit: { label: "Damaged in transit" },
+  size_too_small: { label: "Too small" },
+  size_too_large: { label: "Too large" },
+  other: { label: "Other" },
+} as const;
+export type ReturnReason = keyof typeof RETURN_REASONS;
+export const RETURN_REASON_NAMES = keysOf(RETURN_REASONS);
+export const ReturnReasonSchema = enumSchema(RETURN_REASON_NAMES, "Why the units come back.");
+
+/**
  * Every column whose values the contract declares, for the test that compares the migrations'
  * CHECK constraints with it.
  */
@@ -371,6 +404,8 @@ export const STATUS_COLUMNS = {
   "orders.status": ORDER_STATUS_NAMES,
   "orders.financial_status": FINANCIAL_STATUS_NAMES,
   "refunds.actor_kind": ACTOR_KIND_NAMES,
+  "returns.status": RETURN_STATUS_NAMES,
+  "return_line_items.reason": RETURN_REASON_NAMES,
   "order_status_changes.status": ORDER_STATUS_NAMES,
   "order_status_changes.actor_kind": ACTOR_KIND_NAMES,
   "inventory_changes.actor_kind": ACTOR_KIND_NAMES,

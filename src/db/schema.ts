@@ -29,6 +29,8 @@ import type {
   OrderStatus,
   ProductOptionJson,
   ProductStatus,
+  ReturnReason,
+  ReturnStatus,
   Scope,
   ShippingLineJson,
   SubscriptionStatus,
@@ -587,6 +589,36 @@ export interface RefundsTable {
   tax_minor: Generated<number>;
 }
 
+export interface ReturnLineItemsTable {
+  line_item_id: string;
+  quantity: number;
+  reason: ReturnReason;
+  return_id: string;
+  store_id: string;
+}
+
+export interface ReturnsTable {
+  approved_at: Timestamp | null;
+  closed_at: Timestamp | null;
+  declined_at: Timestamp | null;
+  id: string;
+  /**
+   * Where the received units went back into stock; null: not restocked.
+   */
+  location_id: string | null;
+  note: Generated<string>;
+  order_id: string;
+  received_at: Timestamp | null;
+  /**
+   * The refund that returned the money for it, when closing it made one.
+   */
+  refund_id: string | null;
+  requested_at: Timestamp;
+  status: ReturnStatus;
+  store_id: string;
+  updated_at: Timestamp;
+}
+
 export interface SessionsTable {
   account_id: string;
   created_at: Generated<Timestamp>;
@@ -822,6 +854,8 @@ export interface DB {
   refresh_tokens: RefreshTokensTable;
   refund_line_items: RefundLineItemsTable;
   refunds: RefundsTable;
+  return_line_items: ReturnLineItemsTable;
+  returns: ReturnsTable;
   sessions: SessionsTable;
   store_row_counts: StoreRowCountsTable;
   stores: StoresTable;
@@ -862,6 +896,8 @@ export type InventoryChange = Selectable<InventoryChangesTable>;
 export type Collection = Selectable<CollectionsTable>;
 export type Customer = Selectable<CustomersTable>;
 export type Discount = Selectable<DiscountsTable>;
+export type Return = Selectable<ReturnsTable>;
+export type ReturnLineItem = Selectable<ReturnLineItemsTable>;
 export type TaxRate = Selectable<TaxRatesTable>;
 export type Order = Selectable<OrdersTable>;
 export type OrderLineItem = Selectable<OrderLineItemsTable>;

@@ -128,6 +128,28 @@ describe("discounts and an order's money in a real browser", { skip: chromiumSki
     await page.getByText("Partially refunded").first().waitFor();
     await review(page, "order-partially-refunded");
 
+    // Shipped, then the other shirt comes back: requested, approved, received, closed with its refund.
+    for (const status of ["confirmed", "shipped"] as const)
+      await client.POST("/api/v1/dashboard/stores/{slug}/orders/{id}/status", {
+        params: { path: { slug, id: order.data!.data.id } },
+        body: { status },
+      });
+    await page.reload();
+    const returnsPanel = page.getByRole("region", { name: "Returns" });
+    await returnsPanel.getByText("No returns.").waitFor();
+    await returnsPanel.getByRole("button", { name: "Request a return" }).click();
+    await returnsPanel.getByLabel(/Linen shirt: units coming back/).fill("1");
+    await returnsPanel.getByLabel("Reason").selectOption("size_too_small");
+    await returnsPanel.getByRole("button", { name: "Request return" }).click();
+    await returnsPanel.getByText("1 × Linen shirt (Too small)").waitFor();
+    await returnsPanel.getByRole("button", { name: "Approve" }).click();
+    await returnsPanel.getByRole("button", { name: "Mark received (restock)" }).click();
+    await returnsPanel.getByRole("button", { name: "Close and refund" }).click();
+    await returnsPanel.getByText("Closed", { exact: true }).waitFor();
+    // 44.10 before, and now the other shirt: 45.00 − 4.50 + 3.59 (the rest of the tax) = 44.09.
+    await totals.getByText("−88.19 USD").waitFor();
+    await review(page, "order-returned");
+
     // The code counts the use.
     await page.goto(`${base}/stores/${slug}/discounts`);
     await row(page, "WELCOME10").getByText("1 of 100").waitFor();

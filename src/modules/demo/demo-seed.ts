@@ -15,6 +15,7 @@ import type { LocationService } from "../inventory/locations-service.ts";
 import type { OrderService } from "../orders/orders-service.ts";
 import type { ProductService } from "../products/products-service.ts";
 import type { RefundService } from "../refunds/refunds-service.ts";
+import type { ReturnService } from "../returns/returns-service.ts";
 import type { StoreService } from "../stores/stores-service.ts";
 import type { TaxService } from "../taxes/taxes.ts";
 
@@ -24,6 +25,8 @@ export const DEMO_STORE_SLUG = "demo-store";
 /** Days of history the demo store has: enough for the overview's 30 days and a quarter of orders. */
 export const DEMO_HISTORY_DAYS = 90;
 export const DEMO_ORDERS = 600;
+/** Why the demo's returns came back. */
+const RETURN_REASONS_SEEN = ["size_too_small", "unwanted", "defective", "not_as_described"] as const;
 /** The demo store's sales tax, by state (US, prices without tax) and the one other country it ships to most. */
 const DEMO_TAX_RATES = [
   { country: "US", region: "NY", title: "NY State and City Tax", rate: "8.875" },
@@ -334,6 +337,7 @@ export interface DemoSeedDeps {
     discounts: Pick<DiscountService, "create" | "update">;
     taxes: Pick<TaxService, "create">;
     refunds: Pick<RefundService, "create">;
+    returns: Pick<ReturnService, "create" | "approve" | "decline" | "receive" | "close">;
     inventory: Pick<InventoryService, "move">;
     customers: Pick<CustomerService, "create">;
     orders: Pick<OrderService, "create" | "setStatus">;
@@ -649,15 +653,33 @@ export async function seedDemo(
       ? [{ at: last.at + 3 * HOUR_MS, order: i, status: null as OrderStatus | null, refund: kind }]
       : [];
   };
+  // And some shipped ones came back, a return left at each of its steps.
+  const RETURN_ENDS = ["requested", "approved", "declined", "received", "closed"] as const;
+  const SHIPPED_BY_END = new Set<string>([OrderStatus.shipped, OrderStatus.delivered]);
+  const returnOf = (plan: (typeof plans)[number], i: number) => {
+    const last = plan.life.at(-1);
+    if (i % 11 !== 5 || i % 13 === 0 || i % 29 === 0) return [];
+    if (!last || !SHIPPED_BY_END.has(last.status) || last.at + DAY_MS > now - 60_000) return [];
+    return [
+      {
+        at: last.at + DAY_MS,
+        order: i,
+        status: null as OrderStatus | null,
+        return: RETURN_ENDS[Math.floor(i / 11) % RETURN_ENDS.length]!,
+      },
+    ];
+  };
   const events: Array<{
     at: number;
     order: number;
     status: OrderStatus | null;
     refund?: "partial" | "full";
+    return?: (typeof RETURN_ENDS)[number];
   }> = plans.flatMap((plan, i) => [
     { at: plan.placed, order: i, status: null as OrderStatus | null },
     ...plan.life.map((s) => ({ at: s.at, order: i, status: s.status as OrderStatus | null })),
     ...refundOf(plan, i),
+    ...returnOf(plan, i),
   ]);
   events.sort((a, b) => a.at - b.at || a.order - b.order);
   const orderIds: string[] = [];
@@ -666,7 +688,20 @@ export async function seedDemo(
     inBatches(events, async (commerce, event) => {
       at = event.at;
       const plan = plans[event.order]!;
-      if (event.refund) {
+      if (event.return) {
+        const lines = orderLines[event.order]!;
+        const made = await commerce.returns.create(store, orderIds[event.order]!, {
+          lineItems: [
+            { lineItemId: lines[0]!.id, quantity: 1, reason: RETURN_REASONS_SEEN[event.order % 4]! },
+          ],
+        });
+        const end = event.return;
+        if (end === "declined") await commerce.returns.decline(store, made.id);
+        if (end === "approved" || end === "received" || end === "closed")
+          await commerce.returns.approve(store, made.id);
+        if (end === "received" || end === "closed") await commerce.returns.receive(store, made.id, {}, seed);
+        if (end === "closed") await commerce.returns.close(store, made.id, {}, seed);
+      } else if (event.refund) {
         const lines = orderLines[event.order]!;
         await commerce.refunds.create(
           store,

@@ -158,87 +158,10 @@ export function createRefundService(deps: {
     },
 
     async create(store: Store, orderId: string, input: RefundInput, actor: Actor) {
-      const now = deps.clock.now();
-      return db.transaction().execute(async (tx) => {
-        // The order's row first: two refunds of one order run one after the other, and the
-        // second sees what the first refunded.
-        const { order, items } = await orderAndItems(tx, store, orderId, true);
-        const { view, lines } = await plan(tx, store, order, items, input);
-        const shipped = SHIPPED.has(order.status);
-        // Released: units an unshipped order still held committed, which will never ship now.
-        const released = (l: (typeof lines)[number]) =>
-          l.restock && l.li.committed && !shipped && order.status !== OrderStatus.cancelled ? l.quantity : 0;
-        for (const l of lines)
-          if (!(await repo.refundUnits(store.id, l.li.id, l.quantity, released(l), tx)))
-            throw new AppError("CONFLICT", { message: "More units than are left to refund." });
-        const restocked = lines.filter((l) => l.restock);
-        if (restocked.length) {
-          const tracked = new Set(
-            (
-              await deps.catalogue.variantsByIds(
-                store.id,
-                restocked.map((l) => l.li.variant_id!),
-                tx,
-              )
-            )
-              .filter((v) => v.tracked)
-              .map((v) => v.id),
-          );
-          await deps.inventory.apply(
-            tx,
-            store,
-            restocked
-              .filter((l) => tracked.has(l.li.variant_id!))
-              .map((l) => ({
-                variantId: l.li.variant_id!,
-                locationId: view.locationId!,
-                deltas: released(l)
-                  ? { committed: -l.quantity, available: l.quantity }
-                  : { available: l.quantity },
-                field: `lineItems.${l.li.position}`,
-              })),
-            {
-              reason: InventoryReason.order_refunded,
-              actor: { kind: actor.kind, id: actor.id },
-              orderId,
-              // A release is at the order's own location; new stock goes where the merchant said.
-              locationsChecked: true,
-            },
-          );
-        }
-        const total = order.refunded_minor + view.amountMinor;
-        const updated = await repo.addToOrder(
-          store.id,
-          orderId,
-          {
-            amount: view.amountMinor,
-            shipping: view.shippingMinor,
-            status:
-              total >= order.total_minor ? FinancialStatus.refunded : FinancialStatus.partially_refunded,
-            now,
-          },
-          tx,
-        );
-        const refund: RefundView = { id: newId("refund"), note: input.note ?? "", createdAt: now, ...view };
-        await repo.insert({ ...refund, storeId: store.id, orderId, actor }, tx);
-        const resource = toRefundResource(updated, refund);
-        await deps.recordEvent(tx, {
-          storeId: store.id,
-          topic: EVENT.refundCreated,
-          resourceId: orderId,
-          payload: resource,
-        });
-        const after = (await deps.orders.lineItems(store.id, [orderId], tx)).get(orderId) ?? [];
-        await deps.recordEvent(tx, {
-          storeId: store.id,
-          topic: EVENT.orderUpdated,
-          resourceId: orderId,
-          payload: toOrderResource(updated, after),
-          appMetadata: updated.metadata,
-        });
-        return resource;
-      });
+      return db.transaction().execute((tx) => createIn(tx, store, orderId, input, actor));
     },
+    /** The refund in the caller's transaction (a return's close refunds in its own). */
+    createIn,
 
     async list(store: Store, orderId: string) {
       const order = await deps.orders.find(store.id, orderId);
@@ -246,5 +169,85 @@ export function createRefundService(deps: {
       return (await repo.ofOrder(store.id, orderId)).map((r) => toRefundResource(order, r));
     },
   };
+
+  async function createIn(tx: Executor, store: Store, orderId: string, input: RefundInput, actor: Actor) {
+    const now = deps.clock.now();
+    // The order's row first: two refunds of one order run one after the other, and the
+    // second sees what the first refunded.
+    const { order, items } = await orderAndItems(tx, store, orderId, true);
+    const { view, lines } = await plan(tx, store, order, items, input);
+    const shipped = SHIPPED.has(order.status);
+    // Released: units an unshipped order still held committed, which will never ship now.
+    const released = (l: (typeof lines)[number]) =>
+      l.restock && l.li.committed && !shipped && order.status !== OrderStatus.cancelled ? l.quantity : 0;
+    for (const l of lines)
+      if (!(await repo.refundUnits(store.id, l.li.id, l.quantity, released(l), tx)))
+        throw new AppError("CONFLICT", { message: "More units than are left to refund." });
+    const restocked = lines.filter((l) => l.restock);
+    if (restocked.length) {
+      const tracked = new Set(
+        (
+          await deps.catalogue.variantsByIds(
+            store.id,
+            restocked.map((l) => l.li.variant_id!),
+            tx,
+          )
+        )
+          .filter((v) => v.tracked)
+          .map((v) => v.id),
+      );
+      await deps.inventory.apply(
+        tx,
+        store,
+        restocked
+          .filter((l) => tracked.has(l.li.variant_id!))
+          .map((l) => ({
+            variantId: l.li.variant_id!,
+            locationId: view.locationId!,
+            deltas: released(l)
+              ? { committed: -l.quantity, available: l.quantity }
+              : { available: l.quantity },
+            field: `lineItems.${l.li.position}`,
+          })),
+        {
+          reason: InventoryReason.order_refunded,
+          actor: { kind: actor.kind, id: actor.id },
+          orderId,
+          // A release is at the order's own location; new stock goes where the merchant said.
+          locationsChecked: true,
+        },
+      );
+    }
+    const total = order.refunded_minor + view.amountMinor;
+    const updated = await repo.addToOrder(
+      store.id,
+      orderId,
+      {
+        amount: view.amountMinor,
+        shipping: view.shippingMinor,
+        status: total >= order.total_minor ? FinancialStatus.refunded : FinancialStatus.partially_refunded,
+        now,
+      },
+      tx,
+    );
+    const refund: RefundView = { id: newId("refund"), note: input.note ?? "", createdAt: now, ...view };
+    await repo.insert({ ...refund, storeId: store.id, orderId, actor }, tx);
+    const resource = toRefundResource(updated, refund);
+    await deps.recordEvent(tx, {
+      storeId: store.id,
+      topic: EVENT.refundCreated,
+      resourceId: orderId,
+      payload: resource,
+    });
+    const after = (await deps.orders.lineItems(store.id, [orderId], tx)).get(orderId) ?? [];
+    await deps.recordEvent(tx, {
+      storeId: store.id,
+      topic: EVENT.orderUpdated,
+      resourceId: orderId,
+      payload: toOrderResource(updated, after),
+      appMetadata: updated.metadata,
+    });
+    return resource;
+  }
 }
 export type RefundService = ReturnType<typeof createRefundService>;

@@ -24,6 +24,7 @@ import { AppDataPanel } from "../components/app-data.tsx";
 import { CursorTable, ListTools, Table } from "../components/list.tsx";
 import { StatusActions } from "../components/orders.tsx";
 import { canRefund, RefundDialog } from "../components/refund.tsx";
+import { ReturnsPanel } from "../components/returns.tsx";
 import { parseTags, TagList, TagsField, tagErrors } from "../components/tags.tsx";
 import {
   Badge,
@@ -338,6 +339,7 @@ export function OrderPage() {
             </Table>
             <OrderTotals order={o} />
           </Panel>
+          <ReturnsPanel slug={slug} order={o} />
           <Panel title="Fulfilment">
             {o.fulfillment ? (
               <dl className="details">

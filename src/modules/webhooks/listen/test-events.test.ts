@@ -80,7 +80,8 @@ describe("test event data", () => {
         );
       }
       // A refund's event is about its order (EVENT_DATA_RECORD), as the real ones are.
-      if (event === EVENT.refundCreated) assert.equal(resourceId, data.orderId);
+      if (EVENT_BY_NAME[event].data === "refund" || EVENT_BY_NAME[event].data === "return")
+        assert.equal(resourceId, data.orderId);
       else if (event !== EVENT.appUninstalled && event !== EVENT.shopRedact)
         assert.equal(resourceId, data.id ?? data.subscriptionId ?? data.customerId);
     }

@@ -14,6 +14,8 @@ import {
   ORDER_STATUSES,
   OrderStatus,
   ProductStatus,
+  RETURN_STATUSES,
+  ReturnStatus,
 } from "../../../contracts/index.ts";
 import { randomBase62 } from "../../../lib/crypto.ts";
 import { newId } from "../../../lib/ids.ts";
@@ -184,8 +186,8 @@ export function testEventData(
   // customer a privacy event names (as the real ones record it), or a fresh installation id
   // (app/uninstalled, shop.redact).
   const resourceId =
-    // A refund's event is about its order, as the real ones are (EVENT_DATA_RECORD).
-    kind === "refund" && typeof data.orderId === "string"
+    // A refund's or a return's event is about its order, as the real ones are (EVENT_DATA_RECORD).
+    (kind === "refund" || kind === "return") && typeof data.orderId === "string"
       ? data.orderId
       : typeof data.id === "string"
         ? data.id
@@ -302,6 +304,31 @@ const SEEDS: Record<string, (event: EventName, sample: StoreSample, ctx: Context
       locationId: null,
       note: "Arrived damaged",
       createdAt: ctx.now.toISOString(),
+    };
+  },
+  // A return of one unit of a made-up shipped order, at the step its event names.
+  return: (event, _sample, ctx) => {
+    const stamp = ctx.now.toISOString();
+    const status =
+      (Object.keys(RETURN_STATUSES) as ReturnStatus[]).find((s) => RETURN_STATUSES[s].event === event) ??
+      ReturnStatus.requested;
+    const earlier = new Date(ctx.now.getTime() - 24 * 3600_000).toISOString();
+    return {
+      id: newId("return"),
+      orderId: newId("order"),
+      customerId: newId("customer"),
+      status,
+      lineItems: [{ lineItemId: newId("lineItem"), quantity: 1, reason: "size_too_small" }],
+      note: "",
+      locationId:
+        status === ReturnStatus.received || status === ReturnStatus.closed ? newId("location") : null,
+      refundId: status === ReturnStatus.closed ? newId("refund") : null,
+      requestedAt: status === ReturnStatus.requested ? stamp : earlier,
+      approvedAt: status === ReturnStatus.requested || status === ReturnStatus.declined ? null : earlier,
+      declinedAt: status === ReturnStatus.declined ? stamp : null,
+      receivedAt: status === ReturnStatus.received || status === ReturnStatus.closed ? stamp : null,
+      closedAt: status === ReturnStatus.closed ? stamp : null,
+      updatedAt: stamp,
     };
   },
   // The store itself (its settings): its own name, slug and currency, which every installed app
