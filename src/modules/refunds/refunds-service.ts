@@ -23,6 +23,30 @@ import {
 const SHIPPED = new Set<OrderStatus>([OrderStatus.shipped, OrderStatus.delivered]);
 const REFUNDABLE = new Set<FinancialStatus>([FinancialStatus.paid, FinancialStatus.partially_refunded]);
 
+/** Whether an order has money left to refund: paid, and not refunded in full. */
+export const isRefundable = (order: Pick<Order, "financial_status">) =>
+  REFUNDABLE.has(order.financial_status);
+
+/**
+ * Where restocked units of `order` go: the location asked for, else the order's own, else the
+ * store's first active one; it must be active (400 otherwise). A refund's and a return's.
+ */
+export async function restockLocation(
+  locations: Pick<LocationRepo, "list">,
+  tx: Executor,
+  store: Store,
+  order: Pick<Order, "location_id">,
+  asked: string | undefined,
+): Promise<string> {
+  const active = (await locations.list(store.id, tx)).filter((l) => l.is_active);
+  const wanted = asked ?? order.location_id ?? active[0]?.id;
+  if (!wanted || !active.some((l) => l.id === wanted))
+    throw new AppError("VALIDATION_FAILED", {
+      details: [{ field: "locationId", message: "is not an active location of this store" }],
+    });
+  return wanted;
+}
+
 /**
  * Refunds (issue 31, part 3): what a refund of some units (and the shipping) returns, suggested
  * then recorded. Each line's share of its discounts and tax is prorated by units (`refundShare`),
@@ -46,7 +70,7 @@ export function createRefundService(deps: {
 
   /** The refund `input` asks of `order` as it is: every amount, nothing written. */
   async function plan(tx: Executor, store: Store, order: Order, items: OrderLineItem[], input: RefundInput) {
-    if (!REFUNDABLE.has(order.financial_status))
+    if (!isRefundable(order))
       throw new AppError("CONFLICT", {
         message:
           order.financial_status === FinancialStatus.refunded
@@ -95,7 +119,8 @@ export function createRefundService(deps: {
         share,
       };
     });
-    const shippingLeft = input.shipping
+    // The shipping goes back whole (what is left of it is all of it, or nothing), its tax with it.
+    const shippingOwed = input.shipping
       ? shippingPaid(
           order.shipping_lines.map((s) => ({
             price: s.priceMinor,
@@ -103,25 +128,18 @@ export function createRefundService(deps: {
             tax: s.taxMinor,
           })),
           order.taxes_included,
-        ).amount - order.shipping_refunded_minor
-      : 0;
-    // The shipping goes back whole (what is left of it is all of it, or nothing), its tax with it.
-    const shippingTax = shippingLeft > 0 ? order.shipping_lines.reduce((a, s) => a + s.taxMinor, 0) : 0;
+        )
+      : { amount: 0, tax: 0 };
+    const shippingLeft = shippingOwed.amount - order.shipping_refunded_minor;
+    const shippingTax = shippingLeft > 0 ? shippingOwed.tax : 0;
     if (lines.length === 0 && shippingLeft <= 0)
       throw new AppError("VALIDATION_FAILED", {
         message: "Name the units to refund (lineItems), or the shipping when some is left to refund.",
         details: [{ field: "lineItems", message: "nothing to refund" }],
       });
-    let locationId: string | null = null;
-    if (lines.some((l) => l.restock)) {
-      const locations = (await deps.locations.list(store.id, tx)).filter((l) => l.is_active);
-      const wanted = input.locationId ?? order.location_id ?? locations[0]?.id ?? null;
-      if (!locations.some((l) => l.id === wanted))
-        throw new AppError("VALIDATION_FAILED", {
-          details: [{ field: "locationId", message: "is not an active location of this store" }],
-        });
-      locationId = wanted;
-    }
+    const locationId = lines.some((l) => l.restock)
+      ? await restockLocation(deps.locations, tx, store, order, input.locationId)
+      : null;
     const view: Omit<RefundView, "id" | "note" | "createdAt"> = {
       locationId,
       shippingMinor: Math.max(0, shippingLeft),

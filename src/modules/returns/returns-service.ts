@@ -1,11 +1,4 @@
-import {
-  EVENT,
-  FinancialStatus,
-  InventoryReason,
-  OrderStatus,
-  RETURN_STATUSES,
-  ReturnStatus,
-} from "../../contracts/index.ts";
+import { EVENT, InventoryReason, OrderStatus, RETURN_STATUSES, ReturnStatus } from "../../contracts/index.ts";
 import type { Db, Executor } from "../../db/client.ts";
 import type { Order, Return, Store } from "../../db/schema.ts";
 import type { Clock } from "../../lib/clock.ts";
@@ -16,7 +9,7 @@ import type { InventoryRepo } from "../inventory/inventory-repo.ts";
 import type { InventoryService } from "../inventory/inventory-service.ts";
 import type { LocationRepo } from "../inventory/locations-repo.ts";
 import type { Actor, OrderRepo } from "../orders/orders-repo.ts";
-import type { RefundService } from "../refunds/refunds-service.ts";
+import { isRefundable, type RefundService, restockLocation } from "../refunds/refunds-service.ts";
 import { type CreateReturnInput, toReturnResource } from "./returns-schemas.ts";
 
 /** Fulfilment statuses in which an order's units have left: only those can come back. */
@@ -215,16 +208,10 @@ export function createReturnService(deps: {
     ) {
       return db.transaction().execute(async (tx) => {
         const { order, r } = await locked(tx, store, id);
-        let locationId: string | null = null;
-        if (input.restock ?? true) {
-          const locations = (await deps.locations.list(store.id, tx)).filter((l) => l.is_active);
-          const wanted = input.locationId ?? order.location_id ?? locations[0]?.id;
-          if (!locations.some((l) => l.id === wanted))
-            throw new AppError("VALIDATION_FAILED", {
-              details: [{ field: "locationId", message: "is not an active location of this store" }],
-            });
-          locationId = wanted!;
-        }
+        const locationId =
+          (input.restock ?? true)
+            ? await restockLocation(deps.locations, tx, store, order, input.locationId)
+            : null;
         const moved = await move(tx, store, r, ReturnStatus.received, { location_id: locationId });
         if (locationId) {
           const lines = await linesOf(tx, store.id, [r.id]);
@@ -274,9 +261,7 @@ export function createReturnService(deps: {
     ) {
       return db.transaction().execute(async (tx) => {
         const { order, r } = await locked(tx, store, id);
-        const paid =
-          order.financial_status === FinancialStatus.paid ||
-          order.financial_status === FinancialStatus.partially_refunded;
+        const paid = isRefundable(order);
         let refundId: string | null = null;
         if ((input.refund ?? paid) && r.status !== ReturnStatus.requested) {
           const lines = await linesOf(tx, store.id, [r.id]);
