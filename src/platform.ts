@@ -61,6 +61,10 @@ import { createConsentService } from "./modules/oauth/consent-service.ts";
 import { createOAuthRepo } from "./modules/oauth/oauth-repo.ts";
 import { tokenRoutes } from "./modules/oauth/oauth-routes.ts";
 import { type AccessContext, createTokenService } from "./modules/oauth/token-service.ts";
+import { createOrderEditRepo } from "./modules/order-edits/order-edits-repo.ts";
+import { orderEditRoutes } from "./modules/order-edits/order-edits-routes.ts";
+import { createOrderEditService } from "./modules/order-edits/order-edits-service.ts";
+import { createOrderLines } from "./modules/orders/order-lines.ts";
 import { createOrderErasure } from "./modules/orders/orders-erasure.ts";
 import { createOrderRepo } from "./modules/orders/orders-repo.ts";
 import { orderRoutes } from "./modules/orders/orders-routes.ts";
@@ -283,6 +287,22 @@ export function createPlatform(input: {
       recordEvent: record,
       clock: on,
     });
+    const orderEdits = createOrderEditService({
+      db,
+      repo: createOrderEditRepo(db),
+      orders: repos.orders,
+      lines: createOrderLines({
+        catalogue: { ...repos.inventory, variantsOf: repos.products.variantsOf },
+        locations: repos.locations,
+      }),
+      customers: repos.customers,
+      stores: repos.stores,
+      inventory,
+      discounts,
+      taxes,
+      recordEvent: record,
+      clock: on,
+    });
     return {
       stores: createStoreService({
         db,
@@ -298,6 +318,7 @@ export function createPlatform(input: {
       taxes,
       refunds,
       returns,
+      orderEdits,
       locations: createLocationService({ db, repo: repos.locations, recordEvent: record, clock: on }),
       customers,
       orders: createOrderService({
@@ -501,6 +522,7 @@ export function createPlatform(input: {
     privacyRoutes(privacy),
     orderRoutes(services.orders, webhooks.deliveriesOf, appActor),
     refundRoutes(services.refunds, appActor),
+    orderEditRoutes(services.orderEdits, appActor),
     returnRoutes(services.returns, appActor),
     overviewRoutes(services.overview),
     appDataRoutes(createAppMetadataRepo(db)),

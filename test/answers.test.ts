@@ -598,10 +598,51 @@ describe("answers: every operation's answer on a seeded store, byte for byte", (
       }),
     );
     await settle();
+    // An edit before it is paid (issue 31, part 5): a third mug, previewed then committed.
+    const thirdMug = { lineItems: [{ lineItemId: order.lineItems[0]!.id, quantity: 3 }] };
+    ok(
+      await merchant.POST("/api/v1/dashboard/stores/{slug}/orders/{id}/edits/preview", {
+        params: { path: { slug: "golden", id: order.id } },
+        body: thirdMug,
+      }),
+    );
+    ok(
+      await merchant.POST("/api/v1/dashboard/stores/{slug}/orders/{id}/edits", {
+        params: { path: { slug: "golden", id: order.id } },
+        body: { ...thirdMug, note: "A third for the office" },
+      }),
+      201,
+    );
+    await settle();
+    ok(
+      await merchant.GET("/api/v1/dashboard/stores/{slug}/orders/{id}/edits", {
+        params: { path: { slug: "golden", id: order.id } },
+      }),
+    );
     ok(
       await merchant.POST("/api/v1/dashboard/stores/{slug}/orders/{id}/status", {
         params: { path: { slug: "golden", id: order.id } },
         body: { status: "paid" },
+      }),
+    );
+    await settle();
+    // Paid, then a gift box added: 2.00 owed until the merchant records it collected.
+    ok(
+      await merchant.POST("/api/v1/dashboard/stores/{slug}/orders/{id}/edits", {
+        params: { path: { slug: "golden", id: order.id } },
+        body: {
+          shippingLines: [
+            { title: "Ground", price: "4.95", code: "ground" },
+            { title: "Gift box", price: "2.00" },
+          ],
+        },
+      }),
+      201,
+    );
+    await settle();
+    ok(
+      await merchant.POST("/api/v1/dashboard/stores/{slug}/orders/{id}/settle", {
+        params: { path: { slug: "golden", id: order.id } },
       }),
     );
     await settle();
@@ -906,6 +947,25 @@ describe("answers: every operation's answer on a seeded store, byte for byte", (
         body: { status: "paid" },
       }),
     );
+    await settle();
+    // The app adds shipping to its paid order: 4.00 owed until the merchant's provider collects it.
+    const appOrderPath = { params: { path: { id: appOrder.data!.data.id } } };
+    ok(
+      await api.POST("/api/v1/apps/api/orders/{id}/edits/preview", {
+        ...appOrderPath,
+        body: { shippingLines: [{ title: "Courier", price: "4.00" }] },
+      }),
+    );
+    ok(
+      await api.POST("/api/v1/apps/api/orders/{id}/edits", {
+        ...appOrderPath,
+        body: { shippingLines: [{ title: "Courier", price: "4.00" }], note: "Courier asked for" },
+      }),
+      201,
+    );
+    await settle();
+    ok(await api.GET("/api/v1/apps/api/orders/{id}/edits", appOrderPath));
+    ok(await api.POST("/api/v1/apps/api/orders/{id}/settle", appOrderPath));
     await settle();
     // Returns (issue 31, part 4) of the app's order, shipped: one tee through the dashboard, approved,
     // received and closed (refunded); one through the Admin API, declined, then requested again.

@@ -35,6 +35,30 @@ export async function consent(
   return { code: url.searchParams.get("code")!, url };
 }
 
+/**
+ * The merchant approving the consent page an app's authorize link led to (its query: client id,
+ * redirect URI, scopes, state and PKCE challenge, as the page reads them); answers where the
+ * browser goes next (the app's callback with the code).
+ */
+export async function approveConsentPage(
+  merchant: { client: ReturnType<typeof apiClient>; slug: string },
+  q: URLSearchParams,
+): Promise<string> {
+  const decision = await merchant.client.POST("/api/v1/dashboard/oauth/consent", {
+    body: {
+      clientId: q.get("client_id")!,
+      redirectUri: q.get("redirect_uri")!,
+      scopes: q.get("scope")!,
+      state: q.get("state")!,
+      storeSlug: merchant.slug,
+      approve: true,
+      codeChallenge: q.get("code_challenge")!,
+      codeChallengeMethod: q.get("code_challenge_method")!,
+    },
+  });
+  return ok(decision).data.redirectTo;
+}
+
 /** The app's server exchanging a code (or a refresh token) at the token endpoint. */
 export async function exchange(app: App, body: RequestBody<"/api/v1/apps/token", "post">) {
   return apiClient(app).POST("/api/v1/apps/token", { body });

@@ -131,7 +131,7 @@ describe("demo store", () => {
     assert.ok(lowStock.length > 0, "some products run low");
   });
 
-  it("has the money of a real quarter: shipping, tax, codes, partial and full refunds, returns at every step", async () => {
+  it("has the money of a real quarter: shipping, tax, codes, edits, partial and full refunds, returns at every step", async () => {
     const orders = await all((cursor) =>
       client.GET("/api/v1/dashboard/stores/{slug}/orders", {
         params: { path, query: { limit: 100, cursor } },
@@ -147,6 +147,12 @@ describe("demo store", () => {
     const financial = new Set(orders.map((o) => o.financialStatus));
     for (const s of ["pending", "paid", "partially_refunded", "refunded"] as const)
       assert.ok(financial.has(s), `no ${s} order: ${[...financial].join(", ")}`);
+    const edits = await ctx.platform.db.selectFrom("order_edits").select("note").execute();
+    assert.ok(edits.length >= 10, `${edits.length} edited orders`);
+    assert.ok(
+      orders.every((o) => o.outstanding === "0.00"),
+      "every edit was before payment",
+    );
     const returns = await ctx.platform.db.selectFrom("returns").select("status").distinct().execute();
     assert.deepEqual(returns.map((r) => r.status).sort(), [
       "approved",

@@ -6,9 +6,10 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { createSampleApp } from "../examples/sample-app/src/app.ts";
+import { createSampleApp, EVENTS, SCOPES } from "../examples/sample-app/src/app.ts";
 import { flat } from "./catalogue.ts";
 import { createTestContext, merchantWithStore, type TestContext, text } from "./harness.ts";
+import { installThroughConsent, until } from "./sample-app-harness.ts";
 
 const CLI = join(import.meta.dirname, "..", "packages", "cli", "dist", "cli.js");
 
@@ -50,16 +51,6 @@ function runCli(args: string[], env: Record<string, string>) {
   };
 }
 
-async function until<T>(what: string, check: () => T | undefined, ms = 15_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
 /**
  * The developer's kit end to end: the platform, the sample app (built only on the SDK) and the
  * CLI's `listen` forwarding to plain http://localhost. Install through consent; an order's
@@ -97,7 +88,7 @@ describe("developer kit: platform + sample app + CLI listen", () => {
       body: {
         name: "Sample app",
         redirectUris: [`${publicUrl}/oauth/callback`],
-        scopes: ["read_orders", "write_orders", "manage_webhooks"],
+        scopes: SCOPES,
       },
     });
     assert.equal(registered.response.status, 201, text(registered));
@@ -130,32 +121,13 @@ describe("developer kit: platform + sample app + CLI listen", () => {
         firstName: "Layla",
       },
     });
-    const install = await fetch(`${publicUrl}/install?store=${merchant.slug}`, { redirect: "manual" });
-    assert.equal(install.status, 302);
-    const cookie = install.headers.get("set-cookie")!.split(";")[0]!;
-    const authorize = await fetch(install.headers.get("location")!, { redirect: "manual" });
-    assert.equal(authorize.status, 302);
-    const q = new URL(authorize.headers.get("location")!, platformUrl).searchParams;
-    const decision = await merchant.client.POST("/api/v1/dashboard/oauth/consent", {
-      body: {
-        clientId: q.get("client_id")!,
-        redirectUri: q.get("redirect_uri")!,
-        scopes: q.get("scope")!,
-        state: q.get("state")!,
-        storeSlug: merchant.slug,
-        approve: true,
-        codeChallenge: q.get("code_challenge")!,
-        codeChallengeMethod: q.get("code_challenge_method")!,
-      },
-    });
-    assert.equal(decision.response.status, 200, text(decision));
-    const callback = await fetch(decision.data!.data.redirectTo, { headers: { cookie } });
+    const callback = await installThroughConsent({ merchant, publicUrl, platformUrl });
     assert.equal(callback.status, 200, await callback.clone().text());
     assert.ok(sample.data.tokens[merchant.slug], "tokens stored");
     assert.equal(
       sample.data.secrets[merchant.slug]?.length,
-      3,
-      "subscribed to order.created, order.paid and app/uninstalled",
+      EVENTS.length,
+      `subscribed to ${EVENTS.join(", ")}`,
     );
 
     // The developer runs listen against the app's local endpoint, tokens from the app itself.

@@ -2,16 +2,8 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { installedApp } from "./apps-harness.ts";
 import { flat } from "./catalogue.ts";
-import {
-  createTestContext,
-  type EventName,
-  merchantWithStore,
-  outboxOf,
-  type RequestBody,
-  type ResponseData,
-  type TestContext,
-  text,
-} from "./harness.ts";
+import { createTestContext, type TestContext, text } from "./harness.ts";
+import { appWithOrder, type Checker, type DiscountBody, moneyShop, NY } from "./money-shop.ts";
 import { openApiChecker } from "./openapi-assert.ts";
 
 /**
@@ -20,17 +12,7 @@ import { openApiChecker } from "./openapi-assert.ts";
  * every amount exact to the minor unit and subtotal − discounts + shipping + tax = total on every
  * order. Every answer is checked against the served document. Both databases.
  */
-type Checker = Awaited<ReturnType<typeof openApiChecker>>;
-type Order = ResponseData<"/api/v1/dashboard/stores/{slug}/orders/{id}", "get">;
-type DiscountBody = RequestBody<"/api/v1/dashboard/stores/{slug}/discounts", "post">;
-type OrderBody = RequestBody<"/api/v1/dashboard/stores/{slug}/orders", "post">;
 const DAY = 86_400_000;
-
-/** The identity every order keeps, in minor units of a two-decimal currency. */
-function assertIdentity(o: Order) {
-  const m = (x: string) => Math.round(Number(x) * 1000);
-  assert.equal(m(o.subtotal) - m(o.discounts) + m(o.shipping) + m(o.tax), m(o.total), JSON.stringify(o));
-}
 
 describe("the money of an order: discounts, shipping and tax", () => {
   let ctx: TestContext;
@@ -46,59 +28,7 @@ describe("the money of an order: discounts, shipping and tax", () => {
   });
   after(async () => ctx?.close());
 
-  async function shop(settings: RequestBody<"/api/v1/dashboard/stores/{slug}", "patch"> = {}) {
-    const m = await merchantWithStore(ctx.app);
-    const client = spec.watch(m.client);
-    const path = { slug: m.slug };
-    if (Object.keys(settings).length) {
-      const res = await client.PATCH("/api/v1/dashboard/stores/{slug}", { params: { path }, body: settings });
-      assert.equal(res.response.status, 200, text(res));
-    }
-    const product = async (title: string, price: string, stock = 1000) => {
-      const res = await client.POST("/api/v1/dashboard/stores/{slug}/products", {
-        params: { path },
-        body: flat({ title, price, stock }),
-      });
-      assert.equal(res.response.status, 201, text(res));
-      return res.data!.data;
-    };
-    const customer = async (email: string, more: { taxExempt?: boolean } = {}) => {
-      const res = await client.POST("/api/v1/dashboard/stores/{slug}/customers", {
-        params: { path },
-        body: { email, firstName: "Maya", ...more },
-      });
-      assert.equal(res.response.status, 201, text(res));
-      return res.data!.data;
-    };
-    const discount = async (body: DiscountBody) => {
-      const res = await client.POST("/api/v1/dashboard/stores/{slug}/discounts", { params: { path }, body });
-      assert.equal(res.response.status, 201, text(res));
-      return res.data!.data;
-    };
-    const taxRate = async (body: RequestBody<"/api/v1/dashboard/stores/{slug}/tax-rates", "post">) => {
-      const res = await client.POST("/api/v1/dashboard/stores/{slug}/tax-rates", { params: { path }, body });
-      assert.equal(res.response.status, 201, text(res));
-      return res.data!.data;
-    };
-    const order = (body: OrderBody) =>
-      client.POST("/api/v1/dashboard/stores/{slug}/orders", { params: { path }, body });
-    const placed = async (body: OrderBody) => {
-      const res = await order(body);
-      assert.equal(res.response.status, 201, text(res));
-      assertIdentity(res.data!.data);
-      return res.data!.data;
-    };
-    const events = <E extends EventName>(topic: E) => outboxOf(ctx.platform, topic, m.store.id);
-    return { ...m, client, path, product, customer, discount, taxRate, order, placed, events };
-  }
-
-  const NY = {
-    name: "Maya Stone",
-    line1: "5th Avenue 1",
-    city: "New York",
-    region: "NY",
-    country: "US",
-  } as const;
+  const shop = (settings: Parameters<typeof moneyShop>[2] = {}) => moneyShop(ctx, spec, settings);
 
   it("an order with a code, shipping and added tax: each line's share, tax per line and rate, the identity", async () => {
     const s = await shop({ taxShipping: true });
@@ -698,31 +628,20 @@ describe("the money of an order: discounts, shipping and tax", () => {
       .data!.data;
     assert.deepEqual([after.refunded, after.net, after.financialStatus], ["40.00", "0.00", "refunded"]);
 
-    const app = await installedApp(ctx.app, ["read_orders", "write_orders", "read_products"]);
-    const m = app.merchant;
-    const product = await m.client.POST("/api/v1/dashboard/stores/{slug}/products", {
-      params: { path: { slug: m.slug } },
-      body: flat({ title: "Mug", price: "12.00", stock: 5 }),
-    });
-    const order = await app.api.POST("/api/v1/apps/api/orders", {
-      body: {
-        customer: { email: "app-refund@example.com", firstName: "Ada" },
-        lineItems: [{ productId: product.data!.data.id, quantity: 1 }],
-      },
-    });
-    const id = order.data!.data.id;
+    const { app, order: placed } = await appWithOrder(ctx, "app-refund@example.com");
+    const id = placed.id;
     await app.api.POST("/api/v1/apps/api/orders/{id}/status", {
       params: { path: { id } },
       body: { status: "paid" },
     });
     const calc = await app.api.POST("/api/v1/apps/api/orders/{id}/refunds/calculate", {
       params: { path: { id } },
-      body: { lineItems: [{ lineItemId: order.data!.data.lineItems[0]!.id, quantity: 1 }] },
+      body: { lineItems: [{ lineItemId: placed.lineItems[0]!.id, quantity: 1 }] },
     });
     assert.equal(calc.data!.data.amount, "12.00");
     const made = await app.api.POST("/api/v1/apps/api/orders/{id}/refunds", {
       params: { path: { id } },
-      body: { lineItems: [{ lineItemId: order.data!.data.lineItems[0]!.id, quantity: 1 }] },
+      body: { lineItems: [{ lineItemId: placed.lineItems[0]!.id, quantity: 1 }] },
     });
     assert.equal(made.response.status, 201, text(made));
     const reader = await installedApp(ctx.app, ["read_orders"]);
@@ -732,16 +651,25 @@ describe("the money of an order: discounts, shipping and tax", () => {
     });
     assert.equal(denied.response.status, 403);
   });
-  it("a deleted customer's refunds lose their notes, in the rows and in the events", async () => {
+  it("a deleted customer's refunds and returns lose their notes, in the rows and in the events", async () => {
     const s = await shop();
     const p = await s.product("P", "5.00", 10);
     const c = await s.customer("gone@example.com");
-    const o = await s.placed({ customerId: c.id, lineItems: [{ productId: p.id, quantity: 1 }] });
+    const o = await s.placed({ customerId: c.id, lineItems: [{ productId: p.id, quantity: 2 }] });
     const orderPath = { path: { ...s.path, id: o.id } };
-    await s.client.POST("/api/v1/dashboard/stores/{slug}/orders/{id}/status", {
+    for (const status of ["paid", "confirmed", "shipped"] as const)
+      await s.client.POST("/api/v1/dashboard/stores/{slug}/orders/{id}/status", {
+        params: orderPath,
+        body: { status },
+      });
+    const returned = await s.client.POST("/api/v1/dashboard/stores/{slug}/orders/{id}/returns", {
       params: orderPath,
-      body: { status: "paid" },
+      body: {
+        lineItems: [{ lineItemId: o.lineItems[0]!.id, quantity: 1, reason: "unwanted" }],
+        note: "Mrs Gone left it with her neighbour at 3 Main St",
+      },
     });
+    assert.equal(returned.response.status, 201, text(returned));
     const refund = await s.client.POST("/api/v1/dashboard/stores/{slug}/orders/{id}/refunds", {
       params: orderPath,
       body: {
@@ -765,6 +693,14 @@ describe("the money of an order: discounts, shipping and tax", () => {
     assert.deepEqual(
       events.map((e) => [e.payload.note, e.payload.amount]),
       [["", "5.00"]],
+    );
+    const ret = await s.client.GET("/api/v1/dashboard/stores/{slug}/returns/{id}", {
+      params: { path: { ...s.path, id: returned.data!.data.id } },
+    });
+    assert.equal(ret.data!.data.note, "", "the return's row, not only its events");
+    assert.deepEqual(
+      (await s.events("return.requested")).map((e) => e.payload.note),
+      [""],
     );
   });
   it("returns: requested for a shipped order, approved, received into stock, closed with the refund linked; every step its event", async () => {

@@ -18,9 +18,9 @@ import {
   type VerifiedWebhook,
 } from "@merchant-platform/sdk";
 import Fastify from "fastify";
-import { REDIRECT, registerApp } from "./apps-harness.ts";
+import { approveConsentPage, REDIRECT, registerApp } from "./apps-harness.ts";
 import { flat } from "./catalogue.ts";
-import { createTestContext, merchantWithStore, type Scope, type TestContext, text } from "./harness.ts";
+import { createTestContext, merchantWithStore, type Scope, type TestContext } from "./harness.ts";
 
 /**
  * The SDK (packages/sdk, as built by `npm install`) against the real platform over HTTP: the whole
@@ -49,20 +49,8 @@ describe("SDK against the platform", () => {
     assert.equal(authorize.status, 302);
     const consentPage = new URL(authorize.headers.get("location")!, baseUrl);
     const q = consentPage.searchParams;
-    const decision = await merchant.client.POST("/api/v1/dashboard/oauth/consent", {
-      body: {
-        clientId: q.get("client_id")!,
-        redirectUri: q.get("redirect_uri")!,
-        scopes: q.get("scope")!,
-        state: q.get("state")!,
-        storeSlug: merchant.slug,
-        approve: true,
-        codeChallenge: q.get("code_challenge")!,
-        codeChallengeMethod: q.get("code_challenge_method")!,
-      },
-    });
-    assert.equal(decision.response.status, 200, text(decision));
-    const { code, slug } = readCallback(new URL(decision.data!.data.redirectTo).searchParams, start.state);
+    const redirectTo = await approveConsentPage(merchant, q);
+    const { code, slug } = readCallback(new URL(redirectTo).searchParams, start.state);
     const tokens = await exchangeCode({
       ...creds,
       code,

@@ -5,6 +5,7 @@ import {
   type CustomerResource,
   type FulfillmentResource,
   ID_PREFIX,
+  type OrderEditResource,
   type OrderResource,
   type RefundResource,
   type ReturnResource,
@@ -95,6 +96,8 @@ const order: RecordErasure<Static<typeof OrderResource>> = {
   total: "kept",
   refunded: "kept",
   net: "kept",
+  received: "kept",
+  outstanding: "kept",
   taxesIncluded: "kept",
   financialStatus: "kept",
   // Written by whoever placed or handled the order, often about the person ("leave with the neighbour").
@@ -152,6 +155,26 @@ const returnRule: RecordErasure<Static<typeof ReturnResource>> = {
   updatedAt: "kept",
 };
 
+const orderEdit: RecordErasure<Static<typeof OrderEditResource>> = {
+  id: "kept",
+  orderId: "kept",
+  customerId: "kept",
+  currency: "kept",
+  lineItemsBefore: "kept",
+  lineItemsAfter: "kept",
+  discountCodesBefore: "kept",
+  discountCodesAfter: "kept",
+  shippingLinesBefore: "kept",
+  shippingLinesAfter: "kept",
+  totalBefore: "kept",
+  totalAfter: "kept",
+  difference: "kept",
+  outstanding: "kept",
+  // Why the order changed, often about the person ("she asked for the larger size").
+  note: nothing(""),
+  createdAt: "kept",
+};
+
 export const ERASURE = {
   customer,
   order,
@@ -162,6 +185,7 @@ export const ERASURE = {
   discount: "A discount code's terms and how often it was used: no person's data.",
   refund,
   return: returnRule,
+  orderEdit,
   store: "The merchant's own business details (contact address, shop address), not a customer's.",
   uninstalled: "An app and when it left a store.",
   webhookDisabled: "A subscription, its URL and its last error.",
@@ -217,6 +241,7 @@ const CUSTOMER_FIELD = {
   order: "customerId",
   refund: "customerId",
   return: "customerId",
+  orderEdit: "customerId",
 } as const satisfies Record<ErasableKind, string>;
 
 const ERASABLE_KINDS = (Object.keys(ERASURE) as EventDataKind[]).filter(isErasableKind);

@@ -31,6 +31,8 @@ export const EVENT_DATA_RECORD = {
   refund: "order",
   // A return too: its steps sit in the order's sequence.
   return: "order",
+  // An edit too.
+  orderEdit: "order",
   customer: "customer",
   store: "store",
   uninstalled: "installation",
@@ -152,6 +154,13 @@ export const EVENTS = {
     scope: "read_orders",
     data: "refund",
     summary: "A refund was recorded for an order (its `order.updated` follows with the new totals).",
+  },
+  orderEdited: {
+    name: "order.edited",
+    scope: "read_orders",
+    data: "orderEdit",
+    summary:
+      "An order not yet shipped was edited: its lines, codes and shipping before and after, and the totals (its `order.updated` follows with the order as it is now).",
   },
   returnRequested: {
     name: "return.requested",

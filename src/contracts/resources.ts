@@ -48,6 +48,7 @@ export const ID_PREFIX = {
   taxRate: "txr",
   refund: "rfnd",
   return: "ret",
+  orderEdit: "oed",
   customer: "cus",
   order: "ord",
   lineItem: "li",
@@ -647,6 +648,16 @@ export const OrderResource = Type.Object(
     total: Amount,
     refunded: { ...Amount, description: "What refunds returned in all." },
     net: { ...Amount, description: "total − refunded." },
+    received: {
+      ...Amount,
+      description:
+        "Money recorded as received: the total when the order was marked paid, then what settling an edit's difference changed (0 until paid).",
+    },
+    outstanding: {
+      ...Amount,
+      description:
+        "What the customer still owes (positive) or is owed (negative) after an edit of a paid order: total − received; 0 when nothing is owed either way, and on an unpaid or voided order.",
+    },
     taxesIncluded: Type.Boolean({ description: "The prices included tax when the order was placed." }),
     financialStatus: FinancialStatusSchema,
     note: Type.String(),
@@ -674,6 +685,73 @@ export const OrderResource = Type.Object(
     metadata: Type.Optional(Metadata),
   },
   { title: "Order" },
+);
+
+const EditLineResource = Type.Object(
+  {
+    lineItemId: Type.String(),
+    variantId: Nullable(Type.String()),
+    title: Type.String(),
+    variantTitle: Nullable(Type.String()),
+    sku: Nullable(Type.String()),
+    unitPrice: Amount,
+    quantity: Type.Integer({ minimum: 1 }),
+    total: { ...Amount, description: "unitPrice × quantity, before discounts." },
+  },
+  { title: "OrderEditLine" },
+);
+
+const EditShippingResource = Type.Object(
+  { title: Type.String(), code: Nullable(Type.String()), price: Amount },
+  { title: "OrderEditShipping" },
+);
+
+/** The fields an edit and its preview share. */
+const orderEditFields = {
+  orderId: Id("order"),
+  customerId: Id("customer", "The order's customer."),
+  currency: Type.String(),
+  lineItemsBefore: Type.Array(EditLineResource, { description: "The order's lines before the edit." }),
+  lineItemsAfter: Type.Array(EditLineResource, {
+    description: "Its lines after: a removed line is absent, an added one has a new `lineItemId`.",
+  }),
+  discountCodesBefore: Type.Array(Type.String()),
+  discountCodesAfter: Type.Array(Type.String()),
+  shippingLinesBefore: Type.Array(EditShippingResource),
+  shippingLinesAfter: Type.Array(EditShippingResource),
+  totalBefore: Amount,
+  totalAfter: Amount,
+  difference: {
+    ...Amount,
+    description:
+      "totalAfter − totalBefore: positive, the customer owes it; negative, it is owed to the customer (a paid order's `outstanding` says the same until the merchant settles it).",
+  },
+  outstanding: {
+    ...Amount,
+    description: "The order's `outstanding` after the edit (total − received; 0 on an unpaid order).",
+  },
+};
+
+export const OrderEditPreviewResource = Type.Object(
+  { ...orderEditFields, order: OrderResource },
+  {
+    title: "OrderEditPreview",
+    description: "An edit priced and checked as committing it now would: nothing is recorded.",
+  },
+);
+
+export const OrderEditResource = Type.Object(
+  {
+    id: Id("orderEdit"),
+    ...orderEditFields,
+    note: Type.String({ description: "Why the order was edited (the merchant's or the app's words)." }),
+    createdAt: Timestamp,
+  },
+  {
+    title: "OrderEdit",
+    description:
+      "A committed edit of an order not yet shipped: its lines, discount codes and shipping before and after, and the totals.",
+  },
 );
 
 export const UninstalledData = Type.Object({
@@ -766,6 +844,7 @@ export const EVENT_PAYLOADS: Record<EventDataKind, TSchema> = {
   discount: DiscountResource,
   refund: RefundResource,
   return: ReturnResource,
+  orderEdit: OrderEditResource,
   customer: CustomerResource,
   store: StoreResource,
   uninstalled: UninstalledData,

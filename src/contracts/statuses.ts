@@ -191,6 +191,7 @@ export const INVENTORY_REASONS = {
   order_shipped: { label: "Order shipped", system: true },
   order_cancelled: { label: "Order cancelled", system: true },
   order_refunded: { label: "Order refunded (restocked)", system: true },
+  order_edited: { label: "Order edited", system: true },
   other: { label: "Other", system: false },
 } as const satisfies Record<string, { label: string; system: boolean }>;
 export type InventoryReason = keyof typeof INVENTORY_REASONS;

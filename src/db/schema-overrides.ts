@@ -104,6 +104,27 @@ export interface DiscountApplicationJson {
   valueMinor: number;
   allocation: DiscountAllocation;
   amountMinor: number;
+  /** What it applied to when the order was placed (both empty: every line): an edit applies it again on these terms. */
+  productIds: string[];
+  collectionIds: string[];
+}
+
+/** A line of an order as an edit records it before and after (order_edits.line_items_*). */
+export interface EditLineJson {
+  lineItemId: string;
+  variantId: string | null;
+  title: string;
+  variantTitle: string | null;
+  sku: string | null;
+  unitPriceMinor: number;
+  quantity: number;
+}
+
+/** A shipping line as an edit records it before and after (order_edits.shipping_*). */
+export interface EditShippingJson {
+  title: string;
+  code: string | null;
+  priceMinor: number;
 }
 
 /** Every app's metadata on a record: app id -> its key-value pairs (migration 20261126_0041). */
@@ -148,6 +169,13 @@ export const COLUMN_TYPES: Record<string, string> = {
   "discounts.status": "DiscountStatus",
   "order_line_items.discount_allocations": "Jsonb<DiscountShareJson[]>",
   "order_line_items.tax_lines": "Jsonb<TaxLineJson[]>",
+  "order_edits.actor_kind": "ActorKind",
+  "order_edits.codes_after": "Jsonb<string[]>",
+  "order_edits.codes_before": "Jsonb<string[]>",
+  "order_edits.line_items_after": "Jsonb<EditLineJson[]>",
+  "order_edits.line_items_before": "Jsonb<EditLineJson[]>",
+  "order_edits.shipping_after": "Jsonb<EditShippingJson[]>",
+  "order_edits.shipping_before": "Jsonb<EditShippingJson[]>",
   "orders.discount_applications": "Jsonb<DiscountApplicationJson[]>",
   "orders.financial_status": "FinancialStatus",
   "orders.fulfillment": "Jsonb<FulfillmentJson>",
@@ -194,6 +222,8 @@ export const ROW_TYPES: Record<string, string | ["Insertable" | "Updateable", st
   TaxRate: "tax_rates",
   Order: "orders",
   OrderLineItem: "order_line_items",
+  OrderEdit: "order_edits",
+  NewOrderEdit: ["Insertable", "order_edits"],
   AppRow: "apps",
   Installation: "installations",
   WebhookSubscription: "webhook_subscriptions",

@@ -20,6 +20,8 @@ import type {
   DiscountKind,
   DiscountShareJson,
   DiscountStatus,
+  EditLineJson,
+  EditShippingJson,
   FinancialStatus,
   FulfillmentJson,
   InstallationStatus,
@@ -375,6 +377,26 @@ export interface LocationsTable {
   updated_at: Generated<Timestamp>;
 }
 
+/** Each committed edit of an order: its lines, codes and shipping before and after, and the totals. */
+export interface OrderEditsTable {
+  actor_id: string | null;
+  actor_kind: ActorKind;
+  codes_after: Jsonb<string[]>;
+  codes_before: Jsonb<string[]>;
+  created_at: Timestamp;
+  id: string;
+  line_items_after: Jsonb<EditLineJson[]>;
+  line_items_before: Jsonb<EditLineJson[]>;
+  note: Generated<string>;
+  order_id: string;
+  outstanding_after_minor: number;
+  shipping_after: Jsonb<EditShippingJson[]>;
+  shipping_before: Jsonb<EditShippingJson[]>;
+  store_id: string;
+  total_after_minor: number;
+  total_before_minor: number;
+}
+
 export interface OrderLineItemsTable {
   /**
    * Its quantity is held as committed stock at the order's location (a tracked variant, until shipped or
@@ -442,6 +464,11 @@ export interface OrdersTable {
    * The store's prefix when the order was placed: its name is number_prefix || number.
    */
   number_prefix: Generated<string>;
+  /**
+   * Money recorded as received for it: its total when marked paid, then what a settled edit changed.
+   * Outstanding = total - received.
+   */
+  received_minor: Generated<number>;
   /**
    * What its refunds returned in all: net = total - refunded.
    */
@@ -846,6 +873,7 @@ export interface DB {
   inventory_changes: InventoryChangesTable;
   inventory_levels: InventoryLevelsTable;
   locations: LocationsTable;
+  order_edits: OrderEditsTable;
   order_line_items: OrderLineItemsTable;
   order_status_changes: OrderStatusChangesTable;
   orders: OrdersTable;
@@ -875,6 +903,8 @@ export type {
   CollectionRuleJson,
   DiscountApplicationJson,
   DiscountShareJson,
+  EditLineJson,
+  EditShippingJson,
   FulfillmentJson,
   Jsonb,
   ProductOptionJson,
@@ -901,6 +931,8 @@ export type ReturnLineItem = Selectable<ReturnLineItemsTable>;
 export type TaxRate = Selectable<TaxRatesTable>;
 export type Order = Selectable<OrdersTable>;
 export type OrderLineItem = Selectable<OrderLineItemsTable>;
+export type OrderEdit = Selectable<OrderEditsTable>;
+export type NewOrderEdit = Insertable<OrderEditsTable>;
 export type AppRow = Selectable<AppsTable>;
 export type Installation = Selectable<InstallationsTable>;
 export type WebhookSubscription = Selectable<WebhookSubscriptionsTable>;

@@ -277,12 +277,14 @@ describe("the commerce core in a real browser", { skip: chromiumSkipReason() }, 
     assert.deepEqual(mine.metadata, { shipmentId: "shp_A1" });
 
     // Today follows the store's time zone: an order placed just after midnight in zone B is
-    // yesterday in zone A (whose day starts later), today in B.
+    // yesterday in zone A (whose day starts later), today in B. Two pairs, so that one holds at
+    // any hour (the first fails from 10:00 to 11:00 UTC, the second from 15:00 to 24:00); neither
+    // zone is the store's default (UTC), so that choosing it is a change the form saves.
     const now = new Date();
     const pair = (
       [
         ["Pacific/Pago_Pago", "Pacific/Kiritimati"],
-        ["UTC", "Asia/Tokyo"],
+        ["Africa/Abidjan", "Asia/Tokyo"],
       ] as const
     ).find(([a, b]) => {
       const x = startOfToday(b, now).getTime() + 60_000;

@@ -155,4 +155,69 @@ describe("discounts and an order's money in a real browser", { skip: chromiumSki
     await row(page, "WELCOME10").getByText("1 of 100").waitFor();
     assert.deepEqual(errors, []);
   });
+
+  it("edits a paid order: a unit more and a product added, previewed then saved; the difference owed, then recorded collected", async () => {
+    const { context, page, errors } = await ui.open();
+    const slug = "edit-shop";
+    await ui.merchant(context, slug, "Eli Merchant");
+    const client = apiClient(ctx.app);
+    const cookies = await context.cookies();
+    client.jar.cookie = `mp_session=${cookies.find((c) => c.name === "mp_session")!.value}`;
+    const path = { slug };
+    const shirt = await client.POST("/api/v1/dashboard/stores/{slug}/products", {
+      params: { path },
+      body: { title: "Linen shirt", variants: [{ price: "45.00", inventoryQuantity: 5 }] },
+    });
+    await client.POST("/api/v1/dashboard/stores/{slug}/products", {
+      params: { path },
+      body: { title: "Canvas cap", variants: [{ price: "12.50", inventoryQuantity: 5 }] },
+    });
+    const customer = await client.POST("/api/v1/dashboard/stores/{slug}/customers", {
+      params: { path },
+      body: { email: "omar@example.com", firstName: "Omar" },
+    });
+    const order = await client.POST("/api/v1/dashboard/stores/{slug}/orders", {
+      params: { path },
+      body: {
+        customerId: customer.data!.data.id,
+        lineItems: [{ productId: shirt.data!.data.id, quantity: 1 }],
+        shippingAddress: null,
+      },
+    });
+    assert.equal(order.response.status, 201, JSON.stringify(order.error));
+    const id = order.data!.data.id;
+    await client.POST("/api/v1/dashboard/stores/{slug}/orders/{id}/status", {
+      params: { path: { slug, id } },
+      body: { status: "paid" },
+    });
+    await page.goto(`${base}/stores/${slug}/orders/${id}`);
+    await page.getByRole("button", { name: "Edit items" }).click();
+    const dialog = page.getByRole("dialog", { name: /Edit order/ });
+    await dialog.getByLabel(/Linen shirt \(45.00 USD each\)/).fill("2");
+    await dialog.getByText("Add a product").click();
+    await dialog.getByLabel("Find a product").fill("Canvas");
+    await dialog.getByRole("button", { name: "Add Canvas cap" }).click();
+    await dialog.getByRole("button", { name: "Preview edit" }).click();
+    // 2 × 45.00 + 12.50 = 102.50, 57.50 more than the 45.00 paid.
+    await dialog.getByLabel("Edit preview").getByText("102.50 USD").first().waitFor();
+    await dialog.getByLabel("Edit preview").getByText("57.50 USD").waitFor();
+    await dialog.getByText("The customer pays").waitFor();
+    await dialog.getByLabel("Edit preview").scrollIntoViewIfNeeded();
+    await review(page, "order-edit-dialog");
+    await dialog.getByRole("button", { name: "Save edit" }).click();
+    await page.getByText(/edited: total 102.50 USD/).waitFor();
+    await page.getByText("The customer owes 57.50 USD since the order was edited.").waitFor();
+    await review(page, "order-edited-owing");
+    await page.getByRole("button", { name: "Record 57.50 USD collected" }).click();
+    await page.getByText("Recorded 57.50 USD collected").waitFor();
+    await page.getByText("The customer owes").waitFor({ state: "detached" });
+    const after = await client.GET("/api/v1/dashboard/stores/{slug}/orders/{id}", {
+      params: { path: { slug, id } },
+    });
+    assert.deepEqual(
+      [after.data!.data.total, after.data!.data.received, after.data!.data.outstanding],
+      ["102.50", "102.50", "0.00"],
+    );
+    assert.deepEqual(errors, []);
+  });
 });

@@ -2,8 +2,10 @@ import { readFileSync, writeFileSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import {
   type AdminClient,
+  type AdminPaths,
   API_VERSION,
   authorizeUrl,
+  type Components,
   createAdminClient,
   createDuplicateFilter,
   createTokenManager,
@@ -15,14 +17,43 @@ import {
   type TokenStore,
   unwrap,
   type VerifiedWebhook,
+  type WebhookEvent,
 } from "@merchant-platform/sdk";
+import { appDiscounts, createWelcomeDiscount, discountsSection, welcomeDiscountOf } from "./discounts.ts";
+import { hidden, html, page, sendPage } from "./html.ts";
+import { itemsOf } from "./lines.ts";
+import {
+  calculateRefund,
+  listRefunds,
+  recordRefund,
+  refundChoiceOf,
+  refundKey,
+  refundPage,
+} from "./refunds.ts";
+import {
+  approveReturn,
+  closeReturn,
+  declineReturn,
+  isReason,
+  type Return,
+  receiveReturn,
+  recentShippedOrders,
+  remember,
+  requestReturn,
+  returnLines,
+  returnsDesk,
+  type ShippedOrder,
+  shippedOrderOf,
+} from "./returns.ts";
 
 /**
  * A small Merchant Platform app, built only on the SDK: an install link, the OAuth callback
- * (state + PKCE), token storage (a JSON file), subscriptions to `order.created`, `order.paid` and
+ * (state + PKCE), token storage (a JSON file), subscriptions to the order and return events and
  * `app/uninstalled`, a webhook endpoint that verifies and deduplicates, a page of what arrived,
  * fulfilment (a paid order is marked shipped with its carrier and tracking number, and the app
- * keeps its own shipment id on the order as metadata), and clean-up when the app is uninstalled.
+ * keeps its own shipment id on the order as metadata), a returns desk (request, approve or
+ * decline, receive, close with a refund: returns.ts), welcome discount codes (discounts.ts),
+ * refunds previewed before they are recorded (refunds.ts), and clean-up when the app is uninstalled.
  */
 export interface SampleConfig {
   platformUrl: string;
@@ -37,7 +68,7 @@ export interface SampleConfig {
   webhookUrl?: string;
   /** Signing secrets of `listen` sessions (their output), comma-separated in LISTEN_SECRET. */
   listenSecrets?: string[];
-  /** JSON file for tokens and subscription secrets; memory only when absent. */
+  /** JSON file for tokens, subscription secrets and what the page lists; memory only when absent. */
   dataFile?: string;
   /** Serves `GET /dev/token?store=<slug>` (a current access token) for the CLI's --token-command. Development only. */
   devTokens?: boolean;
@@ -49,6 +80,12 @@ interface Data {
   secrets: Record<string, string[]>;
   /** Paid orders waiting to be shipped, by store slug: what the fulfilment form lists. */
   toShip?: Record<string, Array<{ id: string; name: string; total: string }>>;
+  /** Shipped and delivered orders, by store slug: what the returns desk can take back. */
+  shipped?: Record<string, ShippedOrder[]>;
+  /** Returns made here or seen in events, by store slug, oldest first. */
+  returns?: Record<string, Return[]>;
+  /** The ids of the discount codes this app made, by store slug. */
+  discounts?: Record<string, string[]>;
 }
 
 interface Received {
@@ -62,19 +99,34 @@ interface Received {
   apiVersion: string;
 }
 
-const SCOPES = ["read_orders", "write_orders", "manage_webhooks"];
+type Scope = Components["schemas"]["TokenPair"]["scopes"][number];
+/** What the app asks for (register it with these): orders and refunds, returns, discount codes, subscriptions. */
+export const SCOPES: Scope[] = [
+  "read_orders",
+  "write_orders",
+  "read_returns",
+  "write_returns",
+  "read_discounts",
+  "write_discounts",
+  "manage_webhooks",
+];
 
-/** An order's lines as a packer reads them: quantity, product and the variant (size, colour) sold. */
-export function itemsOf(
-  lines: ReadonlyArray<{ quantity: number; title: string; variantTitle: string | null; sku: string | null }>,
-): string {
-  return lines
-    .map((l) => {
-      const variant = l.variantTitle && l.variantTitle !== "Default" ? ` (${l.variantTitle})` : "";
-      return `${l.quantity} × ${l.title}${variant}${l.sku ? ` [${l.sku}]` : ""}`;
-    })
-    .join(", ");
-}
+type SubscribableEvent = NonNullable<
+  AdminPaths["/api/v1/apps/api/webhooks"]["post"]["requestBody"]
+>["content"]["application/json"]["eventName"];
+/** What the app subscribes to when it has a public WEBHOOK_URL. */
+export const EVENTS = [
+  "order.created",
+  "order.paid",
+  "order.shipped",
+  "order.delivered",
+  "return.requested",
+  "return.approved",
+  "return.declined",
+  "return.received",
+  "return.closed",
+  "app/uninstalled",
+] as const satisfies readonly SubscribableEvent[];
 
 /** What a shipment is: the carrier and its tracking number (and where to follow it). */
 export interface Shipment {
@@ -105,7 +157,34 @@ export async function shipOrder(admin: AdminClient, orderId: string, shipment: S
   return unwrap(admin.PATCH("/api/v1/apps/api/orders/{id}", { ...path, body: { metadata: { shipmentId } } }));
 }
 
+type ReturnEvent = Extract<WebhookEvent, { event: `return.${string}` }>;
+function isReturnEvent(event: WebhookEvent): event is ReturnEvent {
+  return event.event.startsWith("return.");
+}
+
 const LOOPBACK_NAMES = new Set(["localhost", "127.0.0.1", "[::1]"]);
+
+/**
+ * The app's own pages post its forms; another site's form must not ship, refund or approve
+ * returns for the merchant. A browser names where a request comes from in Sec-Fetch-Site, and
+ * (older ones) in Origin; a request with neither is not a browser's cross-site form (curl, tests).
+ */
+function sameOriginForm(req: IncomingMessage): boolean {
+  const site = req.headers["sec-fetch-site"];
+  if (site) return site === "same-origin";
+  return originIsHost(req);
+}
+
+/** A browser's Origin, when it sent one, names the host asked. */
+function originIsHost(req: IncomingMessage): boolean {
+  const origin = req.headers.origin;
+  if (origin === undefined) return true; // not a browser's cross-origin request (curl, the CLI)
+  try {
+    return new URL(origin).host === req.headers.host; // "null" (a sandboxed page) does not parse
+  } catch {
+    return false;
+  }
+}
 
 /**
  * The development endpoints hand out access tokens and take webhook secrets, so they answer only
@@ -125,13 +204,7 @@ function localDevRequest(req: IncomingMessage): boolean {
   if (!LOOPBACK_NAMES.has(host)) return false;
   const site = req.headers["sec-fetch-site"];
   if (site && site !== "same-origin" && site !== "none") return false;
-  const origin = req.headers.origin;
-  if (origin === undefined) return true; // not a browser's cross-origin request (curl, the CLI)
-  try {
-    return new URL(origin).host === req.headers.host; // "null" (a sandboxed page) does not parse
-  } catch {
-    return false;
-  }
+  return originIsHost(req);
 }
 
 export function createSampleApp(config: SampleConfig) {
@@ -180,15 +253,17 @@ export function createSampleApp(config: SampleConfig) {
       deliveryId,
       test,
       apiVersion: event.apiVersion,
-      summary:
-        event.event === "order.created" || event.event === "order.paid"
-          ? `order ${event.data.name}, ${event.data.total} ${event.data.currency}: ${itemsOf(event.data.lineItems)}`
-          : event.event === "app/uninstalled"
-            ? `uninstalled at ${event.data.uninstalledAt}`
-            : "",
+      summary: summaryOf(event),
     });
     received.length = Math.min(received.length, 200);
-    if (event.event === "order.paid" && !test) {
+    if ((event.event === "order.shipped" || event.event === "order.delivered") && !test) {
+      // Shipped elsewhere (the dashboard, another app) or here: off the fulfilment list, onto the returns desk.
+      if (data.toShip?.[slug]) data.toShip[slug] = data.toShip[slug].filter((o) => o.id !== event.data.id);
+      offerReturns(slug, [shippedOrderOf(event.data)]);
+    }
+    if (isReturnEvent(event) && !test) keepReturn(slug, event.data);
+    // Deliveries of one order's events can arrive in any order: a paid order already shipped stays shipped.
+    if (event.event === "order.paid" && !test && !data.shipped?.[slug]?.some((o) => o.id === event.data.id)) {
       data.toShip ??= {};
       const list = data.toShip[slug] ?? [];
       if (!list.some((o) => o.id === event.data.id))
@@ -203,9 +278,48 @@ export function createSampleApp(config: SampleConfig) {
       await store.delete?.(slug);
       delete data.secrets[slug];
       delete data.toShip?.[slug];
+      delete data.shipped?.[slug];
+      delete data.returns?.[slug];
+      delete data.discounts?.[slug];
       managers.delete(slug);
       save();
     }
+  }
+
+  function summaryOf(event: WebhookEvent): string {
+    if (isReturnEvent(event)) {
+      const orders = data.shipped?.[event.store.slug] ?? [];
+      const order = orders.find((o) => o.id === event.data.orderId)?.name ?? event.data.orderId;
+      const refund = event.data.refundId ? `, refund ${event.data.refundId}` : "";
+      return `return of order ${order}: ${returnLines(event.data, orders)}, ${event.data.status}${refund}`;
+    }
+    switch (event.event) {
+      case "order.created":
+      case "order.paid":
+      case "order.shipped":
+      case "order.delivered":
+        return `order ${event.data.name}, ${event.data.total} ${event.data.currency}: ${itemsOf(event.data.lineItems)}`;
+      case "app/uninstalled":
+        return `uninstalled at ${event.data.uninstalledAt}`;
+      default:
+        return "";
+    }
+  }
+
+  /** Puts shipped orders on the returns desk (newest last, each once, the last 100 per store). */
+  function offerReturns(slug: string, orders: ShippedOrder[]) {
+    data.shipped ??= {};
+    const fresh = new Set(orders.map((o) => o.id));
+    data.shipped[slug] = [...(data.shipped[slug] ?? []).filter((o) => !fresh.has(o.id)), ...orders].slice(
+      -100,
+    );
+    save();
+  }
+
+  function keepReturn(slug: string, next: Return) {
+    data.returns ??= {};
+    data.returns[slug] = remember(data.returns[slug] ?? [], next);
+    save();
   }
 
   const secrets = () => [...listenSecrets, ...Object.values(data.secrets).flat()];
@@ -214,7 +328,7 @@ export function createSampleApp(config: SampleConfig) {
     if (!config.webhookUrl) return [];
     const admin = adminFor(slug);
     const made: string[] = [];
-    for (const eventName of ["order.created", "order.paid", "app/uninstalled"] as const) {
+    for (const eventName of EVENTS) {
       try {
         const sub = await unwrap(
           // At the version the SDK's types describe (API_VERSION), whatever the app's pin: the
@@ -234,29 +348,20 @@ export function createSampleApp(config: SampleConfig) {
     return made;
   }
 
-  async function handler(req: IncomingMessage, res: ServerResponse) {
-    const url = new URL(req.url ?? "/", config.publicUrl);
-    try {
-      if (req.method === "POST" && url.pathname === "/webhooks") {
-        const body = await readBody(req, 1024 * 1024);
-        const answer = await handleWebhook({ secret: secrets, duplicates, onEvent }, body, req.headers);
-        res.writeHead(answer.status, { "content-type": "text/plain" }).end(answer.body);
-        return;
-      }
-      if (req.method === "POST" && url.pathname === "/ship") {
-        // The app's own page posts here; another site's form must not ship a merchant's orders.
-        const site = req.headers["sec-fetch-site"];
-        if (site && site !== "same-origin") {
-          res.writeHead(403, { "content-type": "text/plain" }).end("same-origin requests only\n");
-          return;
-        }
-        const form = new URLSearchParams((await readBody(req, 8192)).toString());
-        const slug = form.get("store") ?? "";
+  /**
+   * The forms of the app's pages, by the path they post to. Each gets the form, its `store` (one
+   * the app is installed in) and that installation's client, and answers where the browser goes
+   * next. Same-origin posts only, checked once for all of them in `handler`.
+   */
+  type FormAction = (form: URLSearchParams, slug: string, admin: AdminClient) => Promise<string>;
+  const formActions = new Map<string, FormAction>([
+    [
+      "/ship",
+      async (form, slug, admin) => {
         const orderId = form.get("order") ?? "";
-        if (!data.tokens[slug]) throw new Error("Not installed in this store.");
         const trackingUrl = form.get("trackingUrl")?.trim();
-        await shipOrder(
-          adminFor(slug),
+        const order = await shipOrder(
+          admin,
           orderId,
           {
             carrier: form.get("carrier")?.trim() || "Unknown carrier",
@@ -266,8 +371,134 @@ export function createSampleApp(config: SampleConfig) {
           `shp_${Date.now().toString(36)}`,
         );
         if (data.toShip?.[slug]) data.toShip[slug] = data.toShip[slug].filter((o) => o.id !== orderId);
+        offerReturns(slug, [shippedOrderOf(order)]);
+        return "/";
+      },
+    ],
+    [
+      "/shipped/load",
+      async (_form, slug, admin) => {
+        offerReturns(slug, (await recentShippedOrders(admin)).reverse().map(shippedOrderOf));
+        return "/";
+      },
+    ],
+    [
+      "/returns",
+      async (form, slug, admin) => {
+        const quantity = form.get("quantity")?.trim() ?? "";
+        const reason = form.get("reason") ?? "";
+        if (!/^[1-9]\d{0,4}$/.test(quantity)) throw new Error(`Not a number of units: ${quantity}`);
+        if (!isReason(reason)) throw new Error(`Not a reason: ${reason}`);
+        const line = { lineItemId: form.get("line") ?? "", quantity: Number(quantity), reason };
+        keepReturn(
+          slug,
+          await requestReturn(admin, form.get("order") ?? "", line, form.get("note")?.trim() ?? ""),
+        );
+        return "/";
+      },
+    ],
+    [
+      "/returns/approve",
+      async (form, slug, admin) => {
+        keepReturn(slug, await approveReturn(admin, form.get("return") ?? ""));
+        return "/";
+      },
+    ],
+    [
+      "/returns/decline",
+      async (form, slug, admin) => {
+        keepReturn(slug, await declineReturn(admin, form.get("return") ?? ""));
+        return "/";
+      },
+    ],
+    [
+      "/returns/receive",
+      async (form, slug, admin) => {
+        keepReturn(slug, await receiveReturn(admin, form.get("return") ?? "", form.get("restock") === "on"));
+        return "/";
+      },
+    ],
+    [
+      "/returns/close",
+      async (form, slug, admin) => {
+        const closed = await closeReturn(
+          admin,
+          form.get("return") ?? "",
+          form.get("refund") === "on",
+          form.get("shipping") === "on",
+        );
+        keepReturn(slug, closed);
+        return "/";
+      },
+    ],
+    [
+      "/discounts",
+      async (form, slug, admin) => {
+        const made = await createWelcomeDiscount(admin, welcomeDiscountOf(form));
+        data.discounts ??= {};
+        data.discounts[slug] = [...(data.discounts[slug] ?? []), made.id].slice(-50);
         save();
-        res.writeHead(303, { location: "/" }).end();
+        return "/";
+      },
+    ],
+    [
+      "/refunds",
+      async (form, slug, admin) => {
+        const orderId = form.get("order") ?? "";
+        // The order as the preview read it: part of the Idempotency-Key (refunds.ts, refundKey).
+        const seen = form.get("seen") ?? "";
+        if (!seen) throw new Error("Preview the refund first.");
+        const choice = refundChoiceOf(form);
+        await recordRefund(admin, orderId, choice, refundKey(slug, orderId, choice, seen));
+        return `/refund?${new URLSearchParams({ store: slug, order: orderId })}`;
+      },
+    ],
+  ]);
+
+  async function handler(req: IncomingMessage, res: ServerResponse) {
+    const url = new URL(req.url ?? "/", config.publicUrl);
+    try {
+      if (req.method === "POST" && url.pathname === "/webhooks") {
+        const body = await readBody(req, 1024 * 1024);
+        const answer = await handleWebhook({ secret: secrets, duplicates, onEvent }, body, req.headers);
+        res.writeHead(answer.status, { "content-type": "text/plain" }).end(answer.body);
+        return;
+      }
+      const action = req.method === "POST" ? formActions.get(url.pathname) : undefined;
+      if (action) {
+        if (!sameOriginForm(req)) {
+          res.writeHead(403, { "content-type": "text/plain" }).end("same-origin requests only\n");
+          return;
+        }
+        const form = new URLSearchParams((await readBody(req, 8192)).toString());
+        const slug = form.get("store") ?? "";
+        if (!data.tokens[slug]) throw new Error("Not installed in this store.");
+        res.writeHead(303, { location: await action(form, slug, adminFor(slug)) }).end();
+        return;
+      }
+      if (req.method === "GET" && url.pathname === "/refund") {
+        const slug = url.searchParams.get("store") ?? "";
+        if (!data.tokens[slug]) throw new Error("Not installed in this store.");
+        const admin = adminFor(slug);
+        const orderId = url.searchParams.get("order") ?? "";
+        const choice = refundChoiceOf(url.searchParams);
+        const [order, refunds] = await Promise.all([
+          unwrap(admin.GET("/api/v1/apps/api/orders/{id}", { params: { path: { id: orderId } } })),
+          listRefunds(admin, orderId),
+        ]);
+        const preview =
+          choice.lineItems.length > 0 || choice.shipping
+            ? await calculateRefund(admin, orderId, choice).catch((error: unknown) => {
+                // Shown on the page (more units than are left, an order no longer paid), not as a failure.
+                if (error instanceof PlatformError) return error;
+                throw error;
+              })
+            : null;
+        sendPage(
+          res,
+          200,
+          page(`Refund ${order.name}`, refundPage({ slug, order, choice, preview, refunds })),
+        );
         return;
       }
       if (req.method === "GET" && url.pathname === "/install") {
@@ -303,14 +534,14 @@ export function createSampleApp(config: SampleConfig) {
         });
         await store.set(slug, tokens);
         const subscribed = await subscribe(slug);
-        res
-          .writeHead(200, { "content-type": "text/html; charset=utf-8" })
-          .end(
-            page(
-              "Installed",
-              `<p>Installed in <b>${html(slug)}</b> with ${html(tokens.scopes.join(", "))}.</p><p>${subscribed.length ? `Subscribed to order.created, order.paid and app/uninstalled at ${html(config.webhookUrl ?? "")}.` : "No public webhook URL: run <code>listen</code> to receive events while you develop."}</p><p><a href="/">See events</a></p>`,
-            ),
-          );
+        sendPage(
+          res,
+          200,
+          page(
+            "Installed",
+            `<p>Installed in <b>${html(slug)}</b> with ${html(tokens.scopes.join(", "))}.</p><p>${subscribed.length ? `Subscribed to ${html(EVENTS.join(", "))} at ${html(config.webhookUrl ?? "")}.` : "No public webhook URL: run <code>listen</code> to receive events while you develop."}</p><p><a href="/">See events</a></p>`,
+          ),
+        );
         return;
       }
       if (url.pathname.startsWith("/dev/") && config.devTokens && !localDevRequest(req)) {
@@ -348,44 +579,69 @@ export function createSampleApp(config: SampleConfig) {
           .end(JSON.stringify({ installed: Object.keys(data.tokens), received }));
         return;
       }
+      if (req.method === "GET" && url.pathname === "/events") {
+        sendPage(res, 200, eventsPage());
+        return;
+      }
       if (req.method === "GET" && url.pathname === "/") {
-        res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(home());
+        sendPage(res, 200, await home());
         return;
       }
       res.writeHead(404, { "content-type": "text/plain" }).end("not found\n");
     } catch (error) {
       const message =
         error instanceof PlatformError ? `${error.code}: ${error.message}` : (error as Error).message;
-      res
-        .writeHead(400, { "content-type": "text/html; charset=utf-8" })
-        .end(page("Something went wrong", `<p>${html(message)}</p>`));
+      sendPage(res, 400, page("Something went wrong", `<p>${html(message)}</p><p><a href="/">Back</a></p>`));
     }
   }
 
-  function home() {
+  async function home() {
+    const slugs = Object.keys(data.tokens);
+    const toShip = Object.entries(data.toShip ?? {}).flatMap(([slug, orders]) =>
+      orders.map(
+        (o) =>
+          `<tr><td>${html(slug)}</td><td>${html(o.name)}</td><td>${html(o.total)}</td><td><form method="post" action="/ship">${hidden({ store: slug, order: o.id })}<input name="carrier" placeholder="Carrier" required> <input name="trackingNumber" placeholder="Tracking number" required> <input name="trackingUrl" placeholder="Tracking URL (optional)"> <button>Mark shipped</button></form> <a href="/refund?${new URLSearchParams({ store: slug, order: o.id })}">Refund…</a></td></tr>`,
+      ),
+    );
+    const desk = returnsDesk(
+      slugs.map((slug) => ({
+        slug,
+        shipped: data.shipped?.[slug] ?? [],
+        returns: data.returns?.[slug] ?? [],
+      })),
+    );
+    const codes = await Promise.all(
+      slugs.map(async (slug) => ({
+        slug,
+        codes: await appDiscounts(adminFor(slug), data.discounts?.[slug] ?? []),
+      })),
+    );
+    return page(
+      "Sample app",
+      `<form action="/install"><label>Store slug <input name="store" placeholder="demo-store"></label> <button>Install</button></form>
+<p>Installed in: ${slugs.map(html).join(", ") || "no store yet"}.</p>
+${config.devTokens ? `<form method="post" action="/dev/listen-secret"><label>Listen secret <input name="secret" placeholder="whsec_… (printed by listen)" size="50"></label> <button>Use</button></form>` : ""}
+<h2>Paid orders to ship</h2>
+<table><tr><th>Store</th><th>Order</th><th>Total</th><th></th></tr>${toShip.join("") || '<tr><td colspan="4">None: orders appear here when they are paid.</td></tr>'}</table>
+${desk.body}
+${discountsSection(codes)}
+<iframe src="/events" title="Verified webhooks, newest first"></iframe>
+<p><small>Calls and subscriptions at API version ${html(API_VERSION)}, the one this SDK was generated for. This page has forms to fill in, so it does not reload itself; the list of webhooks above does, every 5 s.</small></p>`,
+    );
+  }
+
+  /** What arrived, newest first; framed by `/` and reloading itself, so `/`'s forms keep what is typed. */
+  function eventsPage() {
     const rows = received
       .map(
         (r) =>
           `<tr><td>${html(r.at.slice(11, 19))}</td><td>${html(r.event)}${r.test ? " <small>(test)</small>" : ""}</td><td>${html(r.store)}</td><td>${html(r.summary)}</td><td><code>${html(r.deliveryId)}</code></td><td>${html(r.apiVersion)}</td></tr>`,
       )
       .join("");
-    const toShip = Object.entries(data.toShip ?? {}).flatMap(([slug, orders]) =>
-      orders.map(
-        (o) =>
-          `<tr><td>${html(slug)}</td><td>${html(o.name)}</td><td>${html(o.total)}</td><td><form method="post" action="/ship"><input type="hidden" name="store" value="${html(slug)}"><input type="hidden" name="order" value="${html(o.id)}"><input name="carrier" placeholder="Carrier" required> <input name="trackingNumber" placeholder="Tracking number" required> <input name="trackingUrl" placeholder="Tracking URL (optional)"> <button>Mark shipped</button></form></td></tr>`,
-      ),
-    );
     return page(
-      "Sample app",
-      `<form action="/install"><label>Store slug <input name="store" placeholder="demo-store"></label> <button>Install</button></form>
-<p>Installed in: ${Object.keys(data.tokens).map(html).join(", ") || "no store yet"}.</p>
-${config.devTokens ? `<form method="post" action="/dev/listen-secret"><label>Listen secret <input name="secret" placeholder="whsec_… (printed by listen)" size="50"></label> <button>Use</button></form>` : ""}
-<h2>Paid orders to ship</h2>
-<table><tr><th>Store</th><th>Order</th><th>Total</th><th></th></tr>${toShip.join("") || '<tr><td colspan="4">None: orders appear here when they are paid.</td></tr>'}</table>
-<h2>Verified webhooks</h2>
-<table><tr><th>Time</th><th>Event</th><th>Store</th><th></th><th>Delivery</th><th>API version</th></tr>${rows || '<tr><td colspan="6">Nothing yet.</td></tr>'}</table>
-<p><small>Calls and subscriptions at API version ${html(API_VERSION)}, the one this SDK was generated for.</small></p>`,
-      toShip.length === 0,
+      "Verified webhooks",
+      `<table><tr><th>Time</th><th>Event</th><th>Store</th><th></th><th>Delivery</th><th>API version</th></tr>${rows || '<tr><td colspan="6">Nothing yet.</td></tr>'}</table>`,
+      true,
     );
   }
 
@@ -410,16 +666,4 @@ async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
     chunks.push(chunk as Buffer);
   }
   return Buffer.concat(chunks);
-}
-
-function html(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
-
-/** A page; `refresh` reloads it every 5 s (not while a form waits to be filled in). */
-function page(title: string, body: string, refresh = true): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${html(title)}</title>
-${refresh ? '<meta http-equiv="refresh" content="5">' : ""}
-<style>body{font:15px system-ui;margin:2rem;max-width:60rem}table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #ddd;padding:.4rem;text-align:left}</style>
-</head><body><h1>${html(title)}</h1>${body}</body></html>`;
 }

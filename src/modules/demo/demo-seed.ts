@@ -12,6 +12,7 @@ import type { CustomerService } from "../customers/customers-service.ts";
 import type { DiscountService } from "../discounts/discounts-service.ts";
 import type { InventoryService } from "../inventory/inventory-service.ts";
 import type { LocationService } from "../inventory/locations-service.ts";
+import type { OrderEditService } from "../order-edits/order-edits-service.ts";
 import type { OrderService } from "../orders/orders-service.ts";
 import type { ProductService } from "../products/products-service.ts";
 import type { RefundService } from "../refunds/refunds-service.ts";
@@ -337,6 +338,7 @@ export interface DemoSeedDeps {
     discounts: Pick<DiscountService, "create" | "update">;
     taxes: Pick<TaxService, "create">;
     refunds: Pick<RefundService, "create">;
+    orderEdits: Pick<OrderEditService, "create">;
     returns: Pick<ReturnService, "create" | "approve" | "decline" | "receive" | "close">;
     inventory: Pick<InventoryService, "move">;
     customers: Pick<CustomerService, "create">;
@@ -669,14 +671,24 @@ export async function seedDemo(
       },
     ];
   };
+  // And some were edited half an hour after they were placed, before anything else happened to
+  // them: one unit fewer, a line taken off, or express shipping instead (never more stock taken).
+  const editOf = (plan: (typeof plans)[number], i: number) => {
+    const at = plan.placed + HOUR_MS / 2;
+    const next = plan.life[0]?.at ?? now;
+    if (i % 17 !== 3 || at >= next || at > now - 60_000) return [];
+    return [{ at, order: i, status: null as OrderStatus | null, edit: true }];
+  };
   const events: Array<{
     at: number;
     order: number;
     status: OrderStatus | null;
     refund?: "partial" | "full";
     return?: (typeof RETURN_ENDS)[number];
+    edit?: boolean;
   }> = plans.flatMap((plan, i) => [
     { at: plan.placed, order: i, status: null as OrderStatus | null },
+    ...editOf(plan, i),
     ...plan.life.map((s) => ({ at: s.at, order: i, status: s.status as OrderStatus | null })),
     ...refundOf(plan, i),
     ...returnOf(plan, i),
@@ -688,7 +700,30 @@ export async function seedDemo(
     inBatches(events, async (commerce, event) => {
       at = event.at;
       const plan = plans[event.order]!;
-      if (event.return) {
+      if (event.edit) {
+        const lines = orderLines[event.order]!;
+        const first = lines[0]!;
+        const edited = await commerce.orderEdits.create(
+          store,
+          orderIds[event.order]!,
+          first.quantity > 1
+            ? {
+                lineItems: [{ lineItemId: first.id, quantity: first.quantity - 1 }],
+                note: "One fewer, asked on the phone",
+              }
+            : lines.length > 1
+              ? { lineItems: [{ lineItemId: lines.at(-1)!.id, quantity: 0 }], note: "Item taken off" }
+              : {
+                  shippingLines: [{ title: "Express", price: "12.00", code: "express" }],
+                  note: "Upgraded to express",
+                },
+          seed,
+        );
+        orderLines[event.order] = edited.lineItemsAfter.map((l) => ({
+          id: l.lineItemId,
+          quantity: l.quantity,
+        }));
+      } else if (event.return) {
         const lines = orderLines[event.order]!;
         const made = await commerce.returns.create(store, orderIds[event.order]!, {
           lineItems: [

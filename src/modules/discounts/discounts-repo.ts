@@ -100,6 +100,26 @@ export function createDiscountRepo(db: Executor) {
     ) {
       await tx.insertInto("discount_usages").values(row).execute();
     },
+    /**
+     * An order's use of a discount given back (an edit took the code off it): its usage row
+     * deleted and the count lowered, in one transaction; nothing when it was never recorded.
+     */
+    async releaseUse(storeId: string, discountId: string, orderId: string, tx: Executor) {
+      const gone = await tx
+        .deleteFrom("discount_usages")
+        .where("store_id", "=", storeId)
+        .where("discount_id", "=", discountId)
+        .where("order_id", "=", orderId)
+        .returning("order_id")
+        .executeTakeFirst();
+      if (!gone) return;
+      await tx
+        .updateTable("discounts")
+        .set({ times_used: sql`greatest(times_used - 1, 0)` })
+        .where("store_id", "=", storeId)
+        .where("id", "=", discountId)
+        .execute();
+    },
   };
 }
 export type DiscountRepo = ReturnType<typeof createDiscountRepo>;

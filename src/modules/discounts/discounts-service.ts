@@ -6,7 +6,7 @@ import {
   parseDateTime,
 } from "../../contracts/index.ts";
 import type { Db, Executor } from "../../db/client.ts";
-import type { Discount, Store } from "../../db/schema.ts";
+import type { Discount, DiscountApplicationJson, Store } from "../../db/schema.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { AppError, notFound } from "../../lib/errors.ts";
 import { newId } from "../../lib/ids.ts";
@@ -34,6 +34,23 @@ export interface OrderForDiscounts {
   customerId: string;
   lines: ReadonlyArray<Omit<MoneyLine, "collectionIds">>;
   hasShipping: boolean;
+}
+
+/** A code's terms as an order stores them (orders.discount_applications), and whether it combines. */
+type AppliedTerms = Omit<DiscountApplicationJson, "amountMinor"> & { combinable: boolean };
+
+function termsOf(d: Discount): AppliedTerms {
+  return {
+    discountId: d.id,
+    code: d.code,
+    kind: d.kind,
+    ratePpm: d.rate_ppm,
+    valueMinor: d.amount_minor,
+    allocation: d.allocation,
+    productIds: d.product_ids,
+    collectionIds: d.collection_ids,
+    combinable: d.combinable,
+  };
 }
 
 /** A refused code: the 400 names each code (`discountCodes.<i>`) and why, from a closed list. */
@@ -239,9 +256,15 @@ export function createDiscountService(deps: {
      * The codes an order names, in its transaction: each known, active, within its dates, on
      * something in the order and over its minimum, combinable when there are several; then one
      * use of each reserved (its limit and the once-per-customer rule checked under the
-     * reservation's row lock). Answers the rules `priceOrder` applies, in the order named, and the
-     * collections each line's product is in (for the entitlement). Any refusal is one 400 naming
-     * every refused code and why; nothing is reserved then.
+     * reservation's row lock). Answers the rules `priceOrder` applies, in the order named, the
+     * applications to store with the order, and the collections each line's product is in (for
+     * the entitlement). Any refusal is one 400 naming every refused code and why; nothing is
+     * reserved then.
+     *
+     * `kept`: the applications an order being edited has already. A code among them keeps the
+     * terms it had when the order was placed and the use it reserved then: its status, dates,
+     * limit and minimum are not asked again (the customer was promised it), only that it still
+     * applies to something (`not_applicable` otherwise: remove it).
      */
     async applyToOrder(
       tx: Executor,
@@ -249,94 +272,96 @@ export function createDiscountService(deps: {
       codes: readonly string[],
       order: OrderForDiscounts,
       now: Date,
+      kept: readonly DiscountApplicationJson[] = [],
     ) {
-      if (codes.length === 0)
-        return {
-          rules: [] as DiscountRule[],
-          applied: [] as Discount[],
-          lines: order.lines.map((l) => ({ ...l, collectionIds: [] as string[] })),
-        };
-      const found = await repo.byCodes(store.id, codes, tx);
+      const keptByCode = new Map(kept.map((a) => [a.code.toLowerCase(), a]));
+      const found = codes.length ? await repo.byCodes(store.id, codes, tx) : [];
       const byCode = new Map(found.map((d) => [d.code.toLowerCase(), d]));
       const refusals: Array<{ index: number; code: string; reason: DiscountRefusal }> = [];
       const seen = new Set<string>();
-      const applied: Discount[] = [];
+      const applied: Array<{ index: number; terms: AppliedTerms; row: Discount | undefined }> = [];
       for (const [index, code] of codes.entries()) {
-        const d = byCode.get(code.toLowerCase());
+        const key = code.toLowerCase();
+        const d = byCode.get(key);
+        const held = keptByCode.get(key);
         const refuse = (reason: DiscountRefusal) => refusals.push({ index, code, reason });
-        if (!d) refuse("unknown");
-        else if (seen.has(d.id)) refuse("not_combinable");
+        if (seen.has(key)) refuse("not_combinable");
+        else if (held) applied.push({ index, terms: { ...held, combinable: d?.combinable ?? true }, row: d });
+        else if (!d) refuse("unknown");
         else if (d.status === DiscountStatus.paused) refuse("paused");
         else if (d.starts_at > now) refuse("not_yet_active");
         else if (d.ends_at && d.ends_at <= now) refuse("expired");
-        else applied.push(d);
-        if (d) seen.add(d.id);
+        else applied.push({ index, terms: termsOf(d), row: d });
+        seen.add(key);
       }
       if (codes.length > 1)
-        for (const d of applied)
-          if (!d.combinable)
-            refusals.push({
-              index: codes.findIndex((c) => c.toLowerCase() === d.code.toLowerCase()),
-              code: d.code,
-              reason: "not_combinable",
-            });
-      const collectionIds = [...new Set(applied.flatMap((d) => d.collection_ids))];
-      const membership = await deps.collections.membership(
-        tx,
-        store,
-        collectionIds,
-        order.lines.flatMap((l) => (l.productId ? [l.productId] : [])),
-      );
+        for (const a of applied)
+          if (!a.terms.combinable)
+            refusals.push({ index: a.index, code: a.terms.code, reason: "not_combinable" });
+      const collectionIds = [...new Set(applied.flatMap((a) => a.terms.collectionIds))];
+      const membership = collectionIds.length
+        ? await deps.collections.membership(
+            tx,
+            store,
+            collectionIds,
+            order.lines.flatMap((l) => (l.productId ? [l.productId] : [])),
+          )
+        : new Map<string, string[]>();
       const lines = order.lines.map((l) => ({
         ...l,
         collectionIds: (l.productId && membership.get(l.productId)) || [],
       }));
       const rules = applied.map(
-        (d): DiscountRule => ({
-          code: d.code,
-          kind: d.kind,
-          ratePpm: d.rate_ppm,
-          amount: d.amount_minor,
-          allocation: d.allocation,
-          productIds: d.product_ids,
-          collectionIds: d.collection_ids,
+        ({ terms }): DiscountRule => ({
+          code: terms.code,
+          kind: terms.kind,
+          ratePpm: terms.ratePpm,
+          amount: terms.valueMinor,
+          allocation: terms.allocation,
+          productIds: terms.productIds,
+          collectionIds: terms.collectionIds,
         }),
       );
-      for (const [k, d] of applied.entries()) {
-        const index = codes.findIndex((c) => c.toLowerCase() === d.code.toLowerCase());
+      for (const [k, a] of applied.entries()) {
         const entitled = lines.filter((l) => entitles(rules[k]!, l));
-        if (d.kind === "free_shipping" ? !order.hasShipping : entitled.length === 0) {
-          refusals.push({ index, code: d.code, reason: "not_applicable" });
+        if (a.terms.kind === "free_shipping" ? !order.hasShipping : entitled.length === 0) {
+          refusals.push({ index: a.index, code: a.terms.code, reason: "not_applicable" });
           continue;
         }
-        const subtotal = entitled.reduce((a, l) => a + l.unitPrice * l.quantity, 0);
-        const quantity = entitled.reduce((a, l) => a + l.quantity, 0);
+        const d = a.row;
+        if (!d || keptByCode.has(a.terms.code.toLowerCase())) continue;
+        const subtotal = entitled.reduce((sum, l) => sum + l.unitPrice * l.quantity, 0);
+        const quantity = entitled.reduce((sum, l) => sum + l.quantity, 0);
         if (
           (d.min_subtotal_minor !== null && subtotal < d.min_subtotal_minor) ||
           (d.min_quantity !== null && quantity < d.min_quantity)
         )
-          refusals.push({ index, code: d.code, reason: "minimum_not_met" });
+          refusals.push({ index: a.index, code: d.code, reason: "minimum_not_met" });
       }
       if (refusals.length) throw refused(dedupe(refusals));
-      for (const d of applied) {
-        const index = codes.findIndex((c) => c.toLowerCase() === d.code.toLowerCase());
+      const reserved: Discount[] = [];
+      for (const a of applied) {
+        const d = a.row;
+        if (!d || keptByCode.has(d.code.toLowerCase())) continue;
         if (!(await repo.reserve(store.id, d.id, tx)))
-          refusals.push({ index, code: d.code, reason: "usage_limit_reached" });
+          refusals.push({ index: a.index, code: d.code, reason: "usage_limit_reached" });
         else if (d.once_per_customer && (await repo.usedBy(store.id, d.id, order.customerId, tx)))
-          refusals.push({ index, code: d.code, reason: "already_used" });
+          refusals.push({ index: a.index, code: d.code, reason: "already_used" });
+        else reserved.push(d);
       }
       if (refusals.length) throw refused(refusals);
-      return { rules, applied, lines };
+      const applications = applied.map(({ terms: { combinable: _, ...terms } }) => terms);
+      return { rules, applications, reserved, lines };
     },
     /** Records the uses `applyToOrder` reserved, once the order's row is written (they name it). */
     async recordUses(
       tx: Executor,
       store: Store,
-      applied: readonly Discount[],
-      order: OrderForDiscounts,
+      reserved: readonly Discount[],
+      order: Pick<OrderForDiscounts, "orderId" | "customerId">,
       now: Date,
     ) {
-      for (const d of applied)
+      for (const d of reserved)
         await repo.recordUse(
           {
             store_id: store.id,
@@ -347,6 +372,10 @@ export function createDiscountService(deps: {
           },
           tx,
         );
+    },
+    /** Gives back the uses an order made of codes an edit took off it (a deleted code has none to give). */
+    async releaseUses(tx: Executor, store: Store, discountIds: readonly string[], orderId: string) {
+      for (const id of discountIds) await repo.releaseUse(store.id, id, orderId, tx);
     },
   };
 }

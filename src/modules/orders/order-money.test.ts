@@ -5,6 +5,7 @@ import {
   type DiscountRule,
   type MoneyInput,
   type MoneyLine,
+  type PricedOrder,
   priceOrder,
   refundShare,
   shippingPaid,
@@ -158,6 +159,35 @@ describe("an order's money", () => {
   });
 });
 
+/** Every rule a priced order keeps (the property test's, after placing and after each edit). */
+function check(input: MoneyInput, p: PricedOrder, where: () => string) {
+  const t = p.totals;
+  assert.equal(t.subtotal - t.discounts + t.shipping + t.tax, t.total, where());
+  assert.ok(t.total >= 0 && t.tax >= 0 && t.taxIncluded >= 0, where());
+  assert.equal(input.taxesIncluded ? t.tax : t.taxIncluded, 0, where());
+  // Every discount's shares sum to what it took, and what all took is the order's discounts.
+  const shares = [...p.lines, ...p.shipping].flatMap((x) => x.discountAllocations);
+  p.discountAmounts.forEach((amount, d) => {
+    const allocated = shares.filter((s) => s.discount === d).reduce((a, s) => a + s.amount, 0);
+    assert.equal(allocated, amount, `${where()}: discount ${d}`);
+  });
+  assert.equal(
+    p.discountAmounts.reduce((a, b) => a + b, 0),
+    t.discounts,
+    where(),
+  );
+  // No line or shipping line is discounted below zero; the tax by rate sums to the lines' tax.
+  for (const l of p.lines) assert.ok(l.discount <= l.subtotal && l.discount >= 0, where());
+  for (const s of p.shipping) assert.ok(s.discount <= s.price && s.discount >= 0, where());
+  const lineTax = [...p.lines, ...p.shipping].reduce((a, x) => a + x.tax, 0);
+  assert.equal(
+    p.taxLines.reduce((a, x) => a + x.amount, 0),
+    lineTax,
+    where(),
+  );
+  assert.equal(lineTax, t.tax + t.taxIncluded, where());
+}
+
 /** A small seeded generator (mulberry32): the same seed, the same orders. */
 function random(seed: number) {
   let a = seed >>> 0;
@@ -204,7 +234,7 @@ describe("an order's money: 10,000 random orders per currency", () => {
           title: `T${k}`,
           ratePpm: r.int(0, 300_000),
         }));
-        const input = order({
+        const order0 = order({
           lines,
           shipping,
           discounts,
@@ -213,32 +243,30 @@ describe("an order's money: 10,000 random orders per currency", () => {
           taxShipping: r.next() < 0.5,
           taxExempt: r.next() < 0.1,
         });
-        const p = priceOrder(input);
+        let input = order0;
+        let p = priceOrder(input);
+        check(input, p, where);
+        // Edits before it ships (part 5): quantities changed, lines removed and added, codes taken
+        // off, the shipping replaced; each time the order is priced again and keeps every rule,
+        // and the refunds below are of the edited order.
+        for (let e = r.int(0, 2); e > 0; e--) {
+          const kept = input.lines
+            .map((l) => ({ ...l, quantity: r.next() < 0.3 ? r.int(0, 20) : l.quantity }))
+            .filter((l) => l.quantity > 0);
+          const added = Array.from({ length: r.int(kept.length ? 0 : 1, 2) }, () =>
+            line(r.int(0, 500 * unit), r.int(1, 20), r.pick(products), r.next() < 0.5 ? ["col"] : []),
+          );
+          input = {
+            ...input,
+            lines: [...kept, ...added],
+            discounts: r.next() < 0.3 ? input.discounts.filter(() => r.next() < 0.5) : input.discounts,
+            shipping:
+              r.next() < 0.3 ? [{ title: "E", code: null, price: r.int(0, 30 * unit) }] : input.shipping,
+          };
+          p = priceOrder(input);
+          check(input, p, () => `${where()}, edit ${e}`);
+        }
         const t = p.totals;
-        assert.equal(t.subtotal - t.discounts + t.shipping + t.tax, t.total, where());
-        assert.ok(t.total >= 0 && t.tax >= 0 && t.taxIncluded >= 0, where());
-        assert.equal(input.taxesIncluded ? t.tax : t.taxIncluded, 0, where());
-        // Every discount's shares sum to what it took, and what all took is the order's discounts.
-        const shares = [...p.lines, ...p.shipping].flatMap((x) => x.discountAllocations);
-        p.discountAmounts.forEach((amount, d) => {
-          const allocated = shares.filter((s) => s.discount === d).reduce((a, s) => a + s.amount, 0);
-          assert.equal(allocated, amount, `${where()}: discount ${d}`);
-        });
-        assert.equal(
-          p.discountAmounts.reduce((a, b) => a + b, 0),
-          t.discounts,
-          where(),
-        );
-        // No line or shipping line is discounted below zero; the tax by rate sums to the lines' tax.
-        for (const l of p.lines) assert.ok(l.discount <= l.subtotal && l.discount >= 0, where());
-        for (const s of p.shipping) assert.ok(s.discount <= s.price && s.discount >= 0, where());
-        const lineTax = [...p.lines, ...p.shipping].reduce((a, x) => a + x.tax, 0);
-        assert.equal(
-          p.taxLines.reduce((a, x) => a + x.amount, 0),
-          lineTax,
-          where(),
-        );
-        assert.equal(lineTax, t.tax + t.taxIncluded, where());
         // Partial refunds in random steps, then the rest: never more than paid at any step, and
         // everything refunded comes to exactly the total (net 0).
         let refunded = 0;

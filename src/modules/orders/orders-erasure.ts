@@ -7,7 +7,7 @@ import { erasedOrderDetails } from "./orders-schemas.ts";
  * keep what the merchant's accounting needs and lose what names the person (contracts/erasure.ts).
  */
 export function createOrderErasure(
-  repo: Pick<OrderRepo, "lockOfCustomer" | "setErasedDetails" | "eraseRefundNotes">,
+  repo: Pick<OrderRepo, "lockOfCustomer" | "setErasedDetails" | "eraseNotes">,
 ) {
   return {
     /**
@@ -19,7 +19,7 @@ export function createOrderErasure(
     async ofCustomer(tx: Executor, storeId: string, customerId: string, now: Date): Promise<string[]> {
       const orders = await repo.lockOfCustomer(storeId, customerId, tx);
       await repo.setErasedDetails(storeId, orders.map(erasedOrderDetails), now, tx);
-      await repo.eraseRefundNotes(
+      await repo.eraseNotes(
         storeId,
         orders.map((o) => o.id),
         tx,

@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import type { ActorKind, FinancialStatus, OrderStatus } from "../../contracts/index.ts";
+import { type ActorKind, FinancialStatus, type OrderStatus } from "../../contracts/index.ts";
 import type { Executor } from "../../db/client.ts";
 import { jsonb } from "../../db/json.ts";
 import type {
@@ -142,20 +142,24 @@ export function createOrderRepo(db: Executor) {
       tx: Executor,
       financialStatus?: FinancialStatus,
     ) {
-      return tx
-        .updateTable("orders")
-        .set(
-          jsonColumns({
-            status,
-            updated_at: now,
-            ...(fulfillment ? { fulfillment } : {}),
-            ...(financialStatus ? { financial_status: financialStatus } : {}),
-          }),
-        )
-        .where("store_id", "=", storeId)
-        .where("id", "=", id)
-        .returningAll()
-        .executeTakeFirstOrThrow();
+      return (
+        tx
+          .updateTable("orders")
+          .set(
+            jsonColumns({
+              status,
+              updated_at: now,
+              ...(fulfillment ? { fulfillment } : {}),
+              ...(financialStatus ? { financial_status: financialStatus } : {}),
+            }),
+          )
+          // Marked paid: the money received is the total.
+          .$if(financialStatus === FinancialStatus.paid, (q) => q.set({ received_minor: sql`total_minor` }))
+          .where("store_id", "=", storeId)
+          .where("id", "=", id)
+          .returningAll()
+          .executeTakeFirstOrThrow()
+      );
     },
     async update(storeId: string, id: string, changes: OrderChanges, tx: Executor) {
       return tx
@@ -182,14 +186,19 @@ export function createOrderRepo(db: Executor) {
     },
     /** Writes the erased details of orders (see erasedOrderDetails), any number in one statement. */
     /** Blanks the notes of the orders' refunds (written about the sale, often about the person). */
-    async eraseRefundNotes(storeId: string, orderIds: readonly string[], tx: Executor) {
+    /**
+     * The notes written about the orders' refunds, returns and edits (often about the person:
+     * "left with her neighbour"), erased with their customer as contracts/erasure.ts says.
+     */
+    async eraseNotes(storeId: string, orderIds: readonly string[], tx: Executor) {
       if (orderIds.length === 0) return;
-      await tx
-        .updateTable("refunds")
-        .set({ note: "" })
-        .where("store_id", "=", storeId)
-        .where("order_id", "in", orderIds as string[])
-        .execute();
+      for (const table of ["refunds", "returns", "order_edits"] as const)
+        await tx
+          .updateTable(table)
+          .set({ note: "" })
+          .where("store_id", "=", storeId)
+          .where("order_id", "in", orderIds as string[])
+          .execute();
     },
     async setErasedDetails(
       storeId: string,

@@ -4,6 +4,7 @@ import {
   Carrier,
   DiscountCode,
   eraseRecord,
+  FinancialStatus,
   MAX_LINE_ITEMS,
   MAX_ORDER_DISCOUNT_CODES,
   MAX_SHIPPING_LINES,
@@ -55,7 +56,7 @@ const OrderLocation = Id(
   "Where the order takes its stock. Left out: the first active location that fulfils online orders and holds every line.",
 );
 
-const ShippingLines = Type.Array(
+export const ShippingLines = Type.Array(
   Type.Object(
     {
       title: ShippingTitle,
@@ -73,7 +74,7 @@ const ShippingLines = Type.Array(
       "How the order ships and what that costs (taxed when the store taxes shipping). Left out: no shipping charged.",
   },
 );
-const DiscountCodes = Type.Array(DiscountCode, {
+export const DiscountCodes = Type.Array(DiscountCode, {
   maxItems: MAX_ORDER_DISCOUNT_CODES,
   description:
     "Discount codes, applied in this order, each on what the ones before it left. Several only when each is combinable. A refused code is a 400 DISCOUNT_NOT_APPLICABLE naming why.",
@@ -213,6 +214,16 @@ export const OrderListQuery = Type.Object(
 );
 export const OrderIdParam = { id: Id("order") };
 
+/**
+ * What the customer owes (positive) or is owed (negative) on `o`: total − received once it is
+ * paid (an edit changed the total after the money came); nothing on an unpaid or voided order.
+ */
+export function outstandingOf(o: Pick<Order, "financial_status" | "total_minor" | "received_minor">) {
+  return o.financial_status === FinancialStatus.pending || o.financial_status === FinancialStatus.voided
+    ? 0
+    : o.total_minor - o.received_minor;
+}
+
 export function toOrderResource(o: Order, items: OrderLineItem[], viewer?: Viewer) {
   const money = (minor: number) => formatMinorUnits(minor, o.currency);
   const taxLines = (lines: readonly TaxLineJson[]) =>
@@ -235,6 +246,8 @@ export function toOrderResource(o: Order, items: OrderLineItem[], viewer?: Viewe
       total: money(o.total_minor),
       refunded: money(o.refunded_minor),
       net: money(o.total_minor - o.refunded_minor),
+      received: money(o.received_minor),
+      outstanding: money(outstandingOf(o)),
       taxesIncluded: o.taxes_included,
       financialStatus: o.financial_status,
       note: o.note,

@@ -5,21 +5,12 @@ import {
   FinancialStatus,
   ORDER_STATUSES,
   OrderStatus,
-  ProductStatus,
 } from "../../contracts/index.ts";
 import type { Db, Executor } from "../../db/client.ts";
-import type {
-  AddressJson,
-  FulfillmentJson,
-  Order,
-  OrderLineItem,
-  ProductVariant,
-  Store,
-} from "../../db/schema.ts";
+import type { AddressJson, FulfillmentJson, Order, OrderLineItem, Store } from "../../db/schema.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { AppError, notFound } from "../../lib/errors.ts";
 import { newId } from "../../lib/ids.ts";
-import { toMinorUnits } from "../../lib/money.ts";
 import {
   assertPageWindow,
   type ExportWindow,
@@ -36,13 +27,12 @@ import type { RecordEvent } from "../events/events-repo.ts";
 import type { InventoryRepo } from "../inventory/inventory-repo.ts";
 import { type InventoryService, InventoryShortfall } from "../inventory/inventory-service.ts";
 import type { LocationRepo } from "../inventory/locations-repo.ts";
-import { variantTitle } from "../products/product-options.ts";
 import type { ProductRepo } from "../products/products-repo.ts";
-import { valuesOf } from "../products/products-schemas.ts";
 import type { StoreRepo } from "../stores/stores-repo.ts";
 import type { TaxService } from "../taxes/taxes.ts";
-import { CATALOGUE_VERSION } from "../versions/changes/2026-11-29-catalogue.ts";
+import { createOrderLines, placedLine } from "./order-lines.ts";
 import { priceOrder } from "./order-money.ts";
+import { moneyColumns, shippingLinesIn } from "./order-pricing.ts";
 import {
   type Actor,
   type LineItemRow,
@@ -90,132 +80,7 @@ export function createOrderService(deps: {
 }) {
   const { db, repo } = deps;
 
-  const notEnoughStock = (
-    fields: string[],
-    detail = "not enough stock at any location that fulfils online orders",
-  ) =>
-    new AppError("CONFLICT", {
-      message: "Not enough stock for this order.",
-      details: fields.map((field) => ({ field, message: detail })),
-    });
-
-  /**
-   * The order's lines as variants (a product with one variant may be named by its product), each
-   * once; their products locked in id order (the lock every stock writer takes first) and active.
-   */
-  async function resolveLines(tx: Executor, store: Store, lineItems: CreateOrderInput["lineItems"]) {
-    const variantIds = lineItems.flatMap((l) => (l.variantId ? [l.variantId] : []));
-    const productIds = lineItems.flatMap((l) => (l.productId && !l.variantId ? [l.productId] : []));
-    const byId = new Map(
-      (await deps.catalogue.variantsByIds(store.id, variantIds, tx)).map((v) => [v.id, v]),
-    );
-    const byProduct = await deps.catalogue.variantsOf(store.id, productIds, tx);
-    const lines = lineItems.map((line, position) => {
-      const field = `lineItems.${position}`;
-      if (!line.variantId && !line.productId)
-        throw new AppError("VALIDATION_FAILED", {
-          details: [
-            {
-              field: `${field}.variantId`,
-              message: "name the variant sold (or the product, when it has one variant)",
-            },
-          ],
-        });
-      let variant: ProductVariant | undefined;
-      if (line.variantId) {
-        variant = byId.get(line.variantId);
-        if (!variant || (line.productId && variant.product_id !== line.productId))
-          throw new AppError("VALIDATION_FAILED", {
-            details: [{ field: `${field}.variantId`, message: "is not a variant of this store's product" }],
-          });
-      } else {
-        const variants = byProduct.get(line.productId!) ?? [];
-        if (variants.length > 1)
-          throw new AppError("CONFLICT", {
-            message: `This product has ${variants.length} variants: name the one sold (\`variantId\`, API version ${CATALOGUE_VERSION} or later).`,
-            details: [
-              { field: `${field}.productId`, message: `has ${variants.length} variants: send variantId` },
-            ],
-          });
-        variant = variants[0];
-        if (!variant)
-          throw new AppError("VALIDATION_FAILED", {
-            details: [{ field: `${field}.productId`, message: "is not an active product of this store" }],
-          });
-      }
-      return { position, variant, quantity: line.quantity, field };
-    });
-    const seen = new Set<string>();
-    for (const l of lines) {
-      if (seen.has(l.variant.id))
-        throw new AppError("VALIDATION_FAILED", {
-          details: [{ field: `${l.field}.variantId`, message: "lists a variant already in this order" }],
-        });
-      seen.add(l.variant.id);
-    }
-    const products = new Map(
-      (
-        await deps.catalogue.lockProducts(
-          store.id,
-          lines.map((l) => l.variant.product_id),
-          tx,
-        )
-      ).map((p) => [p.id, p]),
-    );
-    return lines.map((l) => {
-      const product = products.get(l.variant.product_id);
-      if (product?.status !== ProductStatus.active)
-        throw new AppError("VALIDATION_FAILED", {
-          details: [{ field: `${l.field}.productId`, message: "is not an active product of this store" }],
-        });
-      return { ...l, product };
-    });
-  }
-
-  /**
-   * Where the order takes its stock: the location asked for (active), else the first active
-   * location that fulfils online orders and holds every tracked line; null when nothing is
-   * tracked. Read under the products' locks, so what it sees is what the write finds.
-   */
-  async function chooseLocation(
-    tx: Executor,
-    store: Store,
-    lines: Array<{ variant: ProductVariant; quantity: number; field: string }>,
-    asked: string | undefined,
-  ): Promise<string | null> {
-    const tracked = lines.filter((l) => l.variant.tracked);
-    const candidates = asked
-      ? (await deps.locations.list(store.id, tx)).filter((l) => l.id === asked && l.is_active)
-      : await deps.locations.forOrders(store.id, tx);
-    if (asked && candidates.length === 0)
-      throw new AppError("VALIDATION_FAILED", {
-        details: [{ field: "locationId", message: "is not an active location of this store" }],
-      });
-    if (tracked.length === 0) return candidates[0]?.id ?? null;
-    const levels = await deps.catalogue.levelsAt(
-      store.id,
-      tracked.map((l) => l.variant.id),
-      candidates.map((c) => c.id),
-      tx,
-    );
-    const at = (variantId: string, locationId: string) =>
-      levels.find((l) => l.variant_id === variantId && l.location_id === locationId)?.available ?? 0;
-    const fits = candidates.find((c) => tracked.every((l) => at(l.variant.id, c.id) >= l.quantity));
-    if (fits) return fits.id;
-    const short = tracked.filter((l) => !candidates.some((c) => at(l.variant.id, c.id) >= l.quantity));
-    throw new AppError("CONFLICT", {
-      message: "Not enough stock for this order.",
-      details: (short.length ? short : tracked).map((l) => {
-        const best = Math.max(0, ...candidates.map((c) => at(l.variant.id, c.id)));
-        return {
-          field: `${l.field}.quantity`,
-          message: short.length
-            ? `only ${best} in stock${asked ? " at this location" : " at one location"}`
-            : "no one location holds every line",
-        };
-      }),
-    });
-  }
+  const { resolveLines, chooseLocation, notEnoughStock } = createOrderLines(deps);
 
   /**
    * Stock of an order that ships (taken from what it committed) or is cancelled (committed back
@@ -347,14 +212,7 @@ export function createOrderService(deps: {
           input.shippingAddress === undefined
             ? (customer.addresses?.[0] ?? null)
             : input.shippingAddress && toAddress(input.shippingAddress);
-        const shippingLines = (input.shippingLines ?? []).map((s, i) => {
-          const price = toMinorUnits(s.price, currency);
-          if (price === null)
-            throw new AppError("VALIDATION_FAILED", {
-              details: [{ field: `shippingLines.${i}.price`, message: `is not an amount in ${currency}` }],
-            });
-          return { title: s.title.trim(), code: s.code ?? null, price };
-        });
+        const shippingLines = shippingLinesIn(input.shippingLines ?? [], currency);
         const moneyLines = lines.map((l) => ({
           unitPrice: l.variant.price_minor,
           quantity: l.quantity,
@@ -384,33 +242,12 @@ export function createOrderService(deps: {
           taxShipping: settings.taxShipping,
           taxExempt: customer.tax_exempt,
         });
-        const taxLines = (shares: typeof priced.taxLines) =>
-          shares.map((t) => ({ title: t.title, ratePpm: t.ratePpm, amountMinor: t.amount }));
-        const discountShares = (shares: (typeof priced.lines)[number]["discountAllocations"]) =>
-          shares.map((d) => ({ application: d.discount, amountMinor: d.amount }));
+        const money = moneyColumns(priced, discounts.applications);
         const items: LineItemRow[] = lines.map((l, i) => ({
-          store_id: store.id,
-          id: newId("lineItem"),
-          order_id: orderId,
-          position: l.position,
-          product_id: l.product.id,
-          variant_id: l.variant.id,
-          title: l.product.title,
-          variant_title: variantTitle(valuesOf(l.variant)),
-          sku: l.variant.sku,
-          unit_price_minor: l.variant.price_minor,
-          quantity: l.quantity,
-          total_minor: priced.lines[i]!.subtotal,
-          discount_minor: priced.lines[i]!.discount,
-          discount_allocations: discountShares(priced.lines[i]!.discountAllocations),
-          tax_minor: priced.lines[i]!.tax,
-          tax_lines: taxLines(priced.lines[i]!.taxLines),
-          committed: l.variant.tracked,
-          refunded_quantity: 0,
-          restocked_quantity: 0,
+          ...placedLine(store.id, orderId, l),
+          ...money.lines[i]!,
         }));
         items.sort((a, b) => a.position - b.position);
-        const { totals } = priced;
         const order = await repo.insert(
           {
             store_id: store.id,
@@ -420,35 +257,12 @@ export function createOrderService(deps: {
             customer_id: customer.id,
             status: OrderStatus.pending,
             currency,
-            subtotal_minor: totals.subtotal,
-            discounts_minor: totals.discounts,
-            shipping_minor: totals.shipping,
-            tax_minor: totals.tax,
-            tax_included_minor: totals.taxIncluded,
-            total_minor: totals.total,
+            ...money.order,
             taxes_included: settings.taxesIncluded,
             financial_status: FinancialStatus.pending,
+            received_minor: 0,
             refunded_minor: 0,
             shipping_refunded_minor: 0,
-            shipping_lines: priced.shipping.map((s) => ({
-              title: s.title,
-              code: s.code,
-              priceMinor: s.price,
-              discountMinor: s.discount,
-              discountAllocations: discountShares(s.discountAllocations),
-              taxMinor: s.tax,
-              taxLines: taxLines(s.taxLines),
-            })),
-            discount_applications: discounts.applied.map((d, k) => ({
-              discountId: d.id,
-              code: d.code,
-              kind: d.kind,
-              ratePpm: d.rate_ppm,
-              valueMinor: d.amount_minor,
-              allocation: d.allocation,
-              amountMinor: priced.discountAmounts[k]!,
-            })),
-            tax_lines: taxLines(priced.taxLines),
             note: input.note ?? "",
             tags: input.tags ?? [],
             shipping_address: shipping,
@@ -461,7 +275,7 @@ export function createOrderService(deps: {
           items,
           tx,
         );
-        await deps.discounts.recordUses(tx, store, discounts.applied, forDiscounts, now);
+        await deps.discounts.recordUses(tx, store, discounts.reserved, forDiscounts, now);
         await repo.recordStatus(store.id, orderId, OrderStatus.pending, now, actor, tx);
         const stored = items as unknown as OrderLineItem[];
         await recordOrder(tx, store, order, stored, EVENT.orderCreated);

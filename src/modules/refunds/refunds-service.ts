@@ -10,7 +10,7 @@ import type { InventoryService } from "../inventory/inventory-service.ts";
 import type { LocationRepo } from "../inventory/locations-repo.ts";
 import { refundShare, shippingPaid } from "../orders/order-money.ts";
 import type { Actor, OrderRepo } from "../orders/orders-repo.ts";
-import { toOrderResource } from "../orders/orders-schemas.ts";
+import { outstandingOf, toOrderResource } from "../orders/orders-schemas.ts";
 import type { RefundRepo } from "./refunds-repo.ts";
 import {
   type RefundInput,
@@ -77,6 +77,12 @@ export function createRefundService(deps: {
             ? "This order is refunded in full already."
             : "Only a paid order can be refunded: mark it paid first (a refund records money returned).",
         details: [{ field: "lineItems", message: `the order's payment is ${order.financial_status}` }],
+      });
+    if (outstandingOf(order) !== 0)
+      throw new AppError("CONFLICT", {
+        message:
+          "An edit left a difference on this order: record it settled first (POST /orders/{id}/settle), then refund.",
+        details: [{ field: "lineItems", message: "the order's outstanding is not 0" }],
       });
     const asked = input.lineItems ?? [];
     const byId = new Map(items.map((li) => [li.id, li]));

@@ -81,6 +81,15 @@ export function createStoreRepo(db: Executor) {
         address: row.address,
       };
     },
+    /** How the store taxes an order, as it is now (an edit prices the order again with it). */
+    async taxSettings(storeId: string, tx: Executor) {
+      const row = await tx
+        .selectFrom("stores")
+        .select(["tax_shipping", "address"])
+        .where("id", "=", storeId)
+        .executeTakeFirstOrThrow();
+      return { taxShipping: row.tax_shipping, address: row.address };
+    },
     /**
      * The store's currency for a write that turns a price into minor units, held until the
      * transaction ends (FOR KEY SHARE: orders taking numbers are not blocked, a currency change is).

@@ -36,6 +36,7 @@ export type CustomerStats = Ok<"/api/v1/dashboard/stores/{slug}/customers/{id}/s
 export type Order = Ok<"/api/v1/dashboard/stores/{slug}/orders/{id}", "get">;
 export type Discount = Ok<"/api/v1/dashboard/stores/{slug}/discounts/{id}", "get">;
 export type OrderReturn = Item<Ok<"/api/v1/dashboard/stores/{slug}/orders/{id}/returns", "get">>;
+export type OrderEditPreview = Ok<"/api/v1/dashboard/stores/{slug}/orders/{id}/edits/preview", "post">;
 export type RefundCalculation = Ok<"/api/v1/dashboard/stores/{slug}/orders/{id}/refunds/calculate", "post">;
 export type OrderHistoryEntry = Item<Ok<"/api/v1/dashboard/stores/{slug}/orders/{id}/history", "get">>;
 export type OrderWebhook = Item<Ok<"/api/v1/dashboard/stores/{slug}/orders/{id}/webhooks", "get">>;

@@ -2,7 +2,7 @@ import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { Link, useNavigate } from "react-router";
 import { api, unwrap } from "../api/client.ts";
-import type { Customer, Order, Product } from "../api/types.ts";
+import type { Customer, Order } from "../api/types.ts";
 import {
   type AddressDraft,
   AddressFieldset,
@@ -13,6 +13,7 @@ import {
   draftOf,
   emptyAddress,
 } from "../components/address.tsx";
+import { type Choice, limitOf, ProductPicker, stockText } from "../components/product-picker.tsx";
 import { parseTags, TagsField, tagErrors } from "../components/tags.tsx";
 import {
   Empty,
@@ -25,40 +26,16 @@ import {
   useNotify,
   useSubmit,
 } from "../components/ui.tsx";
-import { MAX_LINE_ITEMS, OrderNote, ProductStatus, Quantity } from "../contract.ts";
+import { MAX_LINE_ITEMS, OrderNote, Quantity } from "../contract.ts";
 import { money, personName } from "../lib/format.ts";
 import { searchParam, useDebounced, useIdempotencyKey, useSlug } from "../lib/hooks.ts";
 import { formatMinor, toMinor } from "../lib/money.ts";
 import { definePage } from "../lib/page.ts";
 import { validate } from "../lib/validate.ts";
 
-type Variant = Product["variants"][number];
-
-/** One thing to sell: a variant, named "Product — Variant" when its product has several. */
-interface Choice {
-  product: Product;
-  variant: Variant;
-  name: string;
-}
-
 interface Line extends Choice {
   quantity: string;
 }
-
-/** Every variant of the products found, each a choice of its own. */
-function choicesOf(products: Product[]): Choice[] {
-  return products.flatMap((product) =>
-    product.variants.map((variant) => ({
-      product,
-      variant,
-      name: product.variants.length > 1 ? `${product.title} — ${variant.title}` : product.title,
-    })),
-  );
-}
-
-/** What can still be sold of a variant: its stock when tracked, any quantity when not. */
-const limitOf = (v: Variant) => (v.tracked ? v.available : Number.POSITIVE_INFINITY);
-const stockText = (v: Variant) => (v.tracked ? `${v.available} available` : "not tracked");
 
 /** Where the order ships: one of the customer's addresses, another one, or nowhere. */
 type ShipTo = { kind: "saved"; index: number } | { kind: "other" } | { kind: "none" };
@@ -75,7 +52,6 @@ export function NewOrderPage() {
   const notify = useNotify();
   const [customerQuery, setCustomerQuery] = useState("");
   const [customer, setCustomer] = useState<Customer | null>(null);
-  const [productQuery, setProductQuery] = useState("");
   const [lines, setLines] = useState<Line[]>([]);
   const [shipTo, setShipTo] = useState<ShipTo>({ kind: "saved", index: 0 });
   const [other, setOther] = useState<AddressDraft>(emptyAddress());
@@ -84,7 +60,6 @@ export function NewOrderPage() {
   const [key, answered] = useIdempotencyKey();
   const { errors, busy, handle } = useSubmit({ failure: "Placing the order failed.", answered });
   const cq = useDebounced(customerQuery.trim());
-  const pq = useDebounced(productQuery.trim());
 
   const customers = useQuery({
     queryKey: ["customers", slug, "picker", cq],
@@ -97,22 +72,7 @@ export function NewOrderPage() {
         )
       ).data.filter((c) => !c.anonymizedAt),
   });
-  const products = useQuery({
-    queryKey: ["products", slug, "picker", pq],
-    queryFn: async () =>
-      (
-        await unwrap<Product[]>(
-          api.GET("/api/v1/dashboard/stores/{slug}/products", {
-            params: {
-              path: { slug },
-              query: { limit: 8, status: ProductStatus.active, q: searchParam(pq) },
-            },
-          }),
-        )
-      ).data,
-  });
-
-  const currency = lines[0]?.product.currency ?? products.data?.[0]?.currency ?? "";
+  const currency = lines[0]?.product.currency ?? "";
   const subtotal = lines.reduce((sum, l) => {
     const q = Number(l.quantity);
     return Number.isInteger(q) && q > 0 ? sum + toMinor(l.variant.price, currency) * q : sum;
@@ -201,60 +161,12 @@ export function NewOrderPage() {
         <div className="columns">
           <div>
             <Panel title="Products">
-              <Field
-                label="Find a product"
-                hint="Title or SKU, 3 characters or more; the newest are shown first."
-              >
-                {({ id, describedBy }) => (
-                  <input
-                    id={id}
-                    type="search"
-                    aria-describedby={describedBy}
-                    value={productQuery}
-                    onChange={(e) => setProductQuery(e.target.value)}
-                  />
-                )}
-              </Field>
-              {products.isPending ? (
-                <Loading />
-              ) : products.data?.length ? (
-                <ul className="pick-list" aria-label="Products found">
-                  {choicesOf(products.data).map((c) => {
-                    const added = lines.some((l) => l.variant.id === c.variant.id);
-                    const soldOut = limitOf(c.variant) <= 0;
-                    return (
-                      <li key={c.variant.id}>
-                        <span>
-                          {/* <bdi>: an override in the title stays off the price after it. */}
-                          <bdi className="strong">{c.name}</bdi>{" "}
-                          <span className="muted small">
-                            {money(c.variant.price, c.product.currency)} · {stockText(c.variant)}
-                          </span>
-                        </span>
-                        <button
-                          type="button"
-                          className="secondary"
-                          disabled={added || soldOut || lines.length >= MAX_LINE_ITEMS}
-                          onClick={() => add(c)}
-                        >
-                          {added ? "Added" : soldOut ? "Sold out" : "Add"}
-                          <span className="visually-hidden"> {c.name}</span>
-                        </button>
-                      </li>
-                    );
-                  })}
-                </ul>
-              ) : (
-                <Empty>
-                  {pq ? (
-                    "No active product matches."
-                  ) : (
-                    <>
-                      No active products yet. <Link to={`/stores/${slug}/products`}>Add a product</Link>
-                    </>
-                  )}
-                </Empty>
-              )}
+              <ProductPicker
+                slug={slug}
+                isAdded={(variantId) => lines.some((l) => l.variant.id === variantId)}
+                full={lines.length >= MAX_LINE_ITEMS}
+                onAdd={add}
+              />
               <h3 className="section-title">In this order</h3>
               {errors.of("lineItems") && lines.length === 0 ? (
                 <p className="field-error" role="alert">

@@ -22,6 +22,7 @@ import {
 } from "../components/address.tsx";
 import { AppDataPanel } from "../components/app-data.tsx";
 import { CursorTable, ListTools, Table } from "../components/list.tsx";
+import { canEdit, EditOrderDialog, Outstanding } from "../components/order-edit.tsx";
 import { StatusActions } from "../components/orders.tsx";
 import { canRefund, RefundDialog } from "../components/refund.tsx";
 import { ReturnsPanel } from "../components/returns.tsx";
@@ -215,6 +216,7 @@ export function OrderPage() {
   const { id = "" } = useParams();
   const [editing, setEditing] = useState<"note" | "address" | null>(null);
   const [refunding, setRefunding] = useState(false);
+  const [editingItems, setEditingItems] = useState(false);
   const order = useQuery({
     queryKey: ["order", slug, id],
     queryFn: async () =>
@@ -295,6 +297,11 @@ export function OrderPage() {
         }
         actions={
           <>
+            {canEdit(o) ? (
+              <button type="button" className="secondary" onClick={() => setEditingItems(true)}>
+                Edit items
+              </button>
+            ) : null}
             {canRefund(o) ? (
               <button type="button" className="secondary" onClick={() => setRefunding(true)}>
                 Refund
@@ -305,6 +312,7 @@ export function OrderPage() {
         }
       />
       {refunding ? <RefundDialog slug={slug} order={o} onClose={() => setRefunding(false)} /> : null}
+      {editingItems ? <EditOrderDialog order={o} onClose={() => setEditingItems(false)} /> : null}
       <div className="columns">
         <div>
           <Panel title="Items">
@@ -338,6 +346,7 @@ export function OrderPage() {
               ))}
             </Table>
             <OrderTotals order={o} />
+            <Outstanding order={o} />
           </Panel>
           <ReturnsPanel slug={slug} order={o} />
           <Panel title="Fulfilment">

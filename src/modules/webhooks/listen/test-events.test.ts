@@ -6,6 +6,7 @@ import { Money } from "../../../contracts/fields.ts";
 import {
   EVENT,
   EVENT_BY_NAME,
+  EVENT_DATA_RECORD,
   EVENT_NAMES,
   EVENT_PAYLOADS,
   type EventName,
@@ -79,8 +80,8 @@ describe("test event data", () => {
           `${event}: an example id`,
         );
       }
-      // A refund's event is about its order (EVENT_DATA_RECORD), as the real ones are.
-      if (EVENT_BY_NAME[event].data === "refund" || EVENT_BY_NAME[event].data === "return")
+      // A refund's, a return's or an edit's event is about its order (EVENT_DATA_RECORD), as the real ones are.
+      if (EVENT_DATA_RECORD[EVENT_BY_NAME[event].data] === "order" && "orderId" in data)
         assert.equal(resourceId, data.orderId);
       else if (event !== EVENT.appUninstalled && event !== EVENT.shopRedact)
         assert.equal(resourceId, data.id ?? data.subscriptionId ?? data.customerId);

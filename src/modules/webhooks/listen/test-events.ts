@@ -4,6 +4,7 @@ import {
   DiscountStatus,
   EVENT,
   EVENT_BY_NAME,
+  EVENT_DATA_RECORD,
   EVENT_PAYLOADS,
   type EventDataKind,
   type EventName,
@@ -186,8 +187,8 @@ export function testEventData(
   // customer a privacy event names (as the real ones record it), or a fresh installation id
   // (app/uninstalled, shop.redact).
   const resourceId =
-    // A refund's or a return's event is about its order, as the real ones are (EVENT_DATA_RECORD).
-    (kind === "refund" || kind === "return") && typeof data.orderId === "string"
+    // A refund's, a return's or an edit's event is about its order, as the real ones are.
+    EVENT_DATA_RECORD[kind] === "order" && typeof data.orderId === "string"
       ? data.orderId
       : typeof data.id === "string"
         ? data.id
@@ -333,6 +334,40 @@ const SEEDS: Record<string, (event: EventName, sample: StoreSample, ctx: Context
   },
   // The store itself (its settings): its own name, slug and currency, which every installed app
   // may read; the id is fresh, as every test record's.
+  // One more unit of one line of a made-up unpaid order, in the store's currency, no codes or shipping.
+  orderEdit: (_event, sample, ctx) => {
+    const minor = sample.products[0]?.priceMinor ?? minorOf(1450, ctx.currency);
+    const money = (m: number) => formatMinorUnits(m, ctx.currency);
+    const line = (quantity: number) => ({
+      lineItemId,
+      variantId: newId("variant"),
+      title: sample.products[0]?.title ?? "Harbor shirt",
+      variantTitle: "Default",
+      sku: sample.products[0]?.sku ?? null,
+      unitPrice: money(minor),
+      quantity,
+      total: money(minor * quantity),
+    });
+    const lineItemId = newId("lineItem");
+    return {
+      id: newId("orderEdit"),
+      orderId: newId("order"),
+      customerId: newId("customer"),
+      currency: ctx.currency,
+      lineItemsBefore: [line(1)],
+      lineItemsAfter: [line(2)],
+      discountCodesBefore: [],
+      discountCodesAfter: [],
+      shippingLinesBefore: [],
+      shippingLinesAfter: [],
+      totalBefore: money(minor),
+      totalAfter: money(2 * minor),
+      difference: money(minor),
+      outstanding: money(0),
+      note: "Customer asked for a second one",
+      createdAt: ctx.now.toISOString(),
+    };
+  },
   store: (_event, sample, ctx) => ({
     name: sample.store.name,
     slug: sample.store.slug,
