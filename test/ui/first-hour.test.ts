@@ -59,8 +59,20 @@ async function idle(page: Page) {
 
 /** The checkbox sits on the first line of its label's text, right beside it. */
 async function assertCheckBesideLabel(check: Locator, what: string) {
-  const box = (await check.boundingBox())!;
-  const text = (await check.locator("xpath=following-sibling::*[1]").boundingBox())!;
+  // Both boxes in one frame: measured one after the other, a list still loading above the form
+  // moved the text between the two reads (a flake seen once on a fresh clone).
+  interface Boxed {
+    getBoundingClientRect(): { x: number; y: number; width: number; height: number };
+    nextElementSibling: Boxed | null;
+  }
+  const { box, text } = await check.evaluate((node) => {
+    const el = node as unknown as Boxed;
+    const rect = (e: Boxed) => {
+      const r = e.getBoundingClientRect();
+      return { x: r.x, y: r.y, width: r.width, height: r.height };
+    };
+    return { box: rect(el), text: rect(el.nextElementSibling!) };
+  });
   assert.ok(text.x - (box.x + box.width) < 16 && text.x > box.x, `${what}: label text right of the box`);
   assert.ok(
     box.y < text.y + 24 && box.y + box.height > text.y,
@@ -149,6 +161,7 @@ describe("the first hour in a real browser", { skip: chromiumSkipReason() }, () 
       await page.goto(`${base}/stores/key-shop-${width}/api-keys`);
       await heading(page, "API keys");
       await page.getByLabel("Key name").fill("Export");
+      await idle(page);
       const check = page.getByRole("checkbox", { name: /See your products and stock/ });
       await assertCheckBesideLabel(check, `key form at ${width}`);
       await check.check();
