@@ -1,0 +1,13 @@
+import { API_PREFIXES, bodySweeps, robustnessSuite } from "./robustness.ts";
+
+/**
+ * Each body field of every Admin API, developer API and other operation attacked in turn
+ * (test/robustness.ts, fieldAttacks).
+ */
+robustnessSuite("robustness: the APIs' body fields under bad input", (s) =>
+  bodySweeps(s, [
+    ["the Admin API", API_PREFIXES[1]],
+    ["the developer API", API_PREFIXES[2]],
+    ["every other operation", null],
+  ]),
+);
