@@ -668,6 +668,13 @@ describe("answers: every operation's answer on a seeded store, byte for byte", (
       }),
     );
     ok(
+      await merchant.POST("/api/v1/dashboard/stores/{slug}/orders/{id}/fulfill", {
+        params: { path: { slug: "golden", id: order.id } },
+        body: {},
+      }),
+    );
+    await settle();
+    ok(
       await merchant.GET("/api/v1/dashboard/stores/{slug}/orders/{id}/history", {
         params: { path: { slug: "golden", id: order.id } },
       }),
@@ -970,15 +977,14 @@ describe("answers: every operation's answer on a seeded store, byte for byte", (
     // Returns (issue 31, part 4) of the app's order, shipped: one tee through the dashboard, approved,
     // received and closed (refunded); one through the Admin API, declined, then requested again.
     const appOrderId = appOrder.data!.data.id;
-    for (const status of ["confirmed", "shipped"] as const) {
-      ok(
-        await api.POST("/api/v1/apps/api/orders/{id}/status", {
-          params: { path: { id: appOrderId } },
-          body: { status },
-        }),
-      );
-      await settle();
-    }
+    // Fulfilled in one action: confirmed, then shipped with its tracking.
+    ok(
+      await api.POST("/api/v1/apps/api/orders/{id}/fulfill", {
+        params: { path: { id: appOrderId } },
+        body: { fulfillment: { carrier: "UPS", trackingNumber: "1Z-GOLDEN" } },
+      }),
+    );
+    await settle();
     const teeLine = appOrder.data!.data.lineItems[0]!.id;
     const byMerchant = (
       await merchant.POST("/api/v1/dashboard/stores/{slug}/orders/{id}/returns", {

@@ -854,6 +854,79 @@ describe("the commerce core, for the merchant", () => {
     });
   });
 
+  it("fulfil: a paid order confirmed and shipped in one action, each step in its history and sent as its event; 409 from any other status", async () => {
+    const s = await shop();
+    const p = await s.product("Lamp", "45.00", 5);
+    const c = (
+      await s.client.POST("/api/v1/dashboard/stores/{slug}/customers", {
+        params: { path: { slug: s.slug } },
+        body: { email: "fulfil@example.com", firstName: "F" },
+      })
+    ).data!.data;
+    const place = async () =>
+      (
+        await s.client.POST("/api/v1/dashboard/stores/{slug}/orders", {
+          params: { path: { slug: s.slug } },
+          body: { customerId: c.id, lineItems: [{ productId: p.id, quantity: 2 }] },
+        })
+      ).data!.data;
+    const fulfil = (
+      id: string,
+      body: RequestBody<"/api/v1/dashboard/stores/{slug}/orders/{id}/fulfill", "post">,
+    ) =>
+      s.client.POST("/api/v1/dashboard/stores/{slug}/orders/{id}/fulfill", {
+        params: { path: { slug: s.slug, id } },
+        body,
+      });
+    const o = await place();
+    const unpaid = await fulfil(o.id, {});
+    assert.equal(unpaid.response.status, 409, "a pending order is paid first");
+    await s.client.POST("/api/v1/dashboard/stores/{slug}/orders/{id}/status", {
+      params: { path: { slug: s.slug, id: o.id } },
+      body: { status: "paid" },
+    });
+    const done = await fulfil(o.id, { fulfillment: { carrier: "DHL Express", trackingNumber: "1Z9" } });
+    assert.equal(done.response.status, 200, text(done));
+    assert.equal(done.data!.data.status, "shipped");
+    assert.deepEqual(done.data!.data.fulfillment, {
+      carrier: "DHL Express",
+      trackingNumber: "1Z9",
+      trackingUrl: null,
+      shippedAt: ctx.clock.now().toISOString(),
+    });
+    const history = (
+      await s.client.GET("/api/v1/dashboard/stores/{slug}/orders/{id}/history", {
+        params: { path: { slug: s.slug, id: o.id } },
+      })
+    ).data!.data;
+    assert.deepEqual(
+      history.map((h) => h.status),
+      ["pending", "paid", "confirmed", "shipped"],
+    );
+    assert.deepEqual(
+      [(await s.events("order.confirmed")).length, (await s.events("order.shipped")).length],
+      [1, 1],
+    );
+    // The stock left with it: nothing committed, 3 of 5 available.
+    const level = (
+      await s.client.GET("/api/v1/dashboard/stores/{slug}/inventory-levels", {
+        params: { path: { slug: s.slug }, query: { variantId: p.variants[0]!.id } },
+      })
+    ).data!.data[0]!;
+    assert.deepEqual([level.available, level.committed], [3, 0]);
+    assert.equal((await fulfil(o.id, {})).response.status, 409, "shipped already");
+    // A confirmed order is shipped by it too (one step).
+    const o2 = await place();
+    for (const status of ["paid", "confirmed"] as const)
+      await s.client.POST("/api/v1/dashboard/stores/{slug}/orders/{id}/status", {
+        params: { path: { slug: s.slug, id: o2.id } },
+        body: { status },
+      });
+    const second = await fulfil(o2.id, {});
+    assert.equal(second.data!.data.status, "shipped");
+    assert.equal(second.data!.data.fulfillment!.carrier, null);
+  });
+
   it("account: the name changes freely; a new e-mail address needs the password, and must be free", async () => {
     const m = await merchantWithStore(ctx.app);
     const me = spec.watch(m.client);

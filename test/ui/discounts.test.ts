@@ -156,7 +156,7 @@ describe("discounts and an order's money in a real browser", { skip: chromiumSki
     assert.deepEqual(errors, []);
   });
 
-  it("edits a paid order: a unit more and a product added, previewed then saved; the difference owed, then recorded collected", async () => {
+  it("edits a paid order: a unit more and a product added, previewed then saved; the difference owed, then recorded collected; fulfilled in one action", async () => {
     const { context, page, errors } = await ui.open();
     const slug = "edit-shop";
     await ui.merchant(context, slug, "Eli Merchant");
@@ -211,12 +211,24 @@ describe("discounts and an order's money in a real browser", { skip: chromiumSki
     await page.getByRole("button", { name: "Record 57.50 USD collected" }).click();
     await page.getByText("Recorded 57.50 USD collected").waitFor();
     await page.getByText("The customer owes").waitFor({ state: "detached" });
+    // Paid: fulfilled in one action (confirmed and shipped), with the carrier.
+    await page.getByRole("button", { name: "Fulfil", exact: true }).click();
+    const fulfil = page.getByRole("dialog", { name: /Fulfil order/ });
+    await fulfil.getByLabel("Carrier").fill("DHL Express");
+    await fulfil.getByRole("button", { name: "Fulfil order" }).click();
+    await page.getByText(/fulfilled: confirmed and shipped/).waitFor();
+    await page.getByText("DHL Express").waitFor();
     const after = await client.GET("/api/v1/dashboard/stores/{slug}/orders/{id}", {
       params: { path: { slug, id } },
     });
     assert.deepEqual(
-      [after.data!.data.total, after.data!.data.received, after.data!.data.outstanding],
-      ["102.50", "102.50", "0.00"],
+      [
+        after.data!.data.total,
+        after.data!.data.received,
+        after.data!.data.outstanding,
+        after.data!.data.status,
+      ],
+      ["102.50", "102.50", "0.00", "shipped"],
     );
     assert.deepEqual(errors, []);
   });

@@ -25,6 +25,7 @@ import {
   AdminCreateOrderBody,
   AdminUpdateOrderBody,
   CreateOrderBody,
+  FulfillOrderBody,
   OrderIdParam,
   OrderListQuery,
   OrderResource,
@@ -185,6 +186,25 @@ export function orderOperations(deps: {
         ),
       }),
     }),
+    fulfill: defineOperation({
+      method: "POST",
+      path: "/orders/:id/fulfill",
+      description: `Ships a paid or confirmed order in one action: a paid order is confirmed, then shipped with how it left (carrier, tracking number and URL, each optional). Each step is recorded in the order's history and sent as its own event (${eventName(EVENT.orderConfirmed)}, ${eventName(EVENT.orderShipped)}), as if taken one by one; 409 from any other status.`,
+      params: OrderIdParam,
+      summary: "Fulfil an order",
+      body: FulfillOrderBody,
+      response: { 200: Envelope(OrderResource) },
+      errors: ["NOT_FOUND", "CONFLICT"],
+      run: async ({ caller, params, body }) => ({
+        data: await orders.fulfill(
+          caller.store,
+          params.id,
+          await actorOf(caller.principal),
+          body.fulfillment,
+          caller.viewer,
+        ),
+      }),
+    }),
     update: defineOperation({
       method: "PATCH",
       path: "/orders/:id",
@@ -240,6 +260,11 @@ export function orderRoutes(
         scope: Scope.write_orders,
         tags,
       });
+      mount(app, DASHBOARD, op.fulfill, {
+        operationId: "dashboardFulfillOrder",
+        scope: Scope.write_orders,
+        tags,
+      });
       mount(app, DASHBOARD, op.update, {
         operationId: "dashboardUpdateOrder",
         scope: Scope.write_orders,
@@ -268,6 +293,11 @@ export function orderRoutes(
         scope: Scope.write_orders,
         tags,
         description: `${STATUS_RULES} The order's history names your app as who moved it.`,
+      });
+      mount(app, ADMIN_API, op.fulfill, {
+        operationId: "adminFulfillOrder",
+        scope: Scope.write_orders,
+        tags,
       });
     },
     developer(app) {

@@ -149,6 +149,11 @@ export const FulfillmentInput = Type.Object(
   },
 );
 
+export const FulfillOrderBody = Body(
+  { fulfillment: Type.Optional({ ...FulfillmentInput, description: "How the order left: all optional." }) },
+  { examples: [{ fulfillment: { carrier: "DHL Express", trackingNumber: "1Z999AA10123456784" } }] },
+);
+
 export const UpdateOrderStatusBody = Body(
   {
     status: OrderStatusSchema,

@@ -131,6 +131,53 @@ export function createOrderService(deps: {
     return items.map((li) => ({ ...li, committed: false }));
   }
 
+  /**
+   * One step of `current` (locked by the caller) to `status`, in the caller's transaction: the
+   * transition checked (409), the money's status following (paid once marked paid; voided when
+   * cancelled before it was), the step recorded, stock settled on shipping or cancelling, and the
+   * step's event.
+   */
+  async function move(
+    tx: Executor,
+    store: Store,
+    current: Order,
+    status: OrderStatus,
+    actor: Actor,
+    fulfillment?: FulfillmentInputValue,
+  ) {
+    const now = deps.clock.now();
+    if (!canTransition(current.status, status)) {
+      throw new AppError("CONFLICT", {
+        message: `An order cannot move from ${current.status} to ${status}.`,
+        details: { from: current.status, to: status, allowed: allowedTransitions(current.status) },
+      });
+    }
+    const shipped: FulfillmentJson | undefined =
+      status === OrderStatus.shipped
+        ? {
+            carrier: fulfillment?.carrier ?? null,
+            trackingNumber: fulfillment?.trackingNumber ?? null,
+            trackingUrl: fulfillment?.trackingUrl ?? null,
+            shippedAt: now.toISOString(),
+          }
+        : undefined;
+    const financial =
+      current.financial_status === FinancialStatus.pending
+        ? status === OrderStatus.paid
+          ? FinancialStatus.paid
+          : status === OrderStatus.cancelled
+            ? FinancialStatus.voided
+            : undefined
+        : undefined;
+    const order = await repo.setStatus(store.id, current.id, status, shipped, now, tx, financial);
+    await repo.recordStatus(store.id, current.id, status, now, actor, tx);
+    let items = (await repo.lineItems(store.id, [current.id], tx)).get(current.id) ?? [];
+    if (status === OrderStatus.cancelled || status === OrderStatus.shipped)
+      items = await settleStock(tx, store, order, items, status, actor);
+    await recordOrder(tx, store, order, items, ORDER_STATUSES[status].event);
+    return { order, items };
+  }
+
   const recordOrder = (
     tx: Executor,
     store: Store,
@@ -296,7 +343,6 @@ export function createOrderService(deps: {
       fulfillment?: FulfillmentInputValue,
       viewer?: Viewer,
     ) {
-      const now = deps.clock.now();
       return db.transaction().execute(async (tx) => {
         const current = await repo.findForUpdate(store.id, id, tx);
         // Which order first: another store's order is a 404 whatever the body says.
@@ -309,36 +355,38 @@ export function createOrderService(deps: {
             ],
           });
         }
-        if (!canTransition(current.status, status)) {
+        const { order, items } = await move(tx, store, current, status, actor, fulfillment);
+        return toOrderResource(order, items, viewer);
+      });
+    },
+
+    /**
+     * Fulfils a paid (or confirmed) order in one action: confirmed, then shipped with how it left,
+     * each step recorded in its history and sent as its event as if taken one by one (409 from
+     * any other status). The merchant's "Fulfil" button; an app may do the same.
+     */
+    async fulfill(
+      store: Store,
+      id: string,
+      actor: Actor,
+      fulfillment?: FulfillmentInputValue,
+      viewer?: Viewer,
+    ) {
+      return db.transaction().execute(async (tx) => {
+        let current = await repo.findForUpdate(store.id, id, tx);
+        if (!current) throw notFound("Order");
+        if (current.status !== OrderStatus.paid && current.status !== OrderStatus.confirmed)
           throw new AppError("CONFLICT", {
-            message: `An order cannot move from ${current.status} to ${status}.`,
-            details: { from: current.status, to: status, allowed: allowedTransitions(current.status) },
+            message: `Only a paid or confirmed order is fulfilled; this one is ${current.status}.`,
+            details: {
+              from: current.status,
+              to: OrderStatus.shipped,
+              allowed: allowedTransitions(current.status),
+            },
           });
-        }
-        const shipped: FulfillmentJson | undefined =
-          status === OrderStatus.shipped
-            ? {
-                carrier: fulfillment?.carrier ?? null,
-                trackingNumber: fulfillment?.trackingNumber ?? null,
-                trackingUrl: fulfillment?.trackingUrl ?? null,
-                shippedAt: now.toISOString(),
-              }
-            : undefined;
-        // The money follows: paid once marked paid; voided when cancelled before it was.
-        const financial =
-          current.financial_status === FinancialStatus.pending
-            ? status === OrderStatus.paid
-              ? FinancialStatus.paid
-              : status === OrderStatus.cancelled
-                ? FinancialStatus.voided
-                : undefined
-            : undefined;
-        const order = await repo.setStatus(store.id, id, status, shipped, now, tx, financial);
-        await repo.recordStatus(store.id, id, status, now, actor, tx);
-        let items = (await repo.lineItems(store.id, [id], tx)).get(id) ?? [];
-        if (status === OrderStatus.cancelled || status === OrderStatus.shipped)
-          items = await settleStock(tx, store, order, items, status, actor);
-        await recordOrder(tx, store, order, items, ORDER_STATUSES[status].event);
+        if (current.status === OrderStatus.paid)
+          current = (await move(tx, store, current, OrderStatus.confirmed, actor)).order;
+        const { order, items } = await move(tx, store, current, OrderStatus.shipped, actor, fulfillment);
         return toOrderResource(order, items, viewer);
       });
     },

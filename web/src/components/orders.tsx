@@ -28,7 +28,8 @@ type Fulfillment = { carrier?: string; trackingNumber?: string; trackingUrl?: st
  */
 export function StatusActions({ slug, order }: { slug: string; order: Order }) {
   const [busy, setBusy] = useState(false);
-  const [shipping, setShipping] = useState(false);
+  // Shipping asks how it left: a move to shipped, or a paid order fulfilled (confirmed and shipped).
+  const [shipping, setShipping] = useState<false | "ship" | "fulfill">(false);
   const queryClient = useQueryClient();
   const confirm = useConfirm();
   const notify = useNotify();
@@ -39,7 +40,7 @@ export function StatusActions({ slug, order }: { slug: string; order: Order }) {
   };
 
   async function move(to: OrderStatus) {
-    if (to === OrderStatus.shipped) return setShipping(true);
+    if (to === OrderStatus.shipped) return setShipping("ship");
     if (to === OrderStatus.cancelled) {
       const ok = await confirm({
         title: `Cancel order ${order.name}?`,
@@ -68,6 +69,11 @@ export function StatusActions({ slug, order }: { slug: string; order: Order }) {
   if (next.length === 0) return null;
   return (
     <>
+      {order.status === OrderStatus.paid ? (
+        <button type="button" disabled={busy} onClick={() => setShipping("fulfill")}>
+          Fulfil
+        </button>
+      ) : null}
       {next.map((to) => (
         <button
           key={to}
@@ -82,10 +88,14 @@ export function StatusActions({ slug, order }: { slug: string; order: Order }) {
       {shipping
         ? // In the body, not in the table row the buttons may sit in.
           createPortal(
-            <Modal title={`Ship order ${order.name}`} onClose={() => setShipping(false)}>
+            <Modal
+              title={`${shipping === "fulfill" ? "Fulfil" : "Ship"} order ${order.name}`}
+              onClose={() => setShipping(false)}
+            >
               <ShipForm
                 slug={slug}
                 order={order}
+                fulfill={shipping === "fulfill"}
                 onDone={async () => {
                   setShipping(false);
                   await refresh();
@@ -101,7 +111,14 @@ export function StatusActions({ slug, order }: { slug: string; order: Order }) {
 }
 
 /** How the order left: carrier, tracking number and the carrier's tracking link, all optional. */
-function ShipForm(props: { slug: string; order: Order; onDone: () => Promise<void>; onCancel: () => void }) {
+function ShipForm(props: {
+  slug: string;
+  order: Order;
+  /** A paid order confirmed and shipped in one action (its own operation), not one move. */
+  fulfill: boolean;
+  onDone: () => Promise<void>;
+  onCancel: () => void;
+}) {
   const [carrier, setCarrier] = useState("");
   const [trackingNumber, setTrackingNumber] = useState("");
   const [trackingUrl, setTrackingUrl] = useState("");
@@ -128,16 +145,19 @@ function ShipForm(props: { slug: string; order: Order; onDone: () => Promise<voi
           : []),
       ]),
     async () => {
+      const params = { path: { slug: props.slug, id: props.order.id } };
+      const details = Object.keys(fulfillment).length ? { fulfillment } : {};
       await unwrap(
-        api.POST("/api/v1/dashboard/stores/{slug}/orders/{id}/status", {
-          params: { path: { slug: props.slug, id: props.order.id } },
-          body: {
-            status: OrderStatus.shipped,
-            ...(Object.keys(fulfillment).length ? { fulfillment } : {}),
-          },
-        }),
+        props.fulfill
+          ? api.POST("/api/v1/dashboard/stores/{slug}/orders/{id}/fulfill", { params, body: details })
+          : api.POST("/api/v1/dashboard/stores/{slug}/orders/{id}/status", {
+              params,
+              body: { status: OrderStatus.shipped, ...details },
+            }),
       );
-      notify(`Order ${props.order.name} marked shipped`);
+      notify(
+        `Order ${props.order.name} ${props.fulfill ? "fulfilled: confirmed and shipped" : "marked shipped"}`,
+      );
       await props.onDone();
     },
   );
@@ -170,7 +190,12 @@ function ShipForm(props: { slug: string; order: Order; onDone: () => Promise<voi
         hint="Where the customer follows the parcel."
         error={errors.of("fulfillment.trackingUrl")}
       />
-      <FormActions busy={busy} label="Mark shipped" busyLabel="Saving…" onCancel={props.onCancel} />
+      <FormActions
+        busy={busy}
+        label={props.fulfill ? "Fulfil order" : "Mark shipped"}
+        busyLabel="Saving…"
+        onCancel={props.onCancel}
+      />
     </form>
   );
 }
