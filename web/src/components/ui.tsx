@@ -110,9 +110,12 @@ export type Check = FieldError[] | { message: string; fields: FieldError[] };
 export function useSubmit(options: { failure: string; answered?: (error?: unknown) => void }) {
   const errors = useFormErrors();
   const [busy, setBusy] = useState(false);
+  const clearNews = useContext(ClearNewsContext);
   const handle = (check: () => Check, send: () => Promise<unknown>) => async (event?: FormEvent) => {
     event?.preventDefault();
     errors.clear();
+    // A form sent again: the success it last reported is not shown beside what this one answers.
+    clearNews();
     const found = check();
     const invalid = Array.isArray(found)
       ? { message: "Check the highlighted fields.", fields: found }
@@ -313,6 +316,8 @@ export function CopyBox({ label, value }: { label: string; value: string }) {
 
 type Notice = { id: number; text: string; kind: "info" | "error" };
 const NoticeContext = createContext<(text: string, kind?: Notice["kind"]) => void>(() => {});
+/** Takes down the news still shown (a form sending again: its last success is no longer news). */
+const ClearNewsContext = createContext<() => void>(() => {});
 type ConfirmRequest = {
   title: string;
   message: ReactNode;
@@ -336,49 +341,52 @@ export function Feedback({ children }: { children: ReactNode }) {
     setNotices((n) => [...n.filter((x) => x.kind !== kind), { id, text, kind }]);
     if (kind === "info") setTimeout(() => setNotices((n) => n.filter((x) => x.id !== id)), 4000);
   }, []);
+  const clearNews = useCallback(() => setNotices((n) => n.filter((x) => x.kind !== "info")), []);
   const confirm = useCallback(
     (r: Omit<ConfirmRequest, "resolve">) => new Promise<boolean>((resolve) => setAsk({ ...r, resolve })),
     [],
   );
   return (
     <NoticeContext.Provider value={notify}>
-      <ConfirmContext.Provider value={confirm}>
-        {children}
-        <div id="flash">
-          {notices
-            .filter((n) => n.kind === "error")
-            .map((n) => (
-              <div key={n.id} className="alert" role="alert">
-                {n.text}
-                <button
-                  type="button"
-                  className="link"
-                  onClick={() => setNotices((all) => all.filter((x) => x.id !== n.id))}
-                >
-                  Dismiss
-                </button>
-              </div>
-            ))}
-        </div>
-        <div className="toasts" role="status" aria-live="polite">
-          {notices
-            .filter((n) => n.kind === "info")
-            .map((n) => (
-              <div key={n.id} className="toast">
-                {n.text}
-              </div>
-            ))}
-        </div>
-        {ask ? (
-          <ConfirmDialog
-            request={ask}
-            done={(ok) => {
-              ask.resolve(ok);
-              setAsk(null);
-            }}
-          />
-        ) : null}
-      </ConfirmContext.Provider>
+      <ClearNewsContext.Provider value={clearNews}>
+        <ConfirmContext.Provider value={confirm}>
+          {children}
+          <div id="flash">
+            {notices
+              .filter((n) => n.kind === "error")
+              .map((n) => (
+                <div key={n.id} className="alert" role="alert">
+                  {n.text}
+                  <button
+                    type="button"
+                    className="link"
+                    onClick={() => setNotices((all) => all.filter((x) => x.id !== n.id))}
+                  >
+                    Dismiss
+                  </button>
+                </div>
+              ))}
+          </div>
+          <div className="toasts" role="status" aria-live="polite">
+            {notices
+              .filter((n) => n.kind === "info")
+              .map((n) => (
+                <div key={n.id} className="toast">
+                  {n.text}
+                </div>
+              ))}
+          </div>
+          {ask ? (
+            <ConfirmDialog
+              request={ask}
+              done={(ok) => {
+                ask.resolve(ok);
+                setAsk(null);
+              }}
+            />
+          ) : null}
+        </ConfirmContext.Provider>
+      </ClearNewsContext.Provider>
     </NoticeContext.Provider>
   );
 }

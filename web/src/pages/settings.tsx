@@ -1,7 +1,7 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { api, unwrap } from "../api/client.ts";
-import type { Store, StoreSettingsBody } from "../api/types.ts";
+import type { Order, Store, StoreSettingsBody } from "../api/types.ts";
 import {
   type AddressDraft,
   AddressFieldset,
@@ -71,6 +71,20 @@ function SettingsForm({ slug, store }: { slug: string; store: Store }) {
   const queryClient = useQueryClient();
   const { errors, busy, handle } = useSubmit({ failure: "Saving the settings failed." });
   const hasAddress = !isBlank(address);
+  // The currency is fixed once the store has an order (the server refuses the change with 409):
+  // the select says so instead of offering a change that cannot be saved.
+  const anyOrder = useQuery({
+    queryKey: ["orders", slug, "any"],
+    queryFn: async () =>
+      (
+        await unwrap<Order[]>(
+          api.GET("/api/v1/dashboard/stores/{slug}/orders", {
+            params: { path: { slug }, query: { limit: 1 } },
+          }),
+        )
+      ).data.length > 0,
+  });
+  const currencyFixed = anyOrder.data === true;
 
   /** Only what changed is sent: an unchanged currency is never re-checked against the orders. */
   const changes = (): StoreSettingsBody => {
@@ -129,7 +143,11 @@ function SettingsForm({ slug, store }: { slug: string; store: Store }) {
         <div className="form grid">
           <Field
             label="Currency"
-            hint="Every price and order total is in it. It can change only until the first order; prices keep their amounts."
+            hint={
+              currencyFixed
+                ? `Fixed: the store has orders, and every total is in ${store.currency}.`
+                : "Every price and order total is in it. It can change only until the first order; prices keep their amounts."
+            }
             error={errors.of("currency")}
           >
             {({ id, describedBy, invalid }) => (
@@ -138,6 +156,7 @@ function SettingsForm({ slug, store }: { slug: string; store: Store }) {
                 aria-describedby={describedBy}
                 aria-invalid={invalid || undefined}
                 value={currency}
+                disabled={currencyFixed}
                 onChange={(e) => setCurrency(e.target.value)}
               >
                 {CURRENCIES.map((c) => (
