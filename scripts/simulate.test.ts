@@ -1,6 +1,9 @@
 import assert from "node:assert/strict";
-import type { AddressInfo } from "node:net";
+import { execFile } from "node:child_process";
+import { type AddressInfo, createServer } from "node:net";
+import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import { promisify } from "node:util";
 import { ORDER_STATUSES, type OrderStatus } from "../src/contracts/statuses.ts";
 import { createTestContext, merchantWithStore, outbox, type TestContext } from "../test/harness.ts";
 import { parseRate, SimulateError, simulate } from "./simulate.ts";
@@ -78,5 +81,26 @@ describe("store traffic simulator", () => {
     const base = { baseUrl, email: m.email, perMinute: 600, count: 1, out: null };
     await assert.rejects(simulate({ ...base, store: m.slug, password: "wrong password!" }), SimulateError);
     await assert.rejects(simulate({ ...base, store: "no-such-store", password: m.password }), /not found/);
+    // Nothing listening (a port just freed): the URL and why, not fetch's bare "fetch failed".
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    await assert.rejects(
+      simulate({ ...base, baseUrl: `http://127.0.0.1:${port}`, store: m.slug, password: m.password }),
+      (e: Error) =>
+        e instanceof SimulateError &&
+        e.message.startsWith(
+          `POST http://127.0.0.1:${port}/api/v1/dashboard/auth/login failed: ECONNREFUSED`,
+        ),
+    );
+  });
+
+  it("--help prints the usage and exits 0", async () => {
+    const { stdout } = await promisify(execFile)(process.execPath, [
+      join(import.meta.dirname, "simulate.ts"),
+      "--help",
+    ]);
+    assert.match(stdout, /^usage: npm run simulate -- --store <slug>/);
   });
 });

@@ -59,13 +59,18 @@ class DashboardSession {
     this.baseUrl = baseUrl;
   }
   async call<T = any>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
-    const res = await fetch(new URL(path, this.baseUrl), {
+    const url = new URL(path, this.baseUrl);
+    const res = await fetch(url, {
       method,
       headers: {
         ...(body !== undefined ? { "content-type": "application/json" } : {}),
         ...(this.cookie ? { cookie: this.cookie } : {}),
       },
       ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    }).catch((error: Error & { cause?: { code?: string; message?: string } }) => {
+      // fetch says only "fetch failed": name the URL and why (ECONNREFUSED, ENOTFOUND, ...).
+      const why = error.cause?.code ?? error.cause?.message ?? error.message;
+      throw new Error(`${method} ${url.origin}${url.pathname} failed: ${why}`);
     });
     const session = res.headers.getSetCookie().find((c) => c.startsWith("mp_session="));
     if (session) this.cookie = session.split(";")[0]!;
@@ -79,10 +84,14 @@ export async function simulate(options: SimulateOptions): Promise<SimulateResult
   const pick = <T>(list: readonly T[]) => list[Math.floor(random() * list.length)]!;
   const out = options.out === undefined ? process.stderr : options.out;
   const session = new DashboardSession(options.baseUrl);
-  const login = await session.call("POST", "/api/v1/dashboard/auth/login", {
-    email: options.email,
-    password: options.password,
-  });
+  const login = await session
+    .call("POST", "/api/v1/dashboard/auth/login", {
+      email: options.email,
+      password: options.password,
+    })
+    .catch((error: Error) => {
+      throw new SimulateError(`${error.message}: is the platform running there? (--base-url)`);
+    });
   if (login.status !== 200)
     throw new SimulateError(`sign-in refused (${login.status}): ${login.body?.message ?? ""}`);
   const base = `/api/v1/dashboard/stores/${encodeURIComponent(options.store)}`;
@@ -210,6 +219,9 @@ export async function simulate(options: SimulateOptions): Promise<SimulateResult
 
 export class SimulateError extends Error {}
 
+const USAGE =
+  "usage: npm run simulate -- --store <slug> [--rate 60/min] [--email owner@example.com] --password <password> [--base-url http://localhost:3000] [--count N] [--duration 10m]";
+
 async function main() {
   let values: Record<string, string | undefined>;
   try {
@@ -222,15 +234,18 @@ async function main() {
         password: { type: "string", default: process.env.SIMULATE_PASSWORD },
         count: { type: "string" },
         duration: { type: "string" },
+        help: { type: "boolean", short: "h" },
       },
-    }) as { values: Record<string, string | undefined> });
+    }) as unknown as { values: Record<string, string | undefined> });
+    if (values.help) {
+      process.stdout.write(`${USAGE}\n`);
+      process.exit(0);
+    }
     if (!values.store) throw new Error("--store <slug> is required");
     if (!values.password)
       throw new Error("--password (or SIMULATE_PASSWORD) is required: the store owner's password");
   } catch (error) {
-    process.stderr.write(
-      `${(error as Error).message}\nusage: npm run simulate -- --store <slug> [--rate 60/min] [--email owner@example.com] --password <password> [--base-url http://localhost:3000] [--count N] [--duration 10m]\n`,
-    );
+    process.stderr.write(`${(error as Error).message}\n${USAGE}\n`);
     process.exit(2);
   }
   const controller = new AbortController();

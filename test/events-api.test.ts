@@ -335,5 +335,42 @@ describe("events API: the store's event feed", () => {
     assert.equal(out.length, 6);
     assert.match(out[0]!, /customer\.created\s+customer\/cus_/);
     assert.match(err.join(""), /6 event\(s\)\. Continue after them with --after \d+/);
+    // --limit: that many, and where to go on from.
+    const page: string[] = [];
+    const pageErr: string[] = [];
+    const limited = await runCli(
+      [
+        "events",
+        "--types",
+        "customer.created",
+        "--limit",
+        "2",
+        "--base-url",
+        baseUrl,
+        "--token",
+        installed.tokens.accessToken,
+      ],
+      {
+        stdout: sink(page),
+        stderr: sink(pageErr),
+        env: { MERCHANT_PLATFORM_CONFIG: "/nonexistent/cli.json" },
+      },
+    );
+    assert.equal(limited, 0, pageErr.join(""));
+    assert.deepEqual(page, out.slice(0, 2));
+    const cursor = /--after (\d+)/.exec(pageErr.join(""))![1]!;
+    assert.equal(cursor, out[1]!.trim().split(/\s+/)[0]);
+    const bad: string[] = [];
+    assert.equal(
+      await runCli(
+        ["events", "--limit", "0", "--base-url", baseUrl, "--token", installed.tokens.accessToken],
+        {
+          stdout: sink([]),
+          stderr: sink(bad),
+          env: { MERCHANT_PLATFORM_CONFIG: "/nonexistent/cli.json" },
+        },
+      ),
+      2,
+    );
   });
 });

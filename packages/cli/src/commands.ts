@@ -67,9 +67,10 @@ Commands:
                        sessions with what each streamed (--session: all of one session's).
   redeliver <delivery id>
                        Send a delivery again.
-  events [--after <cursor>] [--types order.created,...] [--since <time>] [--failed] [--follow] [--json]
+  events [--after <cursor>] [--types order.created,...] [--since <time>] [--failed] [--limit 100] [--follow] [--json]
                        The store's events in order (the event feed), with this app's deliveries;
-                       --failed: those whose delivery failed. Prints the cursor to continue from.
+                       --failed: those whose delivery failed. At most --limit (100; --follow: no
+                       limit unless given). Prints the cursor to continue from.
   rotate-secret <subscription id>
                        Give a subscription a new signing secret (printed once). For a day (by default)
                        webhook-signature carries the old secret's signature too; x-webhook-signature
@@ -429,11 +430,16 @@ async function events(io: Io, argv: string[]) {
       failed: { type: "boolean" },
       follow: { type: "boolean" },
       json: { type: "boolean" },
+      limit: { type: "string" },
     },
     strict: true,
   });
   if (values.after !== undefined && !/^[0-9]{1,15}$/.test(values.after))
     throw new UsageError("--after takes a cursor printed by this command (digits)");
+  if (values.limit !== undefined && !/^[1-9][0-9]{0,5}$/.test(values.limit))
+    throw new UsageError("--limit takes a number of events from 1 to 999999");
+  // A page a terminal can hold by default; following the feed runs until stopped unless limited.
+  const limit = values.limit !== undefined ? Number(values.limit) : values.follow ? Infinity : 100;
   const { tokens, connection } = await settings(io, values);
   const admin = createAdminClient({ ...connection, accessToken: await tokens.accessToken() });
   let last: string | undefined = values.after;
@@ -448,17 +454,17 @@ async function events(io: Io, argv: string[]) {
   })) {
     count++;
     last = e.cursor;
-    if (values.json) {
-      line(io, JSON.stringify(e));
-      continue;
+    if (values.json) line(io, JSON.stringify(e));
+    else {
+      const deliveries = e.deliveries
+        .map((d) => `${d.status}${d.lastError ? ` (${d.lastError})` : ""}`)
+        .join(", ");
+      line(
+        io,
+        `${e.cursor.padStart(8)}  ${e.createdAt}  ${e.type.padEnd(18)} ${e.resource.type}/${e.resource.id}  seq ${e.sequence}${deliveries ? `  deliveries: ${deliveries}` : ""}${e.test ? "  [test]" : ""}`,
+      );
     }
-    const deliveries = e.deliveries
-      .map((d) => `${d.status}${d.lastError ? ` (${d.lastError})` : ""}`)
-      .join(", ");
-    line(
-      io,
-      `${e.cursor.padStart(8)}  ${e.createdAt}  ${e.type.padEnd(18)} ${e.resource.type}/${e.resource.id}  seq ${e.sequence}${deliveries ? `  deliveries: ${deliveries}` : ""}${e.test ? "  [test]" : ""}`,
-    );
+    if (count >= limit) break;
   }
   // On stderr, so `--json > events.jsonl` keeps only events.
   io.stderr.write(
