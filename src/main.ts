@@ -130,6 +130,12 @@ async function start(config: Config) {
     },
     "merchant platform started",
   );
+  // A guard that is off says so at every start: it is a development setting.
+  if (config.WEBHOOK_ALLOW_PRIVATE_TARGETS)
+    logger.warn(
+      { setting: "WEBHOOK_ALLOW_PRIVATE_TARGETS" },
+      "webhook targets on private addresses are allowed (and http on localhost): for development only, never in production",
+    );
   if (config.RUN_MODE !== "worker") {
     // One record per line so both humans tailing the log and log pipelines read them.
     logger.info({ url: `${base}/` }, `Dashboard:    ${base}/`);

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import type { ServerResponse } from "node:http";
+import { createServer as createHttpServer, type ServerResponse } from "node:http";
 import { createServer, type Server } from "node:https";
 import { createConnection, createServer as createTcpServer, type Socket } from "node:net";
 import { join } from "node:path";
@@ -228,11 +228,33 @@ describe("webhook sender against real HTTPS receivers on loopback", () => {
   });
 
   it("reports bad URLs without throwing or connecting", async () => {
-    for (const url of ["not a url", `http://127.0.0.1:${rx.port}/`]) {
+    for (const [url, allowPrivate] of [
+      ["not a url", true],
+      [`http://127.0.0.1:${rx.port}/`, false],
+      ["http://example.com/hook", true],
+    ] as const) {
       const count = rx.received.length;
-      const result = await send("/", { url });
+      const result = await send("/", { url, allowPrivate });
       assert.equal(result.errorKind, "invalid_url", url);
       assert.equal(rx.received.length, count);
+    }
+  });
+
+  it("with private targets allowed (development), delivers over plain http to localhost", async () => {
+    const plain = createHttpServer((req, res) => {
+      req.resume();
+      req.on("end", () => res.writeHead(204).end());
+    });
+    await new Promise<void>((resolve) => plain.listen(0, "127.0.0.1", resolve));
+    const port = (plain.address() as { port: number }).port;
+    try {
+      for (const host of ["127.0.0.1", "localhost"]) {
+        const result = await send("/", { url: `http://${host}:${port}/hook` });
+        assert.equal(result.status, 204, `${host}: ${result.error}`);
+        assert.equal(classify(result), "delivered");
+      }
+    } finally {
+      await new Promise((resolve) => plain.close(resolve));
     }
   });
 

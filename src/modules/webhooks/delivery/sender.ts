@@ -5,10 +5,10 @@ import {
   type Socket,
   type TcpNetConnectOpts,
 } from "node:net";
-import { type ConnectionOptions, type TLSSocket, connect as tlsConnect } from "node:tls";
+import { type ConnectionOptions, connect as tlsConnect } from "node:tls";
 import { Agent, type buildConnector, type Dispatcher } from "undici";
 import { RETRY_AFTER_STATUSES } from "./retry-policy.ts";
-import { blockedRange, type Resolver, systemResolver } from "./ssrf.ts";
+import { blockedRange, type Resolver, schemeAllowed, systemResolver } from "./ssrf.ts";
 
 /** Why an attempt got no usable answer. */
 export type SendErrorKind = "timeout" | "network" | "tls" | "blocked_address" | "invalid_url";
@@ -126,9 +126,11 @@ interface Policy {
  */
 function guardedConnector(policy: Policy, options: WebhookAgentOptions): buildConnector.connector {
   const connectTcp = options.connectTcp ?? netConnect;
-  return ({ hostname, port }, callback) => {
+  return ({ hostname, port, protocol }, callback) => {
+    // Plain http only where schemeAllowed let it through (loopback, private targets allowed).
+    const plain = protocol === "http:" && policy.allowPrivate;
     let pending: buildConnector.Callback | null = callback;
-    const settle = (error: Error | null, socket: TLSSocket | null) => {
+    const settle = (error: Error | null, socket: Socket | null) => {
       const cb = pending;
       if (!cb) return;
       pending = null;
@@ -138,7 +140,7 @@ function guardedConnector(policy: Policy, options: WebhookAgentOptions): buildCo
     };
     const tcp = connectTcp({
       host: hostname,
-      port: Number(port) || 443,
+      port: Number(port) || (plain ? 80 : 443),
       lookup: guardedLookup(policy.resolve, policy.allowPrivate),
     });
     let socket: Socket = tcp;
@@ -163,6 +165,7 @@ function guardedConnector(policy: Policy, options: WebhookAgentOptions): buildCo
         return;
       }
       tcp.setNoDelay(true);
+      if (plain) return settle(null, tcp);
       const secure = tlsConnect({
         socket: tcp,
         // An IP-literal host sends no SNI; the certificate is checked against the literal.
@@ -279,7 +282,7 @@ export function sendWebhook(options: SendOptions): Promise<SendResult> {
       fail("invalid_url");
       return;
     }
-    if (url.protocol !== "https:") {
+    if (!schemeAllowed(url, options.allowPrivate)) {
       fail("invalid_url", "not https");
       return;
     }

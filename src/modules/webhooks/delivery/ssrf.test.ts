@@ -208,11 +208,21 @@ describe("SSRF guard: subscription-time target check", () => {
     assert.deepEqual(asked, ["hooks.example.com"]);
   });
 
-  it("with allowPrivate accepts internal targets but still requires https", async () => {
+  it("with allowPrivate accepts internal targets, and plain http on localhost only", async () => {
     const never: Resolver = async () => assert.fail("no lookup when private targets are allowed");
     await assertSafeTargetUrl("https://127.0.0.1:8443/x", { allowPrivate: true, resolve: never });
     await assertSafeTargetUrl("https://[::1]:8443/x", { allowPrivate: true, resolve: never });
     await assertSafeTargetUrl("https://internal.example/x", { allowPrivate: true, resolve: never });
-    await assert.rejects(assertSafeTargetUrl("http://127.0.0.1/x", { allowPrivate: true }), /https/);
+    for (const local of ["http://127.0.0.1:8080/x", "http://localhost:8080/webhooks", "http://[::1]/x"])
+      await assertSafeTargetUrl(local, { allowPrivate: true, resolve: never });
+    for (const remote of ["http://internal.example/x", "http://10.0.0.5/x", "http://localhost.example.com/x"])
+      await assert.rejects(
+        assertSafeTargetUrl(remote, { allowPrivate: true }),
+        /https \(or http on localhost\)/,
+      );
+    await assert.rejects(
+      assertSafeTargetUrl("http://127.0.0.1/x", { allowPrivate: false }),
+      /must use https/,
+    );
   });
 });

@@ -172,8 +172,21 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   return Promise.race([promise, expired]).finally(() => clearTimeout(timer));
 }
 
+/**
+ * Whether a target's scheme may be used: https always; plain http only when private targets are
+ * allowed (WEBHOOK_ALLOW_PRIVATE_TARGETS, development) and the host is this machine's loopback,
+ * so a developer receives the real engine's deliveries on localhost without a certificate, and
+ * nothing leaves the machine unencrypted. The subscription's check and the sender's, both.
+ */
+export function schemeAllowed(url: URL, allowPrivate: boolean): boolean {
+  if (url.protocol === "https:") return true;
+  if (url.protocol !== "http:" || !allowPrivate) return false;
+  const host = stripBrackets(url.hostname);
+  return host === "localhost" || host === "::1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
+
 export interface TargetCheckOptions {
-  /** WEBHOOK_ALLOW_PRIVATE_TARGETS: skip the address checks (https is still required). */
+  /** WEBHOOK_ALLOW_PRIVATE_TARGETS: skip the address checks, and take http on loopback (schemeAllowed). */
   allowPrivate: boolean;
   /** DNS lookup; the system resolver by default. */
   resolve?: Resolver | undefined;
@@ -197,7 +210,11 @@ export async function assertSafeTargetUrl(text: string, options: TargetCheckOpti
   } catch {
     throw invalidTarget("must be an absolute https URL", options.field);
   }
-  if (url.protocol !== "https:") throw invalidTarget("must use https", options.field);
+  if (!schemeAllowed(url, options.allowPrivate))
+    throw invalidTarget(
+      options.allowPrivate ? "must use https (or http on localhost)" : "must use https",
+      options.field,
+    );
   if (url.username || url.password) throw invalidTarget("must not contain credentials", options.field);
   if (url.hash) throw invalidTarget("must not contain a fragment", options.field);
   if (options.allowPrivate) return;
