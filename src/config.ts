@@ -201,7 +201,7 @@ export const ConfigSchema = Type.Object({
   WEBHOOK_ALLOW_PRIVATE_TARGETS: Type.Boolean({
     default: false,
     description:
-      "Allow webhook targets on loopback/private/link-local addresses (local development and tests only).",
+      "Allow webhook targets on loopback/private/link-local addresses, and plain http on localhost (local development and tests only; the start log warns while it is on).",
   }),
   WEBHOOK_MAX_SUBSCRIPTIONS_PER_EVENT: Type.Integer({
     minimum: 1,
