@@ -108,8 +108,13 @@ describe("merchant pages in a real browser", { skip: chromiumSkipReason() }, () 
     await stocked(context, "search-shop");
     await page.goto(`${base}/stores/search-shop/products`);
     await row(page, "Wool cap").waitFor();
+    // Too short to search by: said under the box, the whole list still shown.
+    await page.getByLabel("Search by title or SKU").fill("li");
+    await page.getByText("Type 3 characters or more to search: the whole list is shown meanwhile.").waitFor();
+    await row(page, "Wool cap").waitFor();
     await page.getByLabel("Search by title or SKU").fill("linen");
     await row(page, "Wool cap").waitFor({ state: "detached" });
+    assert.equal(await page.getByText("Type 3 characters or more").count(), 0);
     await row(page, "Linen scarf").waitFor();
     assert.equal(await page.locator("tbody tr").count(), 2);
     await page.getByLabel("Sort by").selectOption("-price");
@@ -129,7 +134,16 @@ describe("merchant pages in a real browser", { skip: chromiumSkipReason() }, () 
     await row(page, "Wool cap").waitFor();
     await review(page, "products");
 
-    await page.goto(`${base}/stores/search-shop/orders`);
+    // Scrolled down the products, then to the orders by the sidebar: the orders open at their top.
+    await page.setViewportSize({ width: 1366, height: 400 });
+    await page.evaluate(() =>
+      (globalThis as unknown as { scrollTo(x: number, y: number): void }).scrollTo(0, 10_000),
+    );
+    assert.ok((await page.evaluate(() => (globalThis as unknown as { scrollY: number }).scrollY)) > 0);
+    await page.getByRole("link", { name: "Orders", exact: true }).click();
+    await heading(page, "Orders");
+    assert.equal(await page.evaluate(() => (globalThis as unknown as { scrollY: number }).scrollY), 0);
+    await page.setViewportSize({ width: 1366, height: 800 });
     await row(page, "#1002").waitFor();
     await page.getByLabel("Search by number or customer").fill("layla");
     await row(page, "#1002").waitFor({ state: "detached" });

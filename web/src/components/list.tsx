@@ -61,11 +61,16 @@ export function ListTools(props: {
   search: string;
   onSearch: (q: string) => void;
   searchLabel: string;
+  /** Whether the text typed is what the list is searched by (too short a text is not sent). */
+  applied: boolean;
+  /** What a search needs, said under the box while the text typed is not searched by yet. */
+  needs?: string;
   sort: string;
   onSort: (sort: string) => void;
   sorts: Readonly<Record<string, string>>;
   children?: ReactNode;
 }) {
+  const waiting = props.search.trim() !== "" && !props.applied;
   return (
     <div className="list-tools">
       <div className="field grow">
@@ -74,9 +79,16 @@ export function ListTools(props: {
           id="list-search"
           type="search"
           value={props.search}
+          aria-describedby={waiting ? "list-search-hint" : undefined}
           onChange={(e) => props.onSearch(e.target.value)}
           placeholder="At least 3 characters"
         />
+        {/* Never silently ignored: a text too short to search by says so, and what is listed. */}
+        {waiting ? (
+          <p className="hint" id="list-search-hint" aria-live="polite">
+            {props.needs ?? "Type 3 characters or more to search"}: the whole list is shown meanwhile.
+          </p>
+        ) : null}
       </div>
       <div className="field">
         <label htmlFor="list-sort">Sort by</label>

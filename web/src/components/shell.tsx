@@ -36,6 +36,12 @@ export function Shell() {
   useEffect(() => {
     if (match?.params.slug) localStorage.setItem(CURRENT_STORE, match.params.slug);
   }, [match?.params.slug]);
+  // A new page opens at its top, not at the scroll the previous page was left at (a change of
+  // the query alone, a list's search or sort, keeps the place).
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the path is the trigger, not a value read
+  useEffect(() => {
+    window.scrollTo(0, 0);
+  }, [location.pathname]);
 
   if (me.isPending) return <Loading what="Opening your dashboard" />;
   if (!me.data) {

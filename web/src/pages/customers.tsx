@@ -89,6 +89,7 @@ export function CustomersPage() {
       <Panel label="Customer list">
         <ListTools
           search={search}
+          applied={q !== undefined}
           onSearch={setSearch}
           searchLabel="Search by name or e-mail"
           sort={sort}

@@ -137,6 +137,8 @@ export function OrdersPage() {
       <Panel label="Order list">
         <ListTools
           search={search}
+          applied={q !== undefined}
+          needs="Type an order number, or 3 characters or more of the customer's name or e-mail"
           onSearch={setSearch}
           searchLabel="Search by number or customer"
           sort={sort}

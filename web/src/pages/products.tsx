@@ -100,6 +100,7 @@ export function ProductsPage() {
       <Panel label="Product list">
         <ListTools
           search={search}
+          applied={q !== undefined}
           onSearch={setSearch}
           searchLabel="Search by title or SKU"
           sort={sort}
