@@ -157,7 +157,8 @@ describe("merchant dashboard in a real browser", { skip: chromiumSkipReason() },
 
     await order.getByRole("button", { name: "Mark paid" }).click();
     await order.locator(".badge", { hasText: /^Paid$/ }).waitFor();
-    assert.deepEqual(await buttonsIn(order), ["Mark confirmed", "Cancel order"]);
+    // A paid order is also fulfilled in one action (confirmed and shipped).
+    assert.deepEqual(await buttonsIn(order), ["Fulfil", "Mark confirmed", "Cancel order"]);
 
     await page.getByRole("button", { name: "Log out" }).click();
     await heading(page, "Log in");
@@ -222,7 +223,7 @@ describe("merchant dashboard in a real browser", { skip: chromiumSkipReason() },
     const first = row(page, "#1001");
     await first.waitFor();
     const path: Array<[string, string[]]> = [
-      ["Mark paid", ["Mark confirmed", "Cancel order"]],
+      ["Mark paid", ["Fulfil", "Mark confirmed", "Cancel order"]],
       ["Mark confirmed", ["Mark shipped", "Cancel order"]],
       ["Mark shipped", ["Mark delivered"]],
       ["Mark delivered", []],

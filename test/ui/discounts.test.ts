@@ -87,6 +87,7 @@ describe("discounts and an order's money in a real browser", { skip: chromiumSki
           line1: "5th Avenue 1",
           city: "New York",
           region: "NY",
+          postalCode: "10001",
           country: "US",
         },
         shippingLines: [{ title: "Standard", price: "4.95" }],
@@ -104,6 +105,12 @@ describe("discounts and an order's money in a real browser", { skip: chromiumSki
     await totals.getByText("NY Sales Tax").waitFor();
     await totals.getByText("7.19 USD").waitFor();
     await totals.getByText("93.14 USD").waitFor();
+    // Written as the United States write it: city, state and ZIP on one line.
+    // (Each value is isolated with FSI … PDI, as <bdi> would: left out to read the line.)
+    const lines = (await page.locator("address").first().innerText())
+      .replace(/[\u2068\u2069]/g, "")
+      .split("\n");
+    assert.ok(lines.includes("New York, NY 10001"), lines.join(" | "));
     await review(page, "order-with-discount-and-tax");
 
     // Paid, then one of the two shirts refunded through the dialog: the calculation first.

@@ -1,3 +1,4 @@
+import addressFormatter from "@fragaria/address-formatter";
 import type { FieldError } from "../api/client.ts";
 import type { Address, AddressInput } from "../api/types.ts";
 import { AddressFields, COUNTRY_CODES, CountryCode, Phone } from "../contract.ts";
@@ -202,26 +203,46 @@ export function AddressFieldset(props: {
  * its own <bdi>: a right-to-left override in one turns only itself around, not the other.
  */
 export function AddressView({ address }: { address: Address }) {
-  const lines = [address.company, address.line1, address.line2].filter(Boolean);
+  const [name, ...rest] = addressLines(address);
   return (
     <address className="address-view">
-      <span className="strong">{address.name}</span>
-      {lines.map((l) => (
-        <span key={l}>{l}</span>
+      <bdi className="strong">{name}</bdi>
+      {rest.map((l, i) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: an address's lines in their order
+        <bdi key={i}>{l}</bdi>
       ))}
-      <span>
-        {address.postalCode ? `${address.postalCode} ` : null}
-        <bdi>{address.city}</bdi>
-        {address.region ? (
-          <>
-            , <bdi>{address.region}</bdi>
-          </>
-        ) : null}
-      </span>
       <span>{countryName(address.country)}</span>
       {address.phone ? <span className="muted">{address.phone}</span> : null}
     </address>
   );
+}
+
+/**
+ * An address's lines as its country writes them (the name first, the country left out):
+ * "Boston, MA 02108" in the United States, "10117 Berlin" in Germany, "Riyadh 12211" in Saudi
+ * Arabia, by the OpenCage address templates (@fragaria/address-formatter), not one order for all.
+ */
+export function addressLines(a: Address): string[] {
+  // Each value isolated (FSI … PDI, what <bdi> does): a line joins several of them, and a
+  // right-to-left override typed in one (a city) must not reorder the next (the postal code).
+  const own = (text: string) => `\u2068${text}\u2069`;
+  const name = own(a.name);
+  const line1 = own(a.line1);
+  const lines = addressFormatter.format(
+    {
+      attention: name,
+      ...(a.company ? { house: own(a.company) } : {}),
+      road: line1,
+      city: own(a.city),
+      ...(a.region ? { state: own(a.region) } : {}),
+      ...(a.postalCode ? { postcode: own(a.postalCode) } : {}),
+      countryCode: a.country,
+    },
+    { output: "array", appendCountry: false },
+  );
+  // The second street line, which the templates have no place for, right after the first.
+  if (a.line2) lines.splice(Math.max(lines.indexOf(line1), 0) + 1, 0, own(a.line2));
+  return lines[0] === name ? lines : [name, ...lines];
 }
 
 /** One line: "Layla Haddad, King Fahd Road 12, Riyadh, Saudi Arabia" (a choice in a list). */
