@@ -142,7 +142,10 @@ export function ProductPage() {
           <Loading what="Loading stock" />
         ) : (
           <VariantGrid
-            key={p.updatedAt}
+            // Made anew only when the variants themselves change (options edited): keyed by the
+            // product's updatedAt, a save's refresh landing after the merchant began typing the
+            // next change remade the grid and dropped what was typed (a loaded test run saw it).
+            key={p.variants.map((v) => v.id).join()}
             slug={slug}
             product={p}
             locations={active}
