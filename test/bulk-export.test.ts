@@ -1,11 +1,8 @@
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import http, { type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
-import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { promisify } from "node:util";
 import { gunzipSync } from "node:zlib";
 import { createAdminClient, createDeveloperClient } from "@merchant-platform/sdk";
 import { sql } from "kysely";
@@ -27,8 +24,6 @@ import {
   text,
 } from "./harness.ts";
 import { openApiChecker } from "./openapi-assert.ts";
-
-const execFileAsync = promisify(execFile);
 
 /**
  * Bulk export (issue 22 part 1) over a real port: the body is a stream, read (or left unread,
@@ -646,31 +641,6 @@ describe("bulk export", () => {
       sorted(original),
     );
     assert.match(err.join(""), /products: 1,200 exported/);
-    // As the documentation writes it (`npm run -s platform -- export products > products.jsonl`):
-    // the file holds the records and nothing else (npm's banner included).
-    const documented = await execFileAsync(
-      "npm",
-      [
-        "run",
-        "-s",
-        "platform",
-        "--",
-        "export",
-        "products",
-        "--base-url",
-        base,
-        "--token",
-        app.tokens.accessToken,
-      ],
-      { cwd: join(import.meta.dirname, ".."), maxBuffer: 64 * 1024 * 1024 },
-    );
-    assert.deepEqual(
-      documented.stdout
-        .split("\n")
-        .filter(Boolean)
-        .map((l) => (JSON.parse(l) as ExportedRecord).id),
-      sorted(original),
-    );
     assert.match(err.join(""), /--updated-since 20/);
     const usage: string[] = [];
     assert.equal(
