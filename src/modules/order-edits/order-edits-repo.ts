@@ -2,7 +2,7 @@ import { sql } from "kysely";
 import type { Executor } from "../../db/client.ts";
 import { jsonb } from "../../db/json.ts";
 import type { NewOrderEdit } from "../../db/schema.ts";
-import type { LineItemRow, OrderRow } from "../orders/orders-repo.ts";
+import { insertLines, jsonColumns, type LineItemRow, type OrderRow } from "../orders/orders-repo.ts";
 
 /** An edit's row as the service builds it (its before and after as values; written as JSON). */
 export type OrderEditRow = Omit<
@@ -40,14 +40,6 @@ export type EditedOrderColumns = Pick<
 
 export function createOrderEditRepo(db: Executor) {
   return {
-    async findOrder(storeId: string, orderId: string, tx: Executor = db) {
-      return tx
-        .selectFrom("orders")
-        .selectAll()
-        .where("store_id", "=", storeId)
-        .where("id", "=", orderId)
-        .executeTakeFirst();
-    },
     async ofOrder(storeId: string, orderId: string, tx: Executor = db) {
       return tx
         .selectFrom("order_edits")
@@ -84,16 +76,7 @@ export function createOrderEditRepo(db: Executor) {
         .where("store_id", "=", storeId)
         .where("order_id", "=", orderId)
         .execute();
-      await tx
-        .insertInto("order_line_items")
-        .values(
-          lines.map((li) => ({
-            ...li,
-            discount_allocations: jsonb(li.discount_allocations),
-            tax_lines: jsonb(li.tax_lines),
-          })),
-        )
-        .execute();
+      await insertLines(lines, tx);
     },
     /** What was received becomes the total: the difference an edit left is settled. */
     async settle(storeId: string, orderId: string, now: Date, tx: Executor) {
@@ -108,12 +91,7 @@ export function createOrderEditRepo(db: Executor) {
     async updateOrder(storeId: string, orderId: string, columns: EditedOrderColumns, tx: Executor) {
       return tx
         .updateTable("orders")
-        .set({
-          ...columns,
-          shipping_lines: jsonb(columns.shipping_lines),
-          discount_applications: jsonb(columns.discount_applications),
-          tax_lines: jsonb(columns.tax_lines),
-        })
+        .set(jsonColumns(columns))
         .where("store_id", "=", storeId)
         .where("id", "=", orderId)
         .returningAll()

@@ -64,7 +64,7 @@ const asEditLine = (
 export function createOrderEditService(deps: {
   db: Db;
   repo: OrderEditRepo;
-  orders: Pick<OrderRepo, "findForUpdate" | "lineItems">;
+  orders: Pick<OrderRepo, "find" | "findForUpdate" | "lineItems">;
   lines: ReturnType<typeof createOrderLines>;
   customers: Pick<CustomerRepo, "find">;
   stores: Pick<StoreRepo, "taxSettings">;
@@ -382,7 +382,7 @@ export function createOrderEditService(deps: {
     },
 
     async list(store: Store, orderId: string) {
-      const order = await repo.findOrder(store.id, orderId);
+      const order = await deps.orders.find(store.id, orderId);
       if (!order) throw notFound("Order");
       return (await repo.ofOrder(store.id, orderId)).map((r) => toOrderEditResource(order, r));
     },

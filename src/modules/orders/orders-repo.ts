@@ -55,7 +55,7 @@ export type OrderChanges = Partial<Pick<OrderRow, "note" | "tags" | "shipping_ad
   updated_at: Date;
 };
 
-function jsonColumns<
+export function jsonColumns<
   T extends {
     shipping_address?: AddressJson | null;
     fulfillment?: FulfillmentJson | null;
@@ -95,6 +95,21 @@ export type LineItemRow = Omit<OrderLineItem, "discount_allocations" | "tax_line
   tax_lines: TaxLineJson[];
 };
 
+/** Writes line items (their shares as JSON): an order's at its placing, and an edit's. */
+export async function insertLines(items: LineItemRow[], tx: Executor) {
+  if (items.length === 0) return;
+  await tx
+    .insertInto("order_line_items")
+    .values(
+      items.map((li) => ({
+        ...li,
+        discount_allocations: jsonb(li.discount_allocations),
+        tax_lines: jsonb(li.tax_lines),
+      })),
+    )
+    .execute();
+}
+
 /** Who changed an order: a merchant's account, an app, or the platform itself. */
 export interface Actor {
   kind: ActorKind;
@@ -111,16 +126,7 @@ export function createOrderRepo(db: Executor) {
         .values(jsonColumns(order))
         .returningAll()
         .executeTakeFirstOrThrow();
-      await tx
-        .insertInto("order_line_items")
-        .values(
-          items.map((li) => ({
-            ...li,
-            discount_allocations: jsonb(li.discount_allocations),
-            tax_lines: jsonb(li.tax_lines),
-          })),
-        )
-        .execute();
+      await insertLines(items, tx);
       return row;
     },
     async findForUpdate(storeId: string, id: string, tx: Executor) {
