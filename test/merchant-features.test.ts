@@ -230,10 +230,15 @@ describe("merchant features", () => {
     const layla = await s.customer("Layla", "layla@example.com");
     const omar = await s.customer("Omar", "omar@example.com");
     const first = await s.order(layla, shirt, 2);
-    await s.order(layla, shirt, 1);
+    const second = await s.order(layla, shirt, 1);
     await s.client.POST("/api/v1/dashboard/stores/{slug}/orders/{id}/status", {
       params: { path: { slug: s.slug, id: first.id } },
       body: { status: "cancelled" },
+    });
+    // Spent: what was paid (the second order), not what was only ordered (the cancelled first).
+    await s.client.POST("/api/v1/dashboard/stores/{slug}/orders/{id}/status", {
+      params: { path: { slug: s.slug, id: second.id } },
+      body: { status: "paid" },
     });
 
     const stats = (

@@ -603,6 +603,81 @@ describe("the money of an order: discounts, shipping and tax", () => {
     assert.equal(overview.data!.data.sales.today.total, "0.00");
   });
 
+  it("a customer's orders in figures: ordersCount and amountSpent (paid less refunded) in every read; the list's ids filter", async () => {
+    const s = await shop();
+    const mug = await s.product("Mug", "12.50", 100);
+    const maya = await s.customer("figures@example.com");
+    const omar = await s.customer("omar.figures@example.com");
+    const idle = await s.customer("idle.figures@example.com");
+    const order = (customerId: string, quantity: number) =>
+      s.placed({ customerId, lineItems: [{ productId: mug.id, quantity }] });
+    const paid = async (id: string) => {
+      const res = await s.client.POST("/api/v1/dashboard/stores/{slug}/orders/{id}/status", {
+        params: { path: { ...s.path, id } },
+        body: { status: "paid" },
+      });
+      assert.equal(res.response.status, 200, text(res));
+    };
+    const first = await order(maya.id, 2); // 25.00, paid, then 12.50 refunded
+    const second = await order(maya.id, 1); // 12.50, paid
+    await order(maya.id, 4); // 50.00, never paid: not spent
+    const omars = await order(omar.id, 1);
+    await paid(first.id);
+    await paid(second.id);
+    await paid(omars.id);
+    const refund = await s.client.POST("/api/v1/dashboard/stores/{slug}/orders/{id}/refunds", {
+      params: { path: { ...s.path, id: first.id } },
+      body: { lineItems: [{ lineItemId: first.lineItems[0]!.id, quantity: 1 }] },
+    });
+    assert.equal(refund.response.status, 201, text(refund));
+
+    const figures = (c: { ordersCount: number; amountSpent: string }) => [c.ordersCount, c.amountSpent];
+    const got = await s.client.GET("/api/v1/dashboard/stores/{slug}/customers/{id}", {
+      params: { path: { ...s.path, id: maya.id } },
+    });
+    assert.deepEqual(figures(got.data!.data), [3, "25.00"]);
+    assert.deepEqual(figures(maya), [0, "0.00"], "a new customer has no orders");
+    // The list reads them for a page at once; `ids` keeps only the customers named.
+    const listed = await s.client.GET("/api/v1/dashboard/stores/{slug}/customers", {
+      params: { path: s.path, query: { ids: [maya.id, omar.id, idle.id].join(","), sort: "email" } },
+    });
+    assert.deepEqual(
+      listed.data!.data.map((c) => [c.email, ...figures(c)]),
+      [
+        ["figures@example.com", 3, "25.00"],
+        ["idle.figures@example.com", 0, "0.00"],
+        ["omar.figures@example.com", 1, "12.50"],
+      ],
+    );
+    const two = await s.client.GET("/api/v1/dashboard/stores/{slug}/customers", {
+      params: { path: s.path, query: { ids: `${omar.id},${idle.id}` } },
+    });
+    assert.deepEqual(two.data!.data.map((c) => c.id).sort(), [omar.id, idle.id].sort());
+    // Another store's customer is not listed by its id.
+    const other = await shop();
+    const theirs = await other.client.GET("/api/v1/dashboard/stores/{slug}/customers", {
+      params: { path: other.path, query: { ids: maya.id } },
+    });
+    assert.deepEqual(theirs.data!.data, []);
+    const bad = await s.client.GET("/api/v1/dashboard/stores/{slug}/customers", {
+      params: { path: s.path, query: { ids: `${maya.id},nope` } },
+    });
+    assert.equal(bad.response.status, 400, text(bad));
+    // The stats of the customer's page say the same.
+    const stats = await s.client.GET("/api/v1/dashboard/stores/{slug}/customers/{id}/stats", {
+      params: { path: { ...s.path, id: maya.id } },
+    });
+    assert.deepEqual([stats.data!.data.ordersCount, stats.data!.data.totalSpent], [3, "25.00"]);
+    // An update's answer and its event carry them too.
+    const updated = await s.client.PATCH("/api/v1/dashboard/stores/{slug}/customers/{id}", {
+      params: { path: { ...s.path, id: maya.id } },
+      body: { note: "Regular" },
+    });
+    assert.deepEqual(figures(updated.data!.data), [3, "25.00"]);
+    const events = await s.events("customer.updated");
+    assert.deepEqual(figures(events.at(-1)!.payload as never), [3, "25.00"]);
+  });
+
   it("50 concurrent full refunds of one order record exactly one; an app refunds under write_orders", async () => {
     const s = await shop();
     const p = await s.product("P", "20.00", 10);

@@ -74,6 +74,9 @@ const customer: RecordErasure<Static<typeof CustomerResource>> = {
   tags: () => [],
   // A tax status (a reseller, a charity): about the sale's tax, kept for the orders' books.
   taxExempt: "kept",
+  // Figures of the orders, which stay (amounts are kept for the books).
+  ordersCount: "kept",
+  amountSpent: "kept",
   createdAt: "kept",
   updatedAt: "kept",
   anonymizedAt: "kept",

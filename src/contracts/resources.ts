@@ -527,6 +527,16 @@ export const CustomerResource = Type.Object(
     note: Type.String(),
     tags: Type.Array(Type.String()),
     taxExempt: Type.Boolean({ description: "Orders for this customer carry no tax." }),
+    ordersCount: Type.Integer({
+      minimum: 0,
+      description:
+        "How many orders the customer has (any status). It changes with their orders, not with `updatedAt`: follow the order events to keep it.",
+    }),
+    amountSpent: Type.String({
+      description:
+        "What the customer paid for their orders, less what was refunded to them: a decimal string in the store's currency. It changes with their orders, not with `updatedAt`.",
+      examples: ["129.90"],
+    }),
     createdAt: Timestamp,
     updatedAt: Timestamp,
     anonymizedAt: Type.Union([Timestamp, Type.Null()], {

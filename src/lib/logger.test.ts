@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { Writable } from "node:stream";
 import { describe, it } from "node:test";
+import { stripVTControlCharacters } from "node:util";
 import Fastify from "fastify";
 import { RequestLog } from "./http/request-log.ts";
 import { createLogger } from "./logger.ts";
@@ -22,10 +23,10 @@ describe("the logger in a terminal (pino-pretty)", () => {
     logger.warn({ status: 502, target: "https://example.com" }, "receiver failed");
     await app.close();
 
-    const lines = text.replace(/\x1b\[[0-9;]*m/g, "").trimEnd().split("\n");
+    const lines = stripVTControlCharacters(text).trimEnd().split("\n");
     assert.match(lines[0]!, /^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: GET \/things\/7 200 [\d.]+ ms · req-\d+$/);
     // The next record is the warning: nothing of the request's line was printed under it.
     assert.match(lines[1]!, /WARN: receiver failed$/);
-    assert.deepEqual(lines.slice(2), ['    status: 502', '    target: "https://example.com"']);
+    assert.deepEqual(lines.slice(2), ["    status: 502", '    target: "https://example.com"']);
   });
 });

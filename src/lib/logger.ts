@@ -28,8 +28,9 @@ export async function createLogger(options: {
   const base = { level: options.level, redact: REDACT };
   if (!(options.pretty ?? process.stdout.isTTY)) return pino(base);
   const { default: pretty } = await import("pino-pretty");
-  const hideOnRequestLine = (value: unknown, _key: string, log: Record_) =>
-    isRequestLine(log) ? undefined : JSON.stringify(value);
+  // pino-pretty leaves out a field whose prettifier answers undefined (its types say string).
+  const hideOnRequestLine = (value: unknown, _key: string, log: object) =>
+    (isRequestLine(log as Record_) ? undefined : JSON.stringify(value)) as string;
   return pino(
     base,
     pretty({

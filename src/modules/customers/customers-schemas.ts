@@ -6,7 +6,9 @@ import {
   Email,
   eraseAppMetadata,
   eraseRecord,
+  exampleId,
   FirstName,
+  idPattern,
   LastName,
   MAX_CUSTOMER_ADDRESSES,
   MetadataInput,
@@ -17,10 +19,11 @@ import {
 import type { Customer } from "../../db/schema.ts";
 import { Body, CursorQuery, Id } from "../../lib/http/schemas.ts";
 import { isoString } from "../../lib/iso-string.ts";
+import { formatMinorUnits } from "../../lib/money.ts";
 import { CREATED_AND_UPDATED, SortParam, type SortTable } from "../../lib/pagination.ts";
 import { toAddress } from "../addresses/addresses.ts";
 import { forViewer, type Viewer } from "../app-metadata/app-metadata.ts";
-import type { CustomerChanges } from "./customers-repo.ts";
+import { type CustomerChanges, NO_ORDERS, type OrderFigures } from "./customers-repo.ts";
 
 export { CustomerResource };
 
@@ -71,6 +74,11 @@ export const CUSTOMER_SORTS = {
   email: { column: "email", type: "text" },
 } as const satisfies SortTable;
 
+/** How many ids a list's `ids` filter takes (a page of the dashboard's lists, and more). */
+const MAX_LISTED_IDS = 100;
+/** One customer id in the `ids` filter's pattern (the id's own pattern, unanchored). */
+const ID_ONE = idPattern("customer").slice(1, -1);
+
 export const CustomerListQuery = Type.Object(
   {
     ...CursorQuery,
@@ -78,6 +86,14 @@ export const CustomerListQuery = Type.Object(
       ...SearchText,
       description: "Customers whose e-mail address or full name contains this text.",
     }),
+    ids: Type.Optional(
+      Type.String({
+        pattern: `^${ID_ONE}(,${ID_ONE}){0,${MAX_LISTED_IDS - 1}}$`,
+        maxLength: MAX_LISTED_IDS * 64,
+        description: `Only these customers: up to ${MAX_LISTED_IDS} ids, comma-separated (the customers of a page of orders, say). Ids of no customer of the store are left out.`,
+        examples: [`${exampleId("customer")},${exampleId("customer").replace("7", "8")}`],
+      }),
+    ),
     sort: Type.Optional(
       SortParam(CUSTOMER_SORTS, "Order of the list: by creation, last change, last name or e-mail."),
     ),
@@ -86,7 +102,11 @@ export const CustomerListQuery = Type.Object(
 );
 export const CustomerIdParam = { id: Id("customer") };
 
-export function toCustomerResource(c: Customer, viewer?: Viewer) {
+/**
+ * The customer as the APIs show them, with their orders' figures (`orderFigures`) in the store's
+ * currency.
+ */
+export function toCustomerResource(c: Customer, figures: OrderFigures, currency: string, viewer?: Viewer) {
   const addresses = (c.addresses ?? []).map(toAddress);
   return forViewer(
     {
@@ -100,6 +120,8 @@ export function toCustomerResource(c: Customer, viewer?: Viewer) {
       note: c.note,
       tags: [...(c.tags ?? [])],
       taxExempt: c.tax_exempt,
+      ordersCount: figures.orders,
+      amountSpent: formatMinorUnits(figures.spentMinor, currency),
       createdAt: isoString(c.created_at),
       updatedAt: isoString(c.updated_at),
       anonymizedAt: c.anonymized_at ? isoString(c.anonymized_at) : null,
@@ -115,7 +137,8 @@ export function toCustomerResource(c: Customer, viewer?: Viewer) {
  * erased by the same rule, so the row and every copy read alike.
  */
 export function erasedCustomerColumns(c: Customer) {
-  const erased = eraseRecord("customer", toCustomerResource(c), c.id);
+  // The figures are kept by the rule; only the personal fields are written back.
+  const erased = eraseRecord("customer", toCustomerResource(c, NO_ORDERS, "USD"), c.id);
   return {
     email: erased.email,
     first_name: erased.firstName,

@@ -16,7 +16,7 @@ import { sameAddress, sameTags, toAddress } from "../addresses/addresses.ts";
 import { mergeMetadata, type Viewer } from "../app-metadata/app-metadata.ts";
 import type { RecordEvent } from "../events/events-repo.ts";
 import type { PrivacyService } from "../privacy/privacy-service.ts";
-import type { CustomerChanges, CustomerRepo } from "./customers-repo.ts";
+import { type CustomerChanges, type CustomerRepo, NO_ORDERS } from "./customers-repo.ts";
 import {
   type CreateCustomerInput,
   CUSTOMER_SORTS,
@@ -54,12 +54,27 @@ export function createCustomerService(deps: {
 }) {
   const { db, repo } = deps;
 
-  const recordChange = (tx: Executor, store: Store, customer: Customer, created: boolean) =>
+  /** Customers as the APIs show them to `viewer`, their orders' figures read in one statement. */
+  async function resources(store: Store, rows: Customer[], viewer?: Viewer, tx: Executor = db) {
+    const figures = await repo.orderFigures(
+      store.id,
+      rows.map((c) => c.id),
+      tx,
+    );
+    return rows.map((c) => toCustomerResource(c, figures.get(c.id) ?? NO_ORDERS, store.currency, viewer));
+  }
+  const resource = async (store: Store, row: Customer, viewer?: Viewer, tx: Executor = db) =>
+    (await resources(store, [row], viewer, tx))[0]!;
+
+  // A new customer has no orders yet (an order placed for them is inserted after them).
+  const recordChange = async (tx: Executor, store: Store, customer: Customer, created: boolean) =>
     deps.recordEvent(tx, {
       storeId: store.id,
       topic: created ? EVENT.customerCreated : EVENT.customerUpdated,
       resourceId: customer.id,
-      payload: toCustomerResource(customer),
+      payload: created
+        ? toCustomerResource(customer, NO_ORDERS, store.currency)
+        : await resource(store, customer, undefined, tx),
       appMetadata: customer.metadata,
     });
 
@@ -94,7 +109,7 @@ export function createCustomerService(deps: {
       return db.transaction().execute(async (tx) => {
         const customer = await insert(tx, store, input, viewer, now);
         if (!customer) throw emailTaken();
-        return toCustomerResource(customer, viewer);
+        return toCustomerResource(customer, NO_ORDERS, store.currency, viewer);
       });
     },
 
@@ -116,7 +131,7 @@ export function createCustomerService(deps: {
     async get(store: Store, id: string, viewer?: Viewer) {
       const customer = await repo.find(store.id, id);
       if (!customer) throw notFound("Customer");
-      return toCustomerResource(customer, viewer);
+      return resource(store, customer, viewer);
     },
 
     /**
@@ -172,11 +187,11 @@ export function createCustomerService(deps: {
           const merged = mergeMetadata(current.metadata, viewer.appId, input.metadata);
           set("metadata", merged.metadata, !merged.changed);
         }
-        if (Object.keys(changes).length === 1) return toCustomerResource(current, viewer);
+        if (Object.keys(changes).length === 1) return resource(store, current, viewer, tx);
         const updated = await repo.update(store.id, id, changes, tx);
         if (!updated) throw emailTaken();
         await recordChange(tx, store, updated, false);
-        return toCustomerResource(updated, viewer);
+        return resource(store, updated, viewer, tx);
       });
     },
 
@@ -220,28 +235,31 @@ export function createCustomerService(deps: {
       });
     },
 
-    /** How many orders the customer placed and what they spent (cancelled orders aside). */
+    /** How many orders the customer placed, what they paid less refunds, when they last ordered. */
     async stats(store: Store, id: string) {
       const customer = await repo.find(store.id, id);
       if (!customer) throw notFound("Customer");
-      const s = await repo.orderStats(store.id, id);
+      const s = (await repo.orderFigures(store.id, [id])).get(id) ?? NO_ORDERS;
       return {
-        ordersCount: Number(s.orders),
-        totalSpent: formatMinorUnits(Number(s.spent), store.currency),
+        ordersCount: s.orders,
+        totalSpent: formatMinorUnits(s.spentMinor, store.currency),
         currency: store.currency,
-        lastOrderAt: s.last_order_at ? (s.last_order_at as Date).toISOString() : null,
+        lastOrderAt: s.lastOrderAt ? s.lastOrderAt.toISOString() : null,
       };
     },
-    async list(store: Store, query: PageQuery & { q?: string | undefined }, viewer?: Viewer) {
-      const filter = { q: query.q?.trim() };
+    async list(
+      store: Store,
+      query: PageQuery & { q?: string | undefined; ids?: string | undefined },
+      viewer?: Viewer,
+    ) {
+      const filter = { q: query.q?.trim(), ids: query.ids };
       const plan = planPage(query, CUSTOMER_SORTS, filter);
       const page = finishPage(await repo.list(store.id, plan, filter), plan);
-      return { items: page.items.map((c) => toCustomerResource(c, viewer)), meta: page.meta };
+      return { items: await resources(store, page.items, viewer), meta: page.meta };
     },
     /** A bulk export's batch (modules/exports), each customer exactly as `list` shows it to `viewer`. */
     async exportBatch(store: Store, window: ExportWindow, viewer?: Viewer) {
-      const rows = await repo.exportBatch(store.id, window);
-      return rows.map((c) => toCustomerResource(c, viewer));
+      return resources(store, await repo.exportBatch(store.id, window), viewer);
     },
     /** The developer API's offset pages with the store's total (from the kept counts). */
     async listByPage(store: Store, page: number, perPage: number) {
@@ -251,7 +269,7 @@ export function createCustomerService(deps: {
         repo.listPage(store.id, (page - 1) * perPage, perPage),
       ]);
       return {
-        items: rows.map((c) => toCustomerResource(c)),
+        items: await resources(store, rows),
         meta: { page, perPage, total, totalPages: Math.ceil(total / perPage) },
       };
     },

@@ -172,6 +172,15 @@ export function Badge({ value, label }: { value: string; label: string }) {
   return <span className={`badge badge-${value}`}>{label}</span>;
 }
 
+/** A value still on its way, as a grey bar of text's height (its words to screen readers). */
+export function Pending({ what = "Loading" }: { what?: string }) {
+  return (
+    <span className="pending">
+      <span className="visually-hidden">{what}…</span>
+    </span>
+  );
+}
+
 export function Loading({ what = "Loading" }: { what?: string }) {
   return (
     <p className="loading" role="status" aria-live="polite">

@@ -1,5 +1,8 @@
+import { useQuery } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
 import { useParams } from "react-router";
+import { api, unwrap } from "../api/client.ts";
+import type { Store } from "../api/types.ts";
 import { SEARCH_MIN_LENGTH } from "../contract.ts";
 
 /** The value, once it has stopped changing for `ms` (a search box that asks as you type). */
@@ -17,6 +20,15 @@ export function useSlug(): string {
   const { slug } = useParams();
   if (!slug) throw new Error("no store in the path");
   return slug;
+}
+
+/** The store of the page's path (its settings page and every page that needs its currency share it). */
+export function useStore(slug: string) {
+  return useQuery({
+    queryKey: ["store", slug],
+    queryFn: async () =>
+      (await unwrap<Store>(api.GET("/api/v1/dashboard/stores/{slug}", { params: { path: { slug } } }))).data,
+  });
 }
 
 /** A search text the list endpoints accept (the contract's SearchText: 3 characters or more), or undefined. */

@@ -33,6 +33,7 @@ import {
   Loading,
   PageHeader,
   Panel,
+  Pending,
   TextField,
   useConfirm,
   useNotify,
@@ -51,7 +52,7 @@ import {
   Phone,
 } from "../contract.ts";
 import { money, personName, when } from "../lib/format.ts";
-import { searchParam, useIdempotencyKey, useSlug } from "../lib/hooks.ts";
+import { searchParam, useIdempotencyKey, useSlug, useStore } from "../lib/hooks.ts";
 import { useListState } from "../lib/list-state.ts";
 import { definePage } from "../lib/page.ts";
 import { validate } from "../lib/validate.ts";
@@ -69,6 +70,7 @@ const SORTS: SortLabels<CustomerSort> = {
 
 export function CustomersPage() {
   const slug = useSlug();
+  const currency = useStore(slug).data?.currency;
   const state = useListState({ sorts: SORTS, defaultSort: "-createdAt" });
   const { search, setSearch, sort, setSort } = state;
   const q = searchParam(state.q);
@@ -100,7 +102,14 @@ export function CustomersPage() {
           list={list}
           noun="customers"
           empty={q ? `No customer matches “${q}”.` : "No customers yet. Add one below."}
-          headers={["Name", "E-mail", "Phone", "Ships to", "Since"]}
+          headers={[
+            "Name",
+            "E-mail",
+            "Ships to",
+            { label: "Orders", num: true },
+            { label: "Amount spent", num: true },
+            "Since",
+          ]}
         >
           {(c) => (
             <tr key={c.id}>
@@ -112,9 +121,6 @@ export function CustomersPage() {
               <td data-label="E-mail" className="user-text">
                 {c.anonymizedAt ? "—" : c.email}
               </td>
-              <td data-label="Phone" className="user-text">
-                {c.phone ?? "—"}
-              </td>
               <td data-label="Ships to" className="small user-text">
                 {c.defaultAddress ? (
                   <>
@@ -123,6 +129,12 @@ export function CustomersPage() {
                 ) : (
                   "—"
                 )}
+              </td>
+              <td data-label="Orders" className="num">
+                {c.ordersCount}
+              </td>
+              <td data-label="Amount spent" className="num">
+                {currency ? money(c.amountSpent, currency) : <Pending what="Loading the amount" />}
               </td>
               <td data-label="Since" className="small">
                 {when(c.createdAt)}

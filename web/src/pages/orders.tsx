@@ -36,6 +36,7 @@ import {
   Loading,
   PageHeader,
   Panel,
+  Pending,
   useNotify,
   useSubmit,
 } from "../components/ui.tsx";
@@ -76,20 +77,18 @@ function orderSearch(text: string): string | undefined {
   return /^#?\d+$/.test(t) || t.length >= SEARCH_MIN_LENGTH ? t : undefined;
 }
 
+/** The names of a page's customers, in one request (the customer list's `ids` filter). */
 function useCustomerNames(slug: string, ids: string[]) {
   const unique = [...new Set(ids)].sort();
   return useQuery({
     queryKey: ["customer-names", slug, unique],
     queryFn: async () => {
-      const entries = await Promise.all(
-        unique.map(async (id) => {
-          const res = await unwrap<Customer>(
-            api.GET("/api/v1/dashboard/stores/{slug}/customers/{id}", { params: { path: { slug, id } } }),
-          ).catch(() => null);
-          return [id, res ? personName(res.data) : "Unknown customer"] as const;
+      const res = await unwrap<Customer[]>(
+        api.GET("/api/v1/dashboard/stores/{slug}/customers", {
+          params: { path: { slug }, query: { ids: unique.join(","), limit: unique.length } },
         }),
       );
-      return new Map(entries);
+      return new Map(res.data.map((c) => [c.id, personName(c)]));
     },
     enabled: unique.length > 0,
   });
@@ -183,7 +182,11 @@ export function OrdersPage() {
                 </Link>
               </td>
               <td data-label="Customer" className="user-text">
-                {names.data?.get(o.customerId) ?? "…"}
+                {names.data ? (
+                  (names.data.get(o.customerId) ?? "Unknown customer")
+                ) : (
+                  <Pending what="Loading the customer" />
+                )}
               </td>
               <td data-label="Items" className="small user-text">
                 {o.lineItems.map((li, i) => (

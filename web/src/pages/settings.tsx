@@ -24,7 +24,7 @@ import {
   useSubmit,
 } from "../components/ui.tsx";
 import { ContactEmail, CURRENCY_CODES, OrderNumberPrefix, StoreName, timeZones } from "../contract.ts";
-import { useSlug } from "../lib/hooks.ts";
+import { useSlug, useStore } from "../lib/hooks.ts";
 import { definePage } from "../lib/page.ts";
 import { validate } from "../lib/validate.ts";
 
@@ -35,11 +35,7 @@ const ZONES = timeZones();
 /** The store's settings: what it is called, how customers reach it, its money, its day and its order names. */
 export function SettingsPage() {
   const slug = useSlug();
-  const store = useQuery({
-    queryKey: ["store", slug],
-    queryFn: async () =>
-      (await unwrap<Store>(api.GET("/api/v1/dashboard/stores/{slug}", { params: { path: { slug } } }))).data,
-  });
+  const store = useStore(slug);
   return (
     <>
       <PageHeader
