@@ -280,6 +280,11 @@ describe("answers: every operation's answer on a seeded store, byte for byte", (
       }),
     );
     ok(
+      await merchant.GET("/api/v1/dashboard/stores/{slug}/products/count", {
+        params: { path: { slug: "golden" } },
+      }),
+    );
+    ok(
       await merchant.GET("/api/v1/dashboard/stores/{slug}/products", {
         params: { path: { slug: "golden" }, query: { q: "mug", sort: "price", limit: 1 } },
       }),
@@ -490,6 +495,11 @@ describe("answers: every operation's answer on a seeded store, byte for byte", (
       }),
     );
     ok(
+      await merchant.GET("/api/v1/dashboard/stores/{slug}/customers/count", {
+        params: { path: { slug: "golden" } },
+      }),
+    );
+    ok(
       await merchant.GET("/api/v1/dashboard/stores/{slug}/customers", {
         params: { path: { slug: "golden" }, query: { q: "ana" } },
       }),
@@ -580,6 +590,11 @@ describe("answers: every operation's answer on a seeded store, byte for byte", (
     await settle();
     ok(
       await merchant.GET("/api/v1/dashboard/stores/{slug}/orders", { params: { path: { slug: "golden" } } }),
+    );
+    ok(
+      await merchant.GET("/api/v1/dashboard/stores/{slug}/orders/count", {
+        params: { path: { slug: "golden" } },
+      }),
     );
     ok(
       await merchant.GET("/api/v1/dashboard/stores/{slug}/orders", {
@@ -877,6 +892,7 @@ describe("answers: every operation's answer on a seeded store, byte for byte", (
     ).data!.data;
     await settle();
     ok(await api.GET("/api/v1/apps/api/products"));
+    ok(await api.GET("/api/v1/apps/api/products/count"));
     ok(await api.GET("/api/v1/apps/api/products/{id}", { params: { path: { id: tee.id } } }));
     ok(
       await api.PATCH("/api/v1/apps/api/products/{id}", {
@@ -892,6 +908,7 @@ describe("answers: every operation's answer on a seeded store, byte for byte", (
     ).data!.data;
     await settle();
     ok(await api.GET("/api/v1/apps/api/customers"));
+    ok(await api.GET("/api/v1/apps/api/customers/count"));
     ok(await api.GET("/api/v1/apps/api/customers/{id}", { params: { path: { id: cy.id } } }));
     ok(
       await api.PATCH("/api/v1/apps/api/customers/{id}", {
@@ -923,6 +940,7 @@ describe("answers: every operation's answer on a seeded store, byte for byte", (
       201,
     );
     ok(await api.GET("/api/v1/apps/api/orders"));
+    ok(await api.GET("/api/v1/apps/api/orders/count"));
     ok(await api.GET("/api/v1/apps/api/orders/{id}", { params: { path: { id: appOrder.data!.data.id } } }));
     // The app refunds the merchant's order's second mug (paid above).
     const appRefund = { lineItems: [{ lineItemId: order.lineItems[0]!.id, quantity: 1 }] };

@@ -239,12 +239,17 @@ describe("the first hour in a real browser", { skip: chromiumSkipReason() }, () 
     // Pages shown are kept too: Load more, reload, still 40 orders.
     await page.goto(`${base}/stores/demo-store/orders`);
     await heading(page, "Orders");
-    await page.getByText("Showing 20").waitFor();
+    // "of" the store's count (its count operation), formatted as the browser counts.
+    const total = await page.evaluate(async () => {
+      const res = await fetch(`/api/v1/dashboard${location.pathname}/count`);
+      return new Intl.NumberFormat().format(((await res.json()) as { data: { count: number } }).data.count);
+    });
+    await page.getByText(`Showing 20 of ${total} orders`, { exact: true }).waitFor();
     await page.getByRole("button", { name: "Load more" }).click();
     await page.waitForURL(/pages=2/);
-    await page.getByText("Showing 40").waitFor();
+    await page.getByText(`Showing 40 of ${total} orders`, { exact: true }).waitFor();
     await page.reload();
-    await page.getByText("Showing 40").waitFor();
+    await page.getByText(`Showing 40 of ${total} orders`, { exact: true }).waitFor();
 
     // The status filter shows the contract's labels, and is in the address.
     const options = await page.getByLabel("Show orders with status").locator("option").allInnerTexts();
@@ -256,6 +261,8 @@ describe("the first hour in a real browser", { skip: chromiumSkipReason() }, () 
     await page.locator("tbody tr .badge").first().waitFor();
     const badges = await page.locator("tbody tr .badge").allInnerTexts();
     assert.ok(badges.length > 0 && badges.every((b) => b === ORDER_STATUSES.shipped.label), `${badges}`);
+    // A filtered list does not claim the store's count as its own.
+    await page.getByText(/^Showing (the first \d+ matching orders|(\d+) of \2 orders)$/).waitFor();
     assert.deepEqual(errors, []);
   });
 

@@ -113,6 +113,11 @@ export function customerRoutes(customers: CustomerService): FeatureRoutes {
         scope: Scope.read_customers,
         tags,
       });
+      mount(app, DASHBOARD, op.count, {
+        operationId: "dashboardCountCustomers",
+        scope: Scope.read_customers,
+        tags,
+      });
       mount(app, DASHBOARD, op.get, {
         operationId: "dashboardGetCustomer",
         scope: Scope.read_customers,
@@ -145,6 +150,11 @@ export function customerRoutes(customers: CustomerService): FeatureRoutes {
       const tags = ["Admin API: customers"];
       mount(app, ADMIN_API, op.list, {
         operationId: "adminListCustomers",
+        scope: Scope.read_customers,
+        tags,
+      });
+      mount(app, ADMIN_API, op.count, {
+        operationId: "adminCountCustomers",
         scope: Scope.read_customers,
         tags,
       });

@@ -261,6 +261,10 @@ export function createCustomerService(deps: {
     async exportBatch(store: Store, window: ExportWindow, viewer?: Viewer) {
       return resources(store, await repo.exportBatch(store.id, window), viewer);
     },
+    /** How many the store has, from the kept counts. */
+    async count(store: Store) {
+      return repo.count(store.id);
+    },
     /** The developer API's offset pages with the store's total (from the kept counts). */
     async listByPage(store: Store, page: number, perPage: number) {
       assertPageWindow(page, perPage, "customers");

@@ -1,4 +1,4 @@
-import type { Static, TProperties, TSchema } from "typebox";
+import Type, { type Static, type TProperties, type TSchema } from "typebox";
 import type { Store } from "../../db/schema.ts";
 import { CursorPage, Envelope } from "../../lib/http/schemas.ts";
 import { Page, PageQuery, pageDescription } from "./developer-pages.ts";
@@ -9,6 +9,8 @@ export interface ResourceReads<Q> {
   list(store: Store, query: Q, viewer?: Viewer): Promise<{ items: unknown[]; meta: unknown }>;
   listByPage(store: Store, page: number, perPage: number): Promise<{ items: unknown[]; meta: unknown }>;
   get(store: Store, id: string, viewer?: Viewer): Promise<unknown>;
+  /** How many the store has (the counts its triggers keep: no scan). */
+  count(store: Store): Promise<number>;
 }
 
 /**
@@ -61,6 +63,21 @@ export function readOperations<R extends TSchema, L extends TSchema>(config: {
         const page = await service.listByPage(caller.store, query.page, query.perPage);
         return { data: page.items, meta: page.meta } as never;
       },
+    }),
+    count: defineOperation({
+      method: "GET",
+      path: `${config.path}/count`,
+      summary: `Count the store's ${config.plural}`,
+      description: `How many ${config.plural} the store has, from counts kept as they are written (no scan, however many): for "40 of 1,250" beside a list, or a sync's progress. Filters are not taken: a filtered list says whether it has more by \`meta.nextCursor\`.`,
+      response: {
+        200: Envelope(
+          Type.Object(
+            { count: Type.Integer({ minimum: 0, examples: [1250] }) },
+            { title: `${config.pluralTitle}Count` },
+          ),
+        ),
+      },
+      run: async ({ caller }) => ({ data: { count: await service.count(caller.store) } }) as never,
     }),
     get: defineOperation({
       method: "GET",

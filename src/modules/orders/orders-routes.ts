@@ -238,6 +238,11 @@ export function orderRoutes(
     store(app) {
       const tags = ["Dashboard: orders"];
       mount(app, DASHBOARD, op.list, { operationId: "dashboardListOrders", scope: Scope.read_orders, tags });
+      mount(app, DASHBOARD, op.count, {
+        operationId: "dashboardCountOrders",
+        scope: Scope.read_orders,
+        tags,
+      });
       mount(app, DASHBOARD, op.get, { operationId: "dashboardGetOrder", scope: Scope.read_orders, tags });
       mount(app, DASHBOARD, op.create, {
         operationId: "dashboardCreateOrder",
@@ -275,6 +280,7 @@ export function orderRoutes(
     admin(app) {
       const tags = ["Admin API: orders"];
       mount(app, ADMIN_API, op.list, { operationId: "adminListOrders", scope: Scope.read_orders, tags });
+      mount(app, ADMIN_API, op.count, { operationId: "adminCountOrders", scope: Scope.read_orders, tags });
       mount(app, ADMIN_API, op.get, { operationId: "adminGetOrder", scope: Scope.read_orders, tags });
       mount(app, ADMIN_API, op.create, {
         operationId: "adminCreateOrder",

@@ -502,6 +502,10 @@ export function createOrderService(deps: {
         });
     },
 
+    /** How many the store has, from the kept counts. */
+    async count(store: Store) {
+      return repo.count(store.id);
+    },
     /** The developer API's offset pages with the store's total (from the kept counts). */
     async listByPage(store: Store, page: number, perPage: number) {
       assertPageWindow(page, perPage, "orders");

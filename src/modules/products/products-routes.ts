@@ -187,6 +187,11 @@ export function productRoutes(products: ProductService): FeatureRoutes {
         scope: Scope.read_products,
         tags,
       });
+      mount(app, DASHBOARD, op.count, {
+        operationId: "dashboardCountProducts",
+        scope: Scope.read_products,
+        tags,
+      });
       mount(app, DASHBOARD, op.get, { operationId: "dashboardGetProduct", scope: Scope.read_products, tags });
       mount(app, DASHBOARD, op.create, {
         operationId: "dashboardCreateProduct",
@@ -225,6 +230,11 @@ export function productRoutes(products: ProductService): FeatureRoutes {
     admin(app) {
       const tags = ["Admin API: products"];
       mount(app, ADMIN_API, op.list, { operationId: "adminListProducts", scope: Scope.read_products, tags });
+      mount(app, ADMIN_API, op.count, {
+        operationId: "adminCountProducts",
+        scope: Scope.read_products,
+        tags,
+      });
       mount(app, ADMIN_API, op.get, { operationId: "adminGetProduct", scope: Scope.read_products, tags });
       mount(app, ADMIN_API, op.create, {
         operationId: "adminCreateProduct",

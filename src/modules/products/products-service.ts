@@ -576,6 +576,10 @@ export function createProductService(deps: {
       return rows.map((p) => toProductResource(p, variants.get(p.id) ?? [], store.currency, viewer));
     },
 
+    /** How many the store has, from the kept counts. */
+    async count(store: Store) {
+      return repo.count(store.id);
+    },
     /** The developer API's offset pages; refuses a page that ends past the first PAGE_WINDOW products. */
     async listByPage(store: Store, page: number, perPage: number) {
       assertPageWindow(page, perPage, "products");

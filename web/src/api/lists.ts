@@ -1,6 +1,28 @@
-import { keepPreviousData, useInfiniteQuery } from "@tanstack/react-query";
+import { keepPreviousData, useInfiniteQuery, useQuery } from "@tanstack/react-query";
 import { useEffect } from "react";
-import type { ApiError } from "./client.ts";
+import { type ApiError, api, unwrap } from "./client.ts";
+
+const COUNTS = {
+  products: (slug: string) =>
+    api.GET("/api/v1/dashboard/stores/{slug}/products/count", { params: { path: { slug } } }),
+  customers: (slug: string) =>
+    api.GET("/api/v1/dashboard/stores/{slug}/customers/count", { params: { path: { slug } } }),
+  orders: (slug: string) =>
+    api.GET("/api/v1/dashboard/stores/{slug}/orders/count", { params: { path: { slug } } }),
+};
+
+/**
+ * How many of `resource` the store has (its count operation: kept counts, no scan), for "40 of
+ * 1,250" under an unfiltered list; not asked while `enabled` is false (a filtered list). Kept under
+ * the list's own key, so what refreshes the list refreshes it.
+ */
+export function useStoreCount(slug: string, resource: keyof typeof COUNTS, enabled = true) {
+  return useQuery({
+    queryKey: [resource, slug, "count"],
+    queryFn: async () => (await unwrap<{ count: number }>(COUNTS[resource](slug))).data.count,
+    enabled,
+  }).data;
+}
 
 /**
  * A cursor list with "Load more": pages of the list endpoints (`meta.nextCursor`), kept in the

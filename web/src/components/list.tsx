@@ -33,19 +33,32 @@ export function Table(props: {
   );
 }
 
-/** "Showing n" and a Load more button while the list has more. */
+const count = new Intl.NumberFormat();
+
+/**
+ * "Showing 40 of 1,250 products" and a Load more button while the list has more. `total` is the
+ * store's count (an unfiltered list); a filtered list with more says it shows the first matches.
+ */
 export function LoadMore(props: {
   shown: number;
   hasMore: boolean;
   loading: boolean;
   onMore: () => void;
   noun: string;
+  total?: number | undefined;
+  filtered?: boolean;
 }) {
+  const of = !props.hasMore
+    ? ` of ${count.format(props.shown)}`
+    : props.total !== undefined && !props.filtered
+      ? ` of ${count.format(Math.max(props.total, props.shown))}`
+      : "";
   return (
     <div className="table-footer">
       <p className="muted small" aria-live="polite">
-        Showing {props.shown}
-        {props.hasMore ? "" : ` of ${props.shown}`} {props.noun}
+        Showing {props.hasMore && props.filtered ? "the first " : ""}
+        {count.format(props.shown)}
+        {of} {props.hasMore && props.filtered ? `matching ${props.noun}` : props.noun}
       </p>
       {props.hasMore ? (
         <button type="button" className="secondary" disabled={props.loading} onClick={props.onMore}>
@@ -121,6 +134,10 @@ export function CursorTable<T>(props: {
   noun: string;
   empty: ReactNode;
   children: (item: T) => ReactNode;
+  /** The store's count of the resource (useStoreCount), for "of n" under an unfiltered list. */
+  total?: number | undefined;
+  /** Whether a search or filter narrows the list (then the store's count is not its total). */
+  filtered?: boolean;
 }) {
   const { list } = props;
   if (list.isPending) return <Loading what={`Loading ${props.noun}`} />;
@@ -134,6 +151,8 @@ export function CursorTable<T>(props: {
         loading={list.isFetchingNextPage}
         onMore={() => list.fetchNextPage()}
         noun={props.noun}
+        total={props.total}
+        filtered={props.filtered ?? false}
       />
     </>
   );

@@ -2,7 +2,7 @@ import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { Link, useNavigate, useParams } from "react-router";
 import { ApiError, api, unwrap } from "../api/client.ts";
-import { useCursorList } from "../api/lists.ts";
+import { useCursorList, useStoreCount } from "../api/lists.ts";
 import type {
   Customer,
   CustomerBody,
@@ -75,6 +75,7 @@ export function CustomersPage() {
   const { search, setSearch, sort, setSort } = state;
   const q = searchParam(state.q);
   const queryClient = useQueryClient();
+  const total = useStoreCount(slug, "customers", !q);
   const list = useCursorList<Customer>(
     ["customers", slug, q, sort],
     (cursor) =>
@@ -100,6 +101,8 @@ export function CustomersPage() {
         />
         <CursorTable
           list={list}
+          total={total}
+          filtered={!!q}
           noun="customers"
           empty={q ? `No customer matches “${q}”.` : "No customers yet. Add one below."}
           headers={[
@@ -474,6 +477,7 @@ export function CustomerPage() {
       <Panel title="Orders">
         <CursorTable
           list={orders}
+          total={c.ordersCount}
           noun="orders"
           empty="No orders yet."
           headers={["Order", { label: "Total", num: true }, "Status", "Placed"]}

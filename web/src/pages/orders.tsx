@@ -2,7 +2,7 @@ import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { Fragment, type ReactNode, useState } from "react";
 import { Link, useParams } from "react-router";
 import { api, unwrap } from "../api/client.ts";
-import { useCursorList } from "../api/lists.ts";
+import { useCursorList, useStoreCount } from "../api/lists.ts";
 import type {
   Customer,
   Order,
@@ -104,6 +104,7 @@ export function OrdersPage() {
   const { search, setSearch, sort, setSort } = state;
   const status = state.filter("status") as OrderStatus | "";
   const q = orderSearch(state.q);
+  const total = useStoreCount(slug, "orders", !(q || status));
   const list = useCursorList<Order>(
     ["orders", slug, q, sort, status],
     (cursor) =>
@@ -162,6 +163,8 @@ export function OrdersPage() {
         </ListTools>
         <CursorTable
           list={list}
+          total={total}
+          filtered={!!(q || status)}
           noun="orders"
           empty={q || status ? "No order matches." : "No orders yet. Place one with New order."}
           headers={[

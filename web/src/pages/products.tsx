@@ -2,7 +2,7 @@ import { useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { Link } from "react-router";
 import { ApiError, api, unwrap } from "../api/client.ts";
-import { useCursorList } from "../api/lists.ts";
+import { useCursorList, useStoreCount } from "../api/lists.ts";
 import { useStores } from "../api/session.ts";
 import type { Product, ProductSort, SortLabels } from "../api/types.ts";
 import { AppDataList } from "../components/app-data.tsx";
@@ -60,6 +60,7 @@ export function ProductsPage() {
   const queryClient = useQueryClient();
   const confirm = useConfirm();
   const notify = useNotify();
+  const total = useStoreCount(slug, "products", !q);
   const list = useCursorList<Product>(
     ["products", slug, q, sort],
     (cursor) =>
@@ -109,6 +110,8 @@ export function ProductsPage() {
         />
         <CursorTable
           list={list}
+          total={total}
+          filtered={!!q}
           noun="products"
           empty={q ? `No product matches “${q}”.` : "No products yet. Add your first one below."}
           headers={[
