@@ -175,7 +175,7 @@ export function Badge({ value, label }: { value: string; label: string }) {
 /** A value still on its way, as a grey bar of text's height (its words to screen readers). */
 export function Pending({ what = "Loading" }: { what?: string }) {
   return (
-    <span className="pending">
+    <span className="value-pending">
       <span className="visually-hidden">{what}…</span>
     </span>
   );
