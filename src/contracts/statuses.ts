@@ -79,19 +79,19 @@ export const AppListingStatusSchema = enumSchema(
 
 /**
  * The colours of an app's monogram icon in the directory (its initials on this colour): a choice
- * from this palette, not an uploaded or fetched image. Each is dark enough for white initials
- * (contrast 4.5:1 or more).
+ * from this palette, not an uploaded or fetched image. How each looks is the dashboard's
+ * stylesheet's (`.app-icon-<name>`, each dark enough for white initials).
  */
 export const APP_ICON_COLORS = {
-  green: { label: "Green", hex: "#1a7f37" },
-  blue: { label: "Blue", hex: "#0a5fc2" },
-  violet: { label: "Violet", hex: "#7643d2" },
-  rose: { label: "Rose", hex: "#b3306f" },
-  orange: { label: "Orange", hex: "#b04500" },
-  teal: { label: "Teal", hex: "#0b6e75" },
-  slate: { label: "Slate", hex: "#4b5563" },
-  indigo: { label: "Indigo", hex: "#3b48a8" },
-} as const satisfies Record<string, { label: string; hex: string }>;
+  green: { label: "Green" },
+  blue: { label: "Blue" },
+  violet: { label: "Violet" },
+  rose: { label: "Rose" },
+  orange: { label: "Orange" },
+  teal: { label: "Teal" },
+  slate: { label: "Slate" },
+  indigo: { label: "Indigo" },
+} as const satisfies Record<string, { label: string }>;
 export type AppIconColor = keyof typeof APP_ICON_COLORS;
 export const APP_ICON_COLOR_NAMES = keysOf(APP_ICON_COLORS);
 export const AppIconColorSchema = enumSchema(
