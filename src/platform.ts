@@ -23,6 +23,9 @@ import { createSessionGuard } from "./modules/accounts/session-auth.ts";
 import { createApiKeyRepo } from "./modules/api-keys/api-keys-repo.ts";
 import { apiKeyRoutes } from "./modules/api-keys/api-keys-routes.ts";
 import { createApiKeyService } from "./modules/api-keys/api-keys-service.ts";
+import { createAppListingRepo } from "./modules/app-listings/app-listings-repo.ts";
+import { appListingRoutes } from "./modules/app-listings/app-listings-routes.ts";
+import { createAppListingService } from "./modules/app-listings/app-listings-service.ts";
 import { createAppMetadataRepo } from "./modules/app-metadata/app-metadata-repo.ts";
 import { appDataRoutes } from "./modules/app-metadata/app-metadata-routes.ts";
 import { createAppRepo } from "./modules/apps/apps-repo.ts";
@@ -370,6 +373,7 @@ export function createPlatform(input: {
       secretOverlapSeconds: config.WEBHOOK_SECRET_OVERLAP_SECONDS,
     },
   });
+  const appListings = createAppListingService({ repo: createAppListingRepo(db), apps, clock });
   // One per process, shared by the token rules (which verify and revoke) and uninstall.
   const accessCache = createAccessCache<AccessContext>({ ttlMs: config.ACCESS_TOKEN_CACHE_MS });
   const tokens = createTokenService({
@@ -507,6 +511,7 @@ export function createPlatform(input: {
       requireSession,
       deprecatedCalls: versions.deprecatedCalls.ofApp,
     }),
+    appListingRoutes({ listings: appListings, requireSession }),
     appDeliveryRoutes({
       views: webhooks.deliveryViews,
       recovery: webhooks.recovery,

@@ -825,6 +825,25 @@ describe("answers: every operation's answer on a seeded store, byte for byte", (
       }),
     );
     await settle();
+    // Its listing in the app directory, published at once.
+    ok(
+      await developer.PUT("/api/v1/dashboard/apps/{clientId}/listing", {
+        params: { path: { clientId: registered.clientId } },
+        body: {
+          tagline: "Everything a golden store needs",
+          description: "Syncs products, orders and stock.",
+          appUrl: "https://app.example.com/",
+          supportEmail: "help@app.example.com",
+          iconColor: "indigo",
+          status: "published",
+        },
+      }),
+    );
+    ok(
+      await developer.GET("/api/v1/dashboard/apps/{clientId}/listing", {
+        params: { path: { clientId: registered.clientId } },
+      }),
+    );
     ok(
       await merchant.GET("/api/v1/dashboard/oauth/consent", {
         params: {
@@ -856,6 +875,11 @@ describe("answers: every operation's answer on a seeded store, byte for byte", (
     ok(
       await merchant.GET("/api/v1/dashboard/stores/{slug}/installations", {
         params: { path: { slug: "golden" } },
+      }),
+    );
+    ok(
+      await merchant.GET("/api/v1/dashboard/stores/{slug}/app-directory", {
+        params: { path: { slug: "golden" }, query: { q: "golden" } },
       }),
     );
 

@@ -204,6 +204,41 @@ export const RedirectUri = Type.String({
 });
 export const MAX_REDIRECT_URIS = 10;
 
+/** An app's listing in the app directory (issue 32, part 4): text only, bounded. */
+export const ListingTagline = Type.String({
+  minLength: 1,
+  maxLength: 120,
+  pattern: "\\S",
+  description: "One line under the app's name in the directory.",
+  examples: ["Keeps stock in step with your warehouse"],
+  "x-hint": "1 to 120 characters",
+});
+export const ListingDescription = Type.String({
+  minLength: 1,
+  maxLength: 2000,
+  pattern: "\\S",
+  description: "What the app does for a merchant, shown as plain text (line breaks kept, no markup).",
+  examples: ["Syncs stock levels with your warehouse every five minutes."],
+  "x-hint": "1 to 2000 characters",
+});
+/**
+ * Where the directory's Install and Open app buttons send the merchant (with `?store=<slug>`):
+ * the same rule as a redirect URI (https, or http on the loopback interface for development).
+ */
+export const AppUrl = Type.String({
+  ...RedirectUri,
+  description:
+    "The app's own address. Install and Open app send the merchant here with `store=<slug>` added to the query; an app not yet installed in that store starts the authorization from here (its scopes, state and PKCE). https, or http on localhost, 127.0.0.1 or [::1] for development; no #fragment.",
+  examples: ["https://app.example.com/"],
+});
+export const SupportEmail = Type.String({
+  format: "email",
+  maxLength: 254,
+  description: "Where merchants write for help with the app.",
+  examples: ["support@app.example.com"],
+  "x-hint": "an e-mail address such as support@example.com",
+});
+
 export const KeyName = Type.String({ minLength: 1, maxLength: 100, examples: ["Nightly catalogue export"] });
 
 export const WebhookTargetUrl = Type.String({

@@ -62,6 +62,44 @@ export const INSTALLATION_STATUS_NAMES = keysOf(INSTALLATION_STATUSES);
 export const InstallationStatus = mirror(INSTALLATION_STATUS_NAMES);
 
 /**
+ * An app's listing in the app directory (issue 32, part 4): a draft is seen only by the app's
+ * developer; a published listing is in every store's directory. Publishing is immediate.
+ */
+export const APP_LISTING_STATUSES = {
+  draft: { label: "Draft" },
+  published: { label: "Published" },
+} as const;
+export type AppListingStatus = keyof typeof APP_LISTING_STATUSES;
+export const APP_LISTING_STATUS_NAMES = keysOf(APP_LISTING_STATUSES);
+export const AppListingStatus = mirror(APP_LISTING_STATUS_NAMES);
+export const AppListingStatusSchema = enumSchema(
+  APP_LISTING_STATUS_NAMES,
+  "draft: seen only by the app's developer; published: in every store's app directory, at once.",
+);
+
+/**
+ * The colours of an app's monogram icon in the directory (its initials on this colour): a choice
+ * from this palette, not an uploaded or fetched image. How each looks is the dashboard's
+ * stylesheet's (`.app-icon-<name>`, each dark enough for white initials).
+ */
+export const APP_ICON_COLORS = {
+  green: { label: "Green" },
+  blue: { label: "Blue" },
+  violet: { label: "Violet" },
+  rose: { label: "Rose" },
+  orange: { label: "Orange" },
+  teal: { label: "Teal" },
+  slate: { label: "Slate" },
+  indigo: { label: "Indigo" },
+} as const satisfies Record<string, { label: string }>;
+export type AppIconColor = keyof typeof APP_ICON_COLORS;
+export const APP_ICON_COLOR_NAMES = keysOf(APP_ICON_COLORS);
+export const AppIconColorSchema = enumSchema(
+  APP_ICON_COLOR_NAMES,
+  "The colour of the app's icon, its initials on this colour.",
+);
+
+/**
  * A webhook subscription: active until deleted or its installation is uninstalled (stopped, for
  * good). The platform disables it (never deletes it) when its deliveries have all failed for
  * WEBHOOK_DISABLE_AFTER_SECONDS or its receiver answered 410 Gone; the app enables it again.
@@ -413,6 +451,8 @@ export const STATUS_COLUMNS = {
   "inventory_changes.reason": INVENTORY_REASON_NAMES,
   "inventory_changes.quantity": INVENTORY_QUANTITY_NAMES,
   "installations.status": INSTALLATION_STATUS_NAMES,
+  "app_listings.status": APP_LISTING_STATUS_NAMES,
+  "app_listings.icon_color": APP_ICON_COLOR_NAMES,
   "webhook_subscriptions.status": SUBSCRIPTION_STATUS_NAMES,
   "webhook_deliveries.status": DELIVERY_STATUS_NAMES,
 } as const;

@@ -16,6 +16,8 @@ import type {
 /** The contract's types the overrides name (schema.ts imports them from here). */
 export type {
   ActorKind,
+  AppIconColor,
+  AppListingStatus,
   CollectionKind,
   CollectionMatch,
   DeliveryStatus,
@@ -139,6 +141,8 @@ export type AppMetadataJson = Record<string, Record<string, string>>;
 export const COLUMN_TYPES: Record<string, string> = {
   "access_tokens.scopes": "Jsonb<Scope[]>",
   "api_keys.scopes": "Jsonb<Scope[]>",
+  "app_listings.icon_color": "AppIconColor",
+  "app_listings.status": "AppListingStatus",
   "apps.redirect_uris": "Jsonb<string[]>",
   "apps.scopes": "Jsonb<Scope[]>",
   "authorization_codes.scopes": "Jsonb<Scope[]>",

@@ -10,6 +10,8 @@ import type { ColumnType, Insertable, Selectable, Updateable } from "kysely";
 import type {
   ActorKind,
   AddressJson,
+  AppIconColor,
+  AppListingStatus,
   AppMetadataJson,
   CollectionKind,
   CollectionMatch,
@@ -87,6 +89,33 @@ export interface ApiKeysTable {
   scopes: Jsonb<Scope[]>;
   secret_hash: string;
   store_id: string;
+}
+
+export interface AppListingsTable {
+  app_id: string;
+  /**
+   * Where the Install and Open app buttons send the merchant, with ?store=<slug>: the app starts the
+   * OAuth authorization from there, with its own state and PKCE.
+   */
+  app_url: string;
+  created_at: Timestamp;
+  description: string;
+  /**
+   * The colour of the app's monogram icon (its initials), from the contract's palette: no image is
+   * uploaded or fetched.
+   */
+  icon_color: AppIconColor;
+  /**
+   * When it was last published; null while a draft.
+   */
+  published_at: Timestamp | null;
+  /**
+   * draft: seen only by the app's developer; published: in every store's app directory.
+   */
+  status: AppListingStatus;
+  support_email: string;
+  tagline: string;
+  updated_at: Timestamp;
 }
 
 export interface AppsTable {
@@ -857,6 +886,7 @@ export interface DB {
   access_tokens: AccessTokensTable;
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
+  app_listings: AppListingsTable;
   apps: AppsTable;
   authorization_codes: AuthorizationCodesTable;
   collection_products: CollectionProductsTable;

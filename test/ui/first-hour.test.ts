@@ -240,10 +240,10 @@ describe("the first hour in a real browser", { skip: chromiumSkipReason() }, () 
     await page.goto(`${base}/stores/demo-store/orders`);
     await heading(page, "Orders");
     // "of" the store's count (its count operation), formatted as the browser counts.
-    const total = await page.evaluate(async () => {
-      const res = await fetch(`/api/v1/dashboard${location.pathname}/count`);
+    const total = await page.evaluate(async (path) => {
+      const res = await fetch(path);
       return new Intl.NumberFormat().format(((await res.json()) as { data: { count: number } }).data.count);
-    });
+    }, "/api/v1/dashboard/stores/demo-store/orders/count");
     await page.getByText(`Showing 20 of ${total} orders`, { exact: true }).waitFor();
     await page.getByRole("button", { name: "Load more" }).click();
     await page.waitForURL(/pages=2/);

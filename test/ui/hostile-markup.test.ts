@@ -410,6 +410,31 @@ describe("hostile markup in every field, on every page, in a real browser", {
       redirectUris: [A2_REDIRECT],
       privacyWebhookUrl: `${rx.url}/privacy/${longWord(2000 - `${rx.url}/privacy/`.length)}`,
     });
+    // Their listings in the app directory, published: markup, an override and the longest words
+    // the contract lets through, and an app URL and a support address as hostile as it allows.
+    const list = (app: "a1" | "a2", body: RequestBody<"/api/v1/dashboard/apps/{clientId}/listing", "put">) =>
+      ok(
+        dash.PUT("/api/v1/dashboard/apps/{clientId}/listing", {
+          params: { path: { clientId: apps[app].clientId } },
+          body,
+        }),
+      );
+    await list("a1", {
+      tagline: `${MARKUP.img} ${MARKUP.rtl}`,
+      description: MARKUP_LINES,
+      appUrl: A1_REDIRECT,
+      supportEmail: "help'onerror=window.__pwned=1//?cc=evil&bcc=x@example.com",
+      iconColor: "rose",
+      status: "published",
+    });
+    await list("a2", {
+      tagline: longWord(120),
+      description: longWord(2000),
+      appUrl: A2_REDIRECT,
+      supportEmail: `${"s".repeat(254 - "@example.com".length)}@example.com`,
+      iconColor: "slate",
+      status: "published",
+    });
     // Their webhooks: one answered with markup, one with 410 Gone (disabled, shown as a banner).
     await ok(
       apps.a1.api.POST("/api/v1/apps/api/webhooks", {
@@ -1001,6 +1026,19 @@ describe("hostile markup in every field, on every page, in a real browser", {
       shows: () => "New orders are named /../../1001",
     },
     { name: "installed apps", path: () => `/stores/${S1}/apps`, shows: () => longWord(100) },
+    {
+      name: "app directory",
+      shot: "app-directory",
+      path: () => `/stores/${S1}/app-directory`,
+      shows: () => `${MARKUP.img} ${MARKUP.rtl}`,
+      async *steps(p) {
+        // Each becomes "Show less" once clicked: click the first left until none is.
+        const more = p.getByRole("button", { name: "Read more" });
+        for (let n = await more.count(); n > 0; n--) await more.first().click();
+        assert.equal(await more.count(), 0);
+        yield "every description read in full";
+      },
+    },
     {
       name: "API keys",
       path: () => `/stores/${S1}/api-keys`,

@@ -86,3 +86,5 @@ export type InventorySetBody = NonNullable<
 >["content"]["application/json"];
 export type Collection = Ok<"/api/v1/dashboard/stores/{slug}/collections/{id}", "get">;
 export type CollectionRule = Collection["rules"][number];
+export type AppListing = NonNullable<Ok<"/api/v1/dashboard/apps/{clientId}/listing", "put">>;
+export type DirectoryEntry = Item<Ok<"/api/v1/dashboard/stores/{slug}/app-directory", "get">>;

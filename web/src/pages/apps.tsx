@@ -18,6 +18,7 @@ import type {
   WebhookRecovery,
 } from "../api/types.ts";
 import { AppApiVersion, useApiVersions, VersionLabel } from "../components/api-versions.tsx";
+import { ListingPanel } from "../components/app-listing.tsx";
 import { CursorTable, LoadMore, Table } from "../components/list.tsx";
 import { ScopeChecks, ScopeList } from "../components/scopes.tsx";
 import {
@@ -436,6 +437,7 @@ export function AppDetailPage() {
         </Panel>
       )}
       <AppApiVersion app={a} />
+      <ListingPanel app={a} />
       <InstallLink app={a} />
       <Subscriptions clientId={clientId} />
       <Deliveries clientId={clientId} />

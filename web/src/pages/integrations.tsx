@@ -1,5 +1,6 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
+import { Link } from "react-router";
 import { ApiError, api, unwrap } from "../api/client.ts";
 import type { ApiKey, Installation, NewApiKey } from "../api/types.ts";
 import { KeyApiVersion } from "../components/api-versions.tsx";
@@ -90,7 +91,10 @@ export function InstalledAppsPage() {
             ))}
           </Table>
         ) : (
-          <Empty>No app is installed. Apps ask you to install them from their own site.</Empty>
+          <Empty>
+            No app is installed. Find one in the{" "}
+            <Link to={`/stores/${slug}/app-directory`}>app directory</Link>.
+          </Empty>
         )}
       </Panel>
     </>
