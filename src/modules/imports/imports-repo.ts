@@ -1,4 +1,5 @@
 import { sql } from "kysely";
+import { ImportStatus } from "../../contracts/index.ts";
 import type { Db, Executor } from "../../db/client.ts";
 import { jsonb } from "../../db/json.ts";
 import type { CsvImport, ImportPreviewJson, ImportRowErrorJson } from "../../db/schema.ts";
@@ -66,7 +67,7 @@ export function createImportRepo(db: Db) {
           ...rest,
           preview: jsonb(preview),
           errors: jsonb(errors),
-          status: "previewed",
+          status: ImportStatus.previewed,
           created_at: now,
           updated_at: now,
         })
@@ -103,7 +104,7 @@ export function createImportRepo(db: Db) {
       return db
         .updateTable("csv_imports")
         .set({
-          status: "queued",
+          status: ImportStatus.queued,
           dry_run: dryRun,
           done_items: 0,
           created_count: 0,
@@ -119,7 +120,7 @@ export function createImportRepo(db: Db) {
         })
         .where("store_id", "=", storeId)
         .where("id", "=", id)
-        .where("status", "in", ["previewed", "completed", "failed"])
+        .where("status", "in", [ImportStatus.previewed, ImportStatus.completed, ImportStatus.failed])
         .returning(SUMMARY)
         .executeTakeFirst();
     },
@@ -134,7 +135,7 @@ export function createImportRepo(db: Db) {
       const job = await db
         .updateTable("csv_imports")
         .set({
-          status: "running",
+          status: ImportStatus.running,
           lease_until: new Date(now.getTime() + leaseMs),
           attempts: sql`attempts + 1`,
           started_at: sql`coalesce(started_at, ${now})`,
@@ -148,8 +149,8 @@ export function createImportRepo(db: Db) {
               .select(["store_id", "id"])
               .where((w) =>
                 w.or([
-                  w("status", "=", "queued"),
-                  w.and([w("status", "=", "running"), w("lease_until", "<", now)]),
+                  w("status", "=", ImportStatus.queued),
+                  w.and([w("status", "=", ImportStatus.running), w("lease_until", "<", now)]),
                 ]),
               )
               .orderBy("created_at")
@@ -195,7 +196,7 @@ export function createImportRepo(db: Db) {
         })
         .where("store_id", "=", claim.job.store_id)
         .where("id", "=", claim.job.id)
-        .where("status", "=", "running")
+        .where("status", "=", ImportStatus.running)
         .where("attempts", "=", claim.token)
         .executeTakeFirst();
       if (result.numUpdatedRows === 0n) throw new LostClaim();
@@ -204,7 +205,11 @@ export function createImportRepo(db: Db) {
     /** The run's end: completed, or failed with the reason; only by the claim's holder. */
     async finish(
       claim: ClaimedImport,
-      outcome: { status: "completed" | "failed"; failure?: string; now: Date },
+      outcome: {
+        status: typeof ImportStatus.completed | typeof ImportStatus.failed;
+        failure?: string;
+        now: Date;
+      },
     ): Promise<void> {
       await db
         .updateTable("csv_imports")
@@ -217,7 +222,7 @@ export function createImportRepo(db: Db) {
         })
         .where("store_id", "=", claim.job.store_id)
         .where("id", "=", claim.job.id)
-        .where("status", "=", "running")
+        .where("status", "=", ImportStatus.running)
         .where("attempts", "=", claim.token)
         .execute();
     },
