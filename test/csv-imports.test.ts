@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { parse } from "csv-parse/sync";
+import { createImportRepo, LostClaim } from "../src/modules/imports/imports-repo.ts";
 import { text } from "./api-client.ts";
 import { createTestContext, errorCode, merchantWithStore, outbox, type TestContext } from "./harness.ts";
 
@@ -44,7 +45,7 @@ describe("CSV import and export in the dashboard", () => {
     assert.equal((await list()).data!.data.length, 0, "an upload writes nothing");
 
     const run = (id: string, dryRun: boolean) =>
-      m.client.POST("/api/v1/dashboard/stores/{slug}/imports/{id}/run", {
+      m.client.POST("/api/v1/dashboard/stores/{slug}/imports/products/{id}/run", {
         params: { path: { slug: m.slug, id } },
         body: { dryRun },
       });
@@ -55,6 +56,11 @@ describe("CSV import and export in the dashboard", () => {
         })
       ).data!.data;
 
+    const otherKind = await m.client.POST("/api/v1/dashboard/stores/{slug}/imports/customers/{id}/run", {
+      params: { path: { slug: m.slug, id: checked.id } },
+      body: { dryRun: true },
+    });
+    assert.equal(otherKind.response.status, 404, "a products import is not run under the customers' scope");
     const before = (await outbox(ctx.platform, m.store.id)).length;
     const dry = await run(checked.id, true);
     assert.equal(dry.response.status, 202, text(dry));
@@ -120,12 +126,12 @@ describe("CSV import and export in the dashboard", () => {
       params: { path: { slug: other.slug, id } },
     });
     assert.equal(stranger.response.status, 404);
-    const foreignRun = await other.client.POST("/api/v1/dashboard/stores/{slug}/imports/{id}/run", {
+    const foreignRun = await other.client.POST("/api/v1/dashboard/stores/{slug}/imports/customers/{id}/run", {
       params: { path: { slug: other.slug, id } },
       body: { dryRun: false },
     });
     assert.equal(errorCode(foreignRun), "NOT_FOUND");
-    await m.client.POST("/api/v1/dashboard/stores/{slug}/imports/{id}/run", {
+    await m.client.POST("/api/v1/dashboard/stores/{slug}/imports/customers/{id}/run", {
       params: { path: { slug: m.slug, id } },
       body: { dryRun: false },
     });
@@ -137,6 +143,83 @@ describe("CSV import and export in the dashboard", () => {
       customers.data!.data.map((c) => [c.email, c.defaultAddress?.country ?? null]),
       [["ada@example.com", "GB"]],
     );
+  });
+
+  it("shows progress batch by batch, and a run whose worker stopped goes on from its last batch after the lease, nothing twice", async () => {
+    const m = await merchantWithStore(ctx.app);
+    const rows = Array.from({ length: 120 }, (_, i) => `c${i}@example.com,Customer ${i}`);
+    const up = await m.client.POST("/api/v1/dashboard/stores/{slug}/imports/customers", {
+      params: { path: { slug: m.slug } },
+      body: { fileName: "many.csv", csv: ["Email,First Name", ...rows].join("\n") },
+    });
+    const id = up.data!.data.id;
+    const get = async () =>
+      (
+        await m.client.GET("/api/v1/dashboard/stores/{slug}/imports/{id}", {
+          params: { path: { slug: m.slug, id } },
+        })
+      ).data!.data;
+    await m.client.POST("/api/v1/dashboard/stores/{slug}/imports/customers/{id}/run", {
+      params: { path: { slug: m.slug, id } },
+      body: { dryRun: false },
+    });
+    // A worker that stops after its first batch (a shutdown, or a crash just after the commit).
+    assert.equal(await ctx.platform.imports.work({ afterBatch: () => true }), true);
+    const midway = await get();
+    assert.equal(midway.status, "running");
+    assert.equal(midway.doneItems, 50);
+    assert.equal(midway.created, 50);
+    // Its lease holds: no other worker takes the run yet.
+    assert.equal(await ctx.platform.imports.work(), false);
+    ctx.clock.advance(61_000);
+    assert.equal(await ctx.platform.imports.work(), true);
+    const done = await get();
+    assert.equal(done.status, "completed");
+    assert.equal(done.doneItems, 120);
+    assert.equal(done.created, 120);
+    const count = await ctx.platform.db
+      .selectFrom("customers")
+      .select((eb) => eb.fn.countAll<string>().as("n"))
+      .where("store_id", "=", m.store.id)
+      .executeTakeFirstOrThrow();
+    assert.equal(Number(count.n), 120);
+  });
+
+  it("gives a queued run to one claimer only, and a worker whose lease was taken over writes nothing", async () => {
+    const m = await merchantWithStore(ctx.app);
+    const up = await m.client.POST("/api/v1/dashboard/stores/{slug}/imports/customers", {
+      params: { path: { slug: m.slug } },
+      body: { fileName: "one.csv", csv: "Email,First Name\nsolo@example.com,Solo" },
+    });
+    const id = up.data!.data.id;
+    await m.client.POST("/api/v1/dashboard/stores/{slug}/imports/customers/{id}/run", {
+      params: { path: { slug: m.slug, id } },
+      body: { dryRun: false },
+    });
+    const repo = createImportRepo(ctx.platform.db);
+    const now = ctx.clock.now();
+    const claims = await Promise.all(Array.from({ length: 5 }, () => repo.claim(now, 60_000)));
+    const won = claims.filter((c) => c !== undefined);
+    assert.equal(won.length, 1, "one claimer takes the run");
+    ctx.clock.advance(61_000);
+    const second = await repo.claim(ctx.clock.now(), 60_000);
+    assert.ok(second, "a lapsed lease is taken over");
+    await assert.rejects(
+      ctx.platform.db.transaction().execute((tx) =>
+        repo.saveProgress(tx, won[0]!, {
+          done: 1,
+          created: 1,
+          skipped: 0,
+          errorCount: 0,
+          errors: [],
+          leaseUntil: ctx.clock.now(),
+          now: ctx.clock.now(),
+        }),
+      ),
+      LostClaim,
+    );
+    await repo.finish(second, { status: "completed", now: ctx.clock.now() });
+    assert.equal((await repo.find(m.store.id, id))!.status, "completed");
   });
 
   it("refuses files past a bound or without the required columns with a 400 naming it", async () => {

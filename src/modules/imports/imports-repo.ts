@@ -100,7 +100,13 @@ export function createImportRepo(db: Db) {
      * Queues a run of a checked file: one statement that succeeds only while no run of it is
      * queued or under way, so two clicks (or two tabs) start one run. The counts start again.
      */
-    async queue(storeId: string, id: string, dryRun: boolean, now: Date): Promise<ImportSummary | undefined> {
+    async queue(
+      storeId: string,
+      kind: CsvImport["kind"],
+      id: string,
+      dryRun: boolean,
+      now: Date,
+    ): Promise<ImportSummary | undefined> {
       return db
         .updateTable("csv_imports")
         .set({
@@ -120,6 +126,7 @@ export function createImportRepo(db: Db) {
         })
         .where("store_id", "=", storeId)
         .where("id", "=", id)
+        .where("kind", "=", kind)
         .where("status", "in", [ImportStatus.previewed, ImportStatus.completed, ImportStatus.failed])
         .returning(SUMMARY)
         .executeTakeFirst();

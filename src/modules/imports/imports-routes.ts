@@ -111,7 +111,7 @@ function uploadOperation(imports: ImportService, kind: "products" | "customers")
     method: "POST",
     path: `/imports/${kind}`,
     summary: `Check a CSV file of ${kind}`,
-    description: `Parses and checks the file now, with the rules of the ${kind} API (its schema, the store's currency for amounts): the answer is the preview, with each row's problems (row and column). Nothing else is written: start a dry run or the import with \`…/imports/{id}/run\`. Columns: ${columns.join(", ")} (${REQUIRED_COLUMNS[kind].join(", ")} required; others are ignored and listed). ${MATCHING[kind]} A file past a bound, unreadable, or without the required columns is a 400 naming it.`,
+    description: `Parses and checks the file now, with the rules of the ${kind} API (its schema, the store's currency for amounts): the answer is the preview, with each row's problems (row and column). Nothing else is written: start a dry run or the import with \`…/imports/${kind}/{id}/run\`. Columns: ${columns.join(", ")} (${REQUIRED_COLUMNS[kind].join(", ")} required; others are ignored and listed). ${MATCHING[kind]} A file past a bound, unreadable, or without the required columns is a 400 naming it.`,
     body: UploadBody,
     response: { 201: Envelope(ImportResource, "Checked") },
     run: async ({ caller, body }) => {
@@ -119,6 +119,24 @@ function uploadOperation(imports: ImportService, kind: "products" | "customers")
       return {
         data: toImportResource(await imports.upload(caller.store, { kind, ...body }, caller.principal.id)),
       };
+    },
+  });
+}
+
+/** A run of a checked file, under the kind's write scope (an import of the other kind is 404 here). */
+function runOperation(imports: ImportService, kind: "products" | "customers") {
+  return defineOperation({
+    method: "POST",
+    path: `/imports/${kind}/:id/run`,
+    params: ImportIdParam,
+    summary: `Start a dry run or the import of ${kind}`,
+    description: `Queues the run and answers at once (202): the worker applies it in the background, ${IMPORT_BATCH_ITEMS} items per transaction, each through the ${kind === "products" ? "product" : "customer"} service (the same checks, events${kind === "products" ? " and stock rules" : ""} as the API). A dry run writes nothing and reports what the import would do. A run survives a restart: it goes on from its last batch. Running a file again creates nothing twice (existing items are skipped). 409 while a run of the file is queued or under way.`,
+    body: RunBody,
+    response: { 202: Envelope(ImportResource, "Queued") },
+    errors: ["NOT_FOUND", "CONFLICT"],
+    run: async ({ caller, params, body, reply }) => {
+      const data = toImportResource(await imports.start(caller.store, kind, params.id, body.dryRun));
+      return reply.code(202).send({ success: true, data });
     },
   });
 }
@@ -148,20 +166,8 @@ export function importOperations(imports: ImportService) {
         data: toImportResource(await imports.get(caller.store, params.id)),
       }),
     }),
-    run: defineOperation({
-      method: "POST",
-      path: "/imports/:id/run",
-      params: ImportIdParam,
-      summary: "Start a dry run or the import",
-      description: `Queues the run and answers at once (202): the worker applies it in the background, ${IMPORT_BATCH_ITEMS} items per transaction, each through the product or customer service (the same checks, events and stock rules as the API). A dry run writes nothing and reports what the import would do. A run survives a restart: it goes on from its last batch. Running a file again creates nothing twice (existing items are skipped). 409 while a run of the file is queued or under way.`,
-      body: RunBody,
-      response: { 202: Envelope(ImportResource, "Queued") },
-      errors: ["NOT_FOUND", "CONFLICT"],
-      run: async ({ caller, params, body, reply }) => {
-        const data = toImportResource(await imports.start(caller.store, params.id, body.dryRun));
-        return reply.code(202).send({ success: true, data });
-      },
-    }),
+    runProducts: runOperation(imports, "products"),
+    runCustomers: runOperation(imports, "customers"),
   };
 }
 
@@ -187,7 +193,16 @@ export function importRoutes(imports: ImportService): FeatureRoutes {
       });
       mount(app, DASHBOARD, op.list, { operationId: "dashboardListImports", scope: AUTHENTICATED, tags });
       mount(app, DASHBOARD, op.get, { operationId: "dashboardGetImport", scope: AUTHENTICATED, tags });
-      mount(app, DASHBOARD, op.run, { operationId: "dashboardRunImport", scope: AUTHENTICATED, tags });
+      mount(app, DASHBOARD, op.runProducts, {
+        operationId: "dashboardRunProductImport",
+        scope: Scope.write_products,
+        tags,
+      });
+      mount(app, DASHBOARD, op.runCustomers, {
+        operationId: "dashboardRunCustomerImport",
+        scope: Scope.write_customers,
+        tags,
+      });
     },
   };
 }

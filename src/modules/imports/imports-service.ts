@@ -324,13 +324,14 @@ export function createImportService(deps: {
     latest: (store: Store) => repo.latest(store.id, 10),
 
     /** Queues a dry run or the import (202): 409 while a run of this file is queued or under way. */
-    async start(store: Store, id: string, dryRun: boolean): Promise<ImportSummary> {
-      const queued = await repo.queue(store.id, id, dryRun, clock.now());
+    async start(store: Store, kind: ImportKind, id: string, dryRun: boolean): Promise<ImportSummary> {
+      const queued = await repo.queue(store.id, kind, id, dryRun, clock.now());
       if (queued) {
         deps.onQueued?.();
         return queued;
       }
-      await this.get(store, id); // 404 for another store's or an unknown import
+      // 404 for another store's, an unknown one, or one of the other kind (its route has its scope).
+      if ((await this.get(store, id)).kind !== kind) throw notFound("Import");
       throw new AppError("CONFLICT", {
         message: "This file is already being imported: wait for the run to end.",
       });

@@ -207,12 +207,12 @@ export function ImportsPage() {
     if (!job) return;
     setError(null);
     try {
+      const options = { params: { path: { slug, id: job.id } }, body: { dryRun } };
       const queued = (
         await unwrap<CsvImport>(
-          api.POST("/api/v1/dashboard/stores/{slug}/imports/{id}/run", {
-            params: { path: { slug, id: job.id } },
-            body: { dryRun },
-          }),
+          job.kind === "products"
+            ? api.POST("/api/v1/dashboard/stores/{slug}/imports/products/{id}/run", options)
+            : api.POST("/api/v1/dashboard/stores/{slug}/imports/customers/{id}/run", options),
         )
       ).data;
       queryClient.setQueryData(["import", slug, job.id], queued);
