@@ -58,7 +58,7 @@ describe("CSV import and export in a real browser", { skip: chromiumSkipReason()
     await heading(page, "Import and export");
     await page.getByRole("region", { name: "Preview of catalogue.csv" }).waitFor();
     const problems = page.getByRole("region", { name: "Problems by row" });
-    await problems.getByText("is not an amount in USD (at most its decimals)").waitFor();
+    await problems.getByText('"24.999" is not an amount in USD: at most 2 decimals').waitFor();
     await problems.getByText(/is required: it says which product/).waitFor();
     await review(page, "import-preview");
 
@@ -86,6 +86,33 @@ describe("CSV import and export in a real browser", { skip: chromiumSkipReason()
     await page.getByText(/4 of 4 products gone through/).waitFor();
     await review(page, "import-done");
     assert.equal((await ctx.platform.db.selectFrom("products").select("id").execute()).length, 3);
+
+    // A larger file of customers: its progress shown batch by batch, as the worker commits them.
+    await page.getByLabel("What the file holds").selectOption("customers");
+    const people = Array.from({ length: 120 }, (_, i) => `shopper${i}@example.com,Shopper,${i},yes`);
+    await page.getByLabel("CSV file").setInputFiles({
+      name: "customers.csv",
+      mimeType: "text/csv",
+      buffer: Buffer.from(["Email,First Name,Last Name,Tax Exempt", ...people].join("\n")),
+    });
+    await page.getByRole("button", { name: "Check the file" }).click();
+    await page.getByRole("region", { name: "Preview of customers.csv" }).waitFor();
+    await page.getByText("No problems found: every row can be imported.").waitFor();
+    await page.getByRole("button", { name: "Import customers" }).click();
+    await page.getByText(/0 of 120 customers gone through/).waitFor();
+    // One batch, then this worker stops (a restart): the page shows how far it got.
+    assert.equal(await ctx.platform.imports.work({ afterBatch: () => true }), true);
+    await page.getByText(/50 of 120 customers gone through/).waitFor();
+    assert.equal(
+      await page.getByRole("progressbar", { name: "Import progress" }).getAttribute("value"),
+      "50",
+    );
+    await review(page, "import-progress");
+    // The next worker takes the run up once the stopped one's lease has lapsed.
+    ctx.clock.advance(61_000);
+    assert.equal(await ctx.platform.imports.work(), true);
+    await page.getByText(/120 of 120 customers gone through/).waitFor();
+    await page.getByText("Finished").waitFor();
 
     const [download] = await Promise.all([
       page.waitForEvent("download"),

@@ -8,7 +8,7 @@ import { AppError, notFound } from "../../lib/errors.ts";
 import { validationDetails } from "../../lib/http/error-handler.ts";
 import { bodyValidator } from "../../lib/http/validation.ts";
 import { newId } from "../../lib/ids.ts";
-import { toMinorUnits } from "../../lib/money.ts";
+import { currencyExponent, toMinorUnits } from "../../lib/money.ts";
 import { CreateCustomerBody } from "../customers/customers-schemas.ts";
 import type { CustomerService } from "../customers/customers-service.ts";
 import type { StockActor } from "../inventory/inventory-service.ts";
@@ -157,7 +157,7 @@ function check(kind: ImportKind, p: Plan, currency: string): RowError[] {
         if (amount && toMinorUnits(amount, currency) === null)
           errors.push({
             ...locate(p.sources, `variants.${i}.${field}`, p.rows[0]!),
-            message: `is not an amount in ${currency} (at most its decimals)`,
+            message: `"${amount}" is not an amount in ${currency}: at most ${currencyExponent(currency)} decimals`,
           });
     });
   }
@@ -381,6 +381,7 @@ export function createImportService(deps: {
       if (job.done_items === 0 && fileErrors.length) {
         progress.errorCount += fileErrors.length;
         progress.errors.push(...fileErrors.slice(0, MAX_KEPT_ERRORS - progress.errors.length));
+        progress.errors.sort((a, b) => a.row - b.row);
       }
       while (progress.done < valid.length) {
         const batch = valid.slice(progress.done, progress.done + IMPORT_BATCH_ITEMS);
@@ -388,6 +389,7 @@ export function createImportService(deps: {
         const note = (found: RowError[]) => {
           next.errorCount += found.length;
           next.errors.push(...found.slice(0, Math.max(0, MAX_KEPT_ERRORS - next.errors.length)));
+          next.errors.sort((a, b) => a.row - b.row);
         };
         const actor: StockActor = { kind: "account", id: job.created_by };
         try {

@@ -276,7 +276,7 @@ export function ImportsPage() {
                 >
                   Download {x.label.toLowerCase()}
                 </a>
-                <span className="muted small"> {x.hint}</span>
+                <span className="muted small">{x.hint}</span>
               </li>
             ))}
           </ul>
