@@ -114,9 +114,11 @@ async function start(config: Config) {
       logger.warn({ err: error }, "event notifications interrupted; polling meanwhile"),
     );
     worker.start();
+    const importWorker = platform.createImportWorker(logger);
+    importWorker.start();
     stopWorker = async () => {
       await unlisten();
-      await worker.stop();
+      await Promise.all([worker.stop(), importWorker.stop()]);
     };
   }
 

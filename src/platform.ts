@@ -47,6 +47,10 @@ import { exportRoutes } from "./modules/exports/exports-routes.ts";
 import { createExportService } from "./modules/exports/exports-service.ts";
 import { createIdempotencyRepo } from "./modules/idempotency/idempotency-repo.ts";
 import { createIdempotencyService } from "./modules/idempotency/idempotency-service.ts";
+import { createImportRepo } from "./modules/imports/imports-repo.ts";
+import { importRoutes } from "./modules/imports/imports-routes.ts";
+import { createImportService } from "./modules/imports/imports-service.ts";
+import { createImportWorker } from "./modules/imports/imports-worker.ts";
 import { createInstallationRepo } from "./modules/installations/installations-repo.ts";
 import { installationRoutes } from "./modules/installations/installations-routes.ts";
 import {
@@ -474,6 +478,17 @@ export function createPlatform(input: {
       this.set(exports.running());
     },
   });
+  /** CSV imports (modules/imports): checked at upload, run by the worker through the commerce services. */
+  let importWorker: ReturnType<typeof createImportWorker> | null = null;
+  const imports = createImportService({
+    db,
+    repo: createImportRepo(db),
+    stores: repos.stores,
+    // The run's batch transaction as the services' database: the items and the progress commit together.
+    services: (onDb) => commerce(clock, recordEvent, onDb),
+    clock,
+    onQueued: () => importWorker?.poke(),
+  });
   const requireSession = createSessionGuard(accounts);
   /**
    * Readiness: throws unless the database answers. Redis is reported, not required: while it is
@@ -536,6 +551,7 @@ export function createPlatform(input: {
     subscriptionRoutes(webhooks.subscriptions, webhooks.recovery),
     ...webhooks.routes,
     eventRoutes({ feed: feed.repo, sequencer: feed.sequencer, retentionDays: config.EVENT_RETENTION_DAYS }),
+    importRoutes(imports),
     exportRoutes({
       exports,
       products: services.products,
@@ -572,6 +588,12 @@ export function createPlatform(input: {
     privacy,
     developer,
     exports,
+    imports,
+    /** The worker's loop of CSV imports (main.ts starts it where the worker runs). */
+    createImportWorker(logger: Pick<Logger, "warn">) {
+      importWorker = createImportWorker({ imports, logger });
+      return importWorker;
+    },
     windowStore,
     /** Idempotency keys of create requests (the HTTP side is lib/http/idempotency.ts). */
     idempotency: createIdempotencyService({ repo: createIdempotencyRepo(db), clock, secretsKey }),

@@ -49,6 +49,15 @@ const NOT_RECORDED: Record<string, string> = {
   readyz: "probes (test/operations.test.ts)",
   dashboardLogoutEverywhere: "ends the session the story uses (test/dashboard-accounts.test.ts)",
   dashboardChangePassword: "argon2 on purpose slow (test/dashboard-accounts.test.ts)",
+  dashboardUploadProductImport: "CSV imports (test/csv-imports.test.ts)",
+  dashboardUploadCustomerImport: "CSV imports (test/csv-imports.test.ts)",
+  dashboardListImports: "CSV imports (test/csv-imports.test.ts)",
+  dashboardGetImport: "CSV imports (test/csv-imports.test.ts)",
+  dashboardRunProductImport: "CSV imports, run by the worker (test/csv-imports.test.ts)",
+  dashboardRunCustomerImport: "CSV imports, run by the worker (test/csv-imports.test.ts)",
+  dashboardExportProductsCsv: "CSV downloads (test/csv-imports.test.ts)",
+  dashboardExportOrdersCsv: "CSV downloads (test/csv-imports.test.ts)",
+  dashboardExportCustomersCsv: "CSV downloads (test/csv-imports.test.ts)",
 };
 
 interface Recorded {

@@ -61,6 +61,7 @@ export const ID_PREFIX = {
   listenSession: "whls",
   clientId: "mpc",
   apiKey: "mpk",
+  csvImport: "imp",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

@@ -432,6 +432,35 @@ export const RETURN_REASON_NAMES = keysOf(RETURN_REASONS);
 export const ReturnReasonSchema = enumSchema(RETURN_REASON_NAMES, "Why the units come back.");
 
 /**
+ * A CSV import (issue 32, part 5): `previewed` once uploaded and checked (nothing written), then
+ * `queued` when a run (a dry run or the import) is asked for, `running` while the worker applies
+ * it, `completed` or `failed` (the worker could not go on: the reason is kept). A dry run ends
+ * `completed` too and may be followed by the import.
+ */
+export const IMPORT_STATUSES = {
+  previewed: { label: "Ready to run" },
+  queued: { label: "Waiting to start" },
+  running: { label: "Running" },
+  completed: { label: "Finished" },
+  failed: { label: "Stopped" },
+} as const satisfies Record<string, { label: string }>;
+export type ImportStatus = keyof typeof IMPORT_STATUSES;
+export const IMPORT_STATUS_NAMES = keysOf(IMPORT_STATUSES);
+export const ImportStatus = mirror(IMPORT_STATUS_NAMES);
+export const ImportStatusSchema = enumSchema(
+  IMPORT_STATUS_NAMES,
+  "previewed (checked, nothing written) -> queued -> running -> completed or failed; a completed dry run may be queued again as the import.",
+);
+/** What a CSV import creates. */
+export const IMPORT_KINDS = {
+  products: { label: "Products" },
+  customers: { label: "Customers" },
+} as const satisfies Record<string, { label: string }>;
+export type ImportKind = keyof typeof IMPORT_KINDS;
+export const IMPORT_KIND_NAMES = keysOf(IMPORT_KINDS);
+export const ImportKindSchema = enumSchema(IMPORT_KIND_NAMES, "Products (with their variants) or customers.");
+
+/**
  * Every column whose values the contract declares, for the test that compares the migrations'
  * CHECK constraints with it.
  */
@@ -455,6 +484,8 @@ export const STATUS_COLUMNS = {
   "app_listings.icon_color": APP_ICON_COLOR_NAMES,
   "webhook_subscriptions.status": SUBSCRIPTION_STATUS_NAMES,
   "webhook_deliveries.status": DELIVERY_STATUS_NAMES,
+  "csv_imports.status": IMPORT_STATUS_NAMES,
+  "csv_imports.kind": IMPORT_KIND_NAMES,
 } as const;
 
 /**

@@ -25,6 +25,8 @@ export type {
   DiscountKind,
   DiscountStatus,
   FinancialStatus,
+  ImportKind,
+  ImportStatus,
   InstallationStatus,
   InventoryQuantityName,
   InventoryReason,
@@ -50,6 +52,27 @@ export interface AddressJson {
   postalCode: string | null;
   country: string;
   phone: string | null;
+}
+
+/** A row's problem in a CSV import: the spreadsheet's row number (the header is row 1) and column. */
+export interface ImportRowErrorJson {
+  row: number;
+  column: string | null;
+  message: string;
+}
+
+/** What an import's upload check found (the dashboard's preview). */
+export interface ImportPreviewJson {
+  /** The columns the import reads, in the file's order. */
+  columns: string[];
+  /** Columns of the file the import does not know (left alone). */
+  ignoredColumns: string[];
+  /** The first rows as read: the spreadsheet's row number and a cell per column (cut to 200 characters). */
+  rows: Array<{ row: number; cells: string[] }>;
+  /** Items already in the store (matched by SKU or title, or e-mail address): a run skips them. */
+  existingItems: number;
+  /** Items with at least one error: a run leaves them out. */
+  invalidItems: number;
 }
 
 /** Fulfilment details recorded when an order moved to shipped. */
@@ -197,6 +220,10 @@ export const COLUMN_TYPES: Record<string, string> = {
   "return_line_items.reason": "ReturnReason",
   "returns.status": "ReturnStatus",
   "stores.address": "Jsonb<AddressJson>",
+  "csv_imports.status": "ImportStatus",
+  "csv_imports.kind": "ImportKind",
+  "csv_imports.errors": "Jsonb<ImportRowErrorJson[]>",
+  "csv_imports.preview": "Jsonb<ImportPreviewJson>",
   "token_grants.scopes": "Jsonb<Scope[]>",
   "webhook_deliveries.status": "DeliveryStatus",
   "webhook_subscriptions.status": "SubscriptionStatus",
@@ -233,4 +260,5 @@ export const ROW_TYPES: Record<string, string | ["Insertable" | "Updateable", st
   WebhookSubscription: "webhook_subscriptions",
   WebhookDelivery: "webhook_deliveries",
   ApiKey: "api_keys",
+  CsvImport: "csv_imports",
 };

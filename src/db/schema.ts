@@ -26,6 +26,10 @@ import type {
   EditShippingJson,
   FinancialStatus,
   FulfillmentJson,
+  ImportKind,
+  ImportPreviewJson,
+  ImportRowErrorJson,
+  ImportStatus,
   InstallationStatus,
   InventoryQuantityName,
   InventoryReason,
@@ -189,6 +193,52 @@ export interface CollectionsTable {
   store_id: string;
   title: string;
   updated_at: Generated<Timestamp>;
+}
+
+export interface CsvImportsTable {
+  /**
+   * Claims of the current run: the claim's fencing token (a worker whose lease was taken over writes
+   * nothing).
+   */
+  attempts: Generated<number>;
+  created_at: Timestamp;
+  /**
+   * The merchant account that uploaded the file.
+   */
+  created_by: string;
+  created_count: Generated<number>;
+  csv: string;
+  /**
+   * Items the run has gone through, in file order: its progress, committed with each batch.
+   */
+  done_items: Generated<number>;
+  dry_run: Generated<boolean>;
+  error_count: Generated<number>;
+  /**
+   * Per-row problems of the preview or of the last run, at most 500: {row, column, message}.
+   */
+  errors: Generated<Jsonb<ImportRowErrorJson[]>>;
+  failure: string | null;
+  file_name: string;
+  finished_at: Timestamp | null;
+  id: string;
+  kind: ImportKind;
+  lease_until: Timestamp | null;
+  /**
+   * What the upload's check found: the first rows as read, the columns ignored, how many items exist
+   * already.
+   */
+  preview: Jsonb<ImportPreviewJson>;
+  skipped_count: Generated<number>;
+  started_at: Timestamp | null;
+  status: ImportStatus;
+  store_id: string;
+  /**
+   * Products (a handle's rows are one) or customers in the file.
+   */
+  total_items: number;
+  total_rows: number;
+  updated_at: Timestamp;
 }
 
 export interface CustomersTable {
@@ -891,6 +941,7 @@ export interface DB {
   authorization_codes: AuthorizationCodesTable;
   collection_products: CollectionProductsTable;
   collections: CollectionsTable;
+  csv_imports: CsvImportsTable;
   customers: CustomersTable;
   deprecated_api_calls: DeprecatedApiCallsTable;
   discount_usages: DiscountUsagesTable;
@@ -936,6 +987,8 @@ export type {
   EditLineJson,
   EditShippingJson,
   FulfillmentJson,
+  ImportPreviewJson,
+  ImportRowErrorJson,
   Jsonb,
   ProductOptionJson,
   ShippingLineJson,
@@ -968,3 +1021,4 @@ export type Installation = Selectable<InstallationsTable>;
 export type WebhookSubscription = Selectable<WebhookSubscriptionsTable>;
 export type WebhookDelivery = Selectable<WebhookDeliveriesTable>;
 export type ApiKey = Selectable<ApiKeysTable>;
+export type CsvImport = Selectable<CsvImportsTable>;

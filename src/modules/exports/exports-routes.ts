@@ -1,4 +1,4 @@
-import Type, { type TSchema } from "typebox";
+import Type, { type Static, type TSchema } from "typebox";
 import {
   CustomerResource,
   InventoryLevelResource,
@@ -13,13 +13,25 @@ import type { ExportWindow } from "../../lib/pagination.ts";
 import type { CustomerService } from "../customers/customers-service.ts";
 import { ADMIN_API } from "../families/admin-family.ts";
 import type { RouteSpec } from "../families/api-family.ts";
+import { DASHBOARD } from "../families/dashboard-family.ts";
 import { DEVELOPER_API } from "../families/developer-family.ts";
 import { type Caller, defineOperation, mount } from "../families/operation.ts";
+import {
+  CUSTOMER_COLUMNS,
+  customerRow,
+  ORDER_COLUMNS,
+  orderRows,
+  PRODUCT_COLUMNS,
+  productRows,
+} from "../imports/csv-columns.ts";
+import { writeCsv } from "../imports/csv-text.ts";
 import type { InventoryService } from "../inventory/inventory-service.ts";
 import type { OrderService } from "../orders/orders-service.ts";
 import type { ProductService } from "../products/products-service.ts";
 import { acceptsGzip, EXPORT_RESOURCES, type ExportResource } from "./export-position.ts";
-import type { ExportLimits, ExportService } from "./exports-service.ts";
+import type { ExportFormat, ExportLimits, ExportService } from "./exports-service.ts";
+
+export const CSV_CONTENT_TYPE = "text/csv";
 
 export const EXPORT_CONTENT_TYPE = "application/x-ndjson";
 
@@ -111,7 +123,8 @@ function holderOf(caller: Caller): string {
   const who = caller.principal;
   if (who.kind === "app") return `install:${who.installationId}`;
   if (who.kind === "key") return `apikey:${who.keyId}`;
-  return `account:${who.id}`;
+  // Not `account:`: that is the per-account pool, which the merchant's export counts against too.
+  return `dashboard:${who.id}`;
 }
 
 /**
@@ -173,7 +186,77 @@ export function exportOperations(deps: {
       },
     });
   }
+  /**
+   * The dashboard's CSV download of one resource: the bulk export's path (its slots and per-store
+   * bounds, its batches read as the browser takes them), written as CSV rows of the columns the
+   * import reads (imports/csv-columns.ts), every cell guarded against formulas.
+   */
+  function csvOf<T extends { id: string }>(
+    resource: ExportResource,
+    columns: readonly string[],
+    rowsOf: (record: T) => Array<Array<string | number | boolean | null>>,
+    read: (caller: Caller, window: ExportWindow) => Promise<T[]>,
+    batchRows?: number,
+  ) {
+    const format: ExportFormat<T> = {
+      head: writeCsv([columns]),
+      encode: (batch) => writeCsv(batch.flatMap(rowsOf)),
+    };
+    return defineOperation({
+      method: "GET",
+      path: `/export/${resource}.csv`,
+      summary: `Download every ${NOUN[resource]} as CSV`,
+      description: `The store's ${resource} as one CSV file (UTF-8, a header row, CRLF line ends), streamed as it is read: the bulk export's batches and bounds (at most ${exports.limits.perStore} exports at once per store, 429 \`RATE_LIMITED\` past it). Text a spreadsheet would run as a formula (starting with = + - @, a tab or a carriage return) is written with a leading apostrophe. Columns: ${columns.join(", ")}.`,
+      response: {
+        200: Type.Unsafe<string>({
+          description: "CSV, a header row first.",
+          content: { [CSV_CONTENT_TYPE]: { schema: { type: "string" } } },
+        }),
+      },
+      errors: ["RATE_LIMITED"],
+      run: async ({ caller, reply }) => {
+        const started = await exports.start({
+          resource,
+          store: caller.store,
+          holder: holderOf(caller),
+          query: {},
+          gzip: false,
+          // The guard checked the session and the store at the start; the store's ownership is
+          // what a later batch could lose, and the merchant's own download ends with the tab.
+          stillAllowed: async () => {},
+          read: (window: ExportWindow) => read(caller, window),
+          format,
+          ...(batchRows ? { batchRows } : {}),
+        });
+        const day = started.snapshot.asOf.toISOString().slice(0, 10);
+        reply
+          .header("content-type", `${CSV_CONTENT_TYPE}; charset=utf-8`)
+          .header("content-disposition", `attachment; filename="${caller.store.slug}-${resource}-${day}.csv"`)
+          .header("cache-control", "no-store")
+          .header("x-accel-buffering", "no");
+        return reply.send(started.body);
+      },
+    });
+  }
   return {
+    csv: {
+      products: csvOf("products", PRODUCT_COLUMNS, productRows, (caller, window) =>
+        deps.products.exportBatch(caller.store, window),
+      ),
+      orders: csvOf(
+        "orders",
+        ORDER_COLUMNS,
+        orderRows,
+        (caller, window) => deps.orders.exportBatch(caller.store, window),
+        deps.orderBatchRows,
+      ),
+      customers: csvOf<Static<typeof CustomerResource>>(
+        "customers",
+        CUSTOMER_COLUMNS,
+        (c) => [customerRow(c)],
+        (caller, window) => deps.customers.exportBatch(caller.store, window),
+      ),
+    },
     products: exportOf("products", ProductResource, "adminListProducts", (caller, window) =>
       deps.products.exportBatch(caller.store, window, caller.viewer),
     ),
@@ -205,6 +288,25 @@ export function exportRoutes(deps: Parameters<typeof exportOperations>[0]): Feat
         "Bulk export: every product, order, customer or stock level (of one location or all) of the store as JSON Lines in one streamed response (the read scope of the resource), each line exactly an item of the resource's list; resumable after a dropped connection. See the operation's description.",
       "Developer API: export":
         "Bulk export with a key pair: every product, order, customer or stock level as JSON Lines (the key's read scope of the resource), as the Admin API's export.",
+    },
+    store(app) {
+      app.addHook("preClose", async () => deps.exports.closeAll());
+      const tags = ["Dashboard: import and export"];
+      mount(app, DASHBOARD, op.csv.products, {
+        operationId: "dashboardExportProductsCsv",
+        scope: Scope.read_products,
+        tags,
+      });
+      mount(app, DASHBOARD, op.csv.orders, {
+        operationId: "dashboardExportOrdersCsv",
+        scope: Scope.read_orders,
+        tags,
+      });
+      mount(app, DASHBOARD, op.csv.customers, {
+        operationId: "dashboardExportCustomersCsv",
+        scope: Scope.read_customers,
+        tags,
+      });
     },
     admin(app) {
       // An export is a long request: stop them before the server closes (the client resumes).

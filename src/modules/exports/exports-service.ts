@@ -65,6 +65,18 @@ export interface ExportRequest<T extends { id: string }> {
   stillAllowed(): Promise<void>;
   /** Most records per batch for this resource (the configured default when absent). */
   batchRows?: number;
+  /**
+   * How a batch is written (the dashboard's CSV download: rows of its columns); JSON Lines, a
+   * record per line, when absent. The batching and the bounds are the same whatever the format.
+   */
+  format?: ExportFormat<T>;
+}
+
+/** A format of an export's body other than JSON Lines: what starts it, and a batch's text. */
+export interface ExportFormat<T> {
+  /** Written first, even when nothing follows (a CSV file's header). */
+  head: string;
+  encode(batch: readonly T[]): string;
 }
 
 export interface StartedExport {
@@ -78,6 +90,7 @@ export interface StartedExport {
 const LEVEL_WORDS: Record<string, string> = {
   install: "app installation",
   apikey: "key pair",
+  dashboard: "signed-in merchant",
   store: "store",
   account: "merchant account (over all its stores)",
 };
@@ -161,6 +174,8 @@ export function createExportService(deps: {
     renewal.unref();
 
     let pending: T[] | null = first;
+    /** The format's head, until it is written with the first batch. */
+    let head = request.format?.head ?? "";
     let position = after;
     let reading = false;
     /** When the client last took something (the response asked for the next batch). */
@@ -183,11 +198,14 @@ export function createExportService(deps: {
         }
         if (source.destroyed) return;
         if (batch.length === 0) {
+          if (head) source.push(head);
           source.push(null);
           return;
         }
-        let text = "";
-        for (const record of batch) text += `${JSON.stringify(record)}\n`;
+        let text = head;
+        head = "";
+        if (request.format) text += request.format.encode(batch);
+        else for (const record of batch) text += `${JSON.stringify(record)}\n`;
         position = batch[batch.length - 1]!.id;
         rows = nextBatchRows(
           { rows: batch.length, chars: text.length },

@@ -100,6 +100,8 @@ export interface OperationSpec<
   authorize?: (request: FastifyRequest & { body: Validated<B>; params: ParamsOf<P> }) => void | Promise<void>;
   /** The service call, and how its answer is viewed by the caller. */
   run(input: OperationInput<P, Q, B>): Promise<Answer<R>>;
+  /** A larger body than the server's BODY_LIMIT_BYTES, for an operation that takes a file (a CSV import). */
+  bodyLimit?: number;
 }
 
 export type Operation = OperationSpec<
@@ -161,7 +163,7 @@ export function mount<S extends StoreScope>(
   operation: Operation,
   declared: Mounted<S>,
 ): void {
-  const { method, path, params, run, authorize, ...docs } = operation;
+  const { method, path, params, run, authorize, bodyLimit, ...docs } = operation;
   const { operationId, scope, tags, ...overrides } = declared;
   const schemaParams = family.params(params);
   const status = 201 in docs.response ? 201 : 200;
@@ -178,6 +180,7 @@ export function mount<S extends StoreScope>(
     method,
     url: family.url(path),
     ...options,
+    ...(bodyLimit ? { bodyLimit } : {}),
     handler: async (request: FastifyRequest, reply: FastifyReply) => {
       const answer = await run({
         caller: {
