@@ -55,6 +55,7 @@ import { inventoryRoutes } from "./modules/inventory/inventory-routes.ts";
 import { createInventoryService } from "./modules/inventory/inventory-service.ts";
 import { createLocationRepo } from "./modules/inventory/locations-repo.ts";
 import { createLocationService } from "./modules/inventory/locations-service.ts";
+import { createMailModule } from "./modules/mail/mail-module.ts";
 import { createAccessCache } from "./modules/oauth/access-cache.ts";
 import { consentRoutes } from "./modules/oauth/consent-routes.ts";
 import { createConsentService } from "./modules/oauth/consent-service.ts";
@@ -176,6 +177,12 @@ export function createPlatform(input: {
     ? createSharedWindowStore(redis, { clock, logger: input.logger ?? pino({ level: "silent" }) })
     : null;
   const windowStore: SlidingWindowStore = sharedCounters?.store ?? createMemoryWindowStore();
+
+  /**
+   * E-mail (modules/mail): services take `mail.mailer` (send({ to, subject, text, html }, tx?));
+   * messages wait in the mail outbox until the worker sends them.
+   */
+  const mail = createMailModule({ db, config, clock, logger: input.logger });
 
   const recordEvent = createEventRecorder({ clock });
   /** Each store's event feed, numbered after commit (events/feed-repo.ts). */
@@ -563,6 +570,8 @@ export function createPlatform(input: {
     commerceAt: (on: Clock, db?: Db) => commerce(on, createEventRecorder({ clock: on }), db),
     integration,
     webhooks,
+    /** E-mail: `mail.mailer` for services, `mail.worker` drains the outbox (main.ts starts it). */
+    mail,
     /** The privacy webhooks (customer.redact, customer.data_request, shop.redact). */
     privacy,
     developer,
@@ -576,6 +585,7 @@ export function createPlatform(input: {
     ping,
     async close() {
       clearInterval(flushCalls);
+      await mail.worker.stop();
       await deprecatedCalls.flush();
       sharedCounters?.close();
       if (redis) redis.disconnect();

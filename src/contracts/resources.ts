@@ -61,6 +61,9 @@ export const ID_PREFIX = {
   listenSession: "whls",
   clientId: "mpc",
   apiKey: "mpk",
+  mailMessage: "mail",
+  passwordReset: "pwr",
+  emailChange: "emc",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;
