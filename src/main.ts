@@ -139,9 +139,10 @@ async function start(config: Config) {
       `E-mail:       sent through ${smtp.protocol}//${smtp.host}`,
     );
   } else {
+    const outbox = platform.mail.outboxUrl(base);
     logger.info(
-      { mail: "outbox" },
-      "E-mail:       not sent (no SMTP_URL): every message is kept in the local mail outbox",
+      { mail: "outbox", url: outbox },
+      `E-mail:       not sent (no SMTP_URL); every message is kept in the mail outbox: ${outbox}`,
     );
   }
   // A guard that is off says so at every start: it is a development setting.

@@ -6,6 +6,7 @@ import type { Clock } from "../../lib/clock.ts";
 import { createMailRepo } from "./mail-repo.ts";
 import { createMailWorker } from "./mail-worker.ts";
 import { createMailer, type Mailer } from "./mailer.ts";
+import { outboxRoutes } from "./outbox-routes.ts";
 import { createOutboxTransport, createSmtpTransport, type MailTransport } from "./transports.ts";
 
 /**
@@ -28,6 +29,8 @@ export function createMailModule(deps: {
   logger?: Logger;
   /** Another transport than the configuration's (a test's failing one). */
   transport?: MailTransport;
+  /** The key that opens the local outbox (derived from the secrets key: stable across restarts). */
+  outboxKey: string;
 }) {
   const { config } = deps;
   const repo = createMailRepo(deps.db);
@@ -56,6 +59,15 @@ export function createMailModule(deps: {
     },
   });
   const mailer: Mailer = createMailer({ repo, clock: deps.clock, poke: worker.poke });
-  return { mailer, repo, worker, transport: transport.kind };
+  const outboxKey = transport.kind === "outbox" ? deps.outboxKey : null;
+  return {
+    mailer,
+    repo,
+    worker,
+    transport: transport.kind,
+    /** The operator's link to the local outbox (null when mail goes to an SMTP server). */
+    outboxUrl: (baseUrl: string) => (outboxKey ? `${baseUrl}/outbox#key=${outboxKey}` : null),
+    routes: (secureCookies: boolean) => outboxRoutes({ key: outboxKey, repo, secureCookies }),
+  };
 }
 export type MailModule = ReturnType<typeof createMailModule>;

@@ -51,10 +51,10 @@ export function composeMail(content: MailContent): { subject: string; text: stri
   const paragraph = (p: string) =>
     `<p style="margin:0 0 16px;font-size:16px;line-height:1.5;color:#1f2933">${escapeHtml(p)}</p>`;
   const action = content.action
-    ? `<table role="presentation" cellspacing="0" cellpadding="0" border="0" style="margin:8px 0 24px"><tr><td style="border-radius:6px;background:#1d4ed8">
+    ? `<table role="presentation" cellspacing="0" cellpadding="0" border="0" style="margin:8px 0 24px"><tr><td style="border-radius:6px;background:#1a7f37">
 <a href="${escapeHtml(content.action.url)}" style="display:inline-block;padding:14px 24px;font-size:16px;font-weight:600;color:#ffffff;text-decoration:none;border-radius:6px">${escapeHtml(content.action.label)}</a>
 </td></tr></table>
-<p style="margin:0 0 16px;font-size:14px;line-height:1.5;color:#52606d">If the button does not work, open this link:<br><a href="${escapeHtml(content.action.url)}" style="color:#1d4ed8;word-break:break-all">${escapeHtml(content.action.url)}</a></p>`
+<p style="margin:0 0 16px;font-size:14px;line-height:1.5;color:#52606d">If the button does not work, open this link:<br><a href="${escapeHtml(content.action.url)}" style="color:#1a7f37;word-break:break-all">${escapeHtml(content.action.url)}</a></p>`
     : "";
   const html = `<!doctype html>
 <html lang="en">
