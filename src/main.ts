@@ -116,9 +116,10 @@ async function start(config: Config) {
     worker.start();
     const importWorker = platform.createImportWorker(logger);
     importWorker.start();
+    platform.mail.worker.start();
     stopWorker = async () => {
       await unlisten();
-      await Promise.all([worker.stop(), importWorker.stop()]);
+      await Promise.all([worker.stop(), importWorker.stop(), platform.mail.worker.stop()]);
     };
   }
 
@@ -132,6 +133,19 @@ async function start(config: Config) {
     },
     "merchant platform started",
   );
+  if (platform.mail.transport === "smtp") {
+    const smtp = new URL(config.SMTP_URL!);
+    logger.info(
+      { smtp: `${smtp.protocol}//${smtp.host}` },
+      `E-mail:       sent through ${smtp.protocol}//${smtp.host}`,
+    );
+  } else {
+    const outbox = platform.mail.outboxUrl(base);
+    logger.info(
+      { mail: "outbox", url: outbox },
+      `E-mail:       not sent (no SMTP_URL); every message is kept in the mail outbox: ${outbox}`,
+    );
+  }
   // A guard that is off says so at every start: it is a development setting.
   if (config.WEBHOOK_ALLOW_PRIVATE_TARGETS)
     logger.warn(
