@@ -92,6 +92,8 @@ export interface OperationSpec<
   path: string;
   /** The path parameters besides the store's slug, as properties. */
   params?: P;
+  /** A larger body than BODY_LIMIT_BYTES, for the operation that needs one (an image upload). */
+  bodyLimit?: number;
   response: R;
   /**
    * The rest of the operation's authorisation, on the validated request (see FastifyContextConfig
@@ -161,7 +163,7 @@ export function mount<S extends StoreScope>(
   operation: Operation,
   declared: Mounted<S>,
 ): void {
-  const { method, path, params, run, authorize, ...docs } = operation;
+  const { method, path, params, run, authorize, bodyLimit, ...docs } = operation;
   const { operationId, scope, tags, ...overrides } = declared;
   const schemaParams = family.params(params);
   const status = 201 in docs.response ? 201 : 200;
@@ -177,6 +179,7 @@ export function mount<S extends StoreScope>(
   app.route({
     method,
     url: family.url(path),
+    ...(bodyLimit ? { bodyLimit } : {}),
     ...options,
     handler: async (request: FastifyRequest, reply: FastifyReply) => {
       const answer = await run({
