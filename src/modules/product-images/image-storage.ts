@@ -32,6 +32,10 @@ export function imageObjectStoreFrom(config: Config): ImageObjectStore | null {
     region: config.S3_REGION,
     ...(config.S3_ENDPOINT ? { endpoint: config.S3_ENDPOINT } : {}),
     forcePathStyle: config.S3_FORCE_PATH_STYLE,
+    // Checksums only where S3 requires one (DeleteObjects): the SDK's default since 2025 streams
+    // uploads as aws-chunked with a trailing CRC, which not every S3-compatible server reads.
+    requestChecksumCalculation: "WHEN_REQUIRED",
+    responseChecksumValidation: "WHEN_REQUIRED",
     ...(config.S3_ACCESS_KEY_ID && config.S3_SECRET_ACCESS_KEY
       ? {
           credentials: {
