@@ -291,9 +291,21 @@ describe("product images", () => {
         assert.equal(refused.response.status, 400, text(refused));
         assert.match(text(refused), message);
       }
-      // The developer API and the Admin API list it.
+      // The Admin API reads it, and its bulk export carries its URLs.
       const listed = await api.GET("/api/v1/apps/api/products/{id}", { params: { path: { id } } });
       assert.equal(listed.data!.data.images.length, 1);
+      const exported = await ctx.app.inject({
+        method: "GET",
+        url: "/api/v1/apps/api/export/products",
+        headers: { authorization: `Bearer ${app.tokens.accessToken}` },
+      });
+      assert.equal(exported.statusCode, 200, exported.body);
+      const line = exported.body
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { id?: string; images?: Array<{ src: string }> })
+        .find((l) => l.id === id);
+      assert.equal(line?.images?.[0]?.src, res.data!.data.src);
     } finally {
       await receiver.close();
     }
