@@ -553,7 +553,7 @@ export function createPlatform(input: {
       requireSession,
     }),
     productRoutes(services.products),
-    productImageRoutes(productImages),
+    productImageRoutes(productImages, { uploadBytes: config.IMAGE_UPLOAD_MAX_BYTES }),
     inventoryRoutes({ inventory: services.inventory, locations: services.locations }),
     collectionRoutes(services.collections),
     discountRoutes(services.discounts),

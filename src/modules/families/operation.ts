@@ -92,7 +92,10 @@ export interface OperationSpec<
   path: string;
   /** The path parameters besides the store's slug, as properties. */
   params?: P;
-  /** A larger body than BODY_LIMIT_BYTES, for the operation that needs one (an image upload). */
+  /**
+   * A larger body than BODY_LIMIT_BYTES, for the operation that needs one (an image upload);
+   * documented as the operation's `x-body-limit`.
+   */
   bodyLimit?: number;
   response: R;
   /**
@@ -175,6 +178,8 @@ export function mount<S extends StoreScope>(
     ...docs,
     ...overrides,
     ...(authorize ? { authorize } : {}),
+    // Documented where it differs from BODY_LIMIT_BYTES, so a client (and the fuzzer) knows it.
+    ...(bodyLimit ? { "x-body-limit": bodyLimit } : {}),
   } as RouteSpec<S>);
   app.route({
     method,

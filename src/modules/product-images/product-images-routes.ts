@@ -16,12 +16,7 @@ import { DASHBOARD } from "../families/dashboard-family.ts";
 import { DEVELOPER_API } from "../families/developer-family.ts";
 import { defineOperation, mount } from "../families/operation.ts";
 import { ProductIdParam } from "../products/products-schemas.ts";
-import {
-  CreateImageBody,
-  ImageParams,
-  MAX_ATTACHMENT_CHARS,
-  UpdateImageBody,
-} from "./product-images-schemas.ts";
+import { CreateImageBody, ImageParams, UpdateImageBody } from "./product-images-schemas.ts";
 import type { ProductImageService } from "./product-images-service.ts";
 
 /** An image's files never change at their URL (a new image is a new id): cached for a year. */
@@ -36,7 +31,7 @@ const IMAGE_HEADERS = {
 };
 
 /** The image operations, declared once and mounted in each family (productImageRoutes). */
-export function productImageOperations(images: ProductImageService) {
+export function productImageOperations(images: ProductImageService, limits: { uploadBytes: number }) {
   return {
     create: defineOperation({
       method: "POST",
@@ -45,8 +40,8 @@ export function productImageOperations(images: ProductImageService) {
       summary: "Add an image to a product",
       description: `From an upload (\`attachment\`, base64) or a URL the platform fetches (\`src\`). It is decoded and stored re-encoded as WebP in three sizes, so nothing but its pixels is kept (an SVG, a script, a file that is also something else are refused or left behind); at most 25 megapixels, 50 images per product, and the store's bounds (IMAGE_MAX_PER_STORE, IMAGE_MAX_BYTES_PER_STORE: 409 past them). Emits ${eventName(EVENT.productUpdated)}.`,
       body: CreateImageBody,
-      // base64 of the largest upload allowed, and the JSON around it.
-      bodyLimit: MAX_ATTACHMENT_CHARS + 64 * 1024,
+      // base64 of the largest upload allowed (IMAGE_UPLOAD_MAX_BYTES), and the JSON around it.
+      bodyLimit: Math.ceil(limits.uploadBytes / 3) * 4 + 64 * 1024,
       response: { 201: Envelope(ProductImageResource, "Created") },
       errors: ["NOT_FOUND", "CONFLICT", "PAYLOAD_TOO_LARGE", "SERVICE_UNAVAILABLE"],
       run: async ({ caller, params, body }) => ({ data: await images.create(caller.store, params.id, body) }),
@@ -79,8 +74,11 @@ export function productImageOperations(images: ProductImageService) {
   };
 }
 
-export function productImageRoutes(images: ProductImageService): FeatureRoutes {
-  const op = productImageOperations(images);
+export function productImageRoutes(
+  images: ProductImageService,
+  limits: { uploadBytes: number },
+): FeatureRoutes {
+  const op = productImageOperations(images, limits);
   return {
     tags: {
       Images: "Product images, served publicly at the URLs products carry (`images[].sizes`).",
