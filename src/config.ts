@@ -373,6 +373,53 @@ export const ConfigSchema = Type.Object({
     default: 1_048_576,
     description: "Largest accepted request body.",
   }),
+  IMAGE_MAX_PER_STORE: Type.Integer({
+    minimum: 1,
+    default: 5000,
+    description: "Product images one store may hold (an upload past it answers 409).",
+  }),
+  IMAGE_MAX_BYTES_PER_STORE: Type.Integer({
+    minimum: 1_048_576,
+    default: 1_073_741_824,
+    description:
+      "Bytes of product images one store may hold, counted as stored (the WebP sizes made from each upload, not the upload).",
+  }),
+  IMAGE_UPLOAD_MAX_BYTES: Type.Integer({
+    minimum: 65_536,
+    maximum: 50 * 1_048_576,
+    default: 20 * 1_048_576,
+    description:
+      "Largest image accepted, uploaded (before base64) or fetched from a URL. Decoded images are bounded too: at most 25 megapixels.",
+  }),
+  IMAGE_FETCH_TIMEOUT_MS: Type.Integer({
+    minimum: 100,
+    default: 15_000,
+    description: "How long fetching an image from a URL (`src`) may take, connect to last byte.",
+  }),
+  S3_BUCKET: Type.Optional(
+    Type.String({
+      minLength: 3,
+      maxLength: 63,
+      description:
+        "Keep product images in this S3-compatible bucket instead of the database. Unset: in the database (PostgreSQL or the embedded one), where every API process reads them.",
+    }),
+  ),
+  S3_ENDPOINT: Type.Optional(
+    Type.String({
+      pattern: "^https?://",
+      description: "The S3-compatible server's URL (MinIO, R2, Ceph…). Unset: AWS S3 in S3_REGION.",
+    }),
+  ),
+  S3_REGION: Type.String({ default: "us-east-1", description: "The bucket's region." }),
+  S3_ACCESS_KEY_ID: Type.Optional(
+    Type.String({ description: "Access key for S3_BUCKET. Unset: the SDK's default credential chain." }),
+  ),
+  S3_SECRET_ACCESS_KEY: Type.Optional(Type.String({ description: "Secret key for S3_ACCESS_KEY_ID." })),
+  S3_FORCE_PATH_STYLE: Type.Boolean({
+    default: false,
+    description:
+      "Address the bucket as a path (`endpoint/bucket/key`), as most self-hosted S3-compatible servers need.",
+  }),
   TRUST_PROXY: Type.Boolean({
     default: false,
     description: "Trust X-Forwarded-* headers (set when behind a reverse proxy).",

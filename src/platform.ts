@@ -87,6 +87,14 @@ import { createPrivacyRepo } from "./modules/privacy/privacy-repo.ts";
 import { privacyRoutes } from "./modules/privacy/privacy-routes.ts";
 import { createPrivacyService } from "./modules/privacy/privacy-service.ts";
 import { probeRoutes } from "./modules/probes/probes-routes.ts";
+import { createImageFetcher } from "./modules/product-images/image-fetch.ts";
+import { imageObjectStoreFrom } from "./modules/product-images/image-storage.ts";
+import { createProductImageRepo } from "./modules/product-images/product-images-repo.ts";
+import { productImageRoutes } from "./modules/product-images/product-images-routes.ts";
+import {
+  createImageViews,
+  createProductImageService,
+} from "./modules/product-images/product-images-service.ts";
 import { createProductRepo } from "./modules/products/products-repo.ts";
 import { productRoutes } from "./modules/products/products-routes.ts";
 import { createProductService, type ProductService } from "./modules/products/products-service.ts";
@@ -205,6 +213,20 @@ export function createPlatform(input: {
   const feed = { repo: feedRepo, sequencer: createFeedSequencer({ repo: feedRepo }) };
   /** One Prometheus registry for every module; main.ts serves it on the metrics listener. */
   const metrics = createMetrics();
+  // Product images (issue 32): their rows in the database, their files there too or in S3_BUCKET.
+  const imageRepo = createProductImageRepo(db);
+  const imageObjects = imageObjectStoreFrom(config);
+  const imageViews = createImageViews({
+    repo: imageRepo,
+    objects: imageObjects,
+    baseUrl: config.PUBLIC_BASE_URL,
+    log: (error) => input.logger?.warn({ err: error }, "could not delete a deleted image's objects"),
+  });
+  const imageFetcher = createImageFetcher({
+    allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
+    maxBytes: config.IMAGE_UPLOAD_MAX_BYTES,
+    timeoutMs: config.IMAGE_FETCH_TIMEOUT_MS,
+  });
   const repos = {
     accounts: createAccountRepo(db),
     stores: createStoreRepo(db),
@@ -299,11 +321,13 @@ export function createPlatform(input: {
       locations: repos.locations,
       inventory,
       recordEvent: record,
+      images: imageViews,
       clock: on,
     });
     const collections = createCollectionService({
       db,
       products: repos.products,
+      images: imageViews,
       recordEvent: record,
       clock: on,
     });
@@ -540,6 +564,21 @@ export function createPlatform(input: {
     return { redis: sharedCounters ? await sharedCounters.status() : "not_configured" };
   };
   const issuer = config.PUBLIC_BASE_URL;
+  const productImages = createProductImageService({
+    db,
+    repo: imageRepo,
+    products: repos.products,
+    changed: (tx, store, productId) => services.products.imagesChanged(tx, store, productId),
+    fetcher: imageFetcher,
+    objects: imageObjects,
+    limits: {
+      imagesPerStore: config.IMAGE_MAX_PER_STORE,
+      bytesPerStore: config.IMAGE_MAX_BYTES_PER_STORE,
+      uploadBytes: config.IMAGE_UPLOAD_MAX_BYTES,
+    },
+    baseUrl: config.PUBLIC_BASE_URL,
+    clock,
+  });
   /**
    * The service's route table: every route of every feature, per API family (FeatureRoutes). app.ts
    * installs each family's scope and guard and registers these into it, in this order. A new
@@ -577,6 +616,7 @@ export function createPlatform(input: {
       requireSession,
     }),
     productRoutes(services.products),
+    productImageRoutes(productImages, { uploadBytes: config.IMAGE_UPLOAD_MAX_BYTES }),
     inventoryRoutes({ inventory: services.inventory, locations: services.locations }),
     collectionRoutes(services.collections),
     discountRoutes(services.discounts),
@@ -648,10 +688,12 @@ export function createPlatform(input: {
     metrics,
     requireSession,
     ping,
+    productImages,
     async close() {
       clearInterval(flushCalls);
       await accountLinks.idle();
       await mail.worker.stop();
+      await imageFetcher.close();
       await deprecatedCalls.flush();
       sharedCounters?.close();
       if (redis) redis.disconnect();

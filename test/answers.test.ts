@@ -3,6 +3,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import pino from "pino";
+import sharp from "sharp";
 import { listenForEvents } from "../src/modules/webhooks/delivery/notifications.ts";
 import { consent, REDIRECT } from "./apps-harness.ts";
 import { flat, flatPatch } from "./catalogue.ts";
@@ -59,7 +60,14 @@ const NOT_RECORDED: Record<string, string> = {
   dashboardExportProductsCsv: "CSV downloads (test/csv-imports.test.ts)",
   dashboardExportOrdersCsv: "CSV downloads (test/csv-imports.test.ts)",
   dashboardExportCustomersCsv: "CSV downloads (test/csv-imports.test.ts)",
+  getProductImageFile: "a WebP file, not JSON (test/product-images.test.ts)",
 };
+
+/** A small image for the story's image uploads (the same bytes, so the same answers, every run). */
+const SWATCH = sharp({ create: { width: 48, height: 32, channels: 3, background: "#b4573a" } })
+  .png()
+  .toBuffer()
+  .then((b) => b.toString("base64"));
 
 interface Recorded {
   operationId: string;
@@ -485,6 +493,27 @@ describe("answers: every operation's answer on a seeded store, byte for byte", (
     ok(
       await merchant.DELETE("/api/v1/dashboard/stores/{slug}/products/{id}/variants/{variantId}", {
         params: { path: { ...g, id: dressId, variantId: large.id } },
+      }),
+    );
+    await settle();
+    // Product images (issue 32) in the dashboard: added, described, deleted.
+    const swatch = (
+      await merchant.POST("/api/v1/dashboard/stores/{slug}/products/{id}/images", {
+        params: { path: { ...g, id: dressId } },
+        body: { attachment: await SWATCH, alt: "Dress swatch" },
+      })
+    ).data!.data;
+    await settle();
+    ok(
+      await merchant.PATCH("/api/v1/dashboard/stores/{slug}/products/{id}/images/{imageId}", {
+        params: { path: { ...g, id: dressId, imageId: swatch.id } },
+        body: { alt: "Dress, rust swatch" },
+      }),
+    );
+    await settle();
+    ok(
+      await merchant.DELETE("/api/v1/dashboard/stores/{slug}/products/{id}/images/{imageId}", {
+        params: { path: { ...g, id: dressId, imageId: swatch.id } },
       }),
     );
     await settle();
@@ -1349,6 +1378,26 @@ describe("answers: every operation's answer on a seeded store, byte for byte", (
       }),
     );
     await settle();
+    const appSwatch = (
+      await api.POST("/api/v1/apps/api/products/{id}/images", {
+        params: { path: { id: dressId } },
+        body: { attachment: await SWATCH, alt: "From the app" },
+      })
+    ).data!.data;
+    await settle();
+    ok(
+      await api.PATCH("/api/v1/apps/api/products/{id}/images/{imageId}", {
+        params: { path: { id: dressId, imageId: appSwatch.id } },
+        body: { position: 0 },
+      }),
+    );
+    await settle();
+    ok(
+      await api.DELETE("/api/v1/apps/api/products/{id}/images/{imageId}", {
+        params: { path: { id: dressId, imageId: appSwatch.id } },
+      }),
+    );
+    await settle();
     ok(await api.DELETE("/api/v1/apps/api/webhooks/{id}", { params: { path: { id: hooks[3]!.id } } }));
     await settle();
     assert.equal(
@@ -1524,6 +1573,26 @@ describe("answers: every operation's answer on a seeded store, byte for byte", (
     ok(
       await dev.DELETE("/api/v1/developer/products/{id}/variants/{variantId}", {
         params: { path: { id: dressId, variantId: tall.id } },
+      }),
+    );
+    await settle();
+    const devSwatch = (
+      await dev.POST("/api/v1/developer/products/{id}/images", {
+        params: { path: { id: dressId } },
+        body: { attachment: await SWATCH, alt: "Developer swatch" },
+      })
+    ).data!.data;
+    await settle();
+    ok(
+      await dev.PATCH("/api/v1/developer/products/{id}/images/{imageId}", {
+        params: { path: { id: dressId, imageId: devSwatch.id } },
+        body: { variantId: null, alt: "Any size" },
+      }),
+    );
+    await settle();
+    ok(
+      await dev.DELETE("/api/v1/developer/products/{id}/images/{imageId}", {
+        params: { path: { id: dressId, imageId: devSwatch.id } },
       }),
     );
     await settle();

@@ -6,7 +6,8 @@ import { API_PREFIXES, bodySweeps, robustnessSuite } from "./robustness.ts";
  */
 robustnessSuite("robustness: the APIs' body fields under bad input", (s) =>
   bodySweeps(s, [
-    ["the Admin API", API_PREFIXES[1]],
+    ["the Admin API's products", `${API_PREFIXES[1]}products`],
+    ["the rest of the Admin API", API_PREFIXES[1], `${API_PREFIXES[1]}products`],
     ["the developer API", API_PREFIXES[2]],
     ["every other operation", null],
   ]),

@@ -40,6 +40,7 @@ export const ID_PREFIX = {
   store: "store",
   product: "prod",
   variant: "var",
+  productImage: "img",
   location: "loc",
   inventoryLevel: "ilvl",
   inventoryChange: "ichg",
@@ -242,6 +243,66 @@ export const PriceRangeResource = Type.Object(
   { title: "PriceRange", description: "The lowest and highest price of the product's variants." },
 );
 
+/**
+ * The sizes every product image is stored in (WebP, never enlarged, inside a square of this many
+ * pixels): the list's thumbnail, a phone's product page, the product page. Declared once: the
+ * table's CHECK, the resource and the dashboard's srcset follow from it.
+ */
+export const IMAGE_SIZES = {
+  list: { px: 200, description: "For lists and thumbnails: at most 200 × 200." },
+  phone: { px: 640, description: "For a phone's product page: at most 640 × 640." },
+  page: { px: 1200, description: "For the product page: at most 1200 × 1200." },
+} as const satisfies Record<string, { px: number; description: string }>;
+export type ImageSize = keyof typeof IMAGE_SIZES;
+export const IMAGE_SIZE_NAMES = Object.keys(IMAGE_SIZES) as ImageSize[];
+/** Alt text: what the image shows, for those who cannot see it. */
+export const IMAGE_ALT_MAX = 512;
+/** Images on one product (a variant's images count in its product's). */
+export const MAX_IMAGES_PER_PRODUCT = 50;
+
+const imageFile = (size: ImageSize) =>
+  Type.Object(
+    {
+      url: Type.String({
+        format: "uri",
+        description: "Public, long-lived (cached a year, with an ETag): the image never changes at this URL.",
+        examples: [
+          `https://shop.example.com/api/v1/images/store_7Hc2Qm9XwLp4Rt8VbN3kZs/img_7Hc2Qm9XwLp4Rt8VbN3kZs/${size}.webp`,
+        ],
+      }),
+      width: Type.Integer({ examples: [IMAGE_SIZES[size].px] }),
+      height: Type.Integer({ examples: [Math.round(IMAGE_SIZES[size].px * 0.75)] }),
+    },
+    { description: IMAGE_SIZES[size].description },
+  );
+
+export const ProductImageResource = Type.Object(
+  {
+    id: Id("productImage"),
+    productId: Id("product"),
+    variantId: Nullable(Id("variant"), {
+      description: "The variant it shows (its colour, say); null for the product as a whole.",
+    }),
+    position: Type.Integer({
+      description: "Its place among the product's images, from 0; the first is the product's main image.",
+    }),
+    alt: Type.String({
+      maxLength: IMAGE_ALT_MAX,
+      description: "What it shows, for screen readers (may be empty).",
+    }),
+    width: Type.Integer({ description: "The stored image's width (its largest size)." }),
+    height: Type.Integer({ description: "The stored image's height (its largest size)." }),
+    src: Type.String({ format: "uri", description: "Its largest size's URL (`sizes.page.url`)." }),
+    sizes: Type.Object(
+      { list: imageFile("list"), phone: imageFile("phone"), page: imageFile("page") },
+      { description: "The WebP sizes it is served in, for `srcset`." },
+    ),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+  { title: "ProductImage" },
+);
+
 export const ProductResource = Type.Object(
   {
     id: Id("product"),
@@ -255,6 +316,9 @@ export const ProductResource = Type.Object(
       description: "At most 3, in order; empty for a product without options (it has one variant).",
     }),
     variants: Type.Array(ProductVariantResource, { description: "At least one, at most 2,048, in order." }),
+    images: Type.Array(ProductImageResource, {
+      description: "In order, the main image first; at most 50.",
+    }),
     priceRange: PriceRangeResource,
     currency: Type.String({ examples: ["USD"] }),
     totalAvailable: Type.Integer({

@@ -244,6 +244,8 @@ export const ROW_TYPES: Record<string, string | ["Insertable" | "Updateable", st
   ProductVariant: "product_variants",
   NewProductVariant: ["Insertable", "product_variants"],
   VariantUpdate: ["Updateable", "product_variants"],
+  ProductImage: "product_images",
+  ProductImageFile: "product_image_files",
   Location: "locations",
   InventoryLevel: "inventory_levels",
   InventoryChange: "inventory_changes",

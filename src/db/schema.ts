@@ -642,6 +642,44 @@ export interface PasswordResetsTable {
   used_at: Timestamp | null;
 }
 
+export interface ProductImageFilesTable {
+  bytes: number;
+  /**
+   * The WebP file when the image is stored in the database; null when in S3.
+   */
+  content: Buffer | null;
+  /**
+   * SHA-256 of the file (base64url): its ETag.
+   */
+  etag: string;
+  height: number;
+  image_id: string;
+  size: "list" | "phone" | "page";
+  store_id: string;
+  width: number;
+}
+
+export interface ProductImagesTable {
+  alt: Generated<string>;
+  /**
+   * Bytes stored for the image: the sum of its sizes (what the store's image bytes count).
+   */
+  bytes: number;
+  created_at: Timestamp;
+  height: number;
+  id: string;
+  position: number;
+  product_id: string;
+  /**
+   * Where its files are: database (product_image_files.content) or s3 (the configured bucket).
+   */
+  storage: "database" | "s3";
+  store_id: string;
+  updated_at: Timestamp;
+  variant_id: string | null;
+  width: number;
+}
+
 export interface ProductsTable {
   created_at: Generated<Timestamp>;
   description: Generated<string>;
@@ -780,6 +818,12 @@ export interface SessionsTable {
   created_at: Generated<Timestamp>;
   expires_at: Timestamp;
   token_hash: string;
+}
+
+export interface StoreImageUsageTable {
+  bytes: Generated<number>;
+  images: Generated<number>;
+  store_id: string;
 }
 
 /**
@@ -1011,6 +1055,8 @@ export interface DB {
   order_status_changes: OrderStatusChangesTable;
   orders: OrdersTable;
   password_resets: PasswordResetsTable;
+  product_image_files: ProductImageFilesTable;
+  product_images: ProductImagesTable;
   product_variants: ProductVariantsTable;
   products: ProductsTable;
   refresh_tokens: RefreshTokensTable;
@@ -1019,6 +1065,7 @@ export interface DB {
   return_line_items: ReturnLineItemsTable;
   returns: ReturnsTable;
   sessions: SessionsTable;
+  store_image_usage: StoreImageUsageTable;
   store_row_counts: StoreRowCountsTable;
   stores: StoresTable;
   tax_rates: TaxRatesTable;
@@ -1056,6 +1103,8 @@ export type ProductUpdate = Updateable<ProductsTable>;
 export type ProductVariant = Selectable<ProductVariantsTable>;
 export type NewProductVariant = Insertable<ProductVariantsTable>;
 export type VariantUpdate = Updateable<ProductVariantsTable>;
+export type ProductImage = Selectable<ProductImagesTable>;
+export type ProductImageFile = Selectable<ProductImageFilesTable>;
 export type Location = Selectable<LocationsTable>;
 export type InventoryLevel = Selectable<InventoryLevelsTable>;
 export type InventoryChange = Selectable<InventoryChangesTable>;

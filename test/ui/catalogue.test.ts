@@ -91,7 +91,7 @@ describe("the product page in a real browser", { skip: chromiumSkipReason() }, (
     assert.match(text, /\b60\b/);
 
     // The product's page, linked from the list.
-    await listed.getByRole("link", { name: "Everyday tee" }).click();
+    await listed.getByRole("link", { name: "Everyday tee", exact: true }).click();
     await heading(page, "Everyday tee");
     const grid = page.getByRole("region", { name: "Variants" });
     await grid.getByRole("table").waitFor();

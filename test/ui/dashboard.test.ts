@@ -105,20 +105,23 @@ describe("merchant dashboard in a real browser", { skip: chromiumSkipReason() },
       "the create form is cleared",
     );
 
-    // Edit in a dialog.
-    await product.getByRole("button", { name: "Edit" }).click();
-    const dialog = page.getByRole("dialog");
-    await dialog.waitFor();
+    // Edit on the product's own page, at its own address (issue 32), linked from the list.
+    await product.getByRole("link", { name: /^Edit/ }).click();
+    await page.getByRole("heading", { level: 1, name: title }).waitFor();
+    assert.match(new URL(page.url()).pathname, /^\/stores\/[^/]+\/products\/prod_[0-9A-Za-z]{22}$/);
+    const details = page.getByRole("region", { name: "Details" });
     assert.equal(
-      await dialog.getByLabel("Title", { exact: true }).inputValue(),
+      await details.getByLabel("Title", { exact: true }).inputValue(),
       title,
       "the form starts from the product",
     );
     // Stock changes on the product's page (inventory levels), not in the edit form (issue 30).
-    assert.equal(await dialog.getByLabel("Stock", { exact: true }).count(), 0);
-    await dialog.getByLabel("Price (USD)").fill("20");
-    await dialog.getByRole("button", { name: "Save changes" }).click();
-    await dialog.waitFor({ state: "detached" });
+    assert.equal(await details.getByLabel("Stock", { exact: true }).count(), 0);
+    await details.getByLabel("Price (USD)").fill("20");
+    await details.getByRole("button", { name: "Save changes" }).click();
+    await page.getByText("Changes saved").waitFor();
+    await page.getByRole("link", { name: "Back to products" }).click();
+    await heading(page, "Products");
     await row(page, "Canvas").filter({ hasText: "20.00 USD" }).waitFor();
     assert.match(await row(page, "Canvas").locator("td.num").nth(1).innerText(), /^10$/);
 

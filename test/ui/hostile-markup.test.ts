@@ -958,13 +958,21 @@ describe("hostile markup in every field, on every page, in a real browser", {
       async *steps(p) {
         // Newest first: P3, P2, P1.
         for (const [n, title] of [`${MARKUP.js} ${MARKUP.rtl}`, longWord(255), ALL_MARKUP].entries()) {
-          await p.locator("tbody tr").nth(n).getByRole("button", { name: "Edit" }).click();
-          const dialog = p.getByRole("dialog");
-          await dialog.waitFor();
-          assert.equal(await dialog.getByRole("heading").first().textContent(), `Edit ${title}`);
-          yield `product dialog "${title.slice(0, 20)}"`;
-          await dialog.getByRole("button", { name: "Cancel" }).click();
-          await dialog.waitFor({ state: "detached" });
+          // Each product's own page (issue 32), from the list's Edit link.
+          await p.locator("tbody tr").nth(n).getByRole("link", { name: /^Edit/ }).click();
+          const h1 = p.getByRole("heading", { level: 1 });
+          await p.getByRole("region", { name: "Details" }).getByLabel("Title", { exact: true }).waitFor();
+          assert.equal(await h1.textContent(), title);
+          assert.equal(
+            await p
+              .getByRole("region", { name: "Details" })
+              .getByLabel("Title", { exact: true })
+              .inputValue(),
+            title,
+          );
+          yield `product page "${title.slice(0, 20)}"`;
+          await p.getByRole("link", { name: "Back to products" }).first().click();
+          await p.locator("tbody tr").nth(n).waitFor();
         }
       },
     },

@@ -16,6 +16,7 @@ import {
 } from "../../lib/pagination.ts";
 import type { Viewer } from "../app-metadata/app-metadata.ts";
 import type { RecordEvent } from "../events/events-repo.ts";
+import type { ImageViews } from "../product-images/product-images-service.ts";
 import type { ProductRepo } from "../products/products-repo.ts";
 import { toProductResource } from "../products/products-schemas.ts";
 import { checkRules, rulesCondition } from "./collection-rules.ts";
@@ -47,6 +48,7 @@ const AUTOMATIC_ORDER = CREATED_AND_UPDATED;
 export function createCollectionService(deps: {
   db: Db;
   products: Pick<ProductRepo, "variantsOf">;
+  images: Pick<ImageViews, "imagesOf">;
   recordEvent: RecordEvent;
   clock: Clock;
 }) {
@@ -333,13 +335,20 @@ export function createCollectionService(deps: {
         ).execute();
       }
       const page = finishPage(rows, plan);
-      const variants = await deps.products.variantsOf(
-        store.id,
-        page.items.map((p) => p.id),
-      );
+      const ids = page.items.map((p) => p.id);
+      const [variants, images] = await Promise.all([
+        deps.products.variantsOf(store.id, ids),
+        deps.images.imagesOf(store.id, ids),
+      ]);
       return {
         items: page.items.map(({ position: _p, ...p }) =>
-          toProductResource(p as Product, variants.get(p.id) ?? [], store.currency, viewer),
+          toProductResource(
+            p as Product,
+            variants.get(p.id) ?? [],
+            images.get(p.id) ?? [],
+            store.currency,
+            viewer,
+          ),
         ),
         meta: page.meta,
       };

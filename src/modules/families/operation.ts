@@ -92,6 +92,11 @@ export interface OperationSpec<
   path: string;
   /** The path parameters besides the store's slug, as properties. */
   params?: P;
+  /**
+   * A larger body than BODY_LIMIT_BYTES, for an operation that takes a file (an image upload, a
+   * CSV import); documented as the operation's `x-body-limit`.
+   */
+  bodyLimit?: number;
   response: R;
   /**
    * The rest of the operation's authorisation, on the validated request (see FastifyContextConfig
@@ -100,8 +105,6 @@ export interface OperationSpec<
   authorize?: (request: FastifyRequest & { body: Validated<B>; params: ParamsOf<P> }) => void | Promise<void>;
   /** The service call, and how its answer is viewed by the caller. */
   run(input: OperationInput<P, Q, B>): Promise<Answer<R>>;
-  /** A larger body than the server's BODY_LIMIT_BYTES, for an operation that takes a file (a CSV import). */
-  bodyLimit?: number;
 }
 
 export type Operation = OperationSpec<
@@ -175,6 +178,8 @@ export function mount<S extends StoreScope>(
     ...docs,
     ...overrides,
     ...(authorize ? { authorize } : {}),
+    // Documented where it differs from BODY_LIMIT_BYTES, so a client (and the fuzzer) knows it.
+    ...(bodyLimit ? { "x-body-limit": bodyLimit } : {}),
   } as RouteSpec<S>);
   app.route({
     method,

@@ -75,6 +75,7 @@ export function productOperations(products: ProductService) {
                   updatedAt: "2026-11-22T10:00:00.000Z",
                 },
               ],
+              images: [],
               priceRange: { min: "19.99", max: "19.99" },
               currency: "USD",
               totalAvailable: 25,

@@ -28,6 +28,7 @@ import { isoString } from "../../lib/iso-string.ts";
 import { formatMinorUnits } from "../../lib/money.ts";
 import { CREATED_AND_UPDATED, SortParam, type SortTable } from "../../lib/pagination.ts";
 import { forViewer, type Viewer } from "../app-metadata/app-metadata.ts";
+import type { ProductImageView } from "../product-images/product-images-service.ts";
 import { variantTitle } from "./product-options.ts";
 
 export { ProductResource, ProductVariantResource };
@@ -235,10 +236,11 @@ export function toVariantResource(v: ProductVariant, currency: string) {
   };
 }
 
-/** A product as every API answers it: its own fields, its options, its variants in order. */
+/** A product as every API answers it: its own fields, its options, its variants and images in order. */
 export function toProductResource(
   p: Product,
   variants: readonly ProductVariant[],
+  images: readonly ProductImageView[],
   currency: string,
   viewer?: Viewer,
 ) {
@@ -253,6 +255,7 @@ export function toProductResource(
       status: p.status,
       options: p.options,
       variants: variants.map((v) => forViewer(toVariantResource(v, currency), v.metadata, viewer)),
+      images: [...images],
       priceRange: {
         min: formatMinorUnits(p.price_minor, currency),
         max: formatMinorUnits(p.price_max_minor, currency),

@@ -25,6 +25,7 @@ import { forViewer, mergeMetadata, type Viewer } from "../app-metadata/app-metad
 import type { RecordEvent } from "../events/events-repo.ts";
 import type { InventoryService, StockActor } from "../inventory/inventory-service.ts";
 import type { LocationRepo } from "../inventory/locations-repo.ts";
+import type { ImageViews, ProductImageView } from "../product-images/product-images-service.ts";
 import type { StoreRepo } from "../stores/stores-repo.ts";
 import { CATALOGUE_VERSION } from "../versions/changes/2026-11-29-catalogue.ts";
 import {
@@ -89,13 +90,18 @@ export function createProductService(deps: {
   locations: Pick<LocationRepo, "forOrders" | "list">;
   inventory: Pick<InventoryService, "apply" | "initialStock">;
   recordEvent: RecordEvent;
+  /** Each product's images (modules/product-images), for every answer and event. */
+  images: ImageViews;
   clock: Clock;
 }) {
   const { db, repo } = deps;
 
+  const imagesOf = async (tx: Executor, storeId: string, productId: string) =>
+    (await deps.images.imagesOf(storeId, [productId], tx)).get(productId) ?? [];
+
   async function resourceOf(tx: Executor, store: Store, product: Product, currency: string, viewer?: Viewer) {
     const variants = (await repo.variantsOf(store.id, [product.id], tx)).get(product.id) ?? [];
-    return toProductResource(product, variants, currency, viewer);
+    return toProductResource(product, variants, await imagesOf(tx, store.id, product.id), currency, viewer);
   }
 
   const recordChange = async (
@@ -105,12 +111,18 @@ export function createProductService(deps: {
     variants: readonly ProductVariant[],
     currency: string,
     topic: ProductTopic,
+    images?: readonly ProductImageView[],
   ) =>
     deps.recordEvent(tx, {
       storeId: store.id,
       topic,
       resourceId: product.id,
-      payload: toProductResource(product, variants, currency),
+      payload: toProductResource(
+        product,
+        variants,
+        images ?? (await imagesOf(tx, store.id, product.id)),
+        currency,
+      ),
       appMetadata: product.metadata,
     });
 
@@ -226,8 +238,9 @@ export function createProductService(deps: {
   ) {
     const product = await repo.refreshTotals(store.id, productId, deps.clock.now(), tx);
     const variants = (await repo.variantsOf(store.id, [productId], tx)).get(productId) ?? [];
-    await recordChange(tx, store, product, variants, currency, topic);
-    return { product, variants, view: toProductResource(product, variants, currency, viewer) };
+    const images = await imagesOf(tx, store.id, productId);
+    await recordChange(tx, store, product, variants, currency, topic, images);
+    return { product, variants, view: toProductResource(product, variants, images, currency, viewer) };
   }
 
   return {
@@ -280,7 +293,7 @@ export function createProductService(deps: {
           tx,
         );
         const variants = await repo.insertVariants(rows, tx);
-        await recordChange(tx, store, product, variants, currency, EVENT.productCreated);
+        await recordChange(tx, store, product, variants, currency, EVENT.productCreated, []);
         const tracked = variants.filter((v) => v.tracked);
         if (tracked.length)
           await deps.inventory.initialStock(
@@ -290,7 +303,7 @@ export function createProductService(deps: {
             tracked.map((v) => ({ variantId: v.id, productId, quantity: v.available })),
             actor,
           );
-        return toProductResource(product, variants, currency, viewer);
+        return toProductResource(product, variants, [], currency, viewer);
       });
     },
 
@@ -406,15 +419,20 @@ export function createProductService(deps: {
     },
 
     async remove(store: Store, id: string) {
-      return db.transaction().execute(async (tx) => {
+      const { view, objects } = await db.transaction().execute(async (tx) => {
         const currency = await deps.stores.currencyForWrite(store.id, tx);
         await lock(tx, store, id);
         const variants = (await repo.variantsOf(store.id, [id], tx)).get(id) ?? [];
+        // Read before the delete: the images go with the product (cascade), their objects after.
+        const images = await imagesOf(tx, store.id, id);
+        const objects = await deps.images.heldBy(store.id, id, tx);
         const product = await repo.delete(store.id, id, tx);
         if (!product) throw notFound("Product");
-        await recordChange(tx, store, product, variants, currency, EVENT.productDeleted);
-        return toProductResource(product, variants, currency);
+        await recordChange(tx, store, product, variants, currency, EVENT.productDeleted, images);
+        return { view: toProductResource(product, variants, images, currency), objects };
       });
+      await deps.images.discard(store.id, objects);
+      return view;
     },
 
     /** Adds a variant (its values may add values to the product's options). */
@@ -556,12 +574,15 @@ export function createProductService(deps: {
       };
       const plan = planPage(query, PRODUCT_SORTS, filter);
       const page = finishPage(await repo.list(store.id, plan, filter), plan);
-      const variants = await repo.variantsOf(
-        store.id,
-        page.items.map((p) => p.id),
-      );
+      const ids = page.items.map((p) => p.id);
+      const [variants, images] = await Promise.all([
+        repo.variantsOf(store.id, ids),
+        deps.images.imagesOf(store.id, ids),
+      ]);
       return {
-        items: page.items.map((p) => toProductResource(p, variants.get(p.id) ?? [], store.currency, viewer)),
+        items: page.items.map((p) =>
+          toProductResource(p, variants.get(p.id) ?? [], images.get(p.id) ?? [], store.currency, viewer),
+        ),
         meta: page.meta,
       };
     },
@@ -569,11 +590,14 @@ export function createProductService(deps: {
     /** A bulk export's batch (modules/exports), each product exactly as `list` shows it to `viewer`. */
     async exportBatch(store: Store, window: ExportWindow, viewer?: Viewer) {
       const rows = await repo.exportBatch(store.id, window);
-      const variants = await repo.variantsOf(
-        store.id,
-        rows.map((p) => p.id),
+      const ids = rows.map((p) => p.id);
+      const [variants, images] = await Promise.all([
+        repo.variantsOf(store.id, ids),
+        deps.images.imagesOf(store.id, ids),
+      ]);
+      return rows.map((p) =>
+        toProductResource(p, variants.get(p.id) ?? [], images.get(p.id) ?? [], store.currency, viewer),
       );
-      return rows.map((p) => toProductResource(p, variants.get(p.id) ?? [], store.currency, viewer));
     },
 
     /** How many the store has, from the kept counts. */
@@ -587,14 +611,28 @@ export function createProductService(deps: {
         repo.count(store.id),
         repo.listPage(store.id, (page - 1) * perPage, perPage),
       ]);
-      const variants = await repo.variantsOf(
-        store.id,
-        rows.map((p) => p.id),
-      );
+      const ids = rows.map((p) => p.id);
+      const [variants, images] = await Promise.all([
+        repo.variantsOf(store.id, ids),
+        deps.images.imagesOf(store.id, ids),
+      ]);
       return {
-        items: rows.map((p) => toProductResource(p, variants.get(p.id) ?? [], store.currency)),
+        items: rows.map((p) =>
+          toProductResource(p, variants.get(p.id) ?? [], images.get(p.id) ?? [], store.currency),
+        ),
         meta: { page, perPage, total, totalPages: Math.ceil(total / perPage) },
       };
+    },
+
+    /**
+     * Emits `product.updated` for a product whose images changed (product-images-service, under
+     * the product's lock): its updatedAt moves, its event carries its images as they now are.
+     */
+    async imagesChanged(tx: Executor, store: Store, productId: string) {
+      const product = await repo.update(store.id, productId, { updated_at: deps.clock.now() }, tx);
+      if (!product) throw notFound("Product");
+      const variants = (await repo.variantsOf(store.id, [productId], tx)).get(productId) ?? [];
+      await recordChange(tx, store, product, variants, store.currency, EVENT.productUpdated);
     },
 
     /** Emits `product.updated` for a product whose stock changed (the inventory's callback). */

@@ -10,7 +10,9 @@ import type {
   ProductOption,
   ProductVariant,
 } from "../api/types.ts";
+import { AppDataList } from "../components/app-data.tsx";
 import { Table } from "../components/list.tsx";
+import { ProductImages, ProductPicture } from "../components/product-images.tsx";
 import {
   Badge,
   Field,
@@ -36,7 +38,7 @@ import { when } from "../lib/format.ts";
 import { useIdempotencyKey, useSlug } from "../lib/hooks.ts";
 import { definePage } from "../lib/page.ts";
 import { fieldError } from "../lib/validate.ts";
-import { priceRange } from "./products.tsx";
+import { ProductForm, priceRange } from "./products.tsx";
 
 /** A reason a merchant may give for setting stock (the platform's own are not offered). */
 type WritableReason = InventorySetBody["reason"];
@@ -91,6 +93,7 @@ export function ProductPage() {
   const slug = useSlug();
   const { id = "" } = useParams();
   const { product, locations, levels } = useProductData(slug, id);
+  const queryClient = useQueryClient();
 
   if (product.isPending) return <Loading what="Loading the product" />;
   if (!product.data) {
@@ -114,7 +117,20 @@ export function ProductPage() {
           </>
         }
       />
-      <Panel title="Details">
+      <section className="panel product-hero" aria-label="Summary">
+        <div className="hero-image">
+          {p.images[0] ? (
+            <ProductPicture
+              image={p.images[0]}
+              sizes="(max-width: 700px) 100vw, 420px"
+              fallbackAlt={p.title}
+            />
+          ) : (
+            <div className="no-image">
+              <span>No image yet</span>
+            </div>
+          )}
+        </div>
         <dl className="details">
           <dt>Price</dt>
           <dd>{priceRange(p)}</dd>
@@ -128,11 +144,21 @@ export function ProductPage() {
           <dd className="user-text">{p.productType || "—"}</dd>
           <dt>Tags</dt>
           <dd className="user-text">{p.tags.length ? p.tags.join(", ") : "—"}</dd>
-          <dt>Description</dt>
-          <dd className="user-text">{p.description || "—"}</dd>
           <dt>Changed</dt>
           <dd>{when(p.updatedAt)}</dd>
         </dl>
+      </section>
+      <Panel title="Images">
+        <ProductImages slug={slug} product={p} />
+      </Panel>
+      <Panel title="Details">
+        <ProductForm
+          key={p.id}
+          slug={slug}
+          currency={p.currency}
+          product={p}
+          onSaved={() => queryClient.invalidateQueries({ queryKey: ["products", slug] })}
+        />
       </Panel>
       <Panel title="Options">
         <OptionsEditor key={JSON.stringify(p.options)} slug={slug} product={p} />
@@ -152,6 +178,9 @@ export function ProductPage() {
             levels={levels.data ?? []}
           />
         )}
+      </Panel>
+      <Panel title="App data">
+        <AppDataList slug={slug} kind="product" id={p.id} />
       </Panel>
     </>
   );

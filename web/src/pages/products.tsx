@@ -5,14 +5,13 @@ import { ApiError, api, unwrap } from "../api/client.ts";
 import { useCursorList, useStoreCount } from "../api/lists.ts";
 import { useStores } from "../api/session.ts";
 import type { Product, ProductSort, SortLabels } from "../api/types.ts";
-import { AppDataList } from "../components/app-data.tsx";
 import { CursorTable, ListTools } from "../components/list.tsx";
+import { ProductPicture } from "../components/product-images.tsx";
 import {
   Badge,
   Field,
   FormActions,
   FormAlert,
-  Modal,
   PageHeader,
   Panel,
   TextField,
@@ -56,7 +55,6 @@ export function ProductsPage() {
   const state = useListState({ sorts: SORTS, defaultSort: "-createdAt" });
   const { search, setSearch, sort, setSort } = state;
   const q = searchParam(state.q);
-  const [editing, setEditing] = useState<Product | null>(null);
   const queryClient = useQueryClient();
   const confirm = useConfirm();
   const notify = useNotify();
@@ -126,7 +124,15 @@ export function ProductsPage() {
           {(p) => (
             <tr key={p.id}>
               <td data-label="Product" className="strong user-text">
-                <Link to={`/stores/${slug}/products/${p.id}`}>{p.title}</Link>
+                <span className="product-cell">
+                  <span className="thumb" aria-hidden={p.images[0] ? undefined : true}>
+                    {p.images[0] ? (
+                      // Decorative beside the title, which the link reads out.
+                      <ProductPicture image={p.images[0]} sizes="48px" decorative />
+                    ) : null}
+                  </span>
+                  <Link to={`/stores/${slug}/products/${p.id}`}>{p.title}</Link>
+                </span>
               </td>
               <td data-label="SKU" className="user-text">
                 <span className="mono">{p.variants[0]?.sku ?? "—"}</span>
@@ -144,9 +150,9 @@ export function ProductsPage() {
                 <Badge value={p.status} label={PRODUCT_STATUSES[p.status].label} />
               </td>
               <td className="cell-actions">
-                <button type="button" className="secondary" onClick={() => setEditing(p)}>
-                  Edit
-                </button>
+                <Link className="button-link" to={`/stores/${slug}/products/${p.id}`}>
+                  Edit<span className="visually-hidden"> {p.title}</span>
+                </Link>
                 <button type="button" className="danger" onClick={() => remove(p)}>
                   Delete
                 </button>
@@ -158,22 +164,6 @@ export function ProductsPage() {
       <Panel title="Add a product">
         <ProductForm slug={slug} currency={currency} onSaved={refresh} />
       </Panel>
-      {editing ? (
-        <Modal title={`Edit ${editing.title}`} onClose={() => setEditing(null)} wide>
-          <ProductForm
-            slug={slug}
-            currency={currency}
-            product={editing}
-            onSaved={async () => {
-              setEditing(null);
-              await refresh();
-            }}
-            onCancel={() => setEditing(null)}
-          />
-          <h3 className="section-title">App data</h3>
-          <AppDataList slug={slug} kind="product" id={editing.id} />
-        </Modal>
-      ) : null}
     </>
   );
 }
@@ -190,7 +180,7 @@ export function priceRange(p: Pick<Product, "priceRange" | "currency">): string 
  * on the product's page. Editing a one-variant product changes that variant's price and SKU; stock
  * changes through the inventory operations (the product's page).
  */
-function ProductForm(props: {
+export function ProductForm(props: {
   slug: string;
   currency: string;
   product?: Product;
@@ -293,8 +283,7 @@ function ProductForm(props: {
         </>
       ) : (
         <p className="muted wide">
-          {p?.variants.length} variants: change their prices and SKUs on{" "}
-          <Link to={`/stores/${props.slug}/products/${p?.id}`}>the product's page</Link>.
+          {p?.variants.length} variants: their prices and SKUs are under Variants, below.
         </p>
       )}
       {p ? null : (
