@@ -542,6 +542,8 @@ function productSeed(ctx: Context): Json {
     priceRange: { min: price, max: price },
     currency: ctx.currency,
     totalAvailable: 24,
+    // A made-up product has no stored image to point at (a URL of one would answer 404).
+    images: [],
     createdAt: stamp,
     updatedAt: stamp,
   };
