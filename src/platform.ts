@@ -5,7 +5,7 @@ import pino, { type Logger } from "pino";
 import { Gauge } from "prom-client";
 import type { Config } from "./config.ts";
 import { ActorKind } from "./contracts/index.ts";
-import type { DatabaseHandle, Db } from "./db/client.ts";
+import type { DatabaseHandle, Db, Executor } from "./db/client.ts";
 import { type Clock, systemClock } from "./lib/clock.ts";
 import type { FeatureRoutes } from "./lib/http/feature-routes.ts";
 import { createMetrics } from "./lib/metrics.ts";
@@ -85,6 +85,10 @@ import { refundRoutes } from "./modules/refunds/refunds-routes.ts";
 import { createRefundService } from "./modules/refunds/refunds-service.ts";
 import { returnRoutes } from "./modules/returns/returns-routes.ts";
 import { createReturnService } from "./modules/returns/returns-service.ts";
+import type { InvitationMessage } from "./modules/staff/staff-invitation-message.ts";
+import { createStaffRepo } from "./modules/staff/staff-repo.ts";
+import { staffRoutes } from "./modules/staff/staff-routes.ts";
+import { createStaffService } from "./modules/staff/staff-service.ts";
 import { createStoreRepo } from "./modules/stores/stores-repo.ts";
 import { storeRoutes } from "./modules/stores/stores-routes.ts";
 import { createStoreService } from "./modules/stores/stores-service.ts";
@@ -123,6 +127,12 @@ export function createPlatform(input: {
   passwords?: PasswordHashing;
   /** The API's versions (versions/versions.ts); a test may declare its own. */
   apiVersions?: readonly VersionSpec[];
+  /**
+   * Sends the platform's e-mail (staff invitations): the mail component's `mailer.send(message,
+   * tx)`, which queues in the caller's transaction. Without one, invitations are made all the same
+   * and the inviter passes the link on (the dashboard shows it).
+   */
+  mailer?: { send(message: InvitationMessage, tx: Executor): Promise<unknown> };
 }) {
   const { config, database } = input;
   const db = database.db;
@@ -471,6 +481,24 @@ export function createPlatform(input: {
     },
   });
   const requireSession = createSessionGuard(accounts);
+  const staff = createStaffService({
+    db,
+    repo: createStaffRepo(db),
+    clock,
+    endSessions: (accountId, tx) => repos.accounts.deleteSessionsOf(accountId, null, tx),
+    acceptUrl: (token) => `${config.PUBLIC_BASE_URL}/invitation#token=${token}`,
+    send: async (message, tx) => {
+      if (!input.mailer) {
+        input.logger?.warn(
+          { kind: message.kind },
+          "no mailer configured: the invitation e-mail was not sent",
+        );
+        return false;
+      }
+      await input.mailer.send(message, tx);
+      return true;
+    },
+  });
   /**
    * Readiness: throws unless the database answers. Redis is reported, not required: while it is
    * down the service still serves, with per-instance limits. Answers at once while degraded.
@@ -501,6 +529,7 @@ export function createPlatform(input: {
       secureCookies: config.PUBLIC_BASE_URL.startsWith("https://"),
     }),
     storeRoutes(services.stores, requireSession),
+    staffRoutes(staff, requireSession),
     appRoutes({
       apps,
       uninstallEverywhere: installations.uninstallEverywhere,
@@ -573,6 +602,7 @@ export function createPlatform(input: {
     sharedCounters,
     metrics,
     requireSession,
+    staff,
     ping,
     async close() {
       clearInterval(flushCalls);

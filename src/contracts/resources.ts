@@ -61,6 +61,7 @@ export const ID_PREFIX = {
   listenSession: "whls",
   clientId: "mpc",
   apiKey: "mpk",
+  invitation: "inv",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

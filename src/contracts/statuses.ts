@@ -1,6 +1,7 @@
 import Type from "typebox";
 import { type DomainEventName, EVENT } from "./events.ts";
 import { keysOf, mirror } from "./mirror.ts";
+import { STAFF_ROLE_NAMES } from "./roles.ts";
 
 function enumSchema<K extends string>(names: K[], description: string) {
   return Type.Enum(names, { type: "string", description });
@@ -415,6 +416,8 @@ export const STATUS_COLUMNS = {
   "installations.status": INSTALLATION_STATUS_NAMES,
   "webhook_subscriptions.status": SUBSCRIPTION_STATUS_NAMES,
   "webhook_deliveries.status": DELIVERY_STATUS_NAMES,
+  "store_members.role": STAFF_ROLE_NAMES,
+  "store_invitations.role": STAFF_ROLE_NAMES,
 } as const;
 
 /**

@@ -31,6 +31,7 @@ export type {
   ReturnReason,
   ReturnStatus,
   Scope,
+  StaffRole,
   SubscriptionStatus,
 } from "../contracts/index.ts";
 
@@ -192,6 +193,8 @@ export const COLUMN_TYPES: Record<string, string> = {
   "refunds.actor_kind": "ActorKind",
   "return_line_items.reason": "ReturnReason",
   "returns.status": "ReturnStatus",
+  "store_invitations.role": "StaffRole",
+  "store_members.role": "StaffRole",
   "stores.address": "Jsonb<AddressJson>",
   "token_grants.scopes": "Jsonb<Scope[]>",
   "webhook_deliveries.status": "DeliveryStatus",

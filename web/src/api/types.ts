@@ -86,3 +86,10 @@ export type InventorySetBody = NonNullable<
 >["content"]["application/json"];
 export type Collection = Ok<"/api/v1/dashboard/stores/{slug}/collections/{id}", "get">;
 export type CollectionRule = Collection["rules"][number];
+export type StoreStaff = Ok<"/api/v1/dashboard/stores/{slug}/staff", "get">;
+export type StaffMember = StoreStaff["members"][number];
+export type StaffInvitation = StoreStaff["invitations"][number];
+export type InvitationSent = Ok<"/api/v1/dashboard/stores/{slug}/staff/invitations", "post">;
+export type InvitationPreview = Ok<"/api/v1/dashboard/invitations/lookup", "post">;
+export type InvitationAccepted = Ok<"/api/v1/dashboard/invitations/accept", "post">;
+export type DashboardStore = Item<Ok<"/api/v1/dashboard/stores", "get">>;
