@@ -161,10 +161,13 @@ function MemberRow(props: { slug: string; member: StaffMember; self: boolean; on
   return (
     <tr>
       <td data-label="Name">
-        <span className="strong user-text">{m.name}</span>
-        {props.self ? <span className="muted small"> (you)</span> : null}
-        <br />
-        <span className="muted small user-text">{m.email}</span>
+        <div className="person">
+          <span className="strong user-text">
+            {m.name}
+            {props.self ? <span className="muted small"> (you)</span> : null}
+          </span>
+          <span className="muted small user-text">{m.email}</span>
+        </div>
       </td>
       <td data-label="Role">
         {fixed ? (
@@ -293,7 +296,7 @@ function InviteForm({ slug, onSent }: { slug: string; onSent: (sent: InvitationS
 /** What became of an invitation just sent, with its link (shown only now) to pass on by hand. */
 function InvitationNotice({ sent, onDone }: { sent: InvitationSent; onDone: () => void }) {
   return (
-    <section className="panel" aria-label="Invitation sent">
+    <section className="panel invitation-notice" aria-label="Invitation sent">
       <h2>{sent.emailQueued ? `Invitation sent to ${sent.invitation.email}` : "Send this link yourself"}</h2>
       <p>
         {sent.emailQueued
