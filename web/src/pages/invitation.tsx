@@ -103,11 +103,11 @@ export function InvitationPage() {
         <span className="strong user-text">{offer.storeName}</span> as{" "}
         <span className="strong">{role.label}</span>.
       </p>
-      <p className="muted">{role.description}</p>
+      <p className="muted invitation-role">{role.description}</p>
       <FormAlert message={error} />
       {me.data ? (
         matches ? (
-          <button type="button" className="primary" disabled={busy} onClick={accept}>
+          <button type="button" className="primary invitation-accept" disabled={busy} onClick={accept}>
             {busy ? "Joining…" : `Accept and open ${offer.storeName}`}
           </button>
         ) : (
@@ -116,7 +116,7 @@ export function InvitationPage() {
               You are signed in as <span className="user-text">{me.data.email}</span>. This invitation is for{" "}
               <span className="user-text">{offer.email}</span>.
             </p>
-            <button type="button" className="primary" onClick={switchAccount}>
+            <button type="button" className="primary invitation-accept" onClick={switchAccount}>
               Log out and use {offer.email}
             </button>
           </>
