@@ -327,6 +327,47 @@ export const ConfigSchema = Type.Object({
     description:
       "Expired authorization codes and app tokens, and revoked token families, are deleted this long after they expired or were revoked (until then a replayed one is still recognised and answered as such).",
   }),
+  SMTP_URL: Type.Optional(
+    Type.String({
+      pattern: "^smtps?://[^\\s]+$",
+      maxLength: 2000,
+      description:
+        "SMTP server the platform's e-mail goes through (password resets, e-mail confirmations, staff invitations): smtp://user:password@host:587 (STARTTLS when offered) or smtps://user:password@host:465. Unset: nothing is sent; every message is kept in the local mail outbox, which the operator opens at the link the start log prints.",
+    }),
+  ),
+  MAIL_FROM: Type.String({
+    default: "Merchant Platform <no-reply@localhost>",
+    minLength: 3,
+    maxLength: 320,
+    description: "Sender (From) of the platform's e-mail, e.g. `Acme Commerce <no-reply@acme.example>`.",
+  }),
+  MAIL_MAX_ATTEMPTS: Type.Integer({
+    minimum: 1,
+    maximum: 20,
+    default: 10,
+    description:
+      "Attempts per e-mail while the SMTP server refuses it or does not answer; after the last one the message is marked failed and logged.",
+  }),
+  MAIL_RETRY_BASE_MS: Type.Integer({
+    minimum: 100,
+    maximum: 3_600_000,
+    default: 15_000,
+    description:
+      "Wait before an e-mail's 2nd attempt; it doubles for each later attempt, at most an hour (the default's 10 attempts span about 2.5 hours).",
+  }),
+  MAIL_TIMEOUT_MS: Type.Integer({
+    minimum: 100,
+    maximum: 120_000,
+    default: 15_000,
+    description: "Longest wait for each step of an SMTP conversation (connecting, greeting, each reply).",
+  }),
+  MAIL_RETENTION_DAYS: Type.Integer({
+    minimum: 1,
+    maximum: 365,
+    default: 7,
+    description:
+      "Sent and failed e-mails are deleted from the mail outbox this many days after they were written (messages still waiting to be sent are kept).",
+  }),
   BODY_LIMIT_BYTES: Type.Integer({
     minimum: 1024,
     default: 1_048_576,

@@ -114,9 +114,11 @@ async function start(config: Config) {
       logger.warn({ err: error }, "event notifications interrupted; polling meanwhile"),
     );
     worker.start();
+    platform.mail.worker.start();
     stopWorker = async () => {
       await unlisten();
       await worker.stop();
+      await platform.mail.worker.stop();
     };
   }
 
@@ -130,6 +132,19 @@ async function start(config: Config) {
     },
     "merchant platform started",
   );
+  if (platform.mail.transport === "smtp") {
+    const smtp = new URL(config.SMTP_URL!);
+    logger.info(
+      { smtp: `${smtp.protocol}//${smtp.host}` },
+      `E-mail:       sent through ${smtp.protocol}//${smtp.host}`,
+    );
+  } else {
+    const outbox = platform.mail.outboxUrl(base);
+    logger.info(
+      { mail: "outbox", url: outbox },
+      `E-mail:       not sent (no SMTP_URL); every message is kept in the mail outbox: ${outbox}`,
+    );
+  }
   // A guard that is off says so at every start: it is a development setting.
   if (config.WEBHOOK_ALLOW_PRIVATE_TARGETS)
     logger.warn(

@@ -5,7 +5,7 @@ import pino, { type Logger } from "pino";
 import { Gauge } from "prom-client";
 import type { Config } from "./config.ts";
 import { ActorKind } from "./contracts/index.ts";
-import type { DatabaseHandle, Db, Executor } from "./db/client.ts";
+import type { DatabaseHandle, Db } from "./db/client.ts";
 import { type Clock, systemClock } from "./lib/clock.ts";
 import type { FeatureRoutes } from "./lib/http/feature-routes.ts";
 import { createMetrics } from "./lib/metrics.ts";
@@ -14,6 +14,8 @@ import { createSharedWindowStore, type RedisStatus } from "./lib/rate-limit/redi
 import { createMemoryWindowStore, type SlidingWindowStore } from "./lib/rate-limit/sliding-window.ts";
 import { createSecretBox, parseSecretsKey } from "./lib/secret-box.ts";
 import { deriveKey } from "./lib/secrets-key.ts";
+import { createAccountLinksRepo } from "./modules/accounts/account-links-repo.ts";
+import { createAccountLinkService } from "./modules/accounts/account-links-service.ts";
 import { createAccountRepo } from "./modules/accounts/accounts-repo.ts";
 import { accountRoutes } from "./modules/accounts/accounts-routes.ts";
 import { createAccountService } from "./modules/accounts/accounts-service.ts";
@@ -55,6 +57,7 @@ import { inventoryRoutes } from "./modules/inventory/inventory-routes.ts";
 import { createInventoryService } from "./modules/inventory/inventory-service.ts";
 import { createLocationRepo } from "./modules/inventory/locations-repo.ts";
 import { createLocationService } from "./modules/inventory/locations-service.ts";
+import { createMailModule } from "./modules/mail/mail-module.ts";
 import { createAccessCache } from "./modules/oauth/access-cache.ts";
 import { consentRoutes } from "./modules/oauth/consent-routes.ts";
 import { createConsentService } from "./modules/oauth/consent-service.ts";
@@ -85,7 +88,6 @@ import { refundRoutes } from "./modules/refunds/refunds-routes.ts";
 import { createRefundService } from "./modules/refunds/refunds-service.ts";
 import { returnRoutes } from "./modules/returns/returns-routes.ts";
 import { createReturnService } from "./modules/returns/returns-service.ts";
-import type { InvitationMessage } from "./modules/staff/staff-invitation-message.ts";
 import { createStaffRepo } from "./modules/staff/staff-repo.ts";
 import { staffRoutes } from "./modules/staff/staff-routes.ts";
 import { createStaffService } from "./modules/staff/staff-service.ts";
@@ -127,12 +129,6 @@ export function createPlatform(input: {
   passwords?: PasswordHashing;
   /** The API's versions (versions/versions.ts); a test may declare its own. */
   apiVersions?: readonly VersionSpec[];
-  /**
-   * Sends the platform's e-mail (staff invitations): the mail component's `mailer.send(message,
-   * tx)`, which queues in the caller's transaction. Without one, invitations are made all the same
-   * and the inviter passes the link on (the dashboard shows it).
-   */
-  mailer?: { send(message: InvitationMessage, tx: Executor): Promise<unknown> };
 }) {
   const { config, database } = input;
   const db = database.db;
@@ -187,6 +183,18 @@ export function createPlatform(input: {
     : null;
   const windowStore: SlidingWindowStore = sharedCounters?.store ?? createMemoryWindowStore();
 
+  /**
+   * E-mail (modules/mail): services take `mail.mailer` (send({ to, subject, text, html }, tx?));
+   * messages wait in the mail outbox until the worker sends them.
+   */
+  const mail = createMailModule({
+    db,
+    config,
+    clock,
+    logger: input.logger,
+    outboxKey: deriveKey(secretsKey, "mail-outbox").toString("base64url"),
+  });
+
   const recordEvent = createEventRecorder({ clock });
   /** Each store's event feed, numbered after commit (events/feed-repo.ts). */
   const feedRepo = createFeedRepo(db);
@@ -202,8 +210,34 @@ export function createPlatform(input: {
     inventory: createInventoryRepo(db),
     locations: createLocationRepo(db),
   };
+  const passwords = input.passwords ?? argon2idPasswords;
+  /** "Forgot password" and the confirmation of a new sign-in address: links sent by e-mail. */
+  const accountLinks = createAccountLinkService({
+    db,
+    accounts: repos.accounts,
+    links: createAccountLinksRepo(db),
+    mailer: mail.mailer,
+    passwords,
+    clock,
+    baseUrl: config.PUBLIC_BASE_URL,
+    limits: {
+      resetPerAddress: createRateLimiter({ store: windowStore, clock }, 3, 3_600_000),
+      resetPerIp: createRateLimiter({ store: windowStore, clock }, 20, 3_600_000),
+      emailChangePerAccount: createRateLimiter({ store: windowStore, clock }, 5, 3_600_000),
+    },
+    guard: createCredentialGuard(
+      { store: windowStore, clock },
+      {
+        maxFailures: config.CREDENTIAL_MAX_FAILURES,
+        windowMs: config.CREDENTIAL_FAILURE_WINDOW_SECONDS * 1000,
+        secret: "random",
+      },
+    ),
+    onError: (error) => input.logger?.error({ err: error }, "a password reset request failed"),
+  });
   const accounts = createAccountService({
     repo: repos.accounts,
+    emailChanges: accountLinks,
     clock,
     sessionTtlSeconds: config.SESSION_TTL_SECONDS,
     guard: createCredentialGuard(
@@ -215,7 +249,7 @@ export function createPlatform(input: {
       },
     ),
     devices: createDeviceCookies({ key: deriveKey(secretsKey, "device-cookie"), clock }),
-    passwords: input.passwords ?? argon2idPasswords,
+    passwords,
   });
   // The privacy webhooks (issue 21): customer.redact from the customer service, shop.redact from
   // the uninstall hook and the worker's sweep, data requests from the dashboard.
@@ -487,16 +521,9 @@ export function createPlatform(input: {
     clock,
     endSessions: (accountId, tx) => repos.accounts.deleteSessionsOf(accountId, null, tx),
     acceptUrl: (token) => `${config.PUBLIC_BASE_URL}/invitation#token=${token}`,
+    // Queued in the invitation's transaction: it leaves only if the invitation commits.
     send: async (message, tx) => {
-      if (!input.mailer) {
-        input.logger?.warn(
-          { kind: message.kind },
-          "no mailer configured: the invitation e-mail was not sent",
-        );
-        return false;
-      }
-      await input.mailer.send(message, tx);
-      return true;
+      await mail.mailer.send(message, tx);
     },
   });
   /**
@@ -525,9 +552,11 @@ export function createPlatform(input: {
     consentRoutes({ consent: integration.consent, stores: services.stores, requireSession, issuer }),
     accountRoutes({
       accounts,
+      links: accountLinks,
       requireSession,
       secureCookies: config.PUBLIC_BASE_URL.startsWith("https://"),
     }),
+    mail.routes(config.PUBLIC_BASE_URL.startsWith("https://")),
     storeRoutes(services.stores, requireSession),
     staffRoutes(staff, requireSession),
     appRoutes({
@@ -584,6 +613,8 @@ export function createPlatform(input: {
     redis,
     repos,
     services,
+    /** Password resets and e-mail confirmations (modules/accounts/account-links-service.ts). */
+    accountLinks,
     /**
      * The same commerce services on another clock (events recorded at its times too), and on
      * another database handle if given (transactionAsDatabase: a batch): the demo seed writes 90
@@ -592,6 +623,8 @@ export function createPlatform(input: {
     commerceAt: (on: Clock, db?: Db) => commerce(on, createEventRecorder({ clock: on }), db),
     integration,
     webhooks,
+    /** E-mail: `mail.mailer` for services, `mail.worker` drains the outbox (main.ts starts it). */
+    mail,
     /** The privacy webhooks (customer.redact, customer.data_request, shop.redact). */
     privacy,
     developer,
@@ -606,6 +639,8 @@ export function createPlatform(input: {
     ping,
     async close() {
       clearInterval(flushCalls);
+      await accountLinks.idle();
+      await mail.worker.stop();
       await deprecatedCalls.flush();
       sharedCounters?.close();
       if (redis) redis.disconnect();

@@ -16,6 +16,7 @@ import {
   offDocument,
   type ResponseData,
   type Scope,
+  setCookies,
   type TestContext,
   text,
 } from "./harness.ts";
@@ -249,6 +250,69 @@ describe("answers: every operation's answer on a seeded store, byte for byte", (
     ok(await merchant.GET("/api/v1/dashboard/stores"));
     await settle();
     ok(await merchant.PATCH("/api/v1/dashboard/account", { body: { name: "Golden M." } }));
+
+    // E-mailed links (issue 32): forgot password, the operator's outbox, a new address confirmed.
+    const forgetful = recording(apiClient(ctx.app));
+    ok(
+      await forgetful.POST("/api/v1/dashboard/auth/signup", {
+        body: { email: "golden-second@example.com", password: "correct horse battery", name: "Second" },
+      }),
+      201,
+    );
+    ok(
+      await forgetful.POST("/api/v1/dashboard/auth/password-reset", {
+        body: { email: "golden-second@example.com" },
+      }),
+      202,
+    );
+    await ctx.platform.accountLinks.idle();
+    await ctx.platform.mail.worker.drain();
+    await settle();
+    const outboxKey = new URL(ctx.platform.mail.outboxUrl("http://x")!).hash.slice("#key=".length);
+    const opened = await recording(apiClient(ctx.app)).POST("/api/v1/dashboard/mail-outbox/session", {
+      body: { key: outboxKey },
+    });
+    ok(opened);
+    const outboxCookie = setCookies(opened).find((c) => c.name === "mp_outbox")!;
+    // The test client keeps only the session cookie: the outbox's is sent as a browser would.
+    const operator = recording(
+      apiClient(ctx.app, { headers: { cookie: `mp_outbox=${outboxCookie.value}` } }),
+    );
+    const outboxList = await operator.GET("/api/v1/dashboard/mail-outbox");
+    ok(outboxList);
+    const resetMail = await operator.GET("/api/v1/dashboard/mail-outbox/{id}", {
+      params: { path: { id: outboxList.data!.data[0]!.id } },
+    });
+    ok(resetMail);
+    const resetToken = /#token=([A-Za-z0-9_.]+)/.exec(resetMail.data!.data.text)![1]!;
+    ok(
+      await forgetful.POST("/api/v1/dashboard/auth/password-reset/confirm", {
+        body: { token: resetToken, newPassword: "a new horse battery" },
+      }),
+    );
+    await settle();
+    const mover = recording(apiClient(ctx.app));
+    ok(
+      await mover.POST("/api/v1/dashboard/auth/login", {
+        body: { email: "golden-second@example.com", password: "a new horse battery" },
+      }),
+    );
+    ok(
+      await mover.PATCH("/api/v1/dashboard/account", {
+        body: { email: "golden-moved@example.com", currentPassword: "a new horse battery" },
+      }),
+    );
+    const confirmMail = await ctx.platform.db
+      .selectFrom("mail_messages")
+      .select("text_body")
+      .where("to_address", "=", "golden-moved@example.com")
+      .executeTakeFirstOrThrow();
+    ok(
+      await mover.POST("/api/v1/dashboard/auth/email-change/confirm", {
+        body: { token: /#token=([A-Za-z0-9_.]+)/.exec(confirmMail.text_body)![1]! },
+      }),
+    );
+    await settle();
 
     // The dashboard's store family.
     ok(await merchant.GET("/api/v1/dashboard/stores/{slug}", { params: { path: { slug: "golden" } } }));

@@ -63,8 +63,6 @@ export async function createTestContext(
     apiVersions?: readonly VersionSpec[];
     /** Password hashing to use instead of argon2id (to count verifications, for example). */
     passwords?: PasswordHashing;
-    /** The platform's mailer (staff invitations); none by default. */
-    mailer?: Parameters<typeof createPlatform>[0]["mailer"];
     /**
      * With the demo store (`seedDemo`, 90 days of history). Embedded: from a template the seed made
      * once (test/db-template.ts), the clock starting at the instant it was seeded; PostgreSQL: seeded
@@ -112,7 +110,6 @@ export async function createTestContext(
     clock,
     redis,
     passwords: options.passwords,
-    ...(options.mailer ? { mailer: options.mailer } : {}),
     ...(options.apiVersions ? { apiVersions: options.apiVersions } : {}),
   });
   let signIn = demo && { email: demo.email, password: demo.password };

@@ -5,7 +5,7 @@ import { createServer } from "node:net";
  * (32768-60999 on Linux): a port in it can be held by another process's outgoing connection (a
  * database pool's) for as long as that lives, and a fault test restarts its server on its port.
  */
-export const TEST_PORTS = { operations: 21000, postgres: 22432, redis: 23379 } as const;
+export const TEST_PORTS = { operations: 21000, postgres: 22432, redis: 23379, smtp: 24025 } as const;
 
 /** True when nothing listens on the loopback port now. */
 export function portIsFree(port: number): Promise<boolean> {

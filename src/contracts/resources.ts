@@ -62,6 +62,9 @@ export const ID_PREFIX = {
   clientId: "mpc",
   apiKey: "mpk",
   invitation: "inv",
+  mailMessage: "mail",
+  passwordReset: "pwr",
+  emailChange: "emc",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

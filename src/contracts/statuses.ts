@@ -117,6 +117,23 @@ export const DeliveryStatusSchema = enumSchema(
 );
 
 /**
+ * An e-mail in the mail outbox (modules/mail): `pending` until the worker hands it to the transport
+ * (SMTP, or the local outbox), `sent` once it did, `failed` when its attempts ran out.
+ */
+export const MAIL_STATUSES = {
+  pending: { label: "Waiting to be sent", final: false },
+  sent: { label: "Sent", final: true },
+  failed: { label: "Failed", final: true },
+} as const;
+export type MailStatus = keyof typeof MAIL_STATUSES;
+export const MAIL_STATUS_NAMES = keysOf(MAIL_STATUSES);
+export const MailStatus = mirror(MAIL_STATUS_NAMES);
+export const MailStatusSchema = enumSchema(
+  MAIL_STATUS_NAMES,
+  "`pending`: waiting for the worker (or for its next attempt while the SMTP server refuses it); `sent`: handed to the SMTP server, or kept in the local outbox when no SMTP server is configured; `failed`: its attempts ran out.",
+);
+
+/**
  * Why a listen stream ended (`event: end` with `{ reason }`): the client should not reconnect with
  * the same session. A dropped connection is not an end: the client resumes with Last-Event-ID.
  */
@@ -418,6 +435,7 @@ export const STATUS_COLUMNS = {
   "webhook_deliveries.status": DELIVERY_STATUS_NAMES,
   "store_members.role": STAFF_ROLE_NAMES,
   "store_invitations.role": STAFF_ROLE_NAMES,
+  "mail_messages.status": MAIL_STATUS_NAMES,
 } as const;
 
 /**

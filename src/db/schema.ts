@@ -28,6 +28,7 @@ import type {
   InventoryQuantityName,
   InventoryReason,
   Jsonb,
+  MailStatus,
   OrderStatus,
   ProductOptionJson,
   ProductStatus,
@@ -240,6 +241,16 @@ export interface DiscountUsagesTable {
   used_at: Timestamp;
 }
 
+export interface EmailChangesTable {
+  account_id: string;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  id: string;
+  new_email: string;
+  secret_hash: string;
+  used_at: Timestamp | null;
+}
+
 /** The last feed position given in each store; its row is locked while the sequencer numbers. */
 export interface EventFeedHeadsTable {
   position: Generated<number>;
@@ -378,6 +389,36 @@ export interface LocationsTable {
   updated_at: Generated<Timestamp>;
 }
 
+/**
+ * The mail outbox: messages to send, drained by the worker (modules/mail). Kept MAIL_RETENTION_DAYS
+ * after they were created.
+ */
+export interface MailMessagesTable {
+  /**
+   * Attempts claimed so far; a completion names the attempt it ends, so a late worker cannot overwrite a
+   * newer one.
+   */
+  attempts: Generated<number>;
+  created_at: Timestamp;
+  html_body: string;
+  id: string;
+  /**
+   * What the message is (password_reset, email_change, ...), for the outbox page and the logs.
+   */
+  kind: string;
+  last_error: string | null;
+  /**
+   * When the worker may take it next; a claim moves it past its lease, so a crashed worker's claim is
+   * taken again.
+   */
+  next_attempt_at: Timestamp;
+  sent_at: Timestamp | null;
+  status: Generated<MailStatus>;
+  subject: string;
+  text_body: string;
+  to_address: string;
+}
+
 /** Each committed edit of an order: its lines, codes and shipping before and after, and the totals. */
 export interface OrderEditsTable {
   actor_id: string | null;
@@ -512,6 +553,15 @@ export interface OrderStatusChangesTable {
   seq: number;
   status: OrderStatus;
   store_id: string;
+}
+
+export interface PasswordResetsTable {
+  account_id: string;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  id: string;
+  secret_hash: string;
+  used_at: Timestamp | null;
 }
 
 export interface ProductsTable {
@@ -898,6 +948,7 @@ export interface DB {
   deprecated_api_calls: DeprecatedApiCallsTable;
   discount_usages: DiscountUsagesTable;
   discounts: DiscountsTable;
+  email_changes: EmailChangesTable;
   event_feed_heads: EventFeedHeadsTable;
   events: EventsTable;
   export_leases: ExportLeasesTable;
@@ -906,10 +957,12 @@ export interface DB {
   inventory_changes: InventoryChangesTable;
   inventory_levels: InventoryLevelsTable;
   locations: LocationsTable;
+  mail_messages: MailMessagesTable;
   order_edits: OrderEditsTable;
   order_line_items: OrderLineItemsTable;
   order_status_changes: OrderStatusChangesTable;
   orders: OrdersTable;
+  password_resets: PasswordResetsTable;
   product_variants: ProductVariantsTable;
   products: ProductsTable;
   refresh_tokens: RefreshTokensTable;

@@ -136,6 +136,13 @@ export async function installDocs(
             description:
               "Dashboard session, set by login or signup. State-changing requests must send `Content-Type: application/json`.",
           },
+          mailOutboxCookie: {
+            type: "apiKey",
+            in: "cookie",
+            name: "mp_outbox",
+            description:
+              "The operator's access to the local mail outbox (when no SMTP server is configured), set by `dashboardOpenMailOutbox` with the key the start log prints.",
+          },
         },
       },
     },

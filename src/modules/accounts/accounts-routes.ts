@@ -3,11 +3,17 @@ import Type from "typebox";
 import type { FeatureRoutes } from "../../lib/http/feature-routes.ts";
 import { Envelope, errorResponses } from "../../lib/http/schemas.ts";
 import type { App } from "../../lib/http/types.ts";
+import type { AccountLinkService } from "./account-links-service.ts";
 import {
+  AccountDetailsResource,
   AccountResource,
   ChangePasswordBody,
+  ConfirmEmailChangeBody,
   LoginBody,
+  RequestPasswordResetBody,
+  ResetPasswordBody,
   SignupBody,
+  toAccountDetails,
   toAccountResource,
   UpdateAccountBody,
 } from "./accounts-schemas.ts";
@@ -22,6 +28,7 @@ export function registerAccountRoutes(
   app: App,
   deps: {
     accounts: AccountService;
+    links: Pick<AccountLinkService, "requestReset" | "resetPassword" | "confirmEmailChange">;
     requireSession: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
     secureCookies: boolean;
   },
@@ -180,20 +187,97 @@ export function registerAccountRoutes(
       schema: {
         operationId: "dashboardUpdateAccount",
         tags,
-        summary: "Change the account's name or e-mail address",
+        summary: "Change the account's name, or ask for a new e-mail address",
         description:
-          "Send only what changes. A new e-mail address (what the merchant signs in with) needs `currentPassword` (400 without; a wrong one is throttled like a sign-in: 429 after too many). Another account's address is a 409. Sessions stay signed in.",
+          "Send only what changes. A new e-mail address (what the merchant signs in with) needs `currentPassword` (400 without; a wrong one is throttled like a sign-in: 429 after too many). Another account's address is a 409. The address changes only once the link e-mailed to the new address is opened (`dashboardConfirmEmailChange`, valid 24 hours); a notice goes to the current address, and `pendingEmail` shows the change until then. Asking again replaces the link; 5 requests an hour. Sessions stay signed in.",
         security: cookieAuth,
         body: UpdateAccountBody,
         response: {
-          200: Envelope(AccountResource),
+          200: Envelope(AccountDetailsResource),
           ...errorResponses("UNAUTHENTICATED", "CONFLICT"),
+        },
+      },
+    },
+    async (request) => {
+      const { account, pendingEmail } = await deps.accounts.updateProfile(
+        currentAccount(request).id,
+        request.body,
+      );
+      return { success: true as const, data: toAccountDetails(account, pendingEmail) };
+    },
+  );
+
+  app.post(
+    "/auth/password-reset",
+    {
+      schema: {
+        operationId: "dashboardRequestPasswordReset",
+        security: [],
+        tags,
+        summary: "Forgot password: e-mail a reset link",
+        description:
+          "Always 202, whether or not the address has an account, and answered before the address is looked up, so neither the answer nor its timing tells. An account's address receives a link that sets a new password (`dashboardResetPassword`): single use, valid 30 minutes. At most 3 e-mails per address an hour (further requests are answered the same and send nothing); 20 requests per client IP an hour, then 429 with `Retry-After`.",
+        body: RequestPasswordResetBody,
+        response: {
+          202: Envelope(
+            Type.Object({ accepted: Type.Literal(true) }),
+            "Accepted: a link is on its way if the address has an account.",
+          ),
+          ...errorResponses(),
+        },
+      },
+    },
+    async (request, reply) => {
+      await deps.links.requestReset(request.body.email, request.ip);
+      return reply.status(202).send({ success: true, data: { accepted: true } });
+    },
+  );
+
+  app.post(
+    "/auth/password-reset/confirm",
+    {
+      schema: {
+        operationId: "dashboardResetPassword",
+        security: [],
+        tags,
+        summary: "Set a new password with a reset link",
+        description:
+          "`token` is what follows `#token=` in the e-mailed link. The link is used up, with every other reset link of the account; every session of the account ends and every browser stops being trusted (as `dashboardChangePassword` does); a notice goes to the account's address. An unknown, used, replaced or expired link is 400 `INVALID_GRANT`; wrong tokens from one client IP are throttled (429), a right one never is.",
+        body: ResetPasswordBody,
+        response: {
+          200: Envelope(Type.Object({ signedOutSessions: Type.Integer() })),
+          ...errorResponses("INVALID_GRANT"),
+        },
+      },
+    },
+    async (request, reply) => {
+      const result = await deps.links.resetPassword(request.body, request.ip);
+      // The browser may hold a session of the account: it ended with the others.
+      reply.clearCookie(SESSION_COOKIE, sessionCookieOptions(deps.secureCookies));
+      return { success: true as const, data: result };
+    },
+  );
+
+  app.post(
+    "/auth/email-change/confirm",
+    {
+      schema: {
+        operationId: "dashboardConfirmEmailChange",
+        security: [],
+        tags,
+        summary: "Confirm a new sign-in address with the e-mailed link",
+        description:
+          "`token` is what follows `#token=` in the link sent to the new address; no session is needed (the link may be opened on another device). The account then signs in with the new address and the previous address is told. Single use, valid 24 hours; an unknown, used, replaced or expired link is 400 `INVALID_GRANT`, an address another account took meanwhile 409. Wrong tokens from one client IP are throttled (429).",
+        body: ConfirmEmailChangeBody,
+        response: {
+          200: Envelope(AccountResource),
+          ...errorResponses("INVALID_GRANT", "CONFLICT"),
         },
       },
     },
     async (request) => ({
       success: true as const,
-      data: toAccountResource(await deps.accounts.updateProfile(currentAccount(request).id, request.body)),
+      data: toAccountResource(await deps.links.confirmEmailChange(request.body.token, request.ip)),
     }),
   );
 
@@ -208,10 +292,16 @@ export function registerAccountRoutes(
         description:
           "The account of the session cookie; 401 when there is none or it has ended (the dashboard's sign-in check).",
         security: cookieAuth,
-        response: { 200: Envelope(AccountResource), ...errorResponses("UNAUTHENTICATED") },
+        response: { 200: Envelope(AccountDetailsResource), ...errorResponses("UNAUTHENTICATED") },
       },
     },
-    async (request) => ({ success: true as const, data: toAccountResource(currentAccount(request)) }),
+    async (request) => {
+      const account = currentAccount(request);
+      return {
+        success: true as const,
+        data: toAccountDetails(account, await deps.accounts.pendingEmailChange(account.id)),
+      };
+    },
   );
 }
 

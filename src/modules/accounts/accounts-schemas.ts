@@ -1,5 +1,5 @@
 import Type, { type Static } from "typebox";
-import { Email, Password, PersonName } from "../../contracts/index.ts";
+import { Email, ID_PREFIX, Password, PersonName } from "../../contracts/index.ts";
 import { Body, Id, Timestamp } from "../../lib/http/schemas.ts";
 
 export const SignupBody = Body({
@@ -18,7 +18,7 @@ export const UpdateAccountBody = Type.Object(
     email: Type.Optional({
       ...Email,
       description:
-        "A new sign-in address: send `currentPassword` with it (400 without, throttled like a sign-in when wrong).",
+        "A new sign-in address: send `currentPassword` with it (400 without, throttled like a sign-in when wrong). It takes effect once the link e-mailed to it is opened (`dashboardConfirmEmailChange`); the current address is told. Until then the answer's `pendingEmail` shows it.",
     }),
     currentPassword: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
   },
@@ -38,4 +38,51 @@ export const AccountResource = Type.Object(
 
 export function toAccountResource(a: { id: string; email: string; name: string; created_at: Date }) {
   return { id: a.id, email: a.email, name: a.name, createdAt: a.created_at.toISOString() };
+}
+
+/** "Forgot password": the address to send a reset link to. */
+export const RequestPasswordResetBody = Body({ email: Email });
+const linkToken = (kind: "passwordReset" | "emailChange", what: string) =>
+  Type.String({
+    pattern: `^${ID_PREFIX[kind]}_[0-9A-Za-z]{22}\\.[0-9A-Za-z]{43}$`,
+    maxLength: 80,
+    description: `The secret of the ${what} link: what follows \`#token=\` in it.`,
+  });
+export const ResetPasswordBody = Body({
+  token: linkToken("passwordReset", "password reset"),
+  newPassword: Password,
+});
+export const ConfirmEmailChangeBody = Body({ token: linkToken("emailChange", "e-mail confirmation") });
+
+/** The account as its own pages show it: with the new address waiting for its confirmation. */
+export const AccountDetailsResource = Type.Object(
+  {
+    ...AccountResource.properties,
+    pendingEmail: Type.Union(
+      [
+        Type.Object({
+          email: Type.String(),
+          expiresAt: Type.String({
+            format: "date-time",
+            description: "When the confirmation link stops working.",
+          }),
+        }),
+        Type.Null(),
+      ],
+      {
+        description: "A new sign-in address waiting for its confirmation (the link e-mailed to it), or null.",
+      },
+    ),
+  },
+  { title: "AccountDetails" },
+);
+
+export function toAccountDetails(
+  a: { id: string; email: string; name: string; created_at: Date },
+  pending: { email: string; expiresAt: Date } | null,
+) {
+  return {
+    ...toAccountResource(a),
+    pendingEmail: pending ? { email: pending.email, expiresAt: pending.expiresAt.toISOString() } : null,
+  };
 }

@@ -4,6 +4,7 @@ import { sha256Hex } from "../../lib/crypto.ts";
 import { AppError } from "../../lib/errors.ts";
 import { newId, newSecretOf } from "../../lib/ids.ts";
 import type { CredentialGuard } from "../../lib/rate-limit/limiters.ts";
+import type { AccountLinkService } from "./account-links-service.ts";
 import type { AccountRepo } from "./accounts-repo.ts";
 import type { ChangePasswordInput, LoginInput, SignupInput, UpdateAccountInput } from "./accounts-schemas.ts";
 import type { DeviceCookies } from "./device-cookie.ts";
@@ -22,6 +23,8 @@ export function createAccountService(deps: {
   guard: CredentialGuard;
   devices: DeviceCookies;
   passwords: PasswordHashing;
+  /** A new sign-in address is confirmed by e-mail first (account-links-service.ts). */
+  emailChanges: Pick<AccountLinkService, "startEmailChange" | "pendingEmailChange">;
 }) {
   const { repo, clock, passwords } = deps;
 
@@ -128,15 +131,18 @@ export function createAccountService(deps: {
     },
 
     /**
-     * Changes the account's name and/or e-mail address. A new e-mail address (the sign-in
+     * Changes the account's name, and asks for a new e-mail address. A new address (the sign-in
      * identifier) needs the current password, checked and throttled like a password change: a
      * session left open on a shared computer must not be enough to take the account over. Another
-     * account's address is a 409. Sessions and trusted browsers stay: the password did not change.
+     * account's address is a 409. The address itself changes only once the link e-mailed to it is
+     * opened (and the current address is told): answers the account as it is and the change
+     * waiting for its confirmation. Sessions and trusted browsers stay.
      */
     async updateProfile(accountId: string, input: UpdateAccountInput) {
       const account = await repo.findById(accountId);
       if (!account) throw new AppError("UNAUTHENTICATED");
-      const changes: { name?: string; email?: string } = {};
+      const changes: { name?: string } = {};
+      let newEmail: string | null = null;
       if (input.name !== undefined) {
         const name = input.name.trim();
         if (!name)
@@ -169,13 +175,24 @@ export function createAccountService(deps: {
               details: [{ field: "email", message: "is already registered" }],
             });
           }
-          changes.email = email;
+          newEmail = email;
         }
       }
-      if (Object.keys(changes).length === 0) return account;
-      const updated = await repo.updateProfile(accountId, changes);
-      if (!updated) throw new AppError("UNAUTHENTICATED");
-      return updated;
+      let updated = account;
+      if (Object.keys(changes).length > 0) {
+        const row = await repo.updateProfile(accountId, changes);
+        if (!row) throw new AppError("UNAUTHENTICATED");
+        updated = row;
+      }
+      const pendingEmail = newEmail
+        ? await deps.emailChanges.startEmailChange(updated, newEmail)
+        : await deps.emailChanges.pendingEmailChange(accountId);
+      return { account: updated, pendingEmail };
+    },
+
+    /** The address change of the account waiting for its confirmation, or null. */
+    pendingEmailChange(accountId: string) {
+      return deps.emailChanges.pendingEmailChange(accountId);
     },
 
     /** The account of a session cookie value, or null when it is unknown or expired. */

@@ -61,10 +61,7 @@ export function registerStaffRoutes(app: App, staff: StaffService) {
     async (request, reply) => {
       const store = storeOf(request);
       const sent = await staff.invite(store, actor(request), request.body);
-      request.log.info(
-        { store: store.slug, invitation: sent.invitation.id, emailQueued: sent.emailQueued },
-        "staff invited",
-      );
+      request.log.info({ store: store.slug, invitation: sent.invitation.id }, "staff invited");
       reply.header("cache-control", "no-store");
       return reply.status(201).send({ success: true as const, data: sent });
     },

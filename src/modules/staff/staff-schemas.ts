@@ -53,11 +53,7 @@ export const InvitationSent = Type.Object(
   {
     invitation: StaffInvitation,
     acceptUrl: Type.String({
-      description: `The link the e-mail carries, shown only in this answer (only the token's hash is kept), to pass on yourself if the e-mail does not arrive. It works once, for the invited address, for ${INVITATION_TTL_DAYS} days.`,
-    }),
-    emailQueued: Type.Boolean({
-      description:
-        "Whether the invitation e-mail was queued (it leaves after the answer, with retries); false when this installation sends no e-mail: pass the link on yourself.",
+      description: `The link the e-mail carries (queued with the invitation, sent after it), shown only in this answer (only the token's hash is kept), to pass on yourself if the e-mail does not arrive. It works once, for the invited address, for ${INVITATION_TTL_DAYS} days.`,
     }),
   },
   { title: "InvitationSent" },

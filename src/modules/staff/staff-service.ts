@@ -45,10 +45,9 @@ export function createStaffService(deps: {
   acceptUrl(token: string): string;
   /**
    * Queues the invitation's e-mail in the invitation's transaction (the mail component's
-   * `mailer.send(message, tx)`: its outbox sends it after the commit, with retries). Answers
-   * whether it was queued (false: no mailer is configured; the link is in the answer all the same).
+   * `mailer.send(message, tx)`: its outbox sends it after the commit, with retries).
    */
-  send(message: InvitationMessage, tx: Executor): Promise<boolean>;
+  send(message: InvitationMessage, tx: Executor): Promise<void>;
 }) {
   const { db, repo, clock } = deps;
 
@@ -116,7 +115,7 @@ export function createStaffService(deps: {
       const expiresAt = new Date(now.getTime() + INVITATION_TTL_DAYS * DAY_MS);
       const id = newId("invitation");
       const acceptUrl = deps.acceptUrl(token);
-      const emailQueued = await db.transaction().execute(async (tx) => {
+      await db.transaction().execute(async (tx) => {
         await repo.lockStaff(store.id, tx);
         const person = await repo.hasPerson(store.id, email, tx);
         if (person.owner || person.member)
@@ -144,7 +143,7 @@ export function createStaffService(deps: {
           },
           tx,
         );
-        return deps.send(
+        await deps.send(
           invitationMessage({
             to: email,
             storeName: store.name,
@@ -167,7 +166,6 @@ export function createStaffService(deps: {
           expired: false,
         },
         acceptUrl,
-        emailQueued,
       };
     },
 

@@ -48,7 +48,7 @@ export function AccountPage() {
     <>
       <PageHeader title="Account" subtitle={me ? `${me.name} · ${me.email}` : undefined} />
       <Panel title="Profile">
-        {me ? <ProfileForm key={`${me.name} ${me.email}`} me={me} /> : null}
+        {me ? <ProfileForm key={`${me.name} ${me.email} ${me.pendingEmail?.email ?? ""}`} me={me} /> : null}
         <p className="muted small">Member since {when(me?.createdAt)}.</p>
       </Panel>
       <Panel title="Change password">
@@ -94,7 +94,11 @@ function ProfileForm({ me }: { me: Account }) {
       const { data } = await unwrap<Account>(api.PATCH("/api/v1/dashboard/account", { body }));
       queryClient.setQueryData(["me"], data);
       setPassword("");
-      notify(emailChanged ? `You now sign in with ${data.email}` : "Profile saved");
+      notify(
+        emailChanged
+          ? `We sent a confirmation link to ${data.pendingEmail?.email ?? email.trim()}. Open it to sign in with that address.`
+          : "Profile saved",
+      );
     },
   );
   return (
@@ -107,7 +111,7 @@ function ProfileForm({ me }: { me: Account }) {
         value={email}
         onChange={setEmail}
         autoComplete="email"
-        hint="You sign in with it."
+        hint="You sign in with it. A new address is confirmed by a link sent to it."
         error={errors.of("email")}
       />
       {emailChanged ? (
@@ -117,9 +121,15 @@ function ProfileForm({ me }: { me: Account }) {
           autoComplete="current-password"
           value={password}
           onChange={setPassword}
-          hint="Confirms the new e-mail address."
+          hint="Confirms that it is you asking."
           error={errors.of("currentPassword")}
         />
+      ) : null}
+      {me.pendingEmail ? (
+        <div className="alert info wide" role="status">
+          Waiting for confirmation: <strong>{me.pendingEmail.email}</strong>. Open the link we sent there (it
+          works until {when(me.pendingEmail.expiresAt)}). Until then you sign in with {me.email}.
+        </div>
       ) : null}
       <FormActions busy={busy} label="Save profile" />
     </form>

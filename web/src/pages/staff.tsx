@@ -297,12 +297,10 @@ function InviteForm({ slug, onSent }: { slug: string; onSent: (sent: InvitationS
 function InvitationNotice({ sent, onDone }: { sent: InvitationSent; onDone: () => void }) {
   return (
     <section className="panel invitation-notice" aria-label="Invitation sent">
-      <h2>{sent.emailQueued ? `Invitation sent to ${sent.invitation.email}` : "Send this link yourself"}</h2>
+      <h2>Invitation sent to {sent.invitation.email}</h2>
       <p>
-        {sent.emailQueued
-          ? "The e-mail is on its way. If it does not arrive, you can pass on this link yourself: it works once, for that address only."
-          : `This installation sends no e-mail. Pass this link on to ${sent.invitation.email}: it works once, for that address only.`}{" "}
-        It expires {when(sent.invitation.expiresAt)}.
+        The e-mail is on its way. If it does not arrive, you can pass on this link yourself: it works once,
+        for that address only. It expires {when(sent.invitation.expiresAt)}.
       </p>
       <CopyBox label="Invitation link" value={sent.acceptUrl} />
       <button type="button" className="secondary" onClick={onDone}>
