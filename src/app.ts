@@ -190,6 +190,7 @@ export async function buildApp(
   app.decorateRequest("access", null);
   app.decorateRequest("apiKey", null);
   app.decorateRequest("credentialCheck", null);
+  app.decorateRequest("storeRole", null);
   app.decorateRequest("apiVersion", null);
   // The Admin API and the developer API are versioned (modules/versions): the version a request
   // is served at, its body brought up and its answer down, `Api-Version` on every answer.

@@ -103,6 +103,9 @@ import { refundRoutes } from "./modules/refunds/refunds-routes.ts";
 import { createRefundService } from "./modules/refunds/refunds-service.ts";
 import { returnRoutes } from "./modules/returns/returns-routes.ts";
 import { createReturnService } from "./modules/returns/returns-service.ts";
+import { createStaffRepo } from "./modules/staff/staff-repo.ts";
+import { staffRoutes } from "./modules/staff/staff-routes.ts";
+import { createStaffService } from "./modules/staff/staff-service.ts";
 import { createStoreRepo } from "./modules/stores/stores-repo.ts";
 import { storeRoutes } from "./modules/stores/stores-routes.ts";
 import { createStoreService } from "./modules/stores/stores-service.ts";
@@ -555,6 +558,17 @@ export function createPlatform(input: {
     onQueued: () => importWorker?.poke(),
   });
   const requireSession = createSessionGuard(accounts);
+  const staff = createStaffService({
+    db,
+    repo: createStaffRepo(db),
+    clock,
+    endSessions: (accountId, tx) => repos.accounts.deleteSessionsOf(accountId, null, tx),
+    acceptUrl: (token) => `${config.PUBLIC_BASE_URL}/invitation#token=${token}`,
+    // Queued in the invitation's transaction: it leaves only if the invitation commits.
+    send: async (message, tx) => {
+      await mail.mailer.send(message, tx);
+    },
+  });
   /**
    * Readiness: throws unless the database answers. Redis is reported, not required: while it is
    * down the service still serves, with per-instance limits. Answers at once while degraded.
@@ -602,6 +616,7 @@ export function createPlatform(input: {
     }),
     mail.routes(config.PUBLIC_BASE_URL.startsWith("https://")),
     storeRoutes(services.stores, requireSession),
+    staffRoutes(staff, requireSession),
     appRoutes({
       apps,
       uninstallEverywhere: installations.uninstallEverywhere,
@@ -687,6 +702,7 @@ export function createPlatform(input: {
     sharedCounters,
     metrics,
     requireSession,
+    staff,
     ping,
     productImages,
     async close() {

@@ -849,6 +849,54 @@ describe("answers: every operation's answer on a seeded store, byte for byte", (
         body: { apiVersion: key.apiVersion },
       }),
     );
+    // Staff (issue 32, part 3): an invitation read and accepted by a new account, a role change,
+    // an invitation withdrawn, the member removed.
+    const invited = (
+      await merchant.POST("/api/v1/dashboard/stores/{slug}/staff/invitations", {
+        params: { path: { slug: "golden" } },
+        body: { email: "golden-staff@example.com", role: "orders" },
+      })
+    ).data!.data;
+    await settle();
+    const invitationToken = new URL(invited.acceptUrl).hash.replace("#token=", "");
+    const staffMember = recording(apiClient(ctx.app));
+    ok(await staffMember.POST("/api/v1/dashboard/invitations/lookup", { body: { token: invitationToken } }));
+    ok(
+      await staffMember.POST("/api/v1/dashboard/auth/signup", {
+        body: { email: "golden-staff@example.com", password: "correct horse battery", name: "Golden Staff" },
+      }),
+      201,
+    );
+    ok(await staffMember.POST("/api/v1/dashboard/invitations/accept", { body: { token: invitationToken } }));
+    await settle();
+    const staffList = (
+      await merchant.GET("/api/v1/dashboard/stores/{slug}/staff", { params: { path: { slug: "golden" } } })
+    ).data!.data;
+    const staffAccount = staffList.members.find((m) => m.role === "orders")!.accountId;
+    ok(
+      await merchant.PATCH("/api/v1/dashboard/stores/{slug}/staff/{accountId}", {
+        params: { path: { slug: "golden", accountId: staffAccount } },
+        body: { role: "catalogue" },
+      }),
+    );
+    const second = (
+      await merchant.POST("/api/v1/dashboard/stores/{slug}/staff/invitations", {
+        params: { path: { slug: "golden" } },
+        body: { email: "golden-reader@example.com", role: "read_only" },
+      })
+    ).data!.data;
+    await settle();
+    ok(
+      await merchant.DELETE("/api/v1/dashboard/stores/{slug}/staff/invitations/{invitationId}", {
+        params: { path: { slug: "golden", invitationId: second.invitation.id } },
+      }),
+    );
+    ok(
+      await merchant.DELETE("/api/v1/dashboard/stores/{slug}/staff/{accountId}", {
+        params: { path: { slug: "golden", accountId: staffAccount } },
+      }),
+    );
+    await settle();
     // Errors: another store's slug, a malformed body, a missing record.
     assert.equal(
       (

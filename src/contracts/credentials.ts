@@ -11,5 +11,6 @@ export const SECRET_PREFIX = {
   accessToken: "mpat",
   refreshToken: "mprt",
   authorizationCode: "mpac",
+  invitation: "mpinv",
 } as const;
 export type SecretKind = keyof typeof SECRET_PREFIX;

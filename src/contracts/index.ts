@@ -13,6 +13,7 @@ export * from "./fields.ts";
 export * from "./limits.ts";
 export * from "./locale.ts";
 export * from "./resources.ts";
+export * from "./roles.ts";
 export * from "./scopes.ts";
 export * from "./statuses.ts";
 export * from "./webhook-filters.ts";

@@ -38,3 +38,12 @@ export const LISTEN_RESUME_WINDOW = 1000;
 
 /** A variant (or a product, across its variants) with at most this much to sell is low on stock. */
 export const LOW_STOCK_THRESHOLD = 5;
+
+/**
+ * People who may work in one store besides its owner: members and open invitations together, so a
+ * burst of invitations cannot exceed it (staff-service reserves the seat under the store's staff lock).
+ */
+export const MAX_STAFF_PER_STORE = 50;
+
+/** How long an invitation to join a store can be accepted. */
+export const INVITATION_TTL_DAYS = 7;

@@ -63,6 +63,7 @@ export const ID_PREFIX = {
   clientId: "mpc",
   apiKey: "mpk",
   csvImport: "imp",
+  invitation: "inv",
   mailMessage: "mail",
   passwordReset: "pwr",
   emailChange: "emc",

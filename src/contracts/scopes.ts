@@ -84,7 +84,7 @@ export const GRANTABLE_SCOPES = {
 
 /**
  * Scopes of the merchant's own dashboard operations, which no app or key can be granted (yet). A
- * store's owner holds these and every grantable scope; the dashboard routes still state the one
+ * store's owner and admins hold these and every grantable scope (roles.ts); the dashboard routes still state the one
  * they need, so a write never rides on a read scope. Giving one to apps means moving it above.
  */
 export const OWNER_SCOPES = {
@@ -94,12 +94,18 @@ export const OWNER_SCOPES = {
       "Change the store's name, contact e-mail, address, currency, time zone and order number prefix.",
   },
   manage_installations: {
-    label: "See and uninstall the apps installed in the store",
-    description: "List the store's installed apps and uninstall them.",
+    label: "Install apps in the store, see them and uninstall them",
+    description:
+      "Install an app in the store (the consent page offers only stores where the account holds this), list the store's installed apps and uninstall them.",
   },
   manage_api_keys: {
     label: "Create, list and revoke developer key pairs",
     description: "Create, list and revoke developer API key pairs.",
+  },
+  manage_staff: {
+    label: "Invite staff, change their roles and remove them",
+    description:
+      "See the store's staff and open invitations, invite people by e-mail, change a member's role and remove members (which signs them out at once).",
   },
 } as const;
 

@@ -1,6 +1,7 @@
 import Type from "typebox";
 import { type DomainEventName, EVENT } from "./events.ts";
 import { keysOf, mirror } from "./mirror.ts";
+import { STAFF_ROLE_NAMES } from "./roles.ts";
 
 function enumSchema<K extends string>(names: K[], description: string) {
   return Type.Enum(names, { type: "string", description });
@@ -503,6 +504,8 @@ export const STATUS_COLUMNS = {
   "webhook_deliveries.status": DELIVERY_STATUS_NAMES,
   "csv_imports.status": IMPORT_STATUS_NAMES,
   "csv_imports.kind": IMPORT_KIND_NAMES,
+  "store_members.role": STAFF_ROLE_NAMES,
+  "store_invitations.role": STAFF_ROLE_NAMES,
   "mail_messages.status": MAIL_STATUS_NAMES,
 } as const;
 

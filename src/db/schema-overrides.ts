@@ -36,6 +36,7 @@ export type {
   ReturnReason,
   ReturnStatus,
   Scope,
+  StaffRole,
   SubscriptionStatus,
 } from "../contracts/index.ts";
 
@@ -221,6 +222,8 @@ export const COLUMN_TYPES: Record<string, string> = {
   "refunds.actor_kind": "ActorKind",
   "return_line_items.reason": "ReturnReason",
   "returns.status": "ReturnStatus",
+  "store_invitations.role": "StaffRole",
+  "store_members.role": "StaffRole",
   "stores.address": "Jsonb<AddressJson>",
   "csv_imports.status": "ImportStatus",
   "csv_imports.kind": "ImportKind",

@@ -42,6 +42,7 @@ import type {
   ReturnStatus,
   Scope,
   ShippingLineJson,
+  StaffRole,
   SubscriptionStatus,
   TaxLineJson,
 } from "./schema-overrides.ts";
@@ -826,6 +827,38 @@ export interface StoreImageUsageTable {
   store_id: string;
 }
 
+export interface StoreInvitationsTable {
+  /**
+   * When it was used (once); null while open. An open invitation past expires_at is refused.
+   */
+  accepted_at: Timestamp | null;
+  accepted_by: string | null;
+  created_at: Timestamp;
+  email: string;
+  expires_at: Timestamp;
+  id: string;
+  invited_by: string | null;
+  role: StaffRole;
+  store_id: string;
+  /**
+   * SHA-256 of the token the e-mail carries; the token itself is never stored.
+   */
+  token_hash: string;
+}
+
+export interface StoreMembersTable {
+  account_id: string;
+  created_at: Timestamp;
+  invited_by: string | null;
+  /**
+   * What the member may do in the store: a set of its scopes (src/contracts/roles.ts). The owner is
+   * stores.owner_account_id, never a member.
+   */
+  role: StaffRole;
+  store_id: string;
+  updated_at: Timestamp;
+}
+
 /**
  * Written only by the triggers of migrations 20261123_0040 and 20261126_0042; the application reads
  * the sum of a store's slots.
@@ -1066,6 +1099,8 @@ export interface DB {
   returns: ReturnsTable;
   sessions: SessionsTable;
   store_image_usage: StoreImageUsageTable;
+  store_invitations: StoreInvitationsTable;
+  store_members: StoreMembersTable;
   store_row_counts: StoreRowCountsTable;
   stores: StoresTable;
   tax_rates: TaxRatesTable;

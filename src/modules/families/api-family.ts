@@ -62,7 +62,7 @@ export interface FamilyDocs<S extends StoreScope> {
   /** Error codes the guard can answer besides INSUFFICIENT_SCOPE (added when a scope is required). */
   authErrors: readonly ErrorCode[];
   /** Who holds a route's scope, for the description: "carried by the key pair; 403 ... otherwise". */
-  scopeHolder: string;
+  scopeHolder: string | ((scope: S) => string);
   /** What AUTHENTICATED means in this family, for the description: "any valid key pair of the store". */
   anyCredential: string;
 }
@@ -144,7 +144,7 @@ export function familyRoute<S extends StoreScope>(family: FamilyDocs<S>) {
     const { scope, errors = [], config = {}, response, description, authorize, deprecated, ...schema } = spec;
     const scoped = scope !== AUTHENTICATED;
     const scopeNote = scoped
-      ? `**Required scope:** \`${scope}\` (${family.scopeHolder}).`
+      ? `**Required scope:** \`${scope}\` (${typeof family.scopeHolder === "function" ? family.scopeHolder(scope as S) : family.scopeHolder}).`
       : `**Required scope:** none; ${family.anyCredential}.`;
     const note = deprecated
       ? `${deprecationNote(checkDeprecation(deprecated, spec.operationId))}\n\n${scopeNote}`

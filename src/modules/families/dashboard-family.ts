@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { TProperties } from "typebox";
-import { STORE_SCOPE_NAMES, type StoreScope } from "../../contracts/scopes.ts";
+import { roleScopes, STORE_ROLE_NAMES, type StoreRole } from "../../contracts/roles.ts";
+import { type StoreScope, scopeLabel } from "../../contracts/scopes.ts";
 import type { Store } from "../../db/schema.ts";
 import { AppError } from "../../lib/errors.ts";
 import { Params, StoreSlug } from "../../lib/http/schemas.ts";
@@ -15,12 +16,28 @@ import type { Family } from "./operation.ts";
  * description and the route config the guard checks, as in the Admin API.
  */
 export const dashboardRoute = familyRoute<StoreScope>({
-  // The store's owner holds every scope; the one the route needs is in its description and config.
+  // The signed-in account's role in the store holds a set of its scopes (contracts/roles.ts); the
+  // one the route needs is in its description and config.
   security: () => [{ sessionCookie: [] }],
   authErrors: ["UNAUTHENTICATED", "NOT_FOUND"],
-  scopeHolder: "the store's owner holds every scope of the store",
-  anyCredential: "the store's owner, signed in",
+  scopeHolder: (scope) =>
+    `held by the roles ${rolesHolding(scope)}; 403 \`INSUFFICIENT_SCOPE\` for the others`,
+  anyCredential: "the store's owner or any of its staff, signed in",
 });
+
+declare module "fastify" {
+  interface FastifyRequest {
+    /** The signed-in account's role in the store of a dashboard store route, set by its guard. */
+    storeRole: StoreRole | null;
+  }
+}
+
+/** The roles holding a scope, for a route's description: "`owner`, `admin`, `orders`". */
+function rolesHolding(scope: StoreScope): string {
+  return STORE_ROLE_NAMES.filter((role) => roleScopes(role).includes(scope))
+    .map((role) => `\`${role}\``)
+    .join(", ");
+}
 
 /** Path parameters of a store's route: the store's `slug`. */
 export const StoreParams = Params({ slug: StoreSlug });
@@ -31,25 +48,29 @@ export function storeParams<P extends TProperties>(properties: P) {
 }
 
 /**
- * The dashboard's guard for a store's routes: a live session (401), a store the account owns (404
- * otherwise, never 403), then the route's scope. It runs after validation, so `slug` is well-formed.
+ * The dashboard's guard for a store's routes: a live session (401), a store the account owns or is
+ * staff of (404 otherwise, never 403), then the route's scope among its role's (403). The role is
+ * read on every request, so a role change or a removal counts from the next one. It runs after
+ * validation, so `slug` is well-formed.
  */
 export function createDashboardGuard(deps: {
   requireSession: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
-  /** The account's store with this slug, or 404 NOT_FOUND (never 403 for another's). */
-  stores: { getOwned(accountId: string, slug: string): Promise<Store> };
+  /** The store with this slug and the account's role in it, or 404 NOT_FOUND (never 403 for another's). */
+  stores: { getForAccount(accountId: string, slug: string): Promise<{ store: Store; role: StoreRole }> };
 }): FamilyGuard {
   return {
     stage: "preHandler",
     authenticate: async (request, reply) => {
       await deps.requireSession(request, reply);
       const { slug } = request.params as { slug: string };
-      request.store = await deps.stores.getOwned(currentAccount(request).id, slug);
+      const { store, role } = await deps.stores.getForAccount(currentAccount(request).id, slug);
+      request.store = store;
+      request.storeRole = role;
     },
-    // A store's owner holds every scope of it (there are no staff accounts yet); the routes state
-    // theirs all the same, so the table reads the same in every family and the check is in place.
-    granted: () => STORE_SCOPE_NAMES,
-    refusal: (scope) => ({ message: `This needs the ${scope} scope on this store.` }),
+    granted: (request) => (request.storeRole ? roleScopes(request.storeRole) : []),
+    refusal: (scope) => ({
+      message: `Your role in this store does not allow this: it needs the ${scope} scope (${scopeLabel(scope)}), which the roles ${rolesHolding(scope)} hold.`,
+    }),
   };
 }
 

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import Type from "typebox";
-import { GRANTABLE_SCOPES, ScopeSchema } from "../../contracts/index.ts";
+import { GRANTABLE_SCOPES, roleScopes, Scope, ScopeSchema } from "../../contracts/index.ts";
 import { AppError } from "../../lib/errors.ts";
 import type { FeatureRoutes } from "../../lib/http/feature-routes.ts";
 import { Envelope, errorResponses } from "../../lib/http/schemas.ts";
@@ -37,7 +37,7 @@ export function registerConsentRoutes(
   app: App,
   deps: {
     consent: ConsentService;
-    stores: Pick<StoreService, "listOwned" | "getOwned">;
+    stores: Pick<StoreService, "listForAccount" | "getForAccount">;
     requireSession: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
     issuer: string;
   },
@@ -144,7 +144,7 @@ export function registerConsentRoutes(
         tags: ["App integration: consent"],
         summary: "What an authorization request asks the merchant",
         description:
-          "The dashboard's consent page reads the authorization request (the query the authorize endpoint received) here: the app, each requested scope in plain words, and the merchant's stores. An invalid request is a 400 in the envelope; the authorize endpoint has already sent every redirectable error back to the app.",
+          "The dashboard's consent page reads the authorization request (the query the authorize endpoint received) here: the app, each requested scope in plain words, and the stores the account may install apps in (those it owns or is an admin of). An invalid request is a 400 in the envelope; the authorize endpoint has already sent every redirectable error back to the app.",
         security: [{ sessionCookie: [] }],
         querystring: AuthorizeQuery,
         response: {
@@ -183,7 +183,10 @@ export function registerConsentRoutes(
           throw new AppError("VALIDATION_FAILED", { message: error.message });
         throw error;
       }
-      const stores = await deps.stores.listOwned(currentAccount(request).id);
+      // Installing an app is the owner's and admins' (manage_installations): other staff see no store.
+      const stores = (await deps.stores.listForAccount(currentAccount(request).id))
+        .filter(({ role }) => roleScopes(role).includes(Scope.manage_installations))
+        .map(({ store }) => store);
       return {
         success: true as const,
         data: {
@@ -209,7 +212,7 @@ export function registerConsentRoutes(
         tags: ["App integration: consent"],
         summary: "Record the merchant's consent decision",
         description:
-          "On approval the app is installed in the store (or its installation widened to the new scopes) and a single-use authorization code, valid 10 minutes, is bound to the client, store, redirect URI, scopes and PKCE challenge. Answers where to send the browser.",
+          "On approval the app is installed in the store (or its installation widened to the new scopes) and a single-use authorization code, valid 10 minutes, is bound to the client, store, redirect URI, scopes and PKCE challenge. Answers where to send the browser. Only the store's owner and admins install apps (403 `INSUFFICIENT_SCOPE` for other staff; a store the account does not work in is 404).",
         security: [{ sessionCookie: [] }],
         body: ConsentBody,
         response: {
@@ -220,14 +223,19 @@ export function registerConsentRoutes(
               }),
             }),
           ),
-          ...errorResponses("UNAUTHENTICATED", "NOT_FOUND"),
+          ...errorResponses("UNAUTHENTICATED", "NOT_FOUND", "INSUFFICIENT_SCOPE"),
         },
       },
     },
     async (request) => {
       const body = request.body;
       const account = currentAccount(request);
-      const store = await deps.stores.getOwned(account.id, body.storeSlug);
+      const { store, role } = await deps.stores.getForAccount(account.id, body.storeSlug);
+      if (!roleScopes(role).includes(Scope.manage_installations))
+        throw new AppError("INSUFFICIENT_SCOPE", {
+          message: "Only the store's owner and admins install apps.",
+          details: { requiredScope: Scope.manage_installations, grantedScopes: [...roleScopes(role)] },
+        });
       const redirectTo = await deps.consent.decide({
         clientId: body.clientId,
         redirectUri: body.redirectUri,

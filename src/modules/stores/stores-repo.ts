@@ -36,15 +36,37 @@ export function createStoreRepo(db: Executor) {
         .returningAll()
         .executeTakeFirst();
     },
-    async listByOwner(accountId: string, tx: Executor = db): Promise<Store[]> {
+    /**
+     * The stores the account works in, oldest first: those it owns and those it is staff of, each
+     * with the member's role (null where it owns the store).
+     */
+    async listForAccount(accountId: string, tx: Executor = db) {
       return tx
         .selectFrom("stores")
-        .selectAll()
-        .where("owner_account_id", "=", accountId)
-        .orderBy("created_at")
-        .orderBy("id")
+        .leftJoin("store_members as m", (join) =>
+          join.onRef("m.store_id", "=", "stores.id").on("m.account_id", "=", accountId),
+        )
+        .selectAll("stores")
+        .select("m.role as member_role")
+        .where((eb) =>
+          eb.or([eb("stores.owner_account_id", "=", accountId), eb("m.account_id", "is not", null)]),
+        )
+        .orderBy("stores.created_at")
+        .orderBy("stores.id")
         .limit(1000)
         .execute();
+    },
+    /** The store with this slug and the account's role in it as a member (null: not a member). */
+    async findBySlugForAccount(slug: string, accountId: string, tx: Executor = db) {
+      return tx
+        .selectFrom("stores")
+        .leftJoin("store_members as m", (join) =>
+          join.onRef("m.store_id", "=", "stores.id").on("m.account_id", "=", accountId),
+        )
+        .selectAll("stores")
+        .select("m.role as member_role")
+        .where("stores.slug", "=", slug)
+        .executeTakeFirst();
     },
     async findBySlug(slug: string, tx: Executor = db) {
       return tx.selectFrom("stores").selectAll().where("slug", "=", slug).executeTakeFirst();

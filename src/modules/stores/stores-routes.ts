@@ -13,8 +13,10 @@ import { DEVELOPER_API } from "../families/developer-family.ts";
 import { defineOperation, mount } from "../families/operation.ts";
 import {
   CreateStoreBody,
+  DashboardStore,
   SlugParams,
   StoreResource,
+  toDashboardStore,
   toStoreResource,
   UpdateStoreBody,
 } from "./stores-schemas.ts";
@@ -24,7 +26,7 @@ import type { StoreService } from "./stores-service.ts";
 export function registerAccountStoreRoutes(
   app: App,
   deps: {
-    stores: Pick<StoreService, "create" | "listOwned">;
+    stores: Pick<StoreService, "create" | "listForAccount">;
     requireSession: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
   },
 ) {
@@ -62,15 +64,19 @@ export function registerAccountStoreRoutes(
       schema: {
         operationId: "dashboardListStores",
         tags: ["Dashboard: stores"],
-        summary: "List the stores the signed-in merchant owns",
-        description: "Oldest first; another merchant's stores are never listed.",
+        summary: "List the stores the signed-in account works in",
+        description:
+          "The stores it owns and those it is staff of, oldest first, each with its role there and the scopes the role holds; other stores are never listed.",
         security,
-        response: { 200: Envelope(Type.Array(StoreResource)), ...errorResponses("UNAUTHENTICATED") },
+        response: {
+          200: Envelope(Type.Array(DashboardStore, { maxItems: 1000 })),
+          ...errorResponses("UNAUTHENTICATED"),
+        },
       },
     },
     async (request) => ({
       success: true as const,
-      data: (await stores.listOwned(currentAccount(request).id)).map(toStoreResource),
+      data: (await stores.listForAccount(currentAccount(request).id)).map(toDashboardStore),
     }),
   );
 }

@@ -4,8 +4,12 @@ import {
   ContactEmail,
   Currency,
   OrderNumberPrefix,
+  roleScopes,
+  STORE_SCOPE_NAMES,
   StoreName,
   StoreResource,
+  type StoreRole,
+  StoreRoleSchema,
   StoreSlug,
   TimeZone,
 } from "../../contracts/index.ts";
@@ -62,6 +66,24 @@ export function toStoreResource(s: Store) {
     createdAt: s.created_at.toISOString(),
     updatedAt: s.updated_at.toISOString(),
   };
+}
+
+/** A store in the dashboard's list: the store, and what the signed-in account may do in it. */
+export const DashboardStore = Type.Object(
+  {
+    ...StoreResource.properties,
+    role: StoreRoleSchema,
+    permissions: Type.Array(Type.Enum(STORE_SCOPE_NAMES, { type: "string" }), {
+      maxItems: STORE_SCOPE_NAMES.length,
+      description:
+        "The scopes the role holds in this store: what its dashboard routes check (each route names the scope it needs). The dashboard shows only what they allow.",
+    }),
+  },
+  { title: "DashboardStore" },
+);
+
+export function toDashboardStore({ store, role }: { store: Store; role: StoreRole }) {
+  return { ...toStoreResource(store), role, permissions: [...roleScopes(role)] };
 }
 
 export const SlugParams = Type.Object({ slug: StoreSlug }, { additionalProperties: false });

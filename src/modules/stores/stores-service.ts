@@ -1,4 +1,4 @@
-import { EVENT, isCurrencyCode, isTimeZone } from "../../contracts/index.ts";
+import { EVENT, isCurrencyCode, isTimeZone, type StaffRole, StoreRole } from "../../contracts/index.ts";
 import type { Db, Executor } from "../../db/client.ts";
 import type { Store } from "../../db/schema.ts";
 import type { Clock } from "../../lib/clock.ts";
@@ -29,6 +29,17 @@ const unknownCurrency = () =>
     message: "Unknown currency.",
     details: [{ field: "currency", message: "must be an ISO 4217 currency code such as USD, EUR or SAR" }],
   });
+
+/** A store and the role the asking account holds in it. */
+export interface StoreWithRole {
+  store: Store;
+  role: StoreRole;
+}
+
+function roleOf(store: Store, memberRole: StaffRole | null, accountId: string): StoreRole | null {
+  if (store.owner_account_id === accountId) return StoreRole.owner;
+  return memberRole;
+}
 
 export function createStoreService(deps: {
   db: Db;
@@ -66,12 +77,26 @@ export function createStoreService(deps: {
         return store;
       });
     },
-    listOwned: (ownerId: string) => deps.repo.listByOwner(ownerId),
-    /** The store with this slug if `ownerId` owns it; another owner's store is NOT_FOUND, never FORBIDDEN. */
-    async getOwned(ownerId: string, slug: string): Promise<Store> {
-      const store = await deps.repo.findBySlug(slug);
-      if (!store || store.owner_account_id !== ownerId) throw notFound("Store");
-      return store;
+    /** The stores the account works in (owns or is staff of), each with its role there. */
+    async listForAccount(accountId: string): Promise<StoreWithRole[]> {
+      const rows = await deps.repo.listForAccount(accountId);
+      return rows.flatMap(({ member_role, ...store }) => {
+        const role = roleOf(store, member_role, accountId);
+        return role ? [{ store, role }] : [];
+      });
+    },
+    /**
+     * The store with this slug and the account's role in it, read on every request (a role change
+     * or a removal counts from the next request). A store the account neither owns nor works in is
+     * NOT_FOUND, never FORBIDDEN.
+     */
+    async getForAccount(accountId: string, slug: string): Promise<StoreWithRole> {
+      const row = await deps.repo.findBySlugForAccount(slug, accountId);
+      if (!row) throw notFound("Store");
+      const { member_role, ...store } = row;
+      const role = roleOf(store, member_role, accountId);
+      if (!role) throw notFound("Store");
+      return { store, role };
     },
     /** The store as it is now (a credential's cached copy may be a few seconds old). */
     async current(storeId: string): Promise<Store> {

@@ -1,6 +1,6 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { api, unwrap } from "./client.ts";
-import type { Account, Store } from "./types.ts";
+import type { Account, DashboardStore, Store } from "./types.ts";
 
 /** The signed-in merchant (null when signed out), asked once and kept in the query cache. */
 export function useMe() {
@@ -18,12 +18,13 @@ export function useMe() {
 export function useStores(enabled = true) {
   return useQuery({
     queryKey: ["stores"],
-    queryFn: async () => (await unwrap<Store[]>(api.GET("/api/v1/dashboard/stores"))).data,
+    // Each with the account's role there and what it allows (the store menu shows only that).
+    queryFn: async () => (await unwrap<DashboardStore[]>(api.GET("/api/v1/dashboard/stores"))).data,
     enabled,
   });
 }
 
-export type { Store };
+export type { DashboardStore, Store };
 
 /** Forgets everything the signed-in merchant could see (sign-out, an expired session). */
 export function useForget() {

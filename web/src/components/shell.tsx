@@ -3,6 +3,7 @@ import { useEffect, useState } from "react";
 import { Link, NavLink, Outlet, useLocation, useMatch, useNavigate } from "react-router";
 import { api, NO_BODY, whenUnauthenticated } from "../api/client.ts";
 import { useForget, useMe, useStores } from "../api/session.ts";
+import { STORE_ROLES, StoreRole } from "../contract.ts";
 import { STORE_MENU } from "../page-registry.ts";
 import { Loading } from "./ui.tsx";
 
@@ -106,8 +107,13 @@ export function Shell() {
           ) : null}
           {current ? (
             <div className="nav-group">
-              <p className="nav-title">{current.name}</p>
-              {STORE_MENU.map((s) => (
+              <p className="nav-title">
+                {current.name}
+                {current.role === StoreRole.owner ? null : (
+                  <span className="nav-role"> · {STORE_ROLES[current.role].label}</span>
+                )}
+              </p>
+              {STORE_MENU.filter((s) => !s.scope || current.permissions.includes(s.scope)).map((s) => (
                 <NavLink
                   key={s.path}
                   to={`/stores/${current.slug}${s.path ? `/${s.path}` : ""}`}

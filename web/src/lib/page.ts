@@ -1,4 +1,5 @@
 import type { ReactNode } from "react";
+import type { StoreScope } from "../contract.ts";
 
 /**
  * A page of the dashboard, declared by its own module in `web/src/pages/` (`export const pages =
@@ -16,10 +17,11 @@ export interface Page {
   /** Outside the signed-in layout (sign-in, sign-up, the consent screen). */
   bare?: true;
   /**
-   * The page's entry in a store's menu (its path starts with `/stores/:slug`): the label, and its
-   * place among the entries (ascending).
+   * The page's entry in a store's menu (its path starts with `/stores/:slug`): the label, its place
+   * among the entries (ascending), and the scope the page's reads need: the entry is shown only to
+   * a role holding it (none: every role).
    */
-  storeMenu?: { label: string; order: number };
+  storeMenu?: { label: string; order: number; scope?: StoreScope };
 }
 
 export function definePage(page: Page): Page {

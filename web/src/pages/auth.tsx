@@ -1,6 +1,6 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { useEffect, useRef, useState } from "react";
-import { Link, useNavigate, useSearchParams } from "react-router";
+import { Link, useLocation, useNavigate, useSearchParams } from "react-router";
 import { ApiError, api, unwrap } from "../api/client.ts";
 import { FormAlert, TextField, useSubmit } from "../components/ui.tsx";
 import { Email, PASSWORD_RULE, Password, PersonName } from "../contract.ts";
@@ -16,7 +16,8 @@ function useNext() {
 
 type Account = { id: string; email: string; name: string; createdAt: string };
 
-function AuthCard(props: { title: string; children: React.ReactNode; footer: React.ReactNode }) {
+/** The card of the pages outside the signed-in layout (sign-in, sign-up, an invitation). */
+export function AuthCard(props: { title: string; children: React.ReactNode; footer: React.ReactNode }) {
   const heading = useRef<HTMLHeadingElement>(null);
   useEffect(() => heading.current?.focus(), []);
   return (
@@ -39,7 +40,9 @@ function AuthCard(props: { title: string; children: React.ReactNode; footer: Rea
 }
 
 export function LoginPage() {
-  const [email, setEmail] = useState("");
+  const [params] = useSearchParams();
+  const { search } = useLocation();
+  const [email, setEmail] = useState(params.get("email")?.slice(0, 254) ?? "");
   const [password, setPassword] = useState("");
   const navigate = useNavigate();
   const queryClient = useQueryClient();
@@ -61,7 +64,7 @@ export function LoginPage() {
       title="Log in"
       footer={
         <>
-          New here? <Link to="/signup">Create an account</Link>
+          New here? <Link to={`/signup${search}`}>Create an account</Link>
         </>
       }
     >
@@ -95,8 +98,12 @@ export function LoginPage() {
 }
 
 export function SignupPage() {
+  const [params] = useSearchParams();
+  const { search } = useLocation();
+  const next = useNext();
   const [name, setName] = useState("");
-  const [email, setEmail] = useState("");
+  // An invitation's page sends the invited address along: the account must use it.
+  const [email, setEmail] = useState(params.get("email")?.slice(0, 254) ?? "");
   const [password, setPassword] = useState("");
   const navigate = useNavigate();
   const queryClient = useQueryClient();
@@ -115,7 +122,7 @@ export function SignupPage() {
         }),
       );
       queryClient.setQueryData(["me"], data);
-      navigate("/", { replace: true });
+      navigate(next, { replace: true });
     },
   );
 
@@ -124,7 +131,7 @@ export function SignupPage() {
       title="Create your account"
       footer={
         <>
-          Already have one? <Link to="/login">Log in</Link>
+          Already have one? <Link to={`/login${search}`}>Log in</Link>
         </>
       }
     >

@@ -38,6 +38,7 @@ import {
   PRODUCT_STATUSES,
   ProductDescription,
   type RuleRelation,
+  Scope,
 } from "../contract.ts";
 import { when } from "../lib/format.ts";
 import { searchParam, useDebounced, useIdempotencyKey, useSlug } from "../lib/hooks.ts";
@@ -834,7 +835,7 @@ export const pages = [
   definePage({
     path: "/stores/:slug/collections",
     element: <CollectionsPage />,
-    storeMenu: { label: "Collections", order: 35 },
+    storeMenu: { label: "Collections", order: 35, scope: Scope.read_products },
   }),
   definePage({ path: "/stores/:slug/collections/:id", element: <CollectionPage /> }),
 ];

@@ -140,7 +140,10 @@ export function ConsentPage() {
                 )}
               </Field>
             ) : (
-              <p className="warning">You have no store yet: create one in the dashboard first.</p>
+              <p className="warning">
+                No store to install it in: apps are installed by a store's owner or its admins. Create a
+                store, or ask the owner of yours.
+              </p>
             )}
             <FormAlert message={error} />
             <div className="actions">

@@ -50,6 +50,7 @@ import {
   ORDER_STATUSES,
   PAGE_SIZE,
   Phone,
+  Scope,
 } from "../contract.ts";
 import { money, personName, when } from "../lib/format.ts";
 import { searchParam, useIdempotencyKey, useSlug, useStore } from "../lib/hooks.ts";
@@ -619,7 +620,7 @@ export const pages = [
   definePage({
     path: "/stores/:slug/customers",
     element: <CustomersPage />,
-    storeMenu: { label: "Customers", order: 40 },
+    storeMenu: { label: "Customers", order: 40, scope: Scope.read_customers },
   }),
   definePage({ path: "/stores/:slug/customers/:id", element: <CustomerPage /> }),
 ];

@@ -26,6 +26,7 @@ import {
   Money,
   PAGE_SIZE,
   Rate,
+  Scope,
 } from "../contract.ts";
 import { money, when } from "../lib/format.ts";
 import { useIdempotencyKey, useSlug } from "../lib/hooks.ts";
@@ -248,6 +249,6 @@ export const pages = [
   definePage({
     path: "/stores/:slug/discounts",
     element: <DiscountsPage />,
-    storeMenu: { label: "Discounts", order: 25 },
+    storeMenu: { label: "Discounts", order: 25, scope: Scope.read_discounts },
   }),
 ];

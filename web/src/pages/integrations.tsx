@@ -21,7 +21,7 @@ import {
   useNotify,
   useSubmit,
 } from "../components/ui.tsx";
-import { isDateTime, KEY_SCOPE_NAMES, KeyName, type KeyScope, KeyScopeSchema } from "../contract.ts";
+import { isDateTime, KEY_SCOPE_NAMES, KeyName, type KeyScope, KeyScopeSchema, Scope } from "../contract.ts";
 import { when } from "../lib/format.ts";
 import { useIdempotencyKey, useSlug } from "../lib/hooks.ts";
 import { definePage } from "../lib/page.ts";
@@ -292,11 +292,11 @@ export const pages = [
   definePage({
     path: "/stores/:slug/apps",
     element: <InstalledAppsPage />,
-    storeMenu: { label: "Installed apps", order: 50 },
+    storeMenu: { label: "Installed apps", order: 50, scope: Scope.manage_installations },
   }),
   definePage({
     path: "/stores/:slug/api-keys",
     element: <ApiKeysPage />,
-    storeMenu: { label: "API keys", order: 60 },
+    storeMenu: { label: "API keys", order: 60, scope: Scope.manage_api_keys },
   }),
 ];

@@ -50,6 +50,7 @@ import {
   OrderNote,
   OrderStatus,
   PAGE_SIZE,
+  Scope,
   SEARCH_MIN_LENGTH,
   WEBHOOK_CHANNELS,
   WebhookChannel,
@@ -628,7 +629,7 @@ export const pages = [
   definePage({
     path: "/stores/:slug/orders",
     element: <OrdersPage />,
-    storeMenu: { label: "Orders", order: 20 },
+    storeMenu: { label: "Orders", order: 20, scope: Scope.read_orders },
   }),
   definePage({ path: "/stores/:slug/orders/:id", element: <OrderPage /> }),
 ];

@@ -6,7 +6,7 @@ import type { Overview } from "../api/types.ts";
 import { Table } from "../components/list.tsx";
 import { SalesChart } from "../components/sales-chart.tsx";
 import { Badge, Empty, Loading, PageHeader, Panel } from "../components/ui.tsx";
-import { ORDER_STATUS_NAMES, ORDER_STATUSES } from "../contract.ts";
+import { ORDER_STATUS_NAMES, ORDER_STATUSES, Scope } from "../contract.ts";
 import { money, when } from "../lib/format.ts";
 import { useSlug } from "../lib/hooks.ts";
 import { definePage } from "../lib/page.ts";
@@ -137,6 +137,6 @@ export const pages = [
   definePage({
     path: "/stores/:slug",
     element: <OverviewPage />,
-    storeMenu: { label: "Overview", order: 10 },
+    storeMenu: { label: "Overview", order: 10, scope: Scope.read_orders },
   }),
 ];

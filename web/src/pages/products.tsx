@@ -27,6 +27,7 @@ import {
   ProductDescription,
   ProductStatus,
   ProductTitle,
+  Scope,
   Sku,
   Stock,
 } from "../contract.ts";
@@ -334,6 +335,6 @@ export const pages = [
   definePage({
     path: "/stores/:slug/products",
     element: <ProductsPage />,
-    storeMenu: { label: "Products", order: 30 },
+    storeMenu: { label: "Products", order: 30, scope: Scope.read_products },
   }),
 ];

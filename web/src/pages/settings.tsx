@@ -23,7 +23,7 @@ import {
   useNotify,
   useSubmit,
 } from "../components/ui.tsx";
-import { ContactEmail, CURRENCY_CODES, OrderNumberPrefix, StoreName, timeZones } from "../contract.ts";
+import { ContactEmail, CURRENCY_CODES, OrderNumberPrefix, Scope, StoreName, timeZones } from "../contract.ts";
 import { useSlug, useStore } from "../lib/hooks.ts";
 import { definePage } from "../lib/page.ts";
 import { validate } from "../lib/validate.ts";
@@ -237,6 +237,6 @@ export const pages = [
   definePage({
     path: "/stores/:slug/settings",
     element: <SettingsPage />,
-    storeMenu: { label: "Settings", order: 70 },
+    storeMenu: { label: "Settings", order: 70, scope: Scope.manage_store },
   }),
 ];

@@ -14,7 +14,7 @@ import {
   TextField,
   useSubmit,
 } from "../components/ui.tsx";
-import { StoreName, StoreSlug } from "../contract.ts";
+import { STORE_ROLES, StoreName, StoreRole, StoreSlug } from "../contract.ts";
 import { slugify } from "../lib/format.ts";
 import { useIdempotencyKey } from "../lib/hooks.ts";
 import { definePage } from "../lib/page.ts";
@@ -26,7 +26,7 @@ export function StoresPage() {
     <>
       <PageHeader
         title="Your stores"
-        subtitle="Each store has its own products, customers, orders, apps and keys."
+        subtitle="The stores you own or work in. Each has its own products, customers, orders, apps and keys."
       />
       {stores.isPending ? (
         <Loading what="Loading your stores" />
@@ -37,7 +37,10 @@ export function StoresPage() {
               <Link className="store-card" to={`/stores/${s.slug}`}>
                 <span className="store-name">{s.name}</span>
                 <span className="muted small mono">{s.slug}</span>
-                <span className="muted small">Prices in {s.currency}</span>
+                <span className="muted small">
+                  Prices in {s.currency}
+                  {s.role === StoreRole.owner ? null : ` · ${STORE_ROLES[s.role].label}`}
+                </span>
               </Link>
             </li>
           ))}
