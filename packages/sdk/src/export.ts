@@ -47,7 +47,17 @@ async function* readLines(body: ReadableStream<Uint8Array>): AsyncGenerator<stri
     }
     buffer = buffer.slice(start);
   }
-  // A body that ends in the middle of a line was cut: what is left is not a record.
+  // A complete export ends with a newline. A body that ends in the middle of a line without a
+  // transport error (a proxy that ends a close-delimited response when its upstream was cut) was
+  // cut all the same: what is left is not a record, and the export is resumed, not taken as done.
+  if (buffer !== "") throw new ExportCutError();
+}
+
+/** The export's body ended in the middle of a line: resumed after the last complete record. */
+class ExportCutError extends Error {
+  constructor() {
+    super("The export's response ended in the middle of a line.");
+  }
 }
 
 /**
