@@ -130,11 +130,21 @@ class World {
   readonly slug: string;
   readonly clientId: string;
   readonly clientSecret: string;
+  readonly outboxKey: string | null;
   constructor(
     app: App,
     label: string,
-    identity: { email: string; password: string; slug: string; clientId: string; clientSecret: string },
+    identity: {
+      email: string;
+      password: string;
+      slug: string;
+      clientId: string;
+      clientSecret: string;
+      /** The operator's key to the local mail outbox (null when mail goes to an SMTP server). */
+      outboxKey: string | null;
+    },
   ) {
+    this.outboxKey = identity.outboxKey;
     this.app = app;
     this.label = label;
     this.email = identity.email;
@@ -154,7 +164,7 @@ class World {
     });
   }
 
-  static async create(app: App, label: string): Promise<World> {
+  static async create(app: App, label: string, outboxKey: string | null = null): Promise<World> {
     const m = await merchantWithStore(app);
     const registered = await m.client.POST("/api/v1/dashboard/apps", {
       body: {
@@ -170,6 +180,7 @@ class World {
       slug: m.slug,
       clientId: registered.data!.data.clientId,
       clientSecret: registered.data!.data.clientSecret,
+      outboxKey,
     });
     world.cookie = m.client.jar.cookie!;
     const dashboard = apiClient(app, { headers: { cookie: world.cookie } });
@@ -251,6 +262,19 @@ class World {
     return this.cookie;
   }
 
+  /** The operator's outbox cookie, as the outbox page gets it: the key from the start log's link. */
+  async outboxCookie(): Promise<string> {
+    if (!this.outboxKey) throw new Error("setup: no local mail outbox");
+    const res = await this.app.inject({
+      method: "POST",
+      url: "/api/v1/dashboard/mail-outbox/session",
+      payload: { key: this.outboxKey },
+    });
+    if (res.statusCode !== 200) throw new Error(`setup: open the outbox: ${res.statusCode} ${res.body}`);
+    const cookie = res.cookies.find((c) => c.name === "mp_outbox");
+    return `${cookie!.name}=${cookie!.value}`;
+  }
+
   async accessToken(): Promise<string> {
     const probe = () => this.get("/api/v1/apps/api/webhooks", { authorization: `Bearer ${this.token}` });
     if (this.token && (await this.alive("bearer", probe))) return this.token;
@@ -317,6 +341,7 @@ class World {
  */
 const CREDENTIALS: Record<string, (world: World) => Promise<Headers>> = {
   sessionCookie: async (w) => ({ cookie: await w.sessionCookie() }),
+  mailOutboxCookie: async (w) => ({ cookie: await w.outboxCookie() }),
   appOAuth: async (w) => ({ authorization: `Bearer ${await w.accessToken()}` }),
   developerKey: async (w) => ({ "x-api-key": (await w.apiKey()).keyId }),
   developerSecret: async (w) => ({ "x-api-secret": (await w.apiKey()).secret }),
@@ -1432,7 +1457,12 @@ export function robustnessSuite(title: string, tests: (s: Sweep) => void) {
       });
       started = Date.now();
       doc = await fetchDocument(ctx.app);
-      const worlds = { own: await World.create(ctx.app, "own"), other: await World.create(ctx.app, "other") };
+      // The outbox is the operator's, not a store's: both worlds hold its key.
+      const outboxKey = new URL(ctx.platform.mail.outboxUrl("http://x")!).hash.slice("#key=".length);
+      const worlds = {
+        own: await World.create(ctx.app, "own", outboxKey),
+        other: await World.create(ctx.app, "other", outboxKey),
+      };
       arsenal = createArsenal(ctx.app, doc, worlds);
       targets = await arsenal.prepare(baselineFailures);
     });

@@ -360,7 +360,8 @@ describe("the commerce core in a real browser", { skip: chromiumSkipReason() }, 
     assert.equal(await page.getByText("Settings saved").count(), 0);
     await review(page, "settings");
 
-    // The account: a new name at once, a new e-mail address with the password.
+    // The account: a new name at once; a new e-mail address with the password, then confirmed by
+    // the link sent to it (test/ui/account-mail.test.ts follows the link).
     await page.goto(`${base}/account`);
     await heading(page, "Account");
     await page.getByLabel("Name", { exact: true }).fill("Sara Haddad");
@@ -372,7 +373,8 @@ describe("the commerce core in a real browser", { skip: chromiumSkipReason() }, 
     await page.getByText("is needed to change the e-mail address").waitFor();
     await page.getByRole("region", { name: "Profile" }).getByLabel("Current password").fill(PASSWORD);
     await page.getByRole("button", { name: "Save profile" }).click();
-    await page.getByText(`You now sign in with ${newEmail}`).waitFor();
+    await page.getByText(`We sent a confirmation link to ${newEmail}`).waitFor();
+    await page.getByText(/^Waiting for confirmation: /).waitFor();
     assert.match(await page.locator(".who").innerText(), /Sara Haddad/);
     await review(page, "account");
     assert.deepEqual(errors, []);

@@ -156,8 +156,11 @@ describe("merchant pages in a real browser", { skip: chromiumSkipReason() }, () 
 
   it("customer page: orders and what they spent; edit; delete anonymises a customer with orders", async () => {
     const { context, page, errors } = await ui.open();
-    await stocked(context, "customer-shop");
+    const { shop, first } = await stocked(context, "customer-shop");
+    // What a customer spent is what they paid: Layla's order, once marked paid.
+    await shop.post(`/orders/${first.id}/status`, { status: "paid" });
     await page.goto(`${base}/stores/customer-shop/customers`);
+    await row(page, "Layla Haddad").getByText("78.00 USD").waitFor();
     await review(page, "customers");
     await page.getByRole("link", { name: "Layla Haddad" }).click();
     await heading(page, "Layla Haddad");
