@@ -253,7 +253,10 @@ export const INVENTORY_REASONS = {
 export type InventoryReason = keyof typeof INVENTORY_REASONS;
 export const INVENTORY_REASON_NAMES = keysOf(INVENTORY_REASONS);
 export const InventoryReason = mirror(INVENTORY_REASON_NAMES);
-export const InventoryReasonSchema = enumSchema(INVENTORY_REASON_NAMES, "Why the stock changed.");
+export const InventoryReasonSchema = enumSchema(
+  INVENTORY_REASON_NAMES,
+  "Why the stock changed. An open list: reasons for the platform's own moves (an order placed, refunded, edited…) may be added without a new API version; read one you do not know as a change the platform made.",
+);
 /** What a caller may give as the reason of an adjustment or a set. */
 export const WRITABLE_INVENTORY_REASONS = INVENTORY_REASON_NAMES.filter((r) => !INVENTORY_REASONS[r].system);
 export const WritableInventoryReasonSchema = enumSchema(
