@@ -163,8 +163,11 @@ describe("product images in a real browser", { skip: chromiumSkipReason() }, () 
     await waitFor(async () => (await current()).images[1]?.id === before[2]);
     await images.locator("li.image-card").nth(1).locator(`img[src*="${before[2]}"]`).waitFor();
     await images.getByRole("button", { name: "Move image 2 earlier" }).click();
-    await images.locator(".image-badge", { hasText: "Main image" }).waitFor();
     await waitFor(async () => (await current()).images[0]?.id === before[2]);
+    // The grid has drawn the new order (the server's answer can come before the page's refetch):
+    // the first card is the sage shirt's before its alt text is typed into it.
+    await images.locator("li.image-card").first().locator(`img[src*="${before[2]}"]`).waitFor();
+    await images.locator(".image-badge", { hasText: "Main image" }).waitFor();
 
     // Alt text and a variant for the main image.
     const first = images.locator("li.image-card").first();
